@@ -1,0 +1,66 @@
+/* Constants of our capture format, shared by its writer and reader (normative text: formats/capture.md). */
+#ifndef MEMSCOPE_CAPTURE_FMT_H
+#define MEMSCOPE_CAPTURE_FMT_H
+
+#include <stdint.h>
+
+#include "memscope/event.h"
+
+#define CAP_MAGIC "\x89MSCAP\r\n"
+#define CAP_VERSION_MAJOR 1
+#define CAP_VERSION_MINOR 0
+#define CAP_HEADER_LEN 16
+#define CAP_HEADER_MAX 4096
+#define CAP_RECORD_MAX (64u << 20) /* longest payload a reader accepts */
+#define CAP_ATTRS_MAX 4096
+#define CAP_FRAMES_MAX (1u << 20)
+
+enum cap_record {
+	CAP_END = 0x01,
+	CAP_STRING = 0x02,
+	CAP_STACK = 0x03,
+	CAP_META = 0x04,
+	CAP_EVENT = 0x10,
+	CAP_CONTEXT = 0x11,
+	CAP_HOST_ALLOC = 0x12,
+	CAP_HOST_FREE = 0x13,
+	CAP_HOST_ALLOC_FN = 0x14,
+	CAP_HOST_FREE_FN = 0x15,
+};
+
+/* field bits of an EVENT record */
+enum cap_field {
+	CAP_F_ID = 1u << 0,
+	CAP_F_PID = 1u << 1,
+	CAP_F_TID = 1u << 2,
+	CAP_F_DEVICE = 1u << 3,
+	CAP_F_PTR = 1u << 4,
+	CAP_F_NAME = 1u << 5,
+	CAP_F_STACK_PY = 1u << 6,
+	CAP_F_STACK_C = 1u << 7,
+	CAP_F_ATTR = 1u << 8,
+	CAP_F_ATTR_RAW = 1u << 9,
+	CAP_F_NAME_QUOTED = 1u << 10,
+	CAP_F_FUNC = 1u << 11,
+	CAP_F_KNOWN = (1u << 12) - 1,
+};
+
+/* value tags of an attr */
+enum cap_tag {
+	CAP_T_INLINE = 0,
+	CAP_T_REF = 1,
+	CAP_T_UINT = 2,
+	CAP_T_NEG = 3,
+	CAP_T_PTR_REL = 4,
+	CAP_T_DELTA = 5,
+	CAP_T_EMPTY = 6,
+};
+
+/* device codes */
+static inline uint64_t cap_device_code(int32_t device)
+{
+	return device == MEMSCOPE_DEVICE_NONE ? 0 : device == MEMSCOPE_DEVICE_HOST ? 1
+										: (uint64_t)device + 2;
+}
+
+#endif

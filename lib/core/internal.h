@@ -1,0 +1,62 @@
+/* Private helpers shared by the library's layers: growable buffers, strict number parsing, varints, hashing. */
+#ifndef MEMSCOPE_INTERNAL_H
+#define MEMSCOPE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A growable byte buffer. Zero-initialise; free with buf_free. */
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+/* Make room for n more bytes. 0 or MEMSCOPE_E_NOMEM. */
+int buf_reserve(struct buf *b, size_t n);
+int buf_append(struct buf *b, const void *p, size_t n);
+void buf_free(struct buf *b);
+
+/* Strict decimal parsing of exactly len bytes: no sign (u64) or one '-' (i64), no spaces, no
+ * overflow. 0 on success, -1 otherwise. */
+int parse_u64(const char *s, size_t len, uint64_t *v);
+int parse_i64(const char *s, size_t len, int64_t *v);
+/* Hex digits only (no 0x), 1..16 of them. */
+int parse_hex64(const char *s, size_t len, uint64_t *v);
+/* True if s[0..len) is exactly what fmt_u64 / fmt_i64 would write for some value. */
+int is_canonical_u64(const char *s, size_t len);
+int is_canonical_i64(const char *s, size_t len);
+
+/* Decimal text of v into dst (room for 20 / 21 bytes); returns the length (no NUL). */
+size_t fmt_u64(char *dst, uint64_t v);
+size_t fmt_i64(char *dst, int64_t v);
+/* "0x" + 16 lower-case hex digits (18 bytes, no NUL). */
+void fmt_hex16(char *dst, uint64_t v);
+
+/* LEB128 varints. put returns bytes written (at most 10). get returns bytes read, 0 when the
+ * input ends inside the varint, -1 when it is longer than 10 bytes or overflows. */
+size_t varint_put(unsigned char *dst, uint64_t v);
+int varint_get(const unsigned char *p, size_t n, uint64_t *v);
+static inline uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+uint64_t hash_bytes(const void *p, size_t n);
+
+struct memscope_event;
+struct memscope_attr;
+/*
+ * Set the typed fields (size, alloc_id, total, used, shadow, pool of ACCESS, func) from ev's
+ * attrs. For MALLOC/FREE/ACCESS a non-numeric value of a numeric key is an error: the message is
+ * returned and *bad names the attr; otherwise NULL.
+ */
+const char *event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad);
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,370 @@
+/* Time order per (input, pid), an owned sortable event buffer, and the live-block map pairing MALLOC with FREE. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "memscope/order.h"
+
+/* uthash must not exit on OOM: the failing insert sets b->oom and is undone by uthash. */
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (b->oom = 1)
+#include <uthash.h>
+
+int memscope_event_cmp_time(const struct memscope_event *a, const struct memscope_event *b)
+{
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+/* ---- arena that never moves what it handed out ---- */
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+static void *chunk_alloc(struct chunk **head, size_t n)
+{
+	struct chunk *c = *head;
+	size_t at;
+
+	n = (n + 15) & ~(size_t)15;
+	if (c && c->cap - c->used >= n) {
+		at = c->used;
+		c->used += n;
+		return (char *)c->data + at;
+	}
+	size_t cap = n > 65536 ? n : 65536;
+
+	c = malloc(sizeof(*c) + cap);
+	if (!c)
+		return NULL;
+	c->cap = cap;
+	c->used = n;
+	c->next = *head;
+	*head = c;
+	return c->data;
+}
+
+static void chunks_free(struct chunk **head)
+{
+	struct chunk *c, *next;
+
+	for (c = *head; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	*head = NULL;
+}
+
+/* ---- evbuf ---- */
+
+struct evbuf_item {
+	struct memscope_event ev;
+	size_t seq;
+};
+
+struct memscope_evbuf {
+	struct evbuf_item *items;
+	size_t n, cap;
+	struct chunk *arena;
+};
+
+struct memscope_evbuf *memscope_evbuf_new(void)
+{
+	return calloc(1, sizeof(struct memscope_evbuf));
+}
+
+void memscope_evbuf_free(struct memscope_evbuf *b)
+{
+	if (!b)
+		return;
+	chunks_free(&b->arena);
+	free(b->items);
+	free(b);
+}
+
+void memscope_evbuf_clear(struct memscope_evbuf *b)
+{
+	chunks_free(&b->arena);
+	b->n = 0;
+}
+
+int memscope_evbuf_add(struct memscope_evbuf *b, const struct memscope_event *ev)
+{
+	struct memscope_attr *attrs = NULL;
+	size_t bytes = 0;
+	uint32_t i;
+
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct evbuf_item *ni = realloc(b->items, cap * sizeof(*ni));
+
+		if (!ni)
+			return MEMSCOPE_E_NOMEM;
+		b->items = ni;
+		b->cap = cap;
+	}
+	if (ev->n_attrs) {
+		for (i = 0; i < ev->n_attrs; i++)
+			bytes += ev->attrs[i].val_len;
+		attrs = chunk_alloc(&b->arena, ev->n_attrs * sizeof(*attrs) + bytes + 1);
+		if (!attrs)
+			return MEMSCOPE_E_NOMEM;
+		char *vals = (char *)(attrs + ev->n_attrs);
+
+		for (i = 0; i < ev->n_attrs; i++) {
+			attrs[i] = ev->attrs[i];
+			if (ev->attrs[i].val_len)
+				memcpy(vals, ev->attrs[i].val, ev->attrs[i].val_len);
+			attrs[i].val = vals;
+			vals += ev->attrs[i].val_len;
+		}
+	}
+	b->items[b->n].ev = *ev;
+	b->items[b->n].ev.attrs = attrs;
+	b->items[b->n].seq = b->n;
+	b->n++;
+	return 0;
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct evbuf_item *a = pa, *b = pb;
+	int c = memscope_event_cmp_time(&a->ev, &b->ev);
+
+	if (c)
+		return c;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+int memscope_evbuf_sort(struct memscope_evbuf *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		b->items[i].seq = i;
+	if (b->n > 1)
+		qsort(b->items, b->n, sizeof(*b->items), cmp_item);
+	return 0;
+}
+
+size_t memscope_evbuf_count(const struct memscope_evbuf *b)
+{
+	return b->n;
+}
+
+const struct memscope_event *memscope_evbuf_get(const struct memscope_evbuf *b, size_t i)
+{
+	return i < b->n ? &b->items[i].ev : NULL;
+}
+
+/* ---- live-block map ---- */
+
+struct id_key {
+	uint64_t pid;
+	uint64_t alloc_id;
+	uint32_t src;
+	uint32_t pad;
+};
+
+struct ptr_key {
+	uint64_t pid;
+	uint64_t ptr;
+	uint32_t src;
+	uint32_t subtype;
+};
+
+struct blk {
+	struct memscope_block b;
+	union {
+		struct id_key id;
+		struct ptr_key ptr;
+	} key;
+	int by_id;
+	uint64_t seq;
+	struct blk *next_free;
+	UT_hash_handle hh;
+};
+
+struct memscope_blocks {
+	struct blk *by_id, *by_ptr, *free_list;
+	struct chunk *arena;
+	uint64_t seq;
+	int oom;
+	struct memscope_blocks_stats stats;
+};
+
+struct memscope_blocks *memscope_blocks_new(void)
+{
+	return calloc(1, sizeof(struct memscope_blocks));
+}
+
+void memscope_blocks_free(struct memscope_blocks *b)
+{
+	if (!b)
+		return;
+	HASH_CLEAR(hh, b->by_id);
+	HASH_CLEAR(hh, b->by_ptr);
+	chunks_free(&b->arena);
+	free(b);
+}
+
+static struct blk *find(struct memscope_blocks *b, const struct memscope_event *ev, int *by_id)
+{
+	struct blk *x = NULL;
+
+	*by_id = (ev->flags & MEMSCOPE_EV_ALLOC_ID) != 0;
+	if (*by_id) {
+		struct id_key k = { ev->pid, ev->alloc_id, ev->src, 0 };
+
+		HASH_FIND(hh, b->by_id, &k, sizeof(k), x);
+	} else {
+		struct ptr_key k = { ev->pid, ev->ptr, ev->src, ev->subtype };
+
+		HASH_FIND(hh, b->by_ptr, &k, sizeof(k), x);
+		/* the device is compared only when both rows name one (legacy HAL FREE says N/A) */
+		if (x && ev->device != MEMSCOPE_DEVICE_NONE &&
+			x->b.device != MEMSCOPE_DEVICE_NONE && x->b.device != ev->device)
+			x = NULL;
+	}
+	return x;
+}
+
+static void unlink_blk(struct memscope_blocks *b, struct blk *x)
+{
+	if (x->by_id)
+		HASH_DELETE(hh, b->by_id, x);
+	else
+		HASH_DELETE(hh, b->by_ptr, x);
+	x->next_free = b->free_list;
+	b->free_list = x;
+}
+
+int memscope_blocks_feed(struct memscope_blocks *b, const struct memscope_event *ev,
+	struct memscope_block *out)
+{
+	struct blk *x;
+	int by_id, res = MEMSCOPE_PAIR_ALLOC;
+
+	if (ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE)
+		return MEMSCOPE_PAIR_NONE;
+	if (!(ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_PTR)))
+		return MEMSCOPE_PAIR_NONE;
+	x = find(b, ev, &by_id);
+	if (ev->kind == MEMSCOPE_KIND_FREE) {
+		if (!x) {
+			b->stats.n_unmatched_free++;
+			return MEMSCOPE_PAIR_UNMATCHED_FREE;
+		}
+		x->b.flags |= MEMSCOPE_BLOCK_FREED;
+		x->b.free_ts_ns = ev->ts_ns;
+		x->b.free_event_id = ev->id;
+		x->b.free_line = ev->line;
+		if (ev->flags & MEMSCOPE_EV_SHADOW) {
+			x->b.flags |= MEMSCOPE_BLOCK_SHADOW_FREE;
+			b->stats.n_shadow_free++;
+			res = MEMSCOPE_PAIR_SHADOW_FREE;
+		} else {
+			b->stats.n_free++;
+			res = MEMSCOPE_PAIR_FREE;
+		}
+		if (out)
+			*out = x->b;
+		unlink_blk(b, x);
+		return res;
+	}
+	if (x) {
+		x->b.flags |= MEMSCOPE_BLOCK_REPLACED;
+		if (out)
+			*out = x->b;
+		unlink_blk(b, x);
+		b->stats.n_replaced++;
+		res = MEMSCOPE_PAIR_REPLACED;
+	}
+	x = b->free_list;
+	if (x)
+		b->free_list = x->next_free;
+	else if (!(x = chunk_alloc(&b->arena, sizeof(*x))))
+		return MEMSCOPE_E_NOMEM;
+	memset(x, 0, sizeof(*x));
+	x->b.src = ev->src;
+	x->b.device = ev->device;
+	x->b.pid = ev->pid;
+	x->b.alloc_id = (ev->flags & MEMSCOPE_EV_ALLOC_ID) ? ev->alloc_id : 0;
+	x->b.ptr = ev->ptr;
+	x->b.size = (ev->flags & MEMSCOPE_EV_SIZE) ? ev->size : 0;
+	x->b.alloc_ts_ns = ev->ts_ns;
+	x->b.alloc_event_id = ev->id;
+	x->b.alloc_line = ev->line;
+	x->b.pool = ev->pool;
+	x->b.stack_py = ev->stack_py;
+	x->b.stack_c = ev->stack_c;
+	if (ev->flags & MEMSCOPE_EV_SHADOW)
+		x->b.flags |= MEMSCOPE_BLOCK_SHADOW_ALLOC;
+	x->by_id = by_id;
+	x->seq = b->seq++;
+	b->oom = 0;
+	if (by_id) {
+		x->key.id = (struct id_key){ ev->pid, ev->alloc_id, ev->src, 0 };
+		HASH_ADD(hh, b->by_id, key.id, sizeof(struct id_key), x);
+	} else {
+		x->key.ptr = (struct ptr_key){ ev->pid, ev->ptr, ev->src, ev->subtype };
+		HASH_ADD(hh, b->by_ptr, key.ptr, sizeof(struct ptr_key), x);
+	}
+	if (b->oom) {
+		x->next_free = b->free_list;
+		b->free_list = x;
+		return MEMSCOPE_E_NOMEM;
+	}
+	b->stats.n_alloc++;
+	return res;
+}
+
+size_t memscope_blocks_live(const struct memscope_blocks *b)
+{
+	return HASH_CNT(hh, b->by_id) + HASH_CNT(hh, b->by_ptr);
+}
+
+const struct memscope_blocks_stats *memscope_blocks_stats(const struct memscope_blocks *b)
+{
+	return &b->stats;
+}
+
+static int cmp_seq(const void *pa, const void *pb)
+{
+	const struct blk *a = *(const struct blk *const *)pa, *b = *(const struct blk *const *)pb;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+int memscope_blocks_foreach_live(const struct memscope_blocks *b,
+	int (*fn)(void *ctx, const struct memscope_block *blk), void *ctx)
+{
+	size_t n = memscope_blocks_live(b), i = 0;
+	struct blk **all, *x, *tmp;
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	all = malloc(n * sizeof(*all));
+	if (!all)
+		return MEMSCOPE_E_NOMEM;
+	HASH_ITER(hh, b->by_id, x, tmp)
+		all[i++] = x;
+	HASH_ITER(hh, b->by_ptr, x, tmp)
+		all[i++] = x;
+	qsort(all, n, sizeof(*all), cmp_seq);
+	for (i = 0; i < n && !rc; i++)
+		rc = fn(ctx, &all[i]->b);
+	free(all);
+	return rc;
+}

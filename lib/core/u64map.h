@@ -1,0 +1,28 @@
+/* A small open-addressing hash map from u64 keys to two u64 values (linear probing, backward-shift delete). */
+#ifndef MEMSCOPE_U64MAP_H
+#define MEMSCOPE_U64MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct u64map_entry {
+	uint64_t key;
+	uint64_t a, b;
+	uint64_t used;
+};
+
+struct u64map {
+	struct u64map_entry *e;
+	size_t mask; /* capacity - 1, 0 when empty */
+	size_t n;
+};
+
+/* Insert or overwrite. 0 or MEMSCOPE_E_NOMEM. */
+int u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b);
+/* 1 and the values if present, else 0. */
+int u64map_get(const struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
+/* Remove; 1 (and the values) if it was present. */
+int u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
+void u64map_free(struct u64map *m);
+
+#endif

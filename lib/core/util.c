@@ -1,0 +1,214 @@
+/* Implementation of the private helpers in internal.h. */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "memscope/error.h"
+
+int buf_reserve(struct buf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->cap - b->len >= n)
+		return 0;
+	if (n > SIZE_MAX / 2 - b->len)
+		return MEMSCOPE_E_NOMEM;
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->len < n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return MEMSCOPE_E_NOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int buf_append(struct buf *b, const void *p, size_t n)
+{
+	int rc = buf_reserve(b, n);
+
+	if (rc)
+		return rc;
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+int parse_u64(const char *s, size_t len, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (len == 0 || len > 20)
+		return -1;
+	for (i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -1;
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}
+
+int parse_i64(const char *s, size_t len, int64_t *v)
+{
+	uint64_t x;
+
+	if (len > 0 && s[0] == '-') {
+		if (parse_u64(s + 1, len - 1, &x) || x > (uint64_t)INT64_MAX + 1)
+			return -1;
+		*v = (int64_t)(0 - x);
+		return 0;
+	}
+	if (parse_u64(s, len, &x) || x > (uint64_t)INT64_MAX)
+		return -1;
+	*v = (int64_t)x;
+	return 0;
+}
+
+int parse_hex64(const char *s, size_t len, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (len == 0 || len > 16)
+		return -1;
+	for (i = 0; i < len; i++) {
+		unsigned c = (unsigned char)s[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		x = x << 4 | d;
+	}
+	*v = x;
+	return 0;
+}
+
+int is_canonical_u64(const char *s, size_t len)
+{
+	uint64_t v;
+
+	return parse_u64(s, len, &v) == 0 && (len == 1 || s[0] != '0');
+}
+
+int is_canonical_i64(const char *s, size_t len)
+{
+	int64_t v;
+
+	if (parse_i64(s, len, &v))
+		return 0;
+	if (s[0] == '-')
+		return len > 1 && s[1] != '0';
+	return len == 1 || s[0] != '0';
+}
+
+size_t fmt_u64(char *dst, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		dst[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t fmt_i64(char *dst, int64_t v)
+{
+	if (v < 0) {
+		dst[0] = '-';
+		return 1 + fmt_u64(dst + 1, 0 - (uint64_t)v);
+	}
+	return fmt_u64(dst, (uint64_t)v);
+}
+
+void fmt_hex16(char *dst, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	dst[0] = '0';
+	dst[1] = 'x';
+	for (i = 0; i < 16; i++)
+		dst[2 + i] = hex[(v >> (60 - 4 * i)) & 15];
+}
+
+size_t varint_put(unsigned char *dst, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		dst[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	dst[n++] = (unsigned char)v;
+	return n;
+}
+
+int varint_get(const unsigned char *p, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	for (i = 0; i < 10; i++) {
+		if (i == n)
+			return 0;
+		if (i == 9 && p[i] > 1)
+			return -1;
+		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = x;
+			return (int)i + 1;
+		}
+	}
+	return -1;
+}
+
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
+	uint64_t k;
+
+	while (n >= 8) {
+		memcpy(&k, s, 8);
+		h ^= k * 0xbf58476d1ce4e5b9ull;
+		h = rotl64(h, 27) * 0x94d049bb133111ebull;
+		s += 8;
+		n -= 8;
+	}
+	k = 0;
+	memcpy(&k, s, n);
+	h ^= k * 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 29;
+	return h;
+}

@@ -1,0 +1,102 @@
+/* Ordering and identity helpers every analysis needs: time order per (input, pid), and MALLOC/FREE pairing. */
+#ifndef MEMSCOPE_ORDER_H
+#define MEMSCOPE_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "event.h"
+
+/*
+ * The reference's reader rule (msmemscope.md §2.5): within one (input, pid), order by
+ * (timestamp, ID). Returns <0, 0, >0 like strcmp, comparing src, then pid, then ts_ns, then id.
+ * Dump files are not written in this order (a MALLOC row is written with its FREE).
+ */
+int memscope_event_cmp_time(const struct memscope_event *a, const struct memscope_event *b);
+
+/*
+ * An owned, growable copy of events (attr values copied too) that can be put in time order. Memory
+ * grows with the number of events held: use it for the slices an analysis must reorder, not for
+ * whole files when a streaming pass will do.
+ */
+struct memscope_evbuf;
+
+struct memscope_evbuf *memscope_evbuf_new(void); /* NULL on OOM */
+void memscope_evbuf_free(struct memscope_evbuf *b);
+/* Copy ev in. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_evbuf_add(struct memscope_evbuf *b, const struct memscope_event *ev);
+/* Stable sort by memscope_event_cmp_time. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_evbuf_sort(struct memscope_evbuf *b);
+size_t memscope_evbuf_count(const struct memscope_evbuf *b);
+/* Event i (borrowed; valid until the buffer is changed or freed). */
+const struct memscope_event *memscope_evbuf_get(const struct memscope_evbuf *b, size_t i);
+/* Drop all events, keep the memory for reuse. */
+void memscope_evbuf_clear(struct memscope_evbuf *b);
+
+/* One allocation block: a MALLOC and, once seen, its FREE. */
+struct memscope_block {
+	uint32_t src;
+	int32_t device;
+	uint64_t pid;
+	uint64_t alloc_id;     /* 0 when the input has no allocation_id (legacy) */
+	uint64_t ptr;
+	int64_t size;          /* the MALLOC's size */
+	uint64_t alloc_ts_ns, free_ts_ns;
+	uint64_t alloc_event_id, free_event_id; /* ID column of the MALLOC / FREE rows */
+	uint64_t alloc_line, free_line;
+	uint16_t pool;         /* enum memscope_subtype */
+	uint16_t flags;        /* enum memscope_block_flag */
+	uint32_t stack_py, stack_c; /* stacks of the MALLOC */
+};
+
+enum memscope_block_flag {
+	MEMSCOPE_BLOCK_FREED = 1u << 0,       /* a FREE was seen (free_* fields are set) */
+	MEMSCOPE_BLOCK_SHADOW_FREE = 1u << 1, /* that FREE is the reference's synthetic shadow:true free:
+					       * the block was in fact alive at exit */
+	MEMSCOPE_BLOCK_SHADOW_ALLOC = 1u << 2, /* the MALLOC is a promoted historical block */
+	MEMSCOPE_BLOCK_REPLACED = 1u << 3,    /* its key was allocated again before any FREE */
+};
+
+/* What one event did to the live-block map. */
+enum memscope_pair {
+	MEMSCOPE_PAIR_NONE = 0,       /* not a MALLOC or FREE */
+	MEMSCOPE_PAIR_ALLOC,          /* a new live block */
+	MEMSCOPE_PAIR_FREE,           /* closed a live block (*out holds it) */
+	MEMSCOPE_PAIR_SHADOW_FREE,    /* closed a live block with a synthetic free (*out; alive at exit) */
+	MEMSCOPE_PAIR_UNMATCHED_FREE, /* FREE with no live block (counted) */
+	MEMSCOPE_PAIR_REPLACED,       /* MALLOC on a live key: the old block is in *out, flagged REPLACED */
+};
+
+/*
+ * The live-block map (identity rule of msmemscope.md §2.5): blocks are keyed by
+ * (src, pid, allocation_id) when the MALLOC/FREE carries one, else by (src, pid, Event Type, Ptr)
+ * with the device compared only when both rows name one (legacy HAL FREE rows say N/A).
+ * Memory is proportional to the live blocks. Feed events in time order per (src, pid) when the
+ * input has no allocation ids (address reuse); with allocation ids file order is enough.
+ */
+struct memscope_blocks;
+
+struct memscope_blocks *memscope_blocks_new(void); /* NULL on OOM */
+void memscope_blocks_free(struct memscope_blocks *b);
+
+/*
+ * Apply one event. Returns a enum memscope_pair value (>= 0) or MEMSCOPE_E_NOMEM. For FREE,
+ * SHADOW_FREE and REPLACED, *out (may be NULL) receives the closed block.
+ */
+int memscope_blocks_feed(struct memscope_blocks *b, const struct memscope_event *ev,
+	struct memscope_block *out);
+
+/* Blocks still live (never freed). */
+size_t memscope_blocks_live(const struct memscope_blocks *b);
+/* Counters of what feeding saw. */
+struct memscope_blocks_stats {
+	uint64_t n_alloc, n_free, n_shadow_free, n_unmatched_free, n_replaced;
+};
+const struct memscope_blocks_stats *memscope_blocks_stats(const struct memscope_blocks *b);
+
+/* Call fn for every live block, in allocation order. fn returns 0 to go on. */
+int memscope_blocks_foreach_live(const struct memscope_blocks *b,
+	int (*fn)(void *ctx, const struct memscope_block *blk), void *ctx);
+
+#endif

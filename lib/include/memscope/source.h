@@ -1,0 +1,93 @@
+/* Opening any supported input (dump CSV, capture file; msprof later) and streaming its events to a callback. */
+#ifndef MEMSCOPE_SOURCE_H
+#define MEMSCOPE_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "event.h"
+
+struct memscope_strtab;
+struct memscope_source;
+
+enum memscope_format {
+	MEMSCOPE_FORMAT_UNKNOWN = 0,
+	MEMSCOPE_FORMAT_DUMP_CSV, /* msMemScope memscope_dump CSV, current or legacy layout */
+	MEMSCOPE_FORMAT_CAPTURE,  /* our binary capture format (formats/capture.md) */
+};
+
+/* Timestamp unit of a dump CSV: AUTO decides from the first timestamp (see memscope-convert(1)). */
+enum memscope_time_unit {
+	MEMSCOPE_TIME_AUTO = 0,
+	MEMSCOPE_TIME_NS,
+	MEMSCOPE_TIME_US,
+};
+
+/* dump CSV layouts */
+enum memscope_layout {
+	MEMSCOPE_LAYOUT_UNKNOWN = 0,
+	MEMSCOPE_LAYOUT_CURRENT, /* ns timestamps */
+	MEMSCOPE_LAYOUT_LEGACY,  /* µs timestamps under the (ns) header (2025-04 builds) */
+};
+
+struct memscope_read_opts {
+	int lenient;                       /* skip and count bad rows instead of failing */
+	enum memscope_time_unit time_unit; /* dump CSV only */
+	uint32_t src;                      /* stamped into every event's src */
+};
+
+/* What a reader saw; valid after (and during) memscope_source_read. */
+struct memscope_read_stats {
+	uint64_t n_events;        /* events delivered */
+	uint64_t n_skipped;       /* bad rows/records skipped (lenient mode) */
+	uint64_t n_unknown_kind;  /* rows with an Event or Event Type text we do not know (kept) */
+	uint64_t n_unknown_records; /* capture records of unknown type (skipped by design) */
+	uint64_t n_ignored_columns; /* CSV header columns we do not know (their values are dropped) */
+	uint64_t bytes;           /* input bytes consumed */
+	enum memscope_layout layout;
+	struct memscope_error first_skip; /* why the first skipped row was bad (lenient mode) */
+};
+
+/*
+ * Called once per event. Return 0 to go on; any other value stops the read, which then returns
+ * MEMSCOPE_E_STOPPED (a negative value is returned as is, so callbacks can pass their own status).
+ */
+typedef int (*memscope_event_fn)(void *ctx, const struct memscope_event *ev);
+
+/*
+ * Open path ("-" = standard input) and detect its format from its first bytes. Strings and stacks
+ * of its events go into st, which the caller owns and must keep alive while events are used.
+ * opts may be NULL (strict, auto time unit, src 0). On success *out is the caller's to close.
+ * Errors: MEMSCOPE_E_IO (cannot open/read), MEMSCOPE_E_INVALID (empty or unrecognised content),
+ * MEMSCOPE_E_UNSUPPORTED (capture file of a newer major version), MEMSCOPE_E_NOMEM.
+ */
+int memscope_source_open(struct memscope_source **out, const char *path,
+	struct memscope_strtab *st, const struct memscope_read_opts *opts,
+	struct memscope_error *err);
+
+/* As memscope_source_open, over len bytes at buf (borrowed until close); name is used in messages. */
+int memscope_source_open_mem(struct memscope_source **out, const void *buf, size_t len,
+	const char *name, struct memscope_strtab *st, const struct memscope_read_opts *opts,
+	struct memscope_error *err);
+
+/*
+ * Stream every event to fn in file order. Returns 0 at a clean end; on error every event before
+ * the bad one has been delivered and err says where (strict mode stops at the first bad row;
+ * a cut capture file gives MEMSCOPE_E_TRUNCATED). Can be called once per source.
+ */
+int memscope_source_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
+	struct memscope_error *err);
+
+enum memscope_format memscope_source_format(const struct memscope_source *src);
+const struct memscope_read_stats *memscope_source_stats(const struct memscope_source *src);
+/* The name given at open (borrowed, valid until close). */
+const char *memscope_source_name(const struct memscope_source *src);
+
+/* Close and free. NULL is fine. */
+void memscope_source_close(struct memscope_source *src);
+
+/* "dump-csv", "capture", "unknown" */
+const char *memscope_format_name(enum memscope_format f);
+
+#endif

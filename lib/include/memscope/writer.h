@@ -1,0 +1,49 @@
+/* Writers of events: the reference's dump CSV layout and our capture format. */
+#ifndef MEMSCOPE_WRITER_H
+#define MEMSCOPE_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "event.h"
+
+struct memscope_strtab;
+struct memscope_csv_writer;
+struct memscope_capture_writer;
+
+/*
+ * A writer of the reference's memscope_dump CSV (formats/dump-csv.md): the 12-column header, then
+ * one row per event in the reference's exact spelling. out is borrowed (caller opens and closes
+ * it); st is the table the events' ids refer to. NULL on OOM.
+ */
+struct memscope_csv_writer *memscope_csv_writer_new(FILE *out, const struct memscope_strtab *st);
+
+/* Write one event (the header first, on the first call). 0 or MEMSCOPE_E_IO. */
+int memscope_csv_writer_write(struct memscope_csv_writer *w, const struct memscope_event *ev,
+	struct memscope_error *err);
+
+/* Write the header if no event came, flush. 0 or MEMSCOPE_E_IO. Does not close out. */
+int memscope_csv_writer_finish(struct memscope_csv_writer *w, struct memscope_error *err);
+
+void memscope_csv_writer_free(struct memscope_csv_writer *w);
+
+/*
+ * A writer of our capture format (formats/capture.md). out is borrowed. st is the table the events'
+ * ids refer to (the writer may intern attr values into it). NULL on OOM.
+ */
+struct memscope_capture_writer *memscope_capture_writer_new(FILE *out, struct memscope_strtab *st);
+
+/* Write one event. 0, MEMSCOPE_E_IO or MEMSCOPE_E_NOMEM. */
+int memscope_capture_writer_write(struct memscope_capture_writer *w,
+	const struct memscope_event *ev, struct memscope_error *err);
+
+/* Write the end record and flush. Without it the file reads as truncated. */
+int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct memscope_error *err);
+
+/* Bytes written so far (header and end record included). */
+uint64_t memscope_capture_writer_bytes(const struct memscope_capture_writer *w);
+
+void memscope_capture_writer_free(struct memscope_capture_writer *w);
+
+#endif

@@ -1,0 +1,610 @@
+/* Streaming reader of our capture format: records are parsed as they arrive; a cut file yields every complete record. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/capture_fmt.h"
+#include "../core/internal.h"
+#include "../core/u64map.h"
+#include "reader.h"
+
+const unsigned char capture_magic[8] = CAP_MAGIC;
+
+struct cap_state {
+	struct memscope_source *src;
+	struct memscope_strtab *st;
+	memscope_event_fn fn;
+	void *ctx;
+	struct memscope_error *err;
+	uint32_t *smap; /* file string id -> strtab id */
+	size_t n_smap, cap_smap;
+	uint32_t *kmap; /* file stack id -> strtab stack id */
+	size_t n_kmap, cap_kmap;
+	int64_t *last;  /* file key id -> last integer value */
+	size_t last_cap;
+	uint64_t prev_id, prev_ts, cur_pid, cur_tid, prev_ptr, host_ptr, host_serial;
+	int32_t cur_device;
+	struct u64map host_live;
+	struct memscope_attr *attrs;
+	size_t attrs_cap;
+	uint32_t *frames;
+	size_t frames_cap;
+	struct buf vals; /* rendered attr values of the current event */
+	size_t *val_off;
+	uint64_t offset; /* file offset of the record being decoded */
+	uint64_t n_events;
+	int ended;
+};
+
+/* A cursor over one record's payload. */
+struct cur {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static uint64_t get_varint(struct cur *c)
+{
+	uint64_t v = 0;
+	int n;
+
+	if (c->bad)
+		return 0;
+	n = varint_get(c->p, (size_t)(c->end - c->p), &v);
+	if (n <= 0) {
+		c->bad = 1;
+		return 0;
+	}
+	c->p += n;
+	return v;
+}
+
+static unsigned get_u8(struct cur *c)
+{
+	if (c->bad || c->p == c->end) {
+		c->bad = 1;
+		return 0;
+	}
+	return *c->p++;
+}
+
+static int bad(struct cap_state *cs, const char *what)
+{
+	struct memscope_error e;
+
+	memscope_error_clear(&e);
+	memscope_error_set_offset(&e, MEMSCOPE_E_INVALID, cs->src->name, cs->offset, "%s", what);
+	return source_bad(cs->src, &e, cs->err);
+}
+
+static int grow_u32(uint32_t **a, size_t *cap, size_t need)
+{
+	size_t nc = *cap ? *cap : 256;
+	uint32_t *na;
+
+	while (nc < need)
+		nc *= 2;
+	if (nc == *cap)
+		return 0;
+	na = realloc(*a, nc * sizeof(*na));
+	if (!na)
+		return MEMSCOPE_E_NOMEM;
+	*a = na;
+	*cap = nc;
+	return 0;
+}
+
+/* Map a file string id; -1 for an id not defined yet. */
+static int str_id(struct cap_state *cs, uint64_t fid, uint32_t *id)
+{
+	if (fid >= cs->n_smap)
+		return -1;
+	*id = cs->smap[fid];
+	return 0;
+}
+
+static int stack_id(struct cap_state *cs, uint64_t fid, uint32_t *id)
+{
+	if (fid == 0 || fid >= cs->n_kmap)
+		return -1;
+	*id = cs->kmap[fid];
+	return 0;
+}
+
+static int on_string(struct cap_state *cs, const unsigned char *p, size_t n)
+{
+	uint32_t id;
+
+	if (grow_u32(&cs->smap, &cs->cap_smap, cs->n_smap + 1) ||
+		memscope_strtab_intern(cs->st, (const char *)p, n, &id))
+		return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
+			"out of memory");
+	cs->smap[cs->n_smap++] = id;
+	return 0;
+}
+
+static int on_stack(struct cap_state *cs, struct cur *c)
+{
+	uint64_t n = get_varint(c), i;
+	uint32_t id;
+
+	if (c->bad || n > CAP_FRAMES_MAX || n > (uint64_t)(c->end - c->p))
+		return bad(cs, "invalid stack record");
+	if (n > cs->frames_cap) {
+		uint32_t *nf = realloc(cs->frames, n * sizeof(*nf));
+
+		if (!nf)
+			goto nomem;
+		cs->frames = nf;
+		cs->frames_cap = n;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t f = get_varint(c);
+
+		if (c->bad || str_id(cs, f, &cs->frames[i]))
+			return bad(cs, "stack frame names an undefined string");
+	}
+	if (grow_u32(&cs->kmap, &cs->cap_kmap, cs->n_kmap + 1) ||
+		memscope_strtab_intern_stack(cs->st, cs->frames, n, &id))
+		goto nomem;
+	cs->kmap[cs->n_kmap++] = id;
+	return 0;
+nomem:
+	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
+}
+
+static int64_t *last_slot(struct cap_state *cs, uint64_t key)
+{
+	if (key >= cs->last_cap) {
+		size_t nc = cs->last_cap ? cs->last_cap : 64;
+		int64_t *nl;
+
+		while (nc <= key)
+			nc *= 2;
+		nl = realloc(cs->last, nc * sizeof(*nl));
+		if (!nl)
+			return NULL;
+		memset(nl + cs->last_cap, 0, (nc - cs->last_cap) * sizeof(*nl));
+		cs->last = nl;
+		cs->last_cap = nc;
+	}
+	return &cs->last[key];
+}
+
+static int64_t device_of(uint64_t code, int *ok)
+{
+	*ok = code <= (uint64_t)INT32_MAX + 2;
+	return code == 0 ? MEMSCOPE_DEVICE_NONE : code == 1 ? MEMSCOPE_DEVICE_HOST : (int64_t)code - 2;
+}
+
+static int ensure_attrs(struct cap_state *cs, size_t n)
+{
+	if (n <= cs->attrs_cap)
+		return 0;
+	struct memscope_attr *na = realloc(cs->attrs, n * sizeof(*na));
+	size_t *no = realloc(cs->val_off, n * sizeof(*no));
+
+	if (na)
+		cs->attrs = na;
+	if (no)
+		cs->val_off = no;
+	if (!na || !no)
+		return MEMSCOPE_E_NOMEM;
+	cs->attrs_cap = n;
+	return 0;
+}
+
+/* Decode the attrs of an EVENT record into cs->attrs (values rendered into cs->vals). */
+static const char *get_attrs(struct cap_state *cs, struct cur *c, struct memscope_event *ev)
+{
+	uint64_t n = get_varint(c), i;
+
+	if (c->bad || n > CAP_ATTRS_MAX || n > (uint64_t)(c->end - c->p))
+		return "invalid attr count";
+	if (ensure_attrs(cs, n))
+		return "out of memory";
+	cs->vals.len = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t kt = get_varint(c), key = kt >> 3, v;
+		struct memscope_attr *a = &cs->attrs[i];
+		char tmp[24];
+		const char *text = tmp;
+		size_t len = 0;
+		int64_t *last;
+		uint32_t sid;
+
+		if (c->bad || str_id(cs, key, &a->key))
+			return "attr key names an undefined string";
+		switch (kt & 7) {
+		case CAP_T_INLINE:
+			v = get_varint(c);
+			if (c->bad || v > (uint64_t)(c->end - c->p))
+				return "attr value runs past its record";
+			text = (const char *)c->p;
+			len = (size_t)v;
+			c->p += v;
+			break;
+		case CAP_T_REF:
+			if (str_id(cs, get_varint(c), &sid) || c->bad)
+				return "attr value names an undefined string";
+			text = memscope_strtab_str(cs->st, sid, &len);
+			break;
+		case CAP_T_UINT:
+		case CAP_T_NEG:
+		case CAP_T_DELTA: {
+			int64_t val;
+
+			v = get_varint(c);
+			if (c->bad || !(last = last_slot(cs, key)))
+				return c->bad ? "truncated attr value" : "out of memory";
+			if ((kt & 7) == CAP_T_UINT) {
+				if (v > INT64_MAX)
+					return "attr value out of range";
+				val = (int64_t)v;
+			} else if ((kt & 7) == CAP_T_NEG) {
+				if (v == 0 || v > (uint64_t)INT64_MAX + 1)
+					return "attr value out of range";
+				val = (int64_t)(0 - v);
+			} else {
+				val = (int64_t)((uint64_t)*last + (uint64_t)unzigzag(v));
+			}
+			*last = val;
+			len = fmt_i64(tmp, val);
+			break;
+		}
+		case CAP_T_PTR_REL:
+			v = get_varint(c);
+			fmt_hex16(tmp, ((ev->flags & MEMSCOPE_EV_PTR) ? ev->ptr : 0) +
+					(uint64_t)unzigzag(v));
+			len = 18;
+			break;
+		case CAP_T_EMPTY:
+			break;
+		default:
+			return "unknown attr value tag";
+		}
+		if (c->bad)
+			return "truncated attr";
+		cs->val_off[i] = cs->vals.len;
+		a->val_len = (uint32_t)len;
+		if (buf_append(&cs->vals, text, len))
+			return "out of memory";
+	}
+	for (i = 0; i < n; i++)
+		cs->attrs[i].val = cs->vals.p ? cs->vals.p + cs->val_off[i] : "";
+	ev->attrs = cs->attrs;
+	ev->n_attrs = (uint32_t)n;
+	return NULL;
+}
+
+static int on_event(struct cap_state *cs, struct cur *c)
+{
+	struct memscope_event ev;
+	const struct memscope_attr *bad_attr;
+	const char *msg = NULL;
+	uint64_t fields, v;
+	int ok;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.src = cs->src->opts.src;
+	ev.name = MEMSCOPE_STR_NA;
+	ev.kind = (uint16_t)get_u8(c);
+	if (!ev.kind && str_id(cs, get_varint(c), &ev.kind_text))
+		return bad(cs, "event kind names an undefined string");
+	ev.subtype = (uint16_t)get_u8(c);
+	if (!ev.subtype && str_id(cs, get_varint(c), &ev.subtype_text))
+		return bad(cs, "event type names an undefined string");
+	if (ev.kind >= MEMSCOPE_KIND_COUNT_ || ev.subtype >= MEMSCOPE_SUB_COUNT_)
+		return bad(cs, "unknown event kind or type code");
+	fields = get_varint(c);
+	ev.ts_ns = cs->prev_ts + (uint64_t)unzigzag(get_varint(c));
+	ev.id = cs->prev_id + 1;
+	if (fields & CAP_F_ID)
+		ev.id += (uint64_t)unzigzag(get_varint(c));
+	ev.pid = (fields & CAP_F_PID) ? get_varint(c) - 1 : cs->cur_pid;
+	ev.tid = (fields & CAP_F_TID) ? get_varint(c) - 1 : cs->cur_tid;
+	if (fields & CAP_F_DEVICE) {
+		ev.device = (int32_t)device_of(get_varint(c), &ok);
+		if (!ok)
+			return bad(cs, "invalid device code");
+	} else {
+		ev.device = cs->cur_device;
+	}
+	if (fields & CAP_F_PTR) {
+		ev.ptr = cs->prev_ptr + (uint64_t)unzigzag(get_varint(c));
+		ev.flags |= MEMSCOPE_EV_PTR;
+	}
+	if ((fields & CAP_F_NAME) && str_id(cs, get_varint(c), &ev.name))
+		return bad(cs, "event name names an undefined string");
+	if ((fields & CAP_F_STACK_PY) && stack_id(cs, get_varint(c), &ev.stack_py))
+		return bad(cs, "event names an undefined stack");
+	if ((fields & CAP_F_STACK_C) && stack_id(cs, get_varint(c), &ev.stack_c))
+		return bad(cs, "event names an undefined stack");
+	if (fields & CAP_F_NAME_QUOTED)
+		ev.flags |= MEMSCOPE_EV_NAME_QUOTED;
+	if (c->bad)
+		return bad(cs, "truncated event record");
+	if (fields & CAP_F_ATTR) {
+		ev.flags |= MEMSCOPE_EV_ATTR;
+		if ((msg = get_attrs(cs, c, &ev)))
+			return strcmp(msg, "out of memory")
+				? bad(cs, msg)
+				: memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
+					  "out of memory");
+		if (fields & CAP_F_ATTR_RAW) {
+			if (ev.n_attrs != 1 || ev.attrs[0].key != MEMSCOPE_STR_EMPTY)
+				return bad(cs, "raw attr must be one value with key 0");
+			ev.flags |= MEMSCOPE_EV_ATTR_RAW;
+		}
+	}
+	if (fields & CAP_F_FUNC) {
+		v = get_varint(c);
+		if (c->bad || v == 0 || v >= MEMSCOPE_FUNC_COUNT_)
+			return bad(cs, "invalid func code");
+		ev.func = (uint16_t)v;
+		if (v == MEMSCOPE_FUNC_REALLOC)
+			ev.flags |= MEMSCOPE_EV_REALLOC;
+	}
+	if ((ev.kind == MEMSCOPE_KIND_MALLOC || ev.kind == MEMSCOPE_KIND_FREE) &&
+		memscope_subtype_is_pool(ev.subtype))
+		ev.pool = ev.subtype;
+	if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) && (msg = event_type_attrs(&ev, &bad_attr)))
+		return bad(cs, msg);
+	if (ev.func)
+		ev.flags |= ev.func == MEMSCOPE_FUNC_REALLOC ? MEMSCOPE_EV_REALLOC : 0;
+	cs->prev_id = ev.id;
+	cs->prev_ts = ev.ts_ns;
+	cs->cur_pid = ev.pid;
+	cs->cur_tid = ev.tid;
+	cs->cur_device = ev.device;
+	if (ev.flags & MEMSCOPE_EV_PTR)
+		cs->prev_ptr = ev.ptr;
+	ev.line = ++cs->n_events;
+	return source_deliver(cs->src, cs->fn, cs->ctx, &ev);
+}
+
+static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
+{
+	struct memscope_event ev;
+	uint64_t size = 0, ptr = 0, stack;
+	int is_alloc = type == CAP_HOST_ALLOC || type == CAP_HOST_ALLOC_FN;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.src = cs->src->opts.src;
+	ev.ts_ns = cs->prev_ts + (uint64_t)unzigzag(get_varint(c));
+	ev.id = cs->prev_id + 1;
+	ev.pid = cs->cur_pid;
+	ev.tid = cs->cur_tid;
+	ev.device = cs->cur_device;
+	ev.name = MEMSCOPE_STR_NA;
+	ev.subtype = ev.pool = MEMSCOPE_SUB_HOST;
+	ev.flags = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
+	if (is_alloc) {
+		ev.kind = MEMSCOPE_KIND_MALLOC;
+		size = get_varint(c);
+		ptr = cs->host_ptr + (uint64_t)unzigzag(get_varint(c));
+		ev.alloc_id = cs->host_serial + 1;
+		ev.func = MEMSCOPE_FUNC_MALLOC;
+	} else {
+		uint64_t back = get_varint(c);
+
+		ev.kind = MEMSCOPE_KIND_FREE;
+		ev.func = MEMSCOPE_FUNC_FREE;
+		ev.alloc_id = cs->host_serial - back;
+		if (!c->bad && (back >= cs->host_serial ||
+				       !u64map_del(&cs->host_live, ev.alloc_id, &ptr, &size)))
+			return bad(cs, "host free of a block that is not live");
+	}
+	stack = get_varint(c);
+	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN) {
+		uint64_t f = get_varint(c);
+
+		if (!c->bad && (f == 0 || f >= MEMSCOPE_FUNC_COUNT_))
+			return bad(cs, "invalid func code");
+		ev.func = (uint16_t)f;
+	}
+	if (c->bad)
+		return bad(cs, "truncated host record");
+	if (size > INT64_MAX)
+		return bad(cs, "host allocation size out of range");
+	if (stack && stack_id(cs, stack, &ev.stack_c))
+		return bad(cs, "host record names an undefined stack");
+	if (ev.func == MEMSCOPE_FUNC_REALLOC)
+		ev.flags |= MEMSCOPE_EV_REALLOC;
+	ev.ptr = ptr;
+	ev.size = (int64_t)size;
+	if (is_alloc) {
+		if (u64map_put(&cs->host_live, ev.alloc_id, ptr, size))
+			return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
+				"out of memory");
+		cs->host_serial++;
+		cs->host_ptr = ptr;
+	}
+	cs->prev_id = ev.id;
+	cs->prev_ts = ev.ts_ns;
+	ev.line = ++cs->n_events;
+	return source_deliver(cs->src, cs->fn, cs->ctx, &ev);
+}
+
+static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p, size_t n)
+{
+	struct cur c = { p, p + n, 0 };
+	uint64_t v;
+	int ok;
+
+	if (cs->ended)
+		return memscope_error_set_offset(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
+			cs->offset, "data after the end record");
+	switch (type) {
+	case CAP_END:
+		v = get_varint(&c);
+		if (c.bad || v != cs->n_events + cs->src->stats.n_skipped)
+			return memscope_error_set_offset(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
+				cs->offset, "end record counts %llu events, file has %llu",
+				(unsigned long long)v, (unsigned long long)cs->n_events);
+		cs->ended = 1;
+		return 0;
+	case CAP_STRING:
+		return on_string(cs, p, n);
+	case CAP_STACK:
+		return on_stack(cs, &c);
+	case CAP_META:
+		return 0;
+	case CAP_EVENT:
+		return on_event(cs, &c);
+	case CAP_CONTEXT:
+		cs->cur_pid = get_varint(&c) - 1;
+		cs->cur_tid = get_varint(&c) - 1;
+		cs->cur_device = (int32_t)device_of(get_varint(&c), &ok);
+		if (c.bad || !ok)
+			return bad(cs, "invalid context record");
+		return 0;
+	case CAP_HOST_ALLOC:
+	case CAP_HOST_FREE:
+	case CAP_HOST_ALLOC_FN:
+	case CAP_HOST_FREE_FN:
+		return on_host(cs, type, &c);
+	default:
+		cs->src->stats.n_unknown_records++;
+		return 0;
+	}
+}
+
+/* Decode the complete records in p[0..n); *used gets the bytes consumed. */
+static int parse(struct cap_state *cs, const unsigned char *p, size_t n, size_t *used)
+{
+	size_t at = 0;
+	int rc = 0;
+
+	while (at < n) {
+		uint64_t len;
+		int h = varint_get(p + at + 1, n - at - 1, &len);
+
+		if (h < 0 || (h > 0 && len > CAP_RECORD_MAX))
+			return memscope_error_set_offset(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
+				cs->offset, "invalid record length");
+		if (h == 0 || len > n - at - 1 - (size_t)h)
+			break; /* incomplete: wait for more bytes */
+		rc = on_record(cs, p[at], p + at + 1 + h, (size_t)len);
+		if (rc)
+			return rc;
+		at += 1 + (size_t)h + (size_t)len;
+		cs->offset += 1 + (uint64_t)h + len;
+	}
+	*used = at;
+	return 0;
+}
+
+static int header(struct cap_state *cs, const unsigned char *p, size_t n, size_t *used)
+{
+	unsigned major, hlen;
+
+	if (n < CAP_HEADER_LEN)
+		return 0;
+	major = p[8] | p[9] << 8;
+	hlen = p[12] | p[13] << 8 | (unsigned)p[14] << 16 | (unsigned)p[15] << 24;
+	if (major != CAP_VERSION_MAJOR)
+		return memscope_error_set(cs->err, MEMSCOPE_E_UNSUPPORTED, cs->src->name, 0,
+			"capture format version %u is not supported (this reader reads %u)", major,
+			CAP_VERSION_MAJOR);
+	if (hlen < CAP_HEADER_LEN || hlen > CAP_HEADER_MAX)
+		return memscope_error_set_offset(cs->err, MEMSCOPE_E_INVALID, cs->src->name, 12,
+			"invalid header length %u", hlen);
+	if (n < hlen)
+		return 0;
+	*used = hlen;
+	return 0;
+}
+
+int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
+	struct memscope_error *err)
+{
+	struct cap_state cs;
+	struct buf carry = { 0 };
+	const unsigned char *p;
+	size_t n, used;
+	int r, rc = 0, have_header = 0;
+
+	memset(&cs, 0, sizeof(cs));
+	cs.src = src;
+	cs.st = src->st;
+	cs.fn = fn;
+	cs.ctx = ctx;
+	cs.err = err;
+	cs.prev_id = UINT64_MAX;
+	cs.cur_pid = cs.cur_tid = MEMSCOPE_ID_NONE;
+	cs.cur_device = MEMSCOPE_DEVICE_NONE;
+	if (grow_u32(&cs.smap, &cs.cap_smap, 256) || grow_u32(&cs.kmap, &cs.cap_kmap, 64)) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+		goto out;
+	}
+	cs.smap[cs.n_smap++] = MEMSCOPE_STR_EMPTY;
+	cs.kmap[cs.n_kmap++] = 0;
+	while ((r = source_chunk(src, &p, &n, err)) != 0) {
+		if (r < 0) {
+			rc = r;
+			goto out;
+		}
+		if (carry.len) {
+			if (buf_append(&carry, p, n)) {
+				rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0,
+					"out of memory");
+				goto out;
+			}
+			p = (const unsigned char *)carry.p;
+			n = carry.len;
+		}
+		used = 0;
+		if (!have_header) {
+			rc = header(&cs, p, n, &used);
+			if (rc)
+				goto out;
+			have_header = used > 0;
+			cs.offset = used;
+		}
+		if (have_header) {
+			size_t u2 = 0;
+
+			rc = parse(&cs, p + used, n - used, &u2);
+			if (rc)
+				goto out;
+			used += u2;
+		}
+		/* keep the incomplete tail for the next chunk */
+		if (used < n) {
+			if (p == (const unsigned char *)carry.p) {
+				memmove(carry.p, carry.p + used, n - used);
+				carry.len = n - used;
+			} else {
+				carry.len = 0;
+				if (buf_append(&carry, p + used, n - used)) {
+					rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0,
+						"out of memory");
+					goto out;
+				}
+			}
+		} else {
+			carry.len = 0;
+		}
+	}
+	if (!have_header)
+		rc = memscope_error_set_offset(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
+			"truncated capture file: the header is incomplete");
+	else if (carry.len)
+		rc = memscope_error_set_offset(err, MEMSCOPE_E_TRUNCATED, src->name, cs.offset,
+			"truncated capture file: it ends inside a record (%llu events read)",
+			(unsigned long long)cs.n_events);
+	else if (!cs.ended)
+		rc = memscope_error_set_offset(err, MEMSCOPE_E_TRUNCATED, src->name, cs.offset,
+			"truncated capture file: no end record (%llu events read)",
+			(unsigned long long)cs.n_events);
+out:
+	buf_free(&carry);
+	buf_free(&cs.vals);
+	free(cs.smap);
+	free(cs.kmap);
+	free(cs.last);
+	free(cs.attrs);
+	free(cs.val_off);
+	free(cs.frames);
+	u64map_free(&cs.host_live);
+	return rc;
+}

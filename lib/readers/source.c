@@ -1,0 +1,236 @@
+/* Opening inputs: file, stdin or memory; format detection from the first bytes; dispatch to a reader. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+int source_chunk(struct memscope_source *src, const unsigned char **p, size_t *n,
+	struct memscope_error *err)
+{
+	ssize_t r;
+
+	if (src->peek_pending) {
+		src->peek_pending = 0;
+		*p = src->fd < 0 ? src->mem : src->buf;
+		*n = src->peek_len;
+		src->stats.bytes += *n;
+		if (*n)
+			return 1;
+	}
+	if (src->fd < 0 || src->eof)
+		return 0;
+	do
+		r = read(src->fd, src->buf, READ_CHUNK);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s",
+			strerror(errno));
+	if (r == 0) {
+		src->eof = 1;
+		return 0;
+	}
+	*p = src->buf;
+	*n = (size_t)r;
+	src->stats.bytes += *n;
+	return 1;
+}
+
+int source_bad(struct memscope_source *src, const struct memscope_error *e,
+	struct memscope_error *err)
+{
+	if (!src->opts.lenient) {
+		if (err)
+			*err = *e;
+		return e->code;
+	}
+	if (src->stats.n_skipped++ == 0)
+		src->stats.first_skip = *e;
+	return 0;
+}
+
+/* Fill the peek buffer (up to READ_CHUNK bytes, or less at end of input). */
+static int peek(struct memscope_source *src, struct memscope_error *err)
+{
+	while (src->peek_len < READ_CHUNK) {
+		ssize_t r = read(src->fd, src->buf + src->peek_len, READ_CHUNK - src->peek_len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s",
+				strerror(errno));
+		if (r == 0) {
+			src->eof = 1;
+			break;
+		}
+		src->peek_len += (size_t)r;
+	}
+	return 0;
+}
+
+static int detect(struct memscope_source *src, struct memscope_error *err)
+{
+	const unsigned char *p = src->fd < 0 ? src->mem : src->buf;
+	size_t n = src->peek_len;
+
+	if (n == 0)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0, "empty file");
+	if (n >= sizeof(capture_magic) && memcmp(p, capture_magic, sizeof(capture_magic)) == 0) {
+		src->format = MEMSCOPE_FORMAT_CAPTURE;
+		return 0;
+	}
+	if (n < sizeof(capture_magic) && memcmp(p, capture_magic, n) == 0)
+		return memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
+			"truncated capture file: %zu bytes, shorter than its header", n);
+	/* text: the dump CSV reader checks the header and names what is wrong with it */
+	if (memchr(p, '\0', n < 4096 ? n : 4096))
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			"not a memscope_dump CSV or capture file (binary data)");
+	src->format = MEMSCOPE_FORMAT_DUMP_CSV;
+	return 0;
+}
+
+static int source_new(struct memscope_source **out, const char *name,
+	struct memscope_strtab *st, const struct memscope_read_opts *opts,
+	struct memscope_error *err)
+{
+	struct memscope_source *src = calloc(1, sizeof(*src));
+
+	*out = NULL;
+	if (!src || !(src->name = strdup(name))) {
+		free(src);
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
+	}
+	src->fd = -1;
+	src->st = st;
+	if (opts)
+		src->opts = *opts;
+	*out = src;
+	return 0;
+}
+
+int memscope_source_open(struct memscope_source **out, const char *path,
+	struct memscope_strtab *st, const struct memscope_read_opts *opts,
+	struct memscope_error *err)
+{
+	struct memscope_source *src;
+	int rc;
+
+	if (!out || !path || !st)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, path, 0, "bad argument");
+	rc = source_new(&src, path, st, opts, err);
+	if (rc)
+		return rc;
+	if (strcmp(path, "-") == 0) {
+		src->fd = STDIN_FILENO;
+	} else {
+		src->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (src->fd < 0) {
+			rc = memscope_error_set(err, MEMSCOPE_E_IO, path, 0, "cannot open: %s",
+				strerror(errno));
+			goto out;
+		}
+		src->own_fd = 1;
+	}
+	src->buf = malloc(READ_CHUNK);
+	if (!src->buf) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, path, 0, "out of memory");
+		goto out;
+	}
+	rc = peek(src, err);
+	if (!rc)
+		rc = detect(src, err);
+	src->peek_pending = 1;
+out:
+	if (rc)
+		memscope_source_close(src);
+	else
+		*out = src;
+	return rc;
+}
+
+int memscope_source_open_mem(struct memscope_source **out, const void *buf, size_t len,
+	const char *name, struct memscope_strtab *st, const struct memscope_read_opts *opts,
+	struct memscope_error *err)
+{
+	struct memscope_source *src;
+	int rc;
+
+	if (!out || (!buf && len) || !st)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, name, 0, "bad argument");
+	rc = source_new(&src, name ? name : "<memory>", st, opts, err);
+	if (rc)
+		return rc;
+	src->mem = buf ? buf : (const unsigned char *)"";
+	src->mem_len = len;
+	src->peek_len = len;
+	src->eof = 1;
+	src->peek_pending = 1;
+	rc = detect(src, err);
+	if (rc)
+		memscope_source_close(src);
+	else
+		*out = src;
+	return rc;
+}
+
+int memscope_source_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
+	struct memscope_error *err)
+{
+	if (!src || !fn)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "bad argument");
+	if (src->read_done)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0,
+			"source already read");
+	src->read_done = 1;
+	switch (src->format) {
+	case MEMSCOPE_FORMAT_DUMP_CSV:
+		return dump_csv_read(src, fn, ctx, err);
+	case MEMSCOPE_FORMAT_CAPTURE:
+		return capture_read(src, fn, ctx, err);
+	default:
+		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"unsupported format");
+	}
+}
+
+enum memscope_format memscope_source_format(const struct memscope_source *src)
+{
+	return src->format;
+}
+
+const struct memscope_read_stats *memscope_source_stats(const struct memscope_source *src)
+{
+	return &src->stats;
+}
+
+const char *memscope_source_name(const struct memscope_source *src)
+{
+	return src->name;
+}
+
+void memscope_source_close(struct memscope_source *src)
+{
+	if (!src)
+		return;
+	if (src->own_fd && src->fd >= 0)
+		close(src->fd);
+	free(src->buf);
+	free(src->name);
+	free(src);
+}
+
+const char *memscope_format_name(enum memscope_format f)
+{
+	switch (f) {
+	case MEMSCOPE_FORMAT_DUMP_CSV:
+		return "dump-csv";
+	case MEMSCOPE_FORMAT_CAPTURE:
+		return "capture";
+	default:
+		return "unknown";
+	}
+}

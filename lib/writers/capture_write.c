@@ -1,0 +1,450 @@
+/* Writer of our binary capture format (formats/capture.md): delta-coded, interned, self-describing records. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/capture_fmt.h"
+#include "../core/internal.h"
+#include "../core/u64map.h"
+#include "memscope/event.h"
+#include "memscope/strtab.h"
+#include "memscope/writer.h"
+#include "outbuf.h"
+
+struct memscope_capture_writer {
+	struct memscope_strtab *st;
+	uint32_t *str_map;   /* strtab id -> file id (0: not written yet; strtab 0 is file 0) */
+	size_t str_map_cap;
+	uint32_t n_file_strs;
+	uint32_t *stack_map; /* strtab stack id -> file stack id (0: not written yet) */
+	size_t stack_map_cap;
+	uint32_t n_file_stacks;
+	int64_t *last;       /* file key id -> last integer value (DELTA tag state) */
+	size_t last_cap;
+	uint64_t prev_id, prev_ts, cur_pid, cur_tid, prev_ptr, host_ptr, host_serial;
+	int32_t cur_device;
+	uint64_t n_events;
+	int started;
+	struct u64map host_live; /* host serial -> (ptr, size) */
+	struct buf rec;          /* payload being built */
+	struct outbuf o;
+};
+
+struct memscope_capture_writer *memscope_capture_writer_new(FILE *out, struct memscope_strtab *st)
+{
+	struct memscope_capture_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->st = st;
+	w->o.out = out;
+	w->n_file_strs = 1;
+	w->n_file_stacks = 1;
+	w->prev_id = UINT64_MAX;
+	w->cur_pid = w->cur_tid = MEMSCOPE_ID_NONE;
+	w->cur_device = MEMSCOPE_DEVICE_NONE;
+	return w;
+}
+
+void memscope_capture_writer_free(struct memscope_capture_writer *w)
+{
+	if (!w)
+		return;
+	free(w->str_map);
+	free(w->stack_map);
+	free(w->last);
+	u64map_free(&w->host_live);
+	buf_free(&w->rec);
+	free(w);
+}
+
+uint64_t memscope_capture_writer_bytes(const struct memscope_capture_writer *w)
+{
+	return w->o.total + w->o.len;
+}
+
+static int put_record(struct memscope_capture_writer *w, unsigned type, const void *p, size_t n)
+{
+	unsigned char hdr[11];
+	size_t h;
+
+	hdr[0] = (unsigned char)type;
+	h = 1 + varint_put(hdr + 1, n);
+	if (outbuf_put(&w->o, hdr, h) || outbuf_put(&w->o, p, n))
+		return MEMSCOPE_E_IO;
+	return 0;
+}
+
+static int start(struct memscope_capture_writer *w)
+{
+	unsigned char h[CAP_HEADER_LEN] = { 0 };
+
+	memcpy(h, CAP_MAGIC, 8);
+	h[8] = CAP_VERSION_MAJOR;
+	h[10] = CAP_VERSION_MINOR;
+	h[12] = CAP_HEADER_LEN;
+	w->started = 1;
+	return outbuf_put(&w->o, h, sizeof(h));
+}
+
+static int grow_u32(uint32_t **a, size_t *cap, size_t need)
+{
+	size_t nc = *cap ? *cap : 256;
+	uint32_t *na;
+
+	while (nc <= need)
+		nc *= 2;
+	na = realloc(*a, nc * sizeof(*na));
+	if (!na)
+		return MEMSCOPE_E_NOMEM;
+	memset(na + *cap, 0, (nc - *cap) * sizeof(*na));
+	*a = na;
+	*cap = nc;
+	return 0;
+}
+
+/* File id of strtab string id, writing a STRING record the first time. */
+static int file_str(struct memscope_capture_writer *w, uint32_t id, uint32_t *fid)
+{
+	const char *s;
+	size_t n;
+
+	if (id == 0) {
+		*fid = 0;
+		return 0;
+	}
+	if (id >= w->str_map_cap && grow_u32(&w->str_map, &w->str_map_cap, id))
+		return MEMSCOPE_E_NOMEM;
+	if (!w->str_map[id]) {
+		s = memscope_strtab_str(w->st, id, &n);
+		if (!s)
+			return MEMSCOPE_E_ARG;
+		if (put_record(w, CAP_STRING, s, n))
+			return MEMSCOPE_E_IO;
+		w->str_map[id] = w->n_file_strs++;
+	}
+	*fid = w->str_map[id];
+	return 0;
+}
+
+static int file_stack(struct memscope_capture_writer *w, uint32_t id, uint32_t *fid)
+{
+	const uint32_t *frames;
+	size_t n, i;
+	int rc;
+
+	if (id >= w->stack_map_cap && grow_u32(&w->stack_map, &w->stack_map_cap, id))
+		return MEMSCOPE_E_NOMEM;
+	if (!w->stack_map[id]) {
+		struct buf b = { 0 };
+		unsigned char tmp[10];
+
+		frames = memscope_strtab_stack(w->st, id, &n);
+		if (!frames)
+			return MEMSCOPE_E_ARG;
+		rc = buf_append(&b, tmp, varint_put(tmp, n));
+		for (i = 0; !rc && i < n; i++) {
+			uint32_t f;
+
+			rc = file_str(w, frames[i], &f);
+			if (!rc)
+				rc = buf_append(&b, tmp, varint_put(tmp, f));
+		}
+		if (!rc)
+			rc = put_record(w, CAP_STACK, b.p, b.len);
+		buf_free(&b);
+		if (rc)
+			return rc;
+		w->stack_map[id] = w->n_file_stacks++;
+	}
+	*fid = w->stack_map[id];
+	return 0;
+}
+
+static inline int rec_varint(struct memscope_capture_writer *w, uint64_t v)
+{
+	unsigned char tmp[10];
+
+	return buf_append(&w->rec, tmp, varint_put(tmp, v));
+}
+
+static int last_slot(struct memscope_capture_writer *w, uint32_t key, int64_t **slot)
+{
+	if (key >= w->last_cap) {
+		size_t nc = w->last_cap ? w->last_cap : 64;
+		int64_t *nl;
+
+		while (nc <= key)
+			nc *= 2;
+		nl = realloc(w->last, nc * sizeof(*nl));
+		if (!nl)
+			return MEMSCOPE_E_NOMEM;
+		memset(nl + w->last_cap, 0, (nc - w->last_cap) * sizeof(*nl));
+		w->last = nl;
+		w->last_cap = nc;
+	}
+	*slot = &w->last[key];
+	return 0;
+}
+
+static int is_plain_text(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((s[i] < '0' || s[i] > '9') && s[i] != '.' && s[i] != '-')
+			return 1;
+	return 0;
+}
+
+static int put_attr(struct memscope_capture_writer *w, const struct memscope_event *ev,
+	const struct memscope_attr *a)
+{
+	uint32_t key, sid;
+	int64_t v, *last;
+	uint64_t u;
+	int rc;
+
+	rc = file_str(w, a->key, &key);
+	if (rc)
+		return rc;
+	if (a->val_len == 0)
+		return rec_varint(w, (uint64_t)key << 3 | CAP_T_EMPTY);
+	if (is_canonical_i64(a->val, a->val_len)) {
+		parse_i64(a->val, a->val_len, &v);
+		if ((rc = last_slot(w, key, &last)))
+			return rc;
+		uint64_t d = zigzag((int64_t)((uint64_t)v - (uint64_t)*last));
+		uint64_t direct = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+		*last = v;
+		if (d < direct)
+			return rec_varint(w, (uint64_t)key << 3 | CAP_T_DELTA) ? MEMSCOPE_E_NOMEM
+										  : rec_varint(w, d);
+		return rec_varint(w, (uint64_t)key << 3 | (v < 0 ? CAP_T_NEG : CAP_T_UINT)) ||
+				rec_varint(w, direct)
+			? MEMSCOPE_E_NOMEM
+			: 0;
+	}
+	if (a->val_len == 18 && a->val[0] == '0' && a->val[1] == 'x' &&
+		parse_hex64(a->val + 2, 16, &u) == 0) {
+		char canon[18];
+
+		fmt_hex16(canon, u);
+		if (memcmp(canon, a->val, 18) == 0) {
+			uint64_t base = (ev->flags & MEMSCOPE_EV_PTR) ? ev->ptr : 0;
+
+			return rec_varint(w, (uint64_t)key << 3 | CAP_T_PTR_REL) ||
+					rec_varint(w, zigzag((int64_t)(u - base)))
+				? MEMSCOPE_E_NOMEM
+				: 0;
+		}
+	}
+	if (a->val_len <= 48 && is_plain_text(a->val, a->val_len)) {
+		uint32_t id;
+
+		if (memscope_strtab_intern(w->st, a->val, a->val_len, &id))
+			return MEMSCOPE_E_NOMEM;
+		if ((rc = file_str(w, id, &sid)))
+			return rc;
+		return rec_varint(w, (uint64_t)key << 3 | CAP_T_REF) || rec_varint(w, sid)
+			? MEMSCOPE_E_NOMEM
+			: 0;
+	}
+	if (rec_varint(w, (uint64_t)key << 3 | CAP_T_INLINE) || rec_varint(w, a->val_len) ||
+		buf_append(&w->rec, a->val, a->val_len))
+		return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+static int put_context(struct memscope_capture_writer *w, const struct memscope_event *ev)
+{
+	unsigned char p[30];
+	size_t n = 0;
+
+	if (ev->pid == w->cur_pid && ev->tid == w->cur_tid && ev->device == w->cur_device)
+		return 0;
+	n += varint_put(p + n, ev->pid + 1);
+	n += varint_put(p + n, ev->tid + 1);
+	n += varint_put(p + n, cap_device_code(ev->device));
+	w->cur_pid = ev->pid;
+	w->cur_tid = ev->tid;
+	w->cur_device = ev->device;
+	return put_record(w, CAP_CONTEXT, p, n);
+}
+
+/* The compact host records of the capture shim; 1 if ev was written that way, 0 if it does not fit. */
+static int try_host(struct memscope_capture_writer *w, const struct memscope_event *ev)
+{
+	const uint32_t need = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
+	const uint32_t allowed = need | MEMSCOPE_EV_REALLOC;
+	unsigned char p[60];
+	uint64_t ptr, size;
+	uint32_t stack = 0;
+	size_t n = 0;
+	int is_alloc = ev->kind == MEMSCOPE_KIND_MALLOC, rc;
+	unsigned type;
+
+	if ((ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE) ||
+		ev->subtype != MEMSCOPE_SUB_HOST || (ev->flags & need) != need ||
+		(ev->flags & ~allowed) || ev->func == MEMSCOPE_FUNC_NONE ||
+		ev->func >= MEMSCOPE_FUNC_COUNT_ || ev->name != MEMSCOPE_STR_NA || ev->stack_py ||
+		ev->id != w->prev_id + 1 || ev->size < 0 ||
+		((ev->flags & MEMSCOPE_EV_REALLOC) != 0) != (ev->func == MEMSCOPE_FUNC_REALLOC))
+		return 0;
+	if (is_alloc ? ev->alloc_id != w->host_serial + 1
+		     : !u64map_get(&w->host_live, ev->alloc_id, &ptr, &size) || ptr != ev->ptr ||
+				size != (uint64_t)ev->size)
+		return 0;
+	if (ev->stack_c && (rc = file_stack(w, ev->stack_c, &stack)))
+		return rc;
+	if ((rc = put_context(w, ev)))
+		return rc;
+	n += varint_put(p + n, zigzag((int64_t)(ev->ts_ns - w->prev_ts)));
+	if (is_alloc) {
+		n += varint_put(p + n, (uint64_t)ev->size);
+		n += varint_put(p + n, zigzag((int64_t)(ev->ptr - w->host_ptr)));
+		n += varint_put(p + n, stack);
+		type = ev->func == MEMSCOPE_FUNC_MALLOC ? CAP_HOST_ALLOC : CAP_HOST_ALLOC_FN;
+		if (u64map_put(&w->host_live, ev->alloc_id, ev->ptr, (uint64_t)ev->size))
+			return MEMSCOPE_E_NOMEM;
+		w->host_serial++;
+		w->host_ptr = ev->ptr;
+	} else {
+		n += varint_put(p + n, w->host_serial - ev->alloc_id);
+		n += varint_put(p + n, stack);
+		type = ev->func == MEMSCOPE_FUNC_FREE ? CAP_HOST_FREE : CAP_HOST_FREE_FN;
+		u64map_del(&w->host_live, ev->alloc_id, NULL, NULL);
+	}
+	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN)
+		n += varint_put(p + n, ev->func);
+	if (put_record(w, type, p, n))
+		return MEMSCOPE_E_IO;
+	return 1;
+}
+
+static int put_event(struct memscope_capture_writer *w, const struct memscope_event *ev)
+{
+	uint32_t fields = 0, sid, i;
+	unsigned char head[2];
+	int rc;
+
+	w->rec.len = 0;
+	/* strings first: their records must precede the event */
+	head[0] = ev->kind < 256 && memscope_kind_name(ev->kind) ? (unsigned char)ev->kind : 0;
+	head[1] = ev->subtype < 256 && memscope_subtype_name(ev->subtype) ? (unsigned char)ev->subtype
+									   : 0;
+	if ((rc = buf_append(&w->rec, head, 1)))
+		return rc;
+	if (!head[0] && ((rc = file_str(w, ev->kind_text, &sid)) || (rc = rec_varint(w, sid))))
+		return rc;
+	if ((rc = buf_append(&w->rec, head + 1, 1)))
+		return rc;
+	if (!head[1] && ((rc = file_str(w, ev->subtype_text, &sid)) || (rc = rec_varint(w, sid))))
+		return rc;
+
+	if (ev->id != w->prev_id + 1)
+		fields |= CAP_F_ID;
+	if (ev->pid != w->cur_pid)
+		fields |= CAP_F_PID;
+	if (ev->tid != w->cur_tid)
+		fields |= CAP_F_TID;
+	if (ev->device != w->cur_device)
+		fields |= CAP_F_DEVICE;
+	if (ev->flags & MEMSCOPE_EV_PTR)
+		fields |= CAP_F_PTR;
+	if (ev->name != MEMSCOPE_STR_NA)
+		fields |= CAP_F_NAME;
+	if (ev->stack_py)
+		fields |= CAP_F_STACK_PY;
+	if (ev->stack_c)
+		fields |= CAP_F_STACK_C;
+	if (ev->flags & MEMSCOPE_EV_ATTR)
+		fields |= CAP_F_ATTR;
+	if (ev->flags & MEMSCOPE_EV_ATTR_RAW)
+		fields |= CAP_F_ATTR_RAW | CAP_F_ATTR;
+	if (ev->flags & MEMSCOPE_EV_NAME_QUOTED)
+		fields |= CAP_F_NAME_QUOTED;
+	if (ev->func)
+		fields |= CAP_F_FUNC;
+	if ((rc = rec_varint(w, fields)) ||
+		(rc = rec_varint(w, zigzag((int64_t)(ev->ts_ns - w->prev_ts)))))
+		return rc;
+	if ((fields & CAP_F_ID) && (rc = rec_varint(w, zigzag((int64_t)(ev->id - (w->prev_id + 1))))))
+		return rc;
+	if ((fields & CAP_F_PID) && (rc = rec_varint(w, ev->pid + 1)))
+		return rc;
+	if ((fields & CAP_F_TID) && (rc = rec_varint(w, ev->tid + 1)))
+		return rc;
+	if ((fields & CAP_F_DEVICE) && (rc = rec_varint(w, cap_device_code(ev->device))))
+		return rc;
+	if ((fields & CAP_F_PTR) && (rc = rec_varint(w, zigzag((int64_t)(ev->ptr - w->prev_ptr)))))
+		return rc;
+	if ((fields & CAP_F_NAME) &&
+		((rc = file_str(w, ev->name, &sid)) || (rc = rec_varint(w, sid))))
+		return rc;
+	if ((fields & CAP_F_STACK_PY) &&
+		((rc = file_stack(w, ev->stack_py, &sid)) || (rc = rec_varint(w, sid))))
+		return rc;
+	if ((fields & CAP_F_STACK_C) &&
+		((rc = file_stack(w, ev->stack_c, &sid)) || (rc = rec_varint(w, sid))))
+		return rc;
+	if (fields & CAP_F_ATTR) {
+		if ((rc = rec_varint(w, ev->n_attrs)))
+			return rc;
+		for (i = 0; i < ev->n_attrs; i++)
+			if ((rc = put_attr(w, ev, &ev->attrs[i])))
+				return rc;
+	}
+	if ((fields & CAP_F_FUNC) && (rc = rec_varint(w, ev->func)))
+		return rc;
+	if (put_record(w, CAP_EVENT, w->rec.p, w->rec.len))
+		return MEMSCOPE_E_IO;
+	w->cur_pid = ev->pid;
+	w->cur_tid = ev->tid;
+	w->cur_device = ev->device;
+	if (ev->flags & MEMSCOPE_EV_PTR)
+		w->prev_ptr = ev->ptr;
+	return 0;
+}
+
+int memscope_capture_writer_write(struct memscope_capture_writer *w,
+	const struct memscope_event *ev, struct memscope_error *err)
+{
+	int rc = 0;
+
+	if (!w->started)
+		rc = start(w);
+	if (!rc && ev->n_attrs > CAP_ATTRS_MAX)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
+			"event has %u attrs, more than the format's %u", ev->n_attrs, CAP_ATTRS_MAX);
+	if (!rc) {
+		rc = try_host(w, ev);
+		if (rc == 0)
+			rc = put_event(w, ev);
+		else if (rc == 1)
+			rc = 0;
+	}
+	if (rc)
+		return memscope_error_set(err, rc, NULL, 0, "%s",
+			rc == MEMSCOPE_E_IO ? "write failed" : memscope_strerror(rc));
+	w->prev_id = ev->id;
+	w->prev_ts = ev->ts_ns;
+	w->n_events++;
+	return 0;
+}
+
+int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct memscope_error *err)
+{
+	unsigned char p[10];
+	int rc = 0;
+
+	if (!w->started)
+		rc = start(w);
+	if (!rc)
+		rc = put_record(w, CAP_END, p, varint_put(p, w->n_events));
+	if (!rc)
+		rc = outbuf_flush(&w->o);
+	if (rc || fflush(w->o.out))
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+	return 0;
+}

@@ -1,0 +1,198 @@
+/* Implementation of the shared CLI helper (cli.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MAX_OPTS 64
+
+int cli_getopt(const struct cli_tool *t, int argc, char **argv)
+{
+	static struct option longs[MAX_OPTS + 1];
+	static char shorts[MAX_OPTS * 2 + 2];
+	static const struct cli_tool *built;
+	size_t i, n = 0, s = 0;
+
+	if (built != t) {
+		shorts[s++] = ':';
+		for (i = 0; t->opts[i].name && n < MAX_OPTS; i++, n++) {
+			longs[n].name = t->opts[i].name;
+			longs[n].has_arg = t->opts[i].arg ? required_argument : no_argument;
+			longs[n].flag = NULL;
+			longs[n].val = t->opts[i].val;
+			if (t->opts[i].short_name) {
+				shorts[s++] = (char)t->opts[i].short_name;
+				if (t->opts[i].arg)
+					shorts[s++] = ':';
+			}
+		}
+		memset(&longs[n], 0, sizeof(longs[n]));
+		shorts[s] = '\0';
+		built = t;
+	}
+	int c = getopt_long(argc, argv, shorts, longs, NULL);
+
+	if (c == ':') {
+		cli_msg(t, "option '%s' needs an argument", argv[optind - 1]);
+		return '?';
+	}
+	if (c == '?') {
+		if (optopt)
+			cli_msg(t, "unknown option '-%c'", optopt);
+		else
+			cli_msg(t, "unknown option '%s'", argv[optind - 1]);
+	}
+	return c;
+}
+
+void cli_help(const struct cli_tool *t)
+{
+	size_t i;
+
+	printf("Usage: %s %s\n%s\n\nOptions:\n", t->name, t->synopsis, t->summary);
+	for (i = 0; t->opts[i].name; i++) {
+		char left[64];
+		const struct cli_option *o = &t->opts[i];
+
+		if (o->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
+				o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+				o->arg ? o->arg : "");
+		printf("  %-26s %s\n", left, o->help);
+	}
+	printf("\nExit status: 0 ok, 2 usage error, 3 invalid input, 4 I/O or internal error.\n"
+	       "See %s(1).\n",
+		t->name);
+}
+
+void cli_msg(const struct cli_tool *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", t->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_exit_status(int code)
+{
+	switch (code) {
+	case MEMSCOPE_OK:
+		return CLI_EXIT_OK;
+	case MEMSCOPE_E_INVALID:
+	case MEMSCOPE_E_TRUNCATED:
+	case MEMSCOPE_E_UNSUPPORTED:
+		return CLI_EXIT_INVALID;
+	case MEMSCOPE_E_ARG:
+		return CLI_EXIT_USAGE;
+	default:
+		return CLI_EXIT_IO;
+	}
+}
+
+int cli_error(const struct cli_tool *t, const struct memscope_error *err)
+{
+	char buf[1200];
+
+	memscope_error_format(err, buf, sizeof(buf));
+	cli_msg(t, "%s", buf);
+	return cli_exit_status(err->code);
+}
+
+int cli_parse_uint(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const char *avoid)
+{
+	struct stat so, si;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	if (avoid && strcmp(avoid, "-") && stat(path, &so) == 0 && stat(avoid, &si) == 0 &&
+		so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
+		cli_msg(t, "%s: output would overwrite the input", path);
+		return CLI_EXIT_USAGE;
+	}
+	if (!force && access(path, F_OK) == 0) {
+		cli_msg(t, "%s: exists (use --force to overwrite)", path);
+		return CLI_EXIT_USAGE;
+	}
+	o->path = strdup(path);
+	o->tmp = malloc(strlen(path) + 16);
+	if (!o->path || !o->tmp) {
+		cli_msg(t, "out of memory");
+		cli_out_abort(o);
+		return CLI_EXIT_IO;
+	}
+	sprintf(o->tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+		cli_msg(t, "%s: cannot create: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		free(o->tmp);
+		o->tmp = NULL;
+		cli_out_abort(o);
+		return CLI_EXIT_IO;
+	}
+	fchmod(fd, 0644 & ~umask(umask(0)));
+	return 0;
+}
+
+int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
+{
+	int failed;
+
+	if (o->f == stdout) {
+		failed = fflush(stdout) != 0 || ferror(stdout);
+		if (failed)
+			cli_msg(t, "standard output: write failed: %s", strerror(errno));
+		return failed ? CLI_EXIT_IO : 0;
+	}
+	failed = fflush(o->f) != 0 || ferror(o->f);
+	failed |= fclose(o->f) != 0;
+	o->f = NULL;
+	if (failed || rename(o->tmp, o->path)) {
+		cli_msg(t, "%s: write failed: %s", o->path, strerror(errno));
+		cli_out_abort(o);
+		return CLI_EXIT_IO;
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return 0;
+}
+
+void cli_out_abort(struct cli_out *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,74 @@
+/* The small shared CLI helper of the memscope tools: option tables, --help, diagnostics, exit codes, safe outputs. */
+#ifndef MEMSCOPE_CLI_H
+#define MEMSCOPE_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "memscope/memscope.h"
+
+/* Exit status of every tool (documented in each man page). */
+enum cli_exit {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FINDINGS = 1, /* findings present and the user asked to fail on them */
+	CLI_EXIT_USAGE = 2,
+	CLI_EXIT_INVALID = 3,  /* invalid input */
+	CLI_EXIT_IO = 4,       /* I/O or internal error */
+};
+
+/* One row of a tool's option table: drives getopt_long and --help alike. */
+struct cli_option {
+	const char *name;  /* long name, without "--" */
+	int short_name;    /* 0 for long-only; otherwise also the value getopt returns */
+	int val;           /* value getopt returns (= short_name when there is one) */
+	const char *arg;   /* argument name in --help, NULL for a flag */
+	const char *help;  /* one line */
+};
+
+struct cli_tool {
+	const char *name;     /* "memscope-convert" */
+	const char *synopsis; /* after the name: "[options] INPUT" */
+	const char *summary;  /* one line */
+	const struct cli_option *opts; /* terminated by a row with name NULL */
+};
+
+/* Parse the next option like getopt_long; returns the option's val, -1 at the end, '?' on error. */
+int cli_getopt(const struct cli_tool *t, int argc, char **argv);
+
+/* --help text on stdout. */
+void cli_help(const struct cli_tool *t);
+
+/* "tool: message" on stderr. */
+void cli_msg(const struct cli_tool *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "tool: file:line: message" on stderr; returns the exit status for err->code. */
+int cli_error(const struct cli_tool *t, const struct memscope_error *err);
+
+/* Exit status for a MEMSCOPE_E_* code. */
+int cli_exit_status(int code);
+
+/* Strict number parsing for option values ("12abc" is refused). 0 or -1. */
+int cli_parse_uint(const char *s, unsigned long long *v);
+
+/*
+ * An output file written to a temporary name beside it and renamed into place on success, so
+ * nothing half-written is ever left at path. "-" is standard output.
+ */
+struct cli_out {
+	FILE *f;
+	char *path;
+	char *tmp;
+};
+
+/*
+ * Open path for writing. Refuses an existing file unless force, and a path that is the same file
+ * as avoid (the input; may be NULL). On failure prints the reason and returns the exit status.
+ */
+int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const char *avoid);
+/* Flush, close and rename into place; prints and returns the exit status on failure. */
+int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
+/* Drop the temporary file (after a failure). */
+void cli_out_abort(struct cli_out *o);
+
+#endif

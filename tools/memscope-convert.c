@@ -1,0 +1,248 @@
+/* memscope-convert: any supported input to the reference's dump CSV layout or to our capture format. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+enum { OPT_LENIENT = 256, OPT_TIME_UNIT };
+
+static const struct cli_option options[] = {
+	{ "to", 't', 't', "FORMAT", "output format: csv or capture (default: the other one)" },
+	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)" },
+	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
+	{ "lenient", 0, OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
+	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT", "dump CSV timestamps: auto, ns or us (default auto)" },
+	{ "quiet", 'q', 'q', NULL, "no summary on stderr" },
+	{ "help", 'h', 'h', NULL, "show this help and exit" },
+	{ "version", 'V', 'V', NULL, "show the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+static const struct cli_tool tool = {
+	"memscope-convert",
+	"[-t csv|capture] [-o FILE] [-f] [--lenient] [--time-unit auto|ns|us] [-q] INPUT",
+	"Convert a memscope_dump CSV or capture file to the dump CSV layout or the capture format.",
+	options,
+};
+
+/* options, with every default next to its flag */
+struct convert_opts {
+	const char *to;     /* NULL: the other format than the input's */
+	const char *output; /* NULL: INPUT with its extension replaced */
+	int force;          /* 0: never overwrite */
+	int quiet;          /* 0: summary on stderr */
+	struct memscope_read_opts read; /* strict, auto time unit */
+};
+
+struct convert {
+	struct memscope_csv_writer *csv;
+	struct memscope_capture_writer *cap;
+	struct memscope_error werr;
+};
+
+static int on_event(void *ctx, const struct memscope_event *ev)
+{
+	struct convert *c = ctx;
+
+	if (c->csv)
+		return memscope_csv_writer_write(c->csv, ev, &c->werr);
+	return memscope_capture_writer_write(c->cap, ev, &c->werr);
+}
+
+/* INPUT with its extension replaced by ext ("in.csv" -> "in.mscap"). Caller frees. */
+static char *default_output(const char *input, const char *ext)
+{
+	const char *slash = strrchr(input, '/');
+	const char *dot = strrchr(input, '.');
+	size_t base = dot && (!slash || dot > slash) && dot != input ? (size_t)(dot - input)
+								   : strlen(input);
+	char *out = malloc(base + strlen(ext) + 1);
+
+	if (out) {
+		memcpy(out, input, base);
+		strcpy(out + base, ext);
+	}
+	return out;
+}
+
+static int parse_args(int argc, char **argv, struct convert_opts *o, const char **input)
+{
+	int c;
+
+	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
+		switch (c) {
+		case 't':
+			if (strcmp(optarg, "csv") && strcmp(optarg, "capture")) {
+				cli_msg(&tool, "--to: unknown format '%s' (csv or capture)", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o->to = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case OPT_LENIENT:
+			o->read.lenient = 1;
+			break;
+		case OPT_TIME_UNIT:
+			if (strcmp(optarg, "auto") == 0)
+				o->read.time_unit = MEMSCOPE_TIME_AUTO;
+			else if (strcmp(optarg, "ns") == 0)
+				o->read.time_unit = MEMSCOPE_TIME_NS;
+			else if (strcmp(optarg, "us") == 0)
+				o->read.time_unit = MEMSCOPE_TIME_US;
+			else {
+				cli_msg(&tool, "--time-unit: expected auto, ns or us, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			cli_help(&tool);
+			return -1;
+		case 'V':
+			printf("%s %s\n", tool.name, memscope_version());
+			return -1;
+		default:
+			cli_msg(&tool, "try '%s --help'", tool.name);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		cli_msg(&tool, argc - optind ? "expected one INPUT, got %d" : "no INPUT given%.0d",
+			argc - optind);
+		return CLI_EXIT_USAGE;
+	}
+	*input = argv[optind];
+	return 0;
+}
+
+static void report(const struct convert_opts *o, const char *input, const char *output,
+	const struct memscope_source *src, uint64_t out_bytes)
+{
+	const struct memscope_read_stats *s = memscope_source_stats(src);
+	char buf[1200];
+
+	if (s->n_skipped) {
+		memscope_error_format(&s->first_skip, buf, sizeof(buf));
+		cli_msg(&tool, "%s: skipped %llu bad rows (first: %s)", input,
+			(unsigned long long)s->n_skipped, buf);
+	}
+	if (s->n_unknown_kind)
+		cli_msg(&tool, "%s: %llu rows with an unknown Event or Event Type (kept as text)",
+			input, (unsigned long long)s->n_unknown_kind);
+	if (s->n_ignored_columns)
+		cli_msg(&tool, "%s: %llu unknown columns dropped", input,
+			(unsigned long long)s->n_ignored_columns);
+	if (s->n_unknown_records)
+		cli_msg(&tool, "%s: %llu records of unknown type skipped", input,
+			(unsigned long long)s->n_unknown_records);
+	if (o->quiet)
+		return;
+	cli_msg(&tool, "%s -> %s: %llu events, %llu -> %llu bytes (%s%s)", input, output,
+		(unsigned long long)s->n_events, (unsigned long long)s->bytes,
+		(unsigned long long)out_bytes, memscope_format_name(memscope_source_format(src)),
+		s->layout == MEMSCOPE_LAYOUT_LEGACY	  ? ", legacy layout normalised"
+		: s->layout == MEMSCOPE_LAYOUT_CURRENT ? ", current layout"
+						       : "");
+}
+
+int main(int argc, char **argv)
+{
+	struct convert_opts o = { 0 };
+	struct convert c = { 0 };
+	struct memscope_strtab *st = NULL;
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	struct cli_out out = { 0 };
+	const char *input = NULL;
+	char *default_out = NULL;
+	const char *to;
+	int rc, status;
+
+	memscope_error_clear(&err);
+	memscope_error_clear(&c.werr);
+	status = parse_args(argc, argv, &o, &input);
+	if (status)
+		return status < 0 ? CLI_EXIT_OK : status;
+	st = memscope_strtab_new();
+	if (!st) {
+		cli_msg(&tool, "out of memory");
+		return CLI_EXIT_IO;
+	}
+	rc = memscope_source_open(&src, input, st, &o.read, &err);
+	if (rc) {
+		status = cli_error(&tool, &err);
+		goto out;
+	}
+	to = o.to ? o.to
+		  : memscope_source_format(src) == MEMSCOPE_FORMAT_CAPTURE ? "csv" : "capture";
+	if (!o.output) {
+		if (strcmp(input, "-") == 0) {
+			o.output = "-";
+		} else {
+			default_out = default_output(input, strcmp(to, "csv") ? ".mscap" : ".csv");
+			if (!default_out) {
+				cli_msg(&tool, "out of memory");
+				status = CLI_EXIT_IO;
+				goto out;
+			}
+			o.output = default_out;
+		}
+	}
+	if (strcmp(to, "capture") == 0 && strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO)) {
+		cli_msg(&tool, "refusing to write binary capture data to a terminal (use -o FILE)");
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	status = cli_out_open(&tool, &out, o.output, o.force, input);
+	if (status)
+		goto out;
+	if (strcmp(to, "csv") == 0)
+		c.csv = memscope_csv_writer_new(out.f, st);
+	else
+		c.cap = memscope_capture_writer_new(out.f, st);
+	if (!c.csv && !c.cap) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	rc = memscope_source_read(src, on_event, &c, &err);
+	if (rc && c.werr.code) {
+		cli_msg(&tool, "%s: %s", o.output, c.werr.msg);
+		status = cli_exit_status(c.werr.code);
+		goto out;
+	}
+	if (rc) {
+		status = cli_error(&tool, &err);
+		goto out;
+	}
+	rc = c.csv ? memscope_csv_writer_finish(c.csv, &c.werr)
+		   : memscope_capture_writer_finish(c.cap, &c.werr);
+	if (rc) {
+		cli_msg(&tool, "%s: %s", o.output, c.werr.msg);
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	uint64_t out_bytes = c.cap ? memscope_capture_writer_bytes(c.cap) : (uint64_t)ftell(out.f);
+
+	status = cli_out_commit(&tool, &out);
+	if (!status)
+		report(&o, input, o.output, src, out_bytes);
+out:
+	if (status)
+		cli_out_abort(&out);
+	memscope_csv_writer_free(c.csv);
+	memscope_capture_writer_free(c.cap);
+	memscope_source_close(src);
+	memscope_strtab_free(st);
+	free(default_out);
+	return status;
+}
