@@ -1,0 +1,89 @@
+/* Shared body of the reader fuzz harnesses: read all events, re-encode them, and check the capture round trip. */
+#ifndef MEMSCOPE_FUZZ_COMMON_H
+#define MEMSCOPE_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope/memscope.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fuzz_ctx {
+	struct memscope_csv_writer *csv;
+	struct memscope_capture_writer *cap;
+	uint64_t n;
+};
+
+static int fuzz_on_event(void *ctx, const struct memscope_event *ev)
+{
+	struct fuzz_ctx *c = ctx;
+	struct memscope_error err;
+
+	c->n++;
+	if (memscope_csv_writer_write(c->csv, ev, &err) ||
+		memscope_capture_writer_write(c->cap, ev, &err))
+		abort();
+	return 0;
+}
+
+/* Events of a source written as CSV into *csv_out (malloc'd, caller frees). Returns the read status. */
+static int fuzz_read(const uint8_t *data, size_t size, int lenient, char **csv_out,
+	size_t *csv_len, char **cap_out, size_t *cap_len, uint64_t *n_events)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_source *src = NULL;
+	struct memscope_read_opts opts = { 0 };
+	struct memscope_error err;
+	struct fuzz_ctx c = { 0 };
+	FILE *fcsv = open_memstream(csv_out, csv_len);
+	FILE *fcap = cap_out ? open_memstream(cap_out, cap_len) : fopen("/dev/null", "wb");
+	int rc;
+
+	if (!st || !fcsv || !fcap)
+		abort();
+	opts.lenient = lenient;
+	c.csv = memscope_csv_writer_new(fcsv, st);
+	c.cap = memscope_capture_writer_new(fcap, st);
+	rc = memscope_source_open_mem(&src, data, size, "fuzz", st, &opts, &err);
+	if (!rc)
+		rc = memscope_source_read(src, fuzz_on_event, &c, &err);
+	if (rc) {
+		/* every failure names itself */
+		if (!err.msg[0] || err.code != rc)
+			abort();
+	}
+	if (memscope_csv_writer_finish(c.csv, &err) || memscope_capture_writer_finish(c.cap, &err))
+		abort();
+	memscope_csv_writer_free(c.csv);
+	memscope_capture_writer_free(c.cap);
+	memscope_source_close(src);
+	memscope_strtab_free(st);
+	fclose(fcsv);
+	fclose(fcap);
+	*n_events = c.n;
+	return rc;
+}
+
+/*
+ * Whatever was read, re-encoded as capture, must read back to the same events: the CSV written
+ * from the capture equals the CSV written from the original events.
+ */
+static void fuzz_check_capture_roundtrip(const char *csv1, size_t csv1_len, const char *cap,
+	size_t cap_len, uint64_t n1)
+{
+	char *csv2 = NULL, *cap2 = NULL;
+	size_t csv2_len = 0, cap2_len = 0;
+	uint64_t n2 = 0;
+
+	if (fuzz_read((const uint8_t *)cap, cap_len, 0, &csv2, &csv2_len, &cap2, &cap2_len, &n2))
+		abort();
+	if (n1 != n2 || csv1_len != csv2_len || memcmp(csv1, csv2, csv1_len))
+		abort();
+	free(csv2);
+	free(cap2);
+}
+
+#endif
