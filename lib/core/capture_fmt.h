@@ -42,7 +42,16 @@ enum cap_field {
 	CAP_F_ATTR_RAW = 1u << 9,
 	CAP_F_NAME_QUOTED = 1u << 10,
 	CAP_F_FUNC = 1u << 11,
-	CAP_F_KNOWN = (1u << 12) - 1,
+	CAP_F_TYPED = 1u << 12, /* typed fields of an event that has no Attr text */
+	CAP_F_KNOWN = (1u << 13) - 1,
+};
+
+/* bits of the TYPED field */
+enum cap_typed {
+	CAP_TY_ALLOC_ID = 1u << 0,
+	CAP_TY_SIZE = 1u << 1,
+	CAP_TY_TOTAL = 1u << 2,
+	CAP_TY_USED = 1u << 3,
 };
 
 /* value tags of an attr */

@@ -295,6 +295,8 @@ static int on_event(struct cap_state *cs, struct cur *c)
 	if (ev.kind >= MEMSCOPE_KIND_COUNT_ || ev.subtype >= MEMSCOPE_SUB_COUNT_)
 		return bad(cs, "unknown event kind or type code");
 	fields = get_varint(c);
+	if (fields & ~(uint64_t)CAP_F_KNOWN)
+		return bad(cs, "event record has unknown fields");
 	ev.ts_ns = cs->prev_ts + (uint64_t)unzigzag(get_varint(c));
 	ev.id = cs->prev_id + 1;
 	if (fields & CAP_F_ID)
@@ -342,6 +344,30 @@ static int on_event(struct cap_state *cs, struct cur *c)
 		ev.func = (uint16_t)v;
 		if (v == MEMSCOPE_FUNC_REALLOC)
 			ev.flags |= MEMSCOPE_EV_REALLOC;
+	}
+	if (fields & CAP_F_TYPED) {
+		uint64_t t = get_varint(c);
+
+		if (fields & CAP_F_ATTR)
+			return bad(cs, "typed fields beside Attr text");
+		if (t & CAP_TY_ALLOC_ID) {
+			ev.alloc_id = get_varint(c);
+			ev.flags |= MEMSCOPE_EV_ALLOC_ID;
+		}
+		if (t & CAP_TY_SIZE) {
+			ev.size = unzigzag(get_varint(c));
+			ev.flags |= MEMSCOPE_EV_SIZE;
+		}
+		if (t & CAP_TY_TOTAL) {
+			ev.total = unzigzag(get_varint(c));
+			ev.flags |= MEMSCOPE_EV_TOTAL;
+		}
+		if (t & CAP_TY_USED) {
+			ev.used = unzigzag(get_varint(c));
+			ev.flags |= MEMSCOPE_EV_USED;
+		}
+		if (c->bad)
+			return bad(cs, "truncated typed fields");
 	}
 	if ((ev.kind == MEMSCOPE_KIND_MALLOC || ev.kind == MEMSCOPE_KIND_FREE) &&
 		memscope_subtype_is_pool(ev.subtype))

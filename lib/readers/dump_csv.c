@@ -242,12 +242,12 @@ static int parse_na_u64(const char *s, size_t n, uint64_t *v)
 
 #define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
 
-static int header_row(struct csv_state *cs)
+static int header_row(struct csv_state *cs, uint64_t line)
 {
 	unsigned i, c;
 
 	if (cs->n_fields > MAX_FIELDS)
-		return memscope_error_set(cs->err, MEMSCOPE_E_INVALID, cs->src->name, cs->line,
+		return memscope_error_set(cs->err, MEMSCOPE_E_INVALID, cs->src->name, line,
 			"not a memscope_dump CSV: header has %u columns", cs->n_fields);
 	for (c = 0; c < N_COLS; c++)
 		cs->pos_of[c] = -1;
@@ -269,7 +269,7 @@ static int header_row(struct csv_state *cs)
 		if (col < N_COLS) {
 			if (cs->pos_of[col] >= 0)
 				return memscope_error_set(cs->err, MEMSCOPE_E_INVALID,
-					cs->src->name, cs->line, "duplicate column '%.*s' in header",
+					cs->src->name, line, "duplicate column '%.*s' in header",
 					CLIP(n), s);
 			cs->pos_of[col] = (int)i;
 		} else {
@@ -283,7 +283,7 @@ static int header_row(struct csv_state *cs)
 			size_t n = cs->n_fields ? cs->fields[0].len : 0;
 
 			return memscope_error_set(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
-				cs->line,
+				line,
 				"not a memscope_dump CSV: header has no '%s' column (starts '%.*s')",
 				col_names[c], CLIP(n), s);
 		}
@@ -436,7 +436,7 @@ static void on_row(int c, void *vcs)
 	}
 	cs->line += cs->row_nl + (c == '\n');
 	if (!cs->have_header)
-		cs->rc = header_row(cs);
+		cs->rc = header_row(cs, line);
 	else
 		cs->rc = data_row(cs, line);
 	cs->n_fields = 0;

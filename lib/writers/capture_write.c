@@ -322,6 +322,26 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 	return 1;
 }
 
+/* The typed fields of an event without Attr text (e.g. a host event that is not compact). */
+static int put_typed(struct memscope_capture_writer *w, const struct memscope_event *ev)
+{
+	uint64_t t = ((ev->flags & MEMSCOPE_EV_ALLOC_ID) ? CAP_TY_ALLOC_ID : 0) |
+		((ev->flags & MEMSCOPE_EV_SIZE) ? CAP_TY_SIZE : 0) |
+		((ev->flags & MEMSCOPE_EV_TOTAL) ? CAP_TY_TOTAL : 0) |
+		((ev->flags & MEMSCOPE_EV_USED) ? CAP_TY_USED : 0);
+	int rc = rec_varint(w, t);
+
+	if (!rc && (t & CAP_TY_ALLOC_ID))
+		rc = rec_varint(w, ev->alloc_id);
+	if (!rc && (t & CAP_TY_SIZE))
+		rc = rec_varint(w, zigzag(ev->size));
+	if (!rc && (t & CAP_TY_TOTAL))
+		rc = rec_varint(w, zigzag(ev->total));
+	if (!rc && (t & CAP_TY_USED))
+		rc = rec_varint(w, zigzag(ev->used));
+	return rc;
+}
+
 static int put_event(struct memscope_capture_writer *w, const struct memscope_event *ev)
 {
 	uint32_t fields = 0, sid, i;
@@ -366,6 +386,9 @@ static int put_event(struct memscope_capture_writer *w, const struct memscope_ev
 		fields |= CAP_F_NAME_QUOTED;
 	if (ev->func)
 		fields |= CAP_F_FUNC;
+	if (!(ev->flags & MEMSCOPE_EV_ATTR) && (ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE |
+							     MEMSCOPE_EV_TOTAL | MEMSCOPE_EV_USED)))
+		fields |= CAP_F_TYPED;
 	if ((rc = rec_varint(w, fields)) ||
 		(rc = rec_varint(w, zigzag((int64_t)(ev->ts_ns - w->prev_ts)))))
 		return rc;
@@ -396,6 +419,8 @@ static int put_event(struct memscope_capture_writer *w, const struct memscope_ev
 				return rc;
 	}
 	if ((fields & CAP_F_FUNC) && (rc = rec_varint(w, ev->func)))
+		return rc;
+	if ((fields & CAP_F_TYPED) && (rc = put_typed(w, ev)))
 		return rc;
 	if (put_record(w, CAP_EVENT, w->rec.p, w->rec.len))
 		return MEMSCOPE_E_IO;

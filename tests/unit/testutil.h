@@ -1,0 +1,36 @@
+/* Helpers shared by the unit tests: read inputs into an event buffer, write events back as text. */
+#ifndef MEMSCOPE_TESTUTIL_H
+#define MEMSCOPE_TESTUTIL_H
+
+#include <check.h>
+
+#include "memscope/memscope.h"
+
+struct tread {
+	struct memscope_strtab *st;
+	struct memscope_evbuf *evs;
+	struct memscope_error err;
+	struct memscope_read_stats stats;
+	int rc;
+};
+
+/* Read a whole input into t (t->rc is the read status; events before an error are kept). */
+int tread_mem(struct tread *t, const void *data, size_t len, const struct memscope_read_opts *o);
+int tread_file(struct tread *t, const char *path, const struct memscope_read_opts *o);
+void tread_free(struct tread *t);
+
+/* The events of t written by the CSV / capture writer (malloc'd; caller frees). */
+char *tread_csv(const struct tread *t, size_t *len);
+char *tread_capture(const struct tread *t, size_t *len);
+
+/* Path of a file in the project's testdata/ (static buffer). */
+const char *testdata(const char *name);
+/* Whole file (malloc'd, NUL-terminated). */
+char *slurp(const char *path, size_t *len);
+/* Text of string id. */
+const char *tstr(const struct tread *t, uint32_t id);
+
+/* Run a suite; returns the process exit status. */
+int run_suite(Suite *s);
+
+#endif
