@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs the Debian 12 packages the build and the tests need, when any is missing (run as root).
+PKGS="cmake make gcc clang pkg-config libcsv-dev libcjson-dev libsqlite3-dev uthash-dev check libsubunit-dev python3"
+missing=""
+for p in $PKGS; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: need root to install:$missing" >&2
+	exit 4
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null && apt-get install -y -qq $missing >/dev/null
