@@ -15,6 +15,13 @@ struct buf {
 /* Make room for n more bytes. 0 or MEMSCOPE_E_NOMEM. */
 int buf_reserve(struct buf *b, size_t n);
 int buf_append(struct buf *b, const void *p, size_t n);
+
+/*
+ * Grow the array *pp (elements of elem bytes, *cap of them) to hold at least need elements,
+ * doubling; new elements are zeroed. pp is the address of the array pointer. 0 or
+ * MEMSCOPE_E_NOMEM (the array is unchanged).
+ */
+int grow_array(void *pp, size_t *cap, size_t need, size_t elem);
 void buf_free(struct buf *b);
 
 /* Strict decimal parsing of exactly len bytes: no sign (u64) or one '-' (i64), no spaces, no

@@ -104,15 +104,8 @@ int memscope_evbuf_add(struct memscope_evbuf *b, const struct memscope_event *ev
 	size_t bytes = 0;
 	uint32_t i;
 
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct evbuf_item *ni = realloc(b->items, cap * sizeof(*ni));
-
-		if (!ni)
-			return MEMSCOPE_E_NOMEM;
-		b->items = ni;
-		b->cap = cap;
-	}
+	if (grow_array(&b->items, &b->cap, b->n + 1, sizeof(*b->items)))
+		return MEMSCOPE_E_NOMEM;
 	if (ev->n_attrs) {
 		for (i = 0; i < ev->n_attrs; i++)
 			bytes += ev->attrs[i].val_len;

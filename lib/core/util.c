@@ -36,6 +36,28 @@ int buf_append(struct buf *b, const void *p, size_t n)
 	return 0;
 }
 
+int grow_array(void *pp, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 64;
+	void *p, *np;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / elem)
+			return MEMSCOPE_E_NOMEM;
+		nc *= 2;
+	}
+	memcpy(&p, pp, sizeof(p));
+	np = realloc(p, nc * elem);
+	if (!np)
+		return MEMSCOPE_E_NOMEM;
+	memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
+	memcpy(pp, &np, sizeof(np));
+	*cap = nc;
+	return 0;
+}
+
 void buf_free(struct buf *b)
 {
 	free(b->p);

@@ -75,23 +75,6 @@ static int bad(struct cap_state *cs, const char *what)
 	return source_bad(cs->src, &e, cs->err);
 }
 
-static int grow_u32(uint32_t **a, size_t *cap, size_t need)
-{
-	size_t nc = *cap ? *cap : 256;
-	uint32_t *na;
-
-	while (nc < need)
-		nc *= 2;
-	if (nc == *cap)
-		return 0;
-	na = realloc(*a, nc * sizeof(*na));
-	if (!na)
-		return MEMSCOPE_E_NOMEM;
-	*a = na;
-	*cap = nc;
-	return 0;
-}
-
 /* Map a file string id; -1 for an id not defined yet. */
 static int str_id(struct cap_state *cs, uint64_t fid, uint32_t *id)
 {
@@ -113,7 +96,7 @@ static int on_string(struct cap_state *cs, const unsigned char *p, size_t n)
 {
 	uint32_t id;
 
-	if (grow_u32(&cs->smap, &cs->cap_smap, cs->n_smap + 1) ||
+	if (grow_array(&cs->smap, &cs->cap_smap, cs->n_smap + 1, sizeof(*cs->smap)) ||
 		memscope_strtab_intern(cs->st, (const char *)p, n, &id))
 		return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
 			"out of memory");
@@ -128,45 +111,21 @@ static int on_stack(struct cap_state *cs, struct cur *c)
 
 	if (c->bad || n > CAP_FRAMES_MAX || n > (uint64_t)(c->end - c->p))
 		return bad(cs, "invalid stack record");
-	if (n > cs->frames_cap) {
-		uint32_t *nf = realloc(cs->frames, n * sizeof(*nf));
-
-		if (!nf)
-			goto nomem;
-		cs->frames = nf;
-		cs->frames_cap = n;
-	}
+	if (grow_array(&cs->frames, &cs->frames_cap, n, sizeof(*cs->frames)))
+		goto nomem;
 	for (i = 0; i < n; i++) {
 		uint64_t f = get_varint(c);
 
 		if (c->bad || str_id(cs, f, &cs->frames[i]))
 			return bad(cs, "stack frame names an undefined string");
 	}
-	if (grow_u32(&cs->kmap, &cs->cap_kmap, cs->n_kmap + 1) ||
+	if (grow_array(&cs->kmap, &cs->cap_kmap, cs->n_kmap + 1, sizeof(*cs->kmap)) ||
 		memscope_strtab_intern_stack(cs->st, cs->frames, n, &id))
 		goto nomem;
 	cs->kmap[cs->n_kmap++] = id;
 	return 0;
 nomem:
 	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
-}
-
-static int64_t *last_slot(struct cap_state *cs, uint64_t key)
-{
-	if (key >= cs->last_cap) {
-		size_t nc = cs->last_cap ? cs->last_cap : 64;
-		int64_t *nl;
-
-		while (nc <= key)
-			nc *= 2;
-		nl = realloc(cs->last, nc * sizeof(*nl));
-		if (!nl)
-			return NULL;
-		memset(nl + cs->last_cap, 0, (nc - cs->last_cap) * sizeof(*nl));
-		cs->last = nl;
-		cs->last_cap = nc;
-	}
-	return &cs->last[key];
 }
 
 static int64_t device_of(uint64_t code, int *ok)
@@ -233,7 +192,8 @@ static const char *get_attrs(struct cap_state *cs, struct cur *c, struct memscop
 			int64_t val;
 
 			v = get_varint(c);
-			if (c->bad || !(last = last_slot(cs, key)))
+			if (c->bad || grow_array(&cs->last, &cs->last_cap, key + 1, sizeof(*cs->last)) ||
+				!(last = &cs->last[key]))
 				return c->bad ? "truncated attr value" : "out of memory";
 			if ((kt & 7) == CAP_T_UINT) {
 				if (v > INT64_MAX)
@@ -558,7 +518,8 @@ int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 	cs.prev_id = UINT64_MAX;
 	cs.cur_pid = cs.cur_tid = MEMSCOPE_ID_NONE;
 	cs.cur_device = MEMSCOPE_DEVICE_NONE;
-	if (grow_u32(&cs.smap, &cs.cap_smap, 256) || grow_u32(&cs.kmap, &cs.cap_kmap, 64)) {
+	if (grow_array(&cs.smap, &cs.cap_smap, 256, sizeof(*cs.smap)) ||
+		grow_array(&cs.kmap, &cs.cap_kmap, 64, sizeof(*cs.kmap))) {
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 		goto out;
 	}

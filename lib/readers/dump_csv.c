@@ -59,7 +59,7 @@ struct csv_state {
 	int scale_us;     /* timestamps are microseconds */
 	int unit_decided;
 	struct memscope_attr *attrs;
-	uint32_t attrs_cap;
+	size_t attrs_cap;
 	uint32_t *frames;
 	size_t frames_cap;
 };
@@ -143,15 +143,8 @@ static size_t key_len(const char *s, const char *end)
 static int push_attr(struct csv_state *cs, struct memscope_event *ev, uint32_t key,
 	const char *val, size_t len)
 {
-	if (ev->n_attrs == cs->attrs_cap) {
-		uint32_t cap = cs->attrs_cap ? cs->attrs_cap * 2 : 16;
-		struct memscope_attr *na = realloc(cs->attrs, cap * sizeof(*na));
-
-		if (!na)
-			return MEMSCOPE_E_NOMEM;
-		cs->attrs = na;
-		cs->attrs_cap = cap;
-	}
+	if (grow_array(&cs->attrs, &cs->attrs_cap, ev->n_attrs + 1, sizeof(*cs->attrs)))
+		return MEMSCOPE_E_NOMEM;
 	cs->attrs[ev->n_attrs++] = (struct memscope_attr){ key, (uint32_t)len, val };
 	ev->attrs = cs->attrs;
 	return 0;
@@ -212,15 +205,8 @@ static int parse_stack(struct csv_state *cs, const char *s, size_t n, uint32_t *
 
 		if (nl && fe > p && fe[-1] == '\r')
 			fe--;
-		if (nf == cs->frames_cap) {
-			size_t cap = cs->frames_cap ? cs->frames_cap * 2 : 64;
-			uint32_t *nfr = realloc(cs->frames, cap * sizeof(*nfr));
-
-			if (!nfr)
-				return MEMSCOPE_E_NOMEM;
-			cs->frames = nfr;
-			cs->frames_cap = cap;
-		}
+		if (grow_array(&cs->frames, &cs->frames_cap, nf + 1, sizeof(*cs->frames)))
+			return MEMSCOPE_E_NOMEM;
 		if (memscope_strtab_intern(cs->st, p, (size_t)(fe - p), &fid))
 			return MEMSCOPE_E_NOMEM;
 		cs->frames[nf++] = fid;

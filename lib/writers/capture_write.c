@@ -86,22 +86,6 @@ static int start(struct memscope_capture_writer *w)
 	return outbuf_put(&w->o, h, sizeof(h));
 }
 
-static int grow_u32(uint32_t **a, size_t *cap, size_t need)
-{
-	size_t nc = *cap ? *cap : 256;
-	uint32_t *na;
-
-	while (nc <= need)
-		nc *= 2;
-	na = realloc(*a, nc * sizeof(*na));
-	if (!na)
-		return MEMSCOPE_E_NOMEM;
-	memset(na + *cap, 0, (nc - *cap) * sizeof(*na));
-	*a = na;
-	*cap = nc;
-	return 0;
-}
-
 /* File id of strtab string id, writing a STRING record the first time. */
 static int file_str(struct memscope_capture_writer *w, uint32_t id, uint32_t *fid)
 {
@@ -112,7 +96,7 @@ static int file_str(struct memscope_capture_writer *w, uint32_t id, uint32_t *fi
 		*fid = 0;
 		return 0;
 	}
-	if (id >= w->str_map_cap && grow_u32(&w->str_map, &w->str_map_cap, id))
+	if (grow_array(&w->str_map, &w->str_map_cap, (size_t)id + 1, sizeof(*w->str_map)))
 		return MEMSCOPE_E_NOMEM;
 	if (!w->str_map[id]) {
 		s = memscope_strtab_str(w->st, id, &n);
@@ -132,7 +116,7 @@ static int file_stack(struct memscope_capture_writer *w, uint32_t id, uint32_t *
 	size_t n, i;
 	int rc;
 
-	if (id >= w->stack_map_cap && grow_u32(&w->stack_map, &w->stack_map_cap, id))
+	if (grow_array(&w->stack_map, &w->stack_map_cap, (size_t)id + 1, sizeof(*w->stack_map)))
 		return MEMSCOPE_E_NOMEM;
 	if (!w->stack_map[id]) {
 		struct buf b = { 0 };
@@ -167,25 +151,6 @@ static inline int rec_varint(struct memscope_capture_writer *w, uint64_t v)
 	return buf_append(&w->rec, tmp, varint_put(tmp, v));
 }
 
-static int last_slot(struct memscope_capture_writer *w, uint32_t key, int64_t **slot)
-{
-	if (key >= w->last_cap) {
-		size_t nc = w->last_cap ? w->last_cap : 64;
-		int64_t *nl;
-
-		while (nc <= key)
-			nc *= 2;
-		nl = realloc(w->last, nc * sizeof(*nl));
-		if (!nl)
-			return MEMSCOPE_E_NOMEM;
-		memset(nl + w->last_cap, 0, (nc - w->last_cap) * sizeof(*nl));
-		w->last = nl;
-		w->last_cap = nc;
-	}
-	*slot = &w->last[key];
-	return 0;
-}
-
 static int is_plain_text(const char *s, size_t n)
 {
 	size_t i;
@@ -211,8 +176,9 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 		return rec_varint(w, (uint64_t)key << 3 | CAP_T_EMPTY);
 	if (is_canonical_i64(a->val, a->val_len)) {
 		parse_i64(a->val, a->val_len, &v);
-		if ((rc = last_slot(w, key, &last)))
+		if ((rc = grow_array(&w->last, &w->last_cap, (size_t)key + 1, sizeof(*w->last))))
 			return rc;
+		last = &w->last[key];
 		uint64_t d = zigzag((int64_t)((uint64_t)v - (uint64_t)*last));
 		uint64_t direct = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
