@@ -227,7 +227,8 @@ uint64_t hash_bytes(const void *p, size_t n)
 		n -= 8;
 	}
 	k = 0;
-	memcpy(&k, s, n);
+	if (n)
+		memcpy(&k, s, n);
 	h ^= k * 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebull;

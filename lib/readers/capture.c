@@ -128,10 +128,13 @@ nomem:
 	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
 }
 
-static int64_t device_of(uint64_t code, int *ok)
+/* Device of a device code (formats/capture.md §4); *ok is 0 for a code out of range. */
+static int32_t device_of(uint64_t code, int *ok)
 {
 	*ok = code <= (uint64_t)INT32_MAX + 2;
-	return code == 0 ? MEMSCOPE_DEVICE_NONE : code == 1 ? MEMSCOPE_DEVICE_HOST : (int64_t)code - 2;
+	if (!*ok)
+		return MEMSCOPE_DEVICE_NONE;
+	return code == 0 ? MEMSCOPE_DEVICE_NONE : code == 1 ? MEMSCOPE_DEVICE_HOST : (int32_t)(code - 2);
 }
 
 static int ensure_attrs(struct cap_state *cs, size_t n)
@@ -264,7 +267,7 @@ static int on_event(struct cap_state *cs, struct cur *c)
 	ev.pid = (fields & CAP_F_PID) ? get_varint(c) - 1 : cs->cur_pid;
 	ev.tid = (fields & CAP_F_TID) ? get_varint(c) - 1 : cs->cur_tid;
 	if (fields & CAP_F_DEVICE) {
-		ev.device = (int32_t)device_of(get_varint(c), &ok);
+		ev.device = device_of(get_varint(c), &ok);
 		if (!ok)
 			return bad(cs, "invalid device code");
 	} else {
@@ -439,7 +442,7 @@ static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p
 	case CAP_CONTEXT:
 		cs->cur_pid = get_varint(&c) - 1;
 		cs->cur_tid = get_varint(&c) - 1;
-		cs->cur_device = (int32_t)device_of(get_varint(&c), &ok);
+		cs->cur_device = device_of(get_varint(&c), &ok);
 		if (c.bad || !ok)
 			return bad(cs, "invalid context record");
 		return 0;

@@ -456,8 +456,11 @@ int dump_csv_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 		cs.unit_decided = 1;
 		src->stats.layout = cs.scale_us ? MEMSCOPE_LAYOUT_LEGACY : MEMSCOPE_LAYOUT_CURRENT;
 	}
+	/* the row buffer always exists, so field offsets never apply to a NULL pointer */
 	if (csv_init(&cs.parser, CSV_REPALL_NL | CSV_EMPTY_IS_NULL))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	if (buf_reserve(&cs.row, 4096))
+		cs.rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	/* keep leading and trailing blanks of unquoted fields: no trimming */
 	csv_set_space_func(&cs.parser, no_space);
 	csv_set_blk_size(&cs.parser, 64 * 1024);
