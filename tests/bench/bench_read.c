@@ -1,9 +1,8 @@
-/* Benchmark of the readers: generates realistic dump CSV and host streams, prints read speed, peak RSS and capture size. */
+/* Reader benchmark: read speed, peak RSS and capture size on generated dump CSV and host data. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +30,7 @@ enum exit_status { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_IO = 4 };
 
 enum mode {
 	MODE_CSV = 1u << 0,     /* csv_read of the generated files */
-	MODE_LIBCSV = 1u << 1,  /* libcsv alone and read(2) alone on the same files */
+	MODE_LIBCSV = 1u << 1,  /* libcsv alone, a memchr splitter, read(2) alone: same files */
 	MODE_CAPTURE = 1u << 2, /* convert CSV to capture, then capture_read */
 	MODE_HOST = 1u << 3,    /* host malloc/free stream as compact capture records */
 	MODE_SCALE = 1u << 4,   /* csv_read peak RSS on 2x, 4x bigger files */
@@ -45,7 +44,7 @@ static const struct {
 	const char *help;
 } modes[] = {
 	{ "csv", MODE_CSV, "read the dump CSVs (without and with call stacks)" },
-	{ "libcsv", MODE_LIBCSV, "libcsv alone (empty callbacks) and read(2) alone, same files" },
+	{ "libcsv", MODE_LIBCSV, "libcsv alone, a memchr splitter, read(2) alone (same files)" },
 	{ "capture", MODE_CAPTURE, "convert the CSVs to capture files and read those" },
 	{ "host", MODE_HOST, "host malloc/free stream: capture bytes/event and read speed" },
 	{ "scale", MODE_SCALE, "peak RSS of csv_read on files --scale times bigger" },
@@ -62,7 +61,7 @@ struct bench_opts {
 	unsigned threads;     /* -t: threads of the host stream, 1..4 (4) */
 	uint64_t seed;        /* -S: PRNG seed (1) */
 	const char *dir;      /* -d: directory for the files, kept (NULL: temporary, removed) */
-	const char *input;    /* -i: measure this CSV or capture file instead of generating (NULL) */
+	const char *input;    /* -i: measure this CSV or capture file, generate nothing (NULL) */
 	const char *scale;    /* -x: multiples of -n for the scale mode ("2,4") */
 	int keep;             /* -k: keep the temporary directory (0) */
 	unsigned modes;       /* positional MODEs (all) */
@@ -92,7 +91,7 @@ static const char *const opt_help[] = {
 	"-e, --host-events N  events of the host malloc/free stream (default 4M)",
 	"-t, --threads N      threads of the host stream, 1..4 (default 4)",
 	"-S, --seed N         PRNG seed (default 1)",
-	"-d, --dir DIR        write the files into DIR and keep them (default: a temporary directory)",
+	"-d, --dir DIR        write the files into DIR and keep them (default: a temporary one)",
 	"-i, --input FILE     measure this dump CSV or capture file instead of generated ones",
 	"-x, --scale LIST     multiples of --rows for the scale mode (default 2,4)",
 	"-k, --keep           keep the temporary directory",
@@ -165,10 +164,18 @@ static double rng_unit(uint64_t *s)
 	return (double)(rng_next(s) >> 11) * 0x1.0p-53;
 }
 
-/* Log-uniform integer in [lo, hi]. */
-static uint64_t rng_log(uint64_t *s, double lo, double hi)
+/* About log-uniform in [lo, hi): a uniform octave, then uniform inside it (no libm). */
+static uint64_t rng_log(uint64_t *s, uint64_t lo, uint64_t hi)
 {
-	return (uint64_t)exp(log(lo) + rng_unit(s) * (log(hi) - log(lo)));
+	unsigned octaves = 0, k;
+	uint64_t a, b;
+
+	while ((lo << (octaves + 1)) <= hi)
+		octaves++;
+	k = (unsigned)rng_below(s, octaves + 1);
+	a = lo << k;
+	b = k == octaves ? hi : a << 1;
+	return a + rng_below(s, b > a ? b - a : 1);
 }
 
 static double now_s(void)
@@ -249,9 +256,9 @@ static void sb_free(struct sbuf *b)
 /* ------------------------------------------------------------------------------------------ */
 /* dump CSV generator: a training loop as msMemScope (HEAD) writes it */
 
-#define GEN_PID 3101864ull
-#define GEN_TID_MAIN 3101864ull
-#define GEN_TID_BWD 3104193ull
+#define GEN_PID ((uint64_t)3101864)
+#define GEN_TID_MAIN ((uint64_t)3101864)
+#define GEN_TID_BWD ((uint64_t)3104193)
 #define GEN_LAYERS 4
 #define GEN_STACKS 96
 #define GEN_SEGMENT (20ll << 20)
@@ -375,7 +382,8 @@ static uint64_t next_ts(struct csv_gen *g)
 static char *make_stack(uint64_t *rng, int python)
 {
 	static const char *const py_files[] = {
-		"/home/user/train.py", "/usr/lib/python3.9/site-packages/torch/nn/modules/module.py",
+		"/home/user/train.py",
+		"/usr/lib/python3.9/site-packages/torch/nn/modules/module.py",
 		"/usr/lib/python3.9/site-packages/torch/nn/modules/linear.py",
 		"/usr/lib/python3.9/site-packages/torch/autograd/__init__.py",
 		"/usr/lib/python3.9/site-packages/torch/optim/adam.py",
@@ -395,7 +403,8 @@ static char *make_stack(uint64_t *rng, int python)
 		"_ZN5torch8autograd6Engine17evaluate_functionE", "PyObject_Call", "rtMalloc",
 	};
 	struct sbuf b = { 0 };
-	unsigned depth = python ? 6 + (unsigned)rng_below(rng, 16) : 8 + (unsigned)rng_below(rng, 20);
+	unsigned depth = python ? 6 + (unsigned)rng_below(rng, 16)
+				: 8 + (unsigned)rng_below(rng, 20);
 	unsigned i;
 
 	for (i = 0; i < depth; i++) {
@@ -425,8 +434,8 @@ static void put_row(struct csv_gen *g, struct sbuf *dst, uint64_t id, const char
 	struct sbuf *l = &g->line;
 
 	l->len = 0;
-	sb_printf(l, "%" PRIu64 ",%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,", id, event, type,
-		name, ts, GEN_PID, tid, device);
+	sb_printf(l, "%" PRIu64 ",%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,", id, event,
+		type, name, ts, GEN_PID, tid, device);
 	if (ptr)
 		sb_printf(l, "0x%016" PRIx64 ",", ptr);
 	else
@@ -600,7 +609,8 @@ static void run_op(struct csv_gen *g, const struct op_def *op, uint64_t tid)
 		if (op->weights && (i == 0 || !g->n_live))
 			in = g->weights[rng_below(&g->rng, g->n_weights)];
 		else if (g->n_live)
-			in = g->live[g->n_live - 1 - rng_below(&g->rng, g->n_live < 6 ? g->n_live : 6)];
+			in = g->live[g->n_live - 1 -
+				     rng_below(&g->rng, g->n_live < 6 ? g->n_live : 6)];
 		else
 			continue;
 		pta_access(g, in, op->name, op->n_out == 0 && i == 0, tid);
@@ -617,7 +627,7 @@ static void run_op(struct csv_gen *g, const struct op_def *op, uint64_t tid)
 	}
 	if (op->kernel && rng_below(&g->rng, 10) < 7) {
 		g->attr.len = 0;
-		sb_printf(&g->attr, "streamId:2,taskId:%" PRIu64, g->n_ops % 65536);
+		sb_printf(&g->attr, "{streamId:2,taskId:%" PRIu64 "}", g->n_ops % 65536);
 		put_row(g, NULL, next_id(g), "KERNEL_LAUNCH", "KERNEL_LAUNCH", op->kernel,
 			next_ts(g), tid, "0", 0, g->attr.p, 0);
 	}
@@ -629,7 +639,8 @@ static void run_op(struct csv_gen *g, const struct op_def *op, uint64_t tid)
 		if (g->live[i]->free_after <= g->n_ops) {
 			struct blk *b = g->live[i];
 
-			memmove(g->live + i, g->live + i + 1, (g->n_live - i - 1) * sizeof(*g->live));
+			memmove(g->live + i, g->live + i + 1,
+				(g->n_live - i - 1) * sizeof(*g->live));
 			g->n_live--;
 			pta_free(g, b, tid, 0);
 		} else {
@@ -713,8 +724,8 @@ static int gen_csv(const char *path, uint64_t rows, unsigned stack_pct, uint64_t
 	while (g.n_segs)
 		pta_free(&g, g.segs[--g.n_segs], GEN_TID_MAIN, 1);
 	/* public (device N/A) events are appended at the end of every device file */
-	put_row(&g, NULL, 0, "SYSTEM", "ACL_INIT", "N/A", g.t_start - 900000, GEN_TID_MAIN, "N/A", 0,
-		NULL, 0);
+	put_row(&g, NULL, 0, "SYSTEM", "ACL_INIT", "N/A", g.t_start - 900000, GEN_TID_MAIN, "N/A",
+		0, NULL, 0);
 	put_row(&g, NULL, 1, "SYSTEM", "START_TRACE", "N/A", g.t_start - 500000, GEN_TID_MAIN,
 		"N/A", 0, "{free:62277025792,total:65452113920}", 0);
 	put_row(&g, NULL, next_id(&g), "SYSTEM", "STOP_TRACE", "N/A", next_ts(&g), GEN_TID_MAIN,
@@ -722,7 +733,7 @@ static int gen_csv(const char *path, uint64_t rows, unsigned stack_pct, uint64_t
 	put_row(&g, NULL, next_id(&g), "SYSTEM", "ACL_FINI", "N/A", next_ts(&g), GEN_TID_MAIN,
 		"N/A", 0, NULL, 0);
 	if (g.failed)
-		snprintf(msg, msg_len, "%s: generation failed (out of memory or write error)", path);
+		snprintf(msg, msg_len, "%s: out of memory or write error", path);
 	else
 		rc = 0;
 	if (fclose(g.out) && !rc) {
@@ -926,3 +937,1148 @@ static void host_free(struct host_gen *g, struct hblock *b)
 	host_emit(g, b, 0, 0);
 }
 
+
+/* Write n host events into the capture writer; 0 or -1 (g->err or g->failed say why). */
+static int host_run(struct host_gen *g, uint64_t n)
+{
+	static const char *const funcs[] = {
+		"main", "parse_config", "json_parse_value", "strdup", "std::string::_M_create",
+		"vector_grow", "hash_insert", "node_new", "buffer_append", "read_records",
+		"load_dataset", "tokenize", "arena_alloc", "list_push", "worker_loop",
+	};
+	uint32_t frames[16];
+	unsigned i, k;
+
+	for (i = 0; i < HOST_STACKS; i++) {
+		unsigned depth = 4 + (unsigned)rng_below(&g->rng, 12);
+
+		for (k = 0; k < depth; k++) {
+			char s[96];
+			int len = snprintf(s, sizeof(s), "app(%s+0x%x) [0x55d0c0%06x]",
+				funcs[rng_below(&g->rng, 15)], (unsigned)rng_below(&g->rng, 0x300),
+				(unsigned)rng_below(&g->rng, 0x1000000));
+
+			if (memscope_strtab_intern(g->st, s, (size_t)len, &frames[k]))
+				return -1;
+		}
+		if (memscope_strtab_intern_stack(g->st, frames, depth, &g->stacks[i]))
+			return -1;
+	}
+	while (g->id < n && !g->failed) {
+		struct hthread *t;
+
+		if (g->n_threads > 1 && rng_below(&g->rng, 256) == 0)
+			g->cur = (g->cur + 1 + (unsigned)rng_below(&g->rng, g->n_threads - 1)) %
+				g->n_threads;
+		t = &g->th[g->cur];
+		if (g->n_long && (rng_below(&g->rng, 1000) < 18 || g->n_long == HOST_LONG_MAX)) {
+			/* a long-lived block dies, often on another thread than its own */
+			size_t at = rng_below(&g->rng, g->n_long);
+			struct hblock b = g->longl[at];
+
+			g->longl[at] = g->longl[--g->n_long];
+			host_free(g, &b);
+		} else if (t->n && rng_unit(&g->rng) < (double)t->n / ((double)t->n + 12.0)) {
+			/* LIFO-ish: mostly the newest block, sometimes one of the few before it */
+			size_t few = t->n < 8 ? t->n : 8;
+			size_t back = rng_below(&g->rng, 100) < 85 ? 0 : rng_below(&g->rng, few);
+			struct hblock b = t->live[t->n - 1 - back];
+
+			memmove(&t->live[t->n - 1 - back], &t->live[t->n - back],
+				back * sizeof(*t->live));
+			t->n--;
+			host_free(g, &b);
+		} else {
+			host_alloc(g);
+		}
+	}
+	return g->failed ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* measurements in forked children */
+
+static const struct {
+	unsigned type;
+	const char *name;
+} rec_types[] = {
+	{ CAP_END, "end" },
+	{ CAP_STRING, "string" },
+	{ CAP_STACK, "stack" },
+	{ CAP_META, "meta" },
+	{ CAP_EVENT, "event" },
+	{ CAP_CONTEXT, "context" },
+	{ CAP_HOST_ALLOC, "host_alloc" },
+	{ CAP_HOST_FREE, "host_free" },
+	{ CAP_HOST_ALLOC_FN, "host_alloc_fn" },
+	{ CAP_HOST_FREE_FN, "host_free_fn" },
+	{ 0, "other" },
+};
+
+#define N_REC (sizeof(rec_types) / sizeof(rec_types[0]))
+
+/* What a child reports through its pipe. */
+struct result {
+	int rc;            /* 0, or a MEMSCOPE_E_* / -1 with msg */
+	double wall_s;     /* the measured part only */
+	uint64_t n;        /* rows or events */
+	uint64_t bytes;    /* input bytes (reads) or output bytes (writes) */
+	uint64_t aux;      /* strtab footprint (reads), input bytes (convert) */
+	uint64_t aux2;     /* strings interned (reads) */
+	uint64_t rec_n[N_REC], rec_bytes[N_REC];
+	char msg[600];
+};
+
+struct run {
+	struct result r;
+	double cpu_s;      /* user + system of the whole child */
+	double rss_mib;    /* peak RSS of the whole child */
+};
+
+typedef void (*child_fn)(const void *arg, struct result *r);
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static size_t read_all(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+/* Run fn(arg) in a child; its result, CPU time and peak RSS into *out. 0 or -1 (out->r.msg). */
+static int run_child(child_fn fn, const void *arg, struct run *out)
+{
+	struct rusage ru;
+	int fds[2], status = 0;
+	pid_t pid;
+	size_t got;
+
+	memset(out, 0, sizeof(*out));
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe(fds)) {
+		snprintf(out->r.msg, sizeof(out->r.msg), "pipe: %s", strerror(errno));
+		return out->r.rc = -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(out->r.msg, sizeof(out->r.msg), "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return out->r.rc = -1;
+	}
+	if (pid == 0) {
+		struct result r;
+
+		close(fds[0]);
+		memset(&r, 0, sizeof(r));
+		fn(arg, &r);
+		_exit(write_all(fds[1], &r, sizeof(r)) ? 1 : 0);
+	}
+	close(fds[1]);
+	got = read_all(fds[0], &out->r, sizeof(out->r));
+	close(fds[0]);
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	out->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	out->rss_mib = (double)ru.ru_maxrss / 1024.0;
+	if (got != sizeof(out->r) || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(out->r.msg, sizeof(out->r.msg), "child failed (status 0x%x)", status);
+		return out->r.rc = -1;
+	}
+	return out->r.rc ? -1 : 0;
+}
+
+static void set_error(struct result *r, const struct memscope_error *err, int rc)
+{
+	r->rc = rc ? rc : -1;
+	memscope_error_format(err, r->msg, sizeof(r->msg));
+}
+
+static int count_event(void *ctx, const struct memscope_event *ev)
+{
+	uint64_t *n = ctx;
+
+	(void)ev;
+	(*n)++;
+	return 0;
+}
+
+/* Read a file with the library (any format) and a counting callback. */
+static void child_read(const void *arg, struct result *r)
+{
+	const char *path = arg;
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	double t0;
+	int rc;
+
+	memscope_error_clear(&err);
+	if (!st) {
+		r->rc = MEMSCOPE_E_NOMEM;
+		snprintf(r->msg, sizeof(r->msg), "out of memory");
+		return;
+	}
+	t0 = now_s();
+	rc = memscope_source_open(&src, path, st, NULL, &err);
+	if (!rc)
+		rc = memscope_source_read(src, count_event, &r->n, &err);
+	r->wall_s = now_s() - t0;
+	if (rc)
+		set_error(r, &err, rc);
+	if (src)
+		r->bytes = memscope_source_stats(src)->bytes;
+	r->aux = memscope_strtab_footprint(st);
+	r->aux2 = memscope_strtab_count(st);
+	memscope_source_close(src);
+	memscope_strtab_free(st);
+}
+
+struct libcsv_arg {
+	const char *path;
+	int reader_opts; /* the options dump_csv.c sets (no trimming: a space function) */
+};
+
+struct libcsv_count {
+	uint64_t fields, rows;
+};
+
+static void lc_field(void *s, size_t len, void *data)
+{
+	struct libcsv_count *c = data;
+
+	(void)s;
+	(void)len;
+	c->fields++;
+}
+
+static void lc_row(int ch, void *data)
+{
+	struct libcsv_count *c = data;
+
+	(void)ch;
+	if (c->fields) {
+		c->rows++;
+		c->fields = 0;
+	}
+}
+
+static int lc_no_space(unsigned char c)
+{
+	(void)c;
+	return 0;
+}
+
+#define BENCH_CHUNK (256 * 1024) /* the readers' READ_CHUNK */
+
+/* libcsv alone over the file: csv_parse with callbacks that only count. */
+static void child_libcsv(const void *arg, struct result *r)
+{
+	const struct libcsv_arg *a = arg;
+	struct csv_parser p;
+	struct libcsv_count c = { 0, 0 };
+	unsigned char *buf = malloc(BENCH_CHUNK);
+	int fd = open(a->path, O_RDONLY);
+	ssize_t n;
+	double t0;
+
+	if (!buf || fd < 0 ||
+		csv_init(&p, a->reader_opts ? CSV_REPALL_NL | CSV_EMPTY_IS_NULL : 0)) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: cannot set up: %s", a->path, strerror(errno));
+		goto out;
+	}
+	if (a->reader_opts) {
+		csv_set_space_func(&p, lc_no_space);
+		csv_set_blk_size(&p, 64 * 1024);
+	}
+	t0 = now_s();
+	while ((n = read(fd, buf, BENCH_CHUNK)) > 0) {
+		r->bytes += (uint64_t)n;
+		if (csv_parse(&p, buf, (size_t)n, lc_field, lc_row, &c) != (size_t)n) {
+			r->rc = -1;
+			snprintf(r->msg, sizeof(r->msg), "csv_parse: %s",
+				csv_strerror(csv_error(&p)));
+			break;
+		}
+	}
+	csv_fini(&p, lc_field, lc_row, &c);
+	r->wall_s = now_s() - t0;
+	r->n = c.rows ? c.rows - 1 : 0; /* minus the header */
+	csv_free(&p);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
+/*
+ * Split complete rows of p[0..n) into fields the way the dump dialect needs (quoted fields may
+ * hold ',' and newlines; "" is a quote), in place and without copies, counting rows and fields.
+ * Returns the bytes of complete rows; at_eof: the last row may lack its newline.
+ */
+static size_t split_rows(const char *p, size_t n, int at_eof, struct libcsv_count *c)
+{
+	const char *s = p, *end = p + n, *row;
+
+	while (s < end) {
+		uint64_t fields = 0;
+
+		row = s;
+		for (;;) {
+			if (s < end && *s == '"') {
+				const char *q = s + 1;
+
+				for (;;) {
+					q = memchr(q, '"', (size_t)(end - q));
+					if (!q)
+						return at_eof ? n : (size_t)(row - p);
+					if (q + 1 < end && q[1] == '"') {
+						q += 2;
+						continue;
+					}
+					break;
+				}
+				s = q + 1;
+			}
+			while (s < end && *s != ',' && *s != '\n')
+				s++;
+			fields++;
+			if (s == end) {
+				if (!at_eof)
+					return (size_t)(row - p);
+				c->rows++;
+				c->fields += fields;
+				return n;
+			}
+			if (*s++ == '\n')
+				break;
+		}
+		c->rows++;
+		c->fields += fields;
+	}
+	return n;
+}
+
+/* The memchr splitter above over the file: what an in-house tokenizer could cost. */
+static void child_split(const void *arg, struct result *r)
+{
+	const char *path = arg;
+	struct libcsv_count c = { 0, 0 };
+	size_t cap = 2 * BENCH_CHUNK, len = 0, used;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+	double t0;
+
+	if (!buf || fd < 0) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	t0 = now_s();
+	for (;;) {
+		if (cap - len < BENCH_CHUNK) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				r->rc = -1;
+				snprintf(r->msg, sizeof(r->msg), "out of memory");
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, BENCH_CHUNK);
+		if (n < 0) {
+			r->rc = -1;
+			snprintf(r->msg, sizeof(r->msg), "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		r->bytes += (uint64_t)n;
+		len += (size_t)n;
+		used = split_rows(buf, len, n == 0, &c);
+		memmove(buf, buf + used, len - used);
+		len -= used;
+		if (n == 0)
+			break;
+	}
+	r->wall_s = now_s() - t0;
+	r->n = c.rows ? c.rows - 1 : 0;
+	r->aux = c.fields;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
+/* read(2) alone, counting newlines: the I/O and memory-bandwidth ceiling. */
+static void child_read_only(const void *arg, struct result *r)
+{
+	const char *path = arg;
+	unsigned char *buf = malloc(BENCH_CHUNK);
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+	double t0;
+
+	if (!buf || fd < 0) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	t0 = now_s();
+	while ((n = read(fd, buf, BENCH_CHUNK)) > 0) {
+		const unsigned char *q = buf, *end = buf + n;
+
+		r->bytes += (uint64_t)n;
+		while ((q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
+			r->n++;
+			q++;
+		}
+	}
+	r->wall_s = now_s() - t0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
+struct convert_arg {
+	const char *in, *out;
+};
+
+struct convert_ctx {
+	struct memscope_capture_writer *w;
+	struct memscope_error werr;
+};
+
+static int convert_event(void *ctx, const struct memscope_event *ev)
+{
+	struct convert_ctx *c = ctx;
+
+	return memscope_capture_writer_write(c->w, ev, &c->werr);
+}
+
+/* Any input to a capture file with the library's writer. */
+static void child_convert(const void *arg, struct result *r)
+{
+	const struct convert_arg *a = arg;
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	struct convert_ctx c;
+	FILE *out = fopen(a->out, "w");
+	double t0 = now_s();
+	int rc;
+
+	memscope_error_clear(&err);
+	memscope_error_clear(&c.werr);
+	c.w = st && out ? memscope_capture_writer_new(out, st) : NULL;
+	if (!c.w) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: cannot set up: %s", a->out, strerror(errno));
+		goto out;
+	}
+	rc = memscope_source_open(&src, a->in, st, NULL, &err);
+	if (!rc)
+		rc = memscope_source_read(src, convert_event, &c, &err);
+	if (!rc)
+		rc = memscope_capture_writer_finish(c.w, &err);
+	if (rc)
+		set_error(r, c.werr.code ? &c.werr : &err, rc);
+	r->wall_s = now_s() - t0;
+	r->n = src ? memscope_source_stats(src)->n_events : 0;
+	r->aux = src ? memscope_source_stats(src)->bytes : 0;
+	r->bytes = memscope_capture_writer_bytes(c.w);
+out:
+	memscope_capture_writer_free(c.w);
+	memscope_source_close(src);
+	if (out && fclose(out) && !r->rc) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: %s", a->out, strerror(errno));
+	}
+	memscope_strtab_free(st);
+}
+
+/* Count a capture file's records and bytes by record type. */
+static void child_census(const void *arg, struct result *r)
+{
+	const char *path = arg;
+	FILE *f = fopen(path, "rb");
+	unsigned char *p = NULL;
+	size_t n = 0, cap = 0, at, i;
+
+	while (f) {
+		unsigned char *np;
+		size_t got;
+
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1 << 20;
+			np = realloc(p, cap);
+			if (!np)
+				break;
+			p = np;
+		}
+		got = fread(p + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (!f || ferror(f) || n < CAP_HEADER_LEN) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: cannot read", path);
+		goto out;
+	}
+	at = p[12] | p[13] << 8 | (size_t)p[14] << 16 | (size_t)p[15] << 24;
+	while (at < n) {
+		uint64_t len = 0;
+		unsigned shift = 0;
+		size_t h = at + 1;
+
+		while (h < n && shift < 64) {
+			len |= (uint64_t)(p[h] & 0x7f) << shift;
+			shift += 7;
+			if (!(p[h++] & 0x80))
+				break;
+		}
+		for (i = 0; i < N_REC - 1 && rec_types[i].type != p[at]; i++)
+			;
+		r->rec_n[i]++;
+		r->rec_bytes[i] += h - at + len;
+		r->n++;
+		if (len > n - h)
+			break;
+		at = h + (size_t)len;
+	}
+	r->bytes = n;
+out:
+	if (f)
+		fclose(f);
+	free(p);
+}
+
+struct gen_csv_arg {
+	const char *path;
+	uint64_t rows, seed;
+	unsigned stack_pct;
+};
+
+static void child_gen_csv(const void *arg, struct result *r)
+{
+	const struct gen_csv_arg *a = arg;
+	double t0 = now_s();
+	struct stat sb;
+
+	if (gen_csv(a->path, a->rows, a->stack_pct, a->seed, r->msg, sizeof(r->msg))) {
+		r->rc = -1;
+		return;
+	}
+	r->wall_s = now_s() - t0;
+	if (stat(a->path, &sb) == 0)
+		r->bytes = (uint64_t)sb.st_size;
+}
+
+struct gen_host_arg {
+	const char *path;
+	uint64_t events, seed;
+	unsigned threads;
+};
+
+static void child_gen_host(const void *arg, struct result *r)
+{
+	static const uint64_t tid_off[4] = { 0, 7, 8, 9 };
+	const struct gen_host_arg *a = arg;
+	struct host_gen g;
+	FILE *out = fopen(a->path, "w");
+	double t0 = now_s();
+	unsigned i;
+
+	memset(&g, 0, sizeof(g));
+	memscope_error_clear(&g.err);
+	g.rng = a->seed ^ 0x686f7374ull;
+	g.ts_ns = 1764753083997498270ull;
+	g.n_threads = a->threads;
+	for (i = 0; i < 4; i++) {
+		g.th[i].tid = HOST_PID + tid_off[i];
+		/* main arena on the brk heap, the others in mmap'ed heaps of their own */
+		g.arena[i].bump = i ? 0x00007f39f0000000ull + (uint64_t)(i - 1) * 0x08000000ull
+				    : 0x000055d0c0a3e000ull;
+		g.arena[i].mmap_top = 0x00007f3a2c000000ull - (uint64_t)i * 0x0400000000ull;
+	}
+	g.st = memscope_strtab_new();
+	g.longl = malloc(HOST_LONG_MAX * sizeof(*g.longl));
+	g.w = g.st && out ? memscope_capture_writer_new(out, g.st) : NULL;
+	if (!g.w || !g.longl) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: cannot set up: %s", a->path, strerror(errno));
+		goto out;
+	}
+	if (host_run(&g, a->events) || memscope_capture_writer_finish(g.w, &g.err)) {
+		if (g.err.code)
+			set_error(r, &g.err, g.err.code);
+		else
+			snprintf(r->msg, sizeof(r->msg), "host stream: out of memory");
+		r->rc = -1;
+	}
+	r->wall_s = now_s() - t0;
+	r->n = g.id;
+	r->bytes = memscope_capture_writer_bytes(g.w);
+out:
+	memscope_capture_writer_free(g.w);
+	if (out && fclose(out) && !r->rc) {
+		r->rc = -1;
+		snprintf(r->msg, sizeof(r->msg), "%s: %s", a->path, strerror(errno));
+	}
+	memscope_strtab_free(g.st);
+	for (i = 0; i < 4; i++) {
+		unsigned c;
+
+		free(g.th[i].live);
+		for (c = 0; c < HOST_CLASSES; c++)
+			free(g.arena[i].free_list[c].v);
+	}
+	free(g.longl);
+}
+
+static void child_idle(const void *arg, struct result *r)
+{
+	(void)arg;
+	(void)r;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the parent: runs the children, prints one line per figure */
+
+#define MAX_REPEAT 64
+#define MAX_FILES 32
+
+struct measured {
+	double best, median, cpu, rss_mib;
+	struct result r; /* of the best run */
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* repeat runs of fn; best and median wall time, least CPU, highest peak RSS. 0 or -1 (printed). */
+static int measure(const char *label, child_fn fn, const void *arg, unsigned repeat,
+	struct measured *m)
+{
+	double wall[MAX_REPEAT];
+	struct run run;
+	unsigned i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < repeat; i++) {
+		if (run_child(fn, arg, &run)) {
+			fprintf(stderr, "bench_read: %s: %s\n", label, run.r.msg);
+			return -1;
+		}
+		wall[i] = run.r.wall_s;
+		if (i == 0 || run.r.wall_s < m->r.wall_s)
+			m->r = run.r;
+		if (i == 0 || run.cpu_s < m->cpu)
+			m->cpu = run.cpu_s;
+		if (run.rss_mib > m->rss_mib)
+			m->rss_mib = run.rss_mib;
+	}
+	qsort(wall, repeat, sizeof(wall[0]), cmp_double);
+	m->best = wall[0];
+	m->median = repeat % 2 ? wall[repeat / 2] : (wall[repeat / 2 - 1] + wall[repeat / 2]) / 2;
+	return 0;
+}
+
+static double mb(uint64_t bytes)
+{
+	return (double)bytes / 1e6;
+}
+
+struct bench {
+	struct bench_opts o;
+	char dir[4096];
+	char files[MAX_FILES][4200];
+	unsigned n_files;
+	int own_dir;
+	double rss_floor;
+	/* for the goals */
+	double csv_mbs[2], csv_rss_max, host_bpe;
+	double cap_meps[2]; /* host stream, then a converted dump (or --input) */
+	char csv_label[2][32], cap_label[2][32];
+	char csv_rss_list[256];
+	int failed;
+};
+
+static const char *path_in(struct bench *b, const char *name)
+{
+	char *p;
+
+	if (b->n_files == MAX_FILES)
+		return NULL;
+	p = b->files[b->n_files++];
+	snprintf(p, sizeof(b->files[0]), "%s/%s", b->dir, name);
+	return p;
+}
+
+static void print_csv_read(struct bench *b, const char *label, const struct measured *m)
+{
+	printf("csv_read[%s]: %" PRIu64 " rows, %.1f MB, best %.3f s = %.1f MB/s, %.2f M rows/s, "
+	       "median %.3f s, cpu %.3f s, peak RSS %.1f MiB (strtab %.2f MiB, %" PRIu64
+	       " strings)\n", label, m->r.n, mb(m->r.bytes), m->best, mb(m->r.bytes) / m->best,
+		(double)m->r.n / m->best / 1e6, m->median, m->cpu, m->rss_mib,
+		(double)m->r.aux / 1048576.0, m->r.aux2);
+	if (m->rss_mib > b->csv_rss_max)
+		b->csv_rss_max = m->rss_mib;
+}
+
+static void print_census(const char *label, const struct result *r, uint64_t n_events)
+{
+	unsigned i;
+
+	printf("capture_records[%s]:", label);
+	for (i = 0; i < N_REC; i++)
+		if (r->rec_n[i])
+			printf(" %s %" PRIu64 " (%.1f B avg, %.1f%%)", rec_types[i].name,
+				r->rec_n[i], (double)r->rec_bytes[i] / (double)r->rec_n[i],
+				100.0 * (double)r->rec_bytes[i] / (double)r->bytes);
+	printf(" = %.2f B/event\n", (double)r->bytes / (double)(n_events ? n_events : 1));
+}
+
+/* capture_read of path; returns M events/s or 0. */
+static double bench_capture_read(struct bench *b, const char *label, const char *path)
+{
+	struct measured m;
+	char what[64];
+
+	snprintf(what, sizeof(what), "capture_read[%s]", label);
+	if (measure(what, child_read, path, b->o.repeat, &m)) {
+		b->failed = 1;
+		return 0;
+	}
+	printf("capture_read[%s]: %" PRIu64 " events, %.1f MB, best %.3f s = %.1f M events/s "
+	       "(%.1f ns/event, %.0f MB/s), median %.3f s, cpu %.3f s, peak RSS %.1f MiB\n", label,
+		m.r.n, mb(m.r.bytes), m.best, (double)m.r.n / m.best / 1e6,
+		m.best * 1e9 / (double)(m.r.n ? m.r.n : 1), mb(m.r.bytes) / m.best, m.median, m.cpu,
+		m.rss_mib);
+	return (double)m.r.n / m.best / 1e6;
+}
+
+static void census(struct bench *b, const char *label, const char *path, uint64_t n_events)
+{
+	struct run run;
+
+	if (run_child(child_census, path, &run)) {
+		fprintf(stderr, "bench_read: census %s: %s\n", path, run.r.msg);
+		b->failed = 1;
+		return;
+	}
+	print_census(label, &run.r, n_events);
+}
+
+/* Everything about one dump CSV: read, libcsv alone, read(2) alone, capture. */
+static void bench_csv_file(struct bench *b, const char *label, const char *csv, int slot)
+{
+	struct measured m;
+	char what[96];
+
+	if (b->o.modes & MODE_CSV) {
+		snprintf(what, sizeof(what), "csv_read[%s]", label);
+		if (measure(what, child_read, csv, b->o.repeat, &m) == 0) {
+			print_csv_read(b, label, &m);
+			if (slot >= 0) {
+				b->csv_mbs[slot] = mb(m.r.bytes) / m.best;
+				snprintf(b->csv_label[slot], sizeof(b->csv_label[0]), "%s", label);
+			}
+			if (slot == 0)
+				snprintf(b->csv_rss_list, sizeof(b->csv_rss_list), "1x %.1f",
+					m.rss_mib);
+		} else {
+			b->failed = 1;
+		}
+	}
+	if (b->o.modes & MODE_LIBCSV) {
+		static const char *const names[2] = { "default opts", "reader opts" };
+		int opts;
+
+		for (opts = 1; opts >= 0; opts--) {
+			struct libcsv_arg a = { csv, opts };
+
+			snprintf(what, sizeof(what), "libcsv[%s, %s]", label, names[opts]);
+			if (measure(what, child_libcsv, &a, b->o.repeat, &m)) {
+				b->failed = 1;
+				continue;
+			}
+			printf("libcsv[%s, %s]: %" PRIu64 " rows, %.1f MB, best %.3f s = "
+			       "%.1f MB/s, %.2f M rows/s, median %.3f s, peak RSS %.1f MiB\n",
+				label, names[opts], m.r.n, mb(m.r.bytes), m.best,
+				mb(m.r.bytes) / m.best,
+				(double)m.r.n / m.best / 1e6, m.median, m.rss_mib);
+		}
+		snprintf(what, sizeof(what), "split[%s]", label);
+		if (measure(what, child_split, csv, b->o.repeat, &m) == 0)
+			printf("split[%s]: %" PRIu64 " rows, %" PRIu64 " fields, best %.3f s = "
+			       "%.1f MB/s (memchr splitter, same dialect, zero-copy)\n", label,
+				m.r.n, m.r.aux, m.best, mb(m.r.bytes) / m.best);
+		else
+			b->failed = 1;
+		snprintf(what, sizeof(what), "read_only[%s]", label);
+		if (measure(what, child_read_only, csv, b->o.repeat, &m) == 0)
+			printf("read_only[%s]: %.1f MB, %" PRIu64 " lines, best %.3f s = %.0f MB/s "
+			       "(read(2) + memchr)\n", label, mb(m.r.bytes), m.r.n, m.best,
+				mb(m.r.bytes) / m.best);
+		else
+			b->failed = 1;
+	}
+	if (b->o.modes & MODE_CAPTURE) {
+		char name[64];
+		const char *cap;
+		struct convert_arg a;
+		struct run run;
+		double meps;
+
+		snprintf(name, sizeof(name), "dump_%s.mscap", slot == 1 ? "stacks" : "plain");
+		if (!(cap = path_in(b, name)))
+			return;
+		a.in = csv;
+		a.out = cap;
+		if (run_child(child_convert, &a, &run)) {
+			fprintf(stderr, "bench_read: convert %s: %s\n", csv, run.r.msg);
+			b->failed = 1;
+			return;
+		}
+		printf("convert[%s]: %" PRIu64 " events, %.1f MB CSV -> %.1f MB capture = "
+		       "%.2f B/event (%.1fx smaller), %.3f s = %.2f M events/s, "
+		       "peak RSS %.1f MiB\n",
+			label,
+			run.r.n, mb(run.r.aux), mb(run.r.bytes),
+			(double)run.r.bytes / (double)(run.r.n ? run.r.n : 1),
+			(double)run.r.aux / (double)(run.r.bytes ? run.r.bytes : 1), run.r.wall_s,
+			(double)run.r.n / run.r.wall_s / 1e6, run.rss_mib);
+		census(b, label, cap, run.r.n);
+		meps = bench_capture_read(b, label, cap);
+		if (slot == 0) {
+			b->cap_meps[1] = meps;
+			snprintf(b->cap_label[1], sizeof(b->cap_label[1]), "dump %s", label);
+		}
+	}
+}
+
+static int gen_csv_file(struct bench *b, const char *path, uint64_t rows, unsigned pct,
+	const char *label)
+{
+	struct gen_csv_arg a = { path, rows, b->o.seed, pct };
+	struct run run;
+
+	if (run_child(child_gen_csv, &a, &run)) {
+		fprintf(stderr, "bench_read: generate %s: %s\n", path, run.r.msg);
+		b->failed = 1;
+		return -1;
+	}
+	printf("gen_csv[%s]: >= %" PRIu64 " rows, %.1f MB (%.0f B/row) in %.2f s -> %s\n", label,
+		rows, mb(run.r.bytes), (double)run.r.bytes / (double)rows, run.r.wall_s, path);
+	return 0;
+}
+
+static void bench_host(struct bench *b)
+{
+	struct gen_host_arg a;
+	struct run run;
+	const char *path = path_in(b, "host.mscap");
+
+	if (!path)
+		return;
+	a.path = path;
+	a.events = b->o.host_events;
+	a.seed = b->o.seed;
+	a.threads = b->o.threads;
+	if (run_child(child_gen_host, &a, &run)) {
+		fprintf(stderr, "bench_read: host stream: %s\n", run.r.msg);
+		b->failed = 1;
+		return;
+	}
+	b->host_bpe = (double)run.r.bytes / (double)(run.r.n ? run.r.n : 1);
+	printf("host_write: %" PRIu64 " events, %u threads, %.1f MB capture = %.2f B/event "
+	       "(heaptrack raw text 17.8 B/event), %.3f s incl. heap model = %.2f M events/s, "
+	       "peak RSS %.1f MiB\n", run.r.n, b->o.threads, mb(run.r.bytes), b->host_bpe,
+		run.r.wall_s, (double)run.r.n / run.r.wall_s / 1e6, run.rss_mib);
+	census(b, "host", path, run.r.n);
+	if (!(b->o.modes & MODE_GEN)) {
+		b->cap_meps[0] = bench_capture_read(b, "host", path);
+		snprintf(b->cap_label[0], sizeof(b->cap_label[0]), "host");
+	}
+}
+
+static void bench_scale(struct bench *b)
+{
+	const char *s = b->o.scale;
+
+	while (*s) {
+		char *end, label[32], name[64];
+		unsigned long k = strtoul(s, &end, 10);
+		const char *path;
+		struct measured m;
+
+		if (end == s || k == 0 || k > 1000 || (*end && *end != ',')) {
+			fprintf(stderr, "bench_read: --scale: bad list '%s'\n", b->o.scale);
+			b->failed = 1;
+			return;
+		}
+		s = *end ? end + 1 : end;
+		snprintf(label, sizeof(label), "%lux", k);
+		snprintf(name, sizeof(name), "dump_%lux.csv", k);
+		if (!(path = path_in(b, name)) ||
+			gen_csv_file(b, path, b->o.rows * k, 0, label))
+			return;
+		if (measure(label, child_read, path, b->o.repeat, &m) == 0) {
+			size_t l = strlen(b->csv_rss_list);
+
+			print_csv_read(b, label, &m);
+			snprintf(b->csv_rss_list + l, sizeof(b->csv_rss_list) - l, "%s%s %.1f",
+				l ? ", " : "", label, m.rss_mib);
+		} else {
+			b->failed = 1;
+		}
+		if (!b->o.keep && !b->o.dir)
+			unlink(path);
+	}
+}
+
+static const char *verdict(int ok)
+{
+	return ok ? "ok" : "MISS";
+}
+
+/* The goals, for what was measured. */
+static void goals(const struct bench *b)
+{
+	int i;
+
+	if (!b->csv_mbs[0] && !b->csv_mbs[1] && !b->cap_meps[0] && !b->cap_meps[1] &&
+		!b->host_bpe)
+		return;
+	printf("goals (rss_floor %.1f MiB = a forked child that does nothing):\n", b->rss_floor);
+	if (b->csv_mbs[0] || b->csv_mbs[1]) {
+		printf("  csv_read >= 150 MB/s single-threaded:");
+		for (i = 0; i < 2; i++)
+			if (b->csv_mbs[i])
+				printf("%s %s %.1f MB/s [%s]", i && b->csv_mbs[0] ? ";" : "",
+					b->csv_label[i], b->csv_mbs[i],
+					verdict(b->csv_mbs[i] >= 150));
+		printf("\n  csv_read peak RSS < 64 MiB whatever the size: max %.1f MiB (%s) [%s]\n",
+			b->csv_rss_max, b->csv_rss_list, verdict(b->csv_rss_max < 64));
+	}
+	if (b->cap_meps[0] || b->cap_meps[1]) {
+		printf("  capture_read >= 50 M events/s:");
+		for (i = 0; i < 2; i++)
+			if (b->cap_meps[i])
+				printf("%s %s %.1f M/s [%s]", i && b->cap_meps[0] ? ";" : "",
+					b->cap_label[i], b->cap_meps[i],
+					verdict(b->cap_meps[i] >= 50));
+		printf("\n");
+	}
+	if (b->host_bpe)
+		printf("  host capture <= 8 B/event: %.2f B/event [%s]\n", b->host_bpe,
+			verdict(b->host_bpe <= 8));
+}
+
+static int parse_args(int argc, char **argv, struct bench_opts *o)
+{
+	uint64_t v;
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "n:s:r:e:t:S:d:i:x:kh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+		case 's':
+		case 'r':
+		case 'e':
+		case 't':
+		case 'S':
+			if (parse_count(optarg, &v)) {
+				fprintf(stderr, "bench_read: -%c: not a number: '%s'\n", c, optarg);
+				return EXIT_USAGE;
+			}
+			if ((c == 'n' && v < 1000) || (c == 's' && v > 100) ||
+				(c == 'r' && (v < 1 || v > MAX_REPEAT)) || (c == 'e' && v < 1) ||
+				(c == 't' && (v < 1 || v > 4))) {
+				fprintf(stderr, "bench_read: -%c: out of range: '%s'\n", c, optarg);
+				return EXIT_USAGE;
+			}
+			if (c == 'n')
+				o->rows = v;
+			else if (c == 's')
+				o->stack_pct = (unsigned)v;
+			else if (c == 'r')
+				o->repeat = (unsigned)v;
+			else if (c == 'e')
+				o->host_events = v;
+			else if (c == 't')
+				o->threads = (unsigned)v;
+			else
+				o->seed = v;
+			break;
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'x':
+			o->scale = optarg;
+			break;
+		case 'k':
+			o->keep = 1;
+			break;
+		case OPT_HELP:
+			usage();
+			return -1;
+		default:
+			fprintf(stderr, "bench_read: try 'bench_read --help'\n");
+			return EXIT_USAGE;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		size_t k;
+
+		for (k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
+			if (strcmp(argv[i], modes[k].name) == 0)
+				break;
+		if (k == sizeof(modes) / sizeof(modes[0])) {
+			fprintf(stderr, "bench_read: unknown mode '%s' (see --help)\n", argv[i]);
+			return EXIT_USAGE;
+		}
+		o->modes |= modes[k].bit;
+	}
+	if (!o->modes)
+		o->modes = MODE_DEFAULT;
+	if (o->modes & MODE_GEN)
+		o->keep = 1;
+	return 0;
+}
+
+static int is_capture(const char *path)
+{
+	unsigned char m[8];
+	int fd = open(path, O_RDONLY), yes;
+
+	if (fd < 0)
+		return -1;
+	yes = read_all(fd, m, sizeof(m)) == sizeof(m) && memcmp(m, CAP_MAGIC, 8) == 0;
+	close(fd);
+	return yes;
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench b;
+	struct bench_opts *o = &b.o;
+	struct run run;
+	const char *plain, *stacked;
+	char label[32];
+	unsigned i;
+	int rc;
+
+	*o = (struct bench_opts){ 500000, 10, 3, 4000000, 4, 1, NULL, NULL, "2,4", 0, 0 };
+	rc = parse_args(argc, argv, o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (o->dir) {
+		if (mkdir(o->dir, 0755) && errno != EEXIST) {
+			fprintf(stderr, "bench_read: %s: %s\n", o->dir, strerror(errno));
+			return EXIT_IO;
+		}
+		snprintf(b.dir, sizeof(b.dir), "%s", o->dir);
+	} else if (!o->input || (o->modes & MODE_CAPTURE)) {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(b.dir, sizeof(b.dir), "%s/bench_read.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(b.dir)) {
+			fprintf(stderr, "bench_read: mkdtemp %s: %s\n", b.dir, strerror(errno));
+			return EXIT_IO;
+		}
+		b.own_dir = 1;
+	}
+	printf("bench_read: libmemscope %s, rows %" PRIu64 ", stack-pct %u, repeat %u, host events "
+	       "%" PRIu64 " on %u threads, seed %" PRIu64 ", dir %s\n", memscope_version(), o->rows,
+		o->stack_pct, o->repeat, o->host_events, o->threads, o->seed,
+		b.dir[0] ? b.dir : "-");
+	if (run_child(child_idle, NULL, &run) == 0) {
+		b.rss_floor = run.rss_mib;
+		printf("rss_floor: a forked child that does nothing: peak RSS %.1f MiB\n",
+			run.rss_mib);
+	}
+	if (o->input) {
+		int cap = is_capture(o->input);
+
+		if (cap < 0) {
+			fprintf(stderr, "bench_read: %s: %s\n", o->input, strerror(errno));
+			return EXIT_IO;
+		}
+		if (cap) {
+			b.cap_meps[1] = bench_capture_read(&b, "input", o->input);
+			snprintf(b.cap_label[1], sizeof(b.cap_label[1]), "input");
+		} else {
+			bench_csv_file(&b, "input", o->input, 0);
+		}
+		goto done;
+	}
+	plain = path_in(&b, "dump_plain.csv");
+	stacked = path_in(&b, "dump_stacks.csv");
+	snprintf(label, sizeof(label), "stacks %u%%", o->stack_pct);
+	if (o->modes & (MODE_CSV | MODE_LIBCSV | MODE_CAPTURE | MODE_GEN)) {
+		if (gen_csv_file(&b, plain, o->rows, 0, "plain") == 0 &&
+			!(o->modes & MODE_GEN))
+			bench_csv_file(&b, "plain", plain, 0);
+		if (o->stack_pct && gen_csv_file(&b, stacked, o->rows, o->stack_pct, label) == 0 &&
+			!(o->modes & MODE_GEN))
+			bench_csv_file(&b, label, stacked, 1);
+	}
+	if (o->modes & (MODE_HOST | MODE_GEN))
+		bench_host(&b);
+	if ((o->modes & MODE_SCALE) && !(o->modes & MODE_GEN))
+		bench_scale(&b);
+done:
+	if (!(o->modes & MODE_GEN))
+		goals(&b);
+	if (b.own_dir && !o->keep) {
+		for (i = 0; i < b.n_files; i++)
+			unlink(b.files[i]);
+		rmdir(b.dir);
+	} else if (b.dir[0]) {
+		printf("files kept in %s\n", b.dir);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "bench_read: write error on standard output\n");
+		return EXIT_IO;
+	}
+	return b.failed ? EXIT_IO : EXIT_OK;
+}
