@@ -11,7 +11,8 @@ void memscope_error_clear(struct memscope_error *err)
 		memset(err, 0, sizeof(*err));
 }
 
-static int error_vset(struct memscope_error *err, int code, const char *file, uint64_t line,
+__attribute__((format(printf, 7, 0))) static int error_vset(struct memscope_error *err, int code,
+	const char *file, uint64_t line,
 	uint64_t offset, int has_offset, const char *fmt, va_list ap)
 {
 	if (!err)

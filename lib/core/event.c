@@ -5,66 +5,73 @@
 #include "memscope/event.h"
 #include "memscope/memscope.h"
 
-static const char *const kind_names[MEMSCOPE_KIND_COUNT_] = {
-	[MEMSCOPE_KIND_SYSTEM] = "SYSTEM",
-	[MEMSCOPE_KIND_MALLOC] = "MALLOC",
-	[MEMSCOPE_KIND_FREE] = "FREE",
-	[MEMSCOPE_KIND_ACCESS] = "ACCESS",
-	[MEMSCOPE_KIND_OP_LAUNCH] = "OP_LAUNCH",
-	[MEMSCOPE_KIND_KERNEL_LAUNCH] = "KERNEL_LAUNCH",
-	[MEMSCOPE_KIND_MSTX] = "MSTX",
-	[MEMSCOPE_KIND_SNAPSHOT] = "SNAPSHOT",
-	[MEMSCOPE_KIND_OOM_DETAIL] = "OOM_DETAIL",
-	[MEMSCOPE_KIND_COUNTER] = "COUNTER",
+/* a name and its length, so lookups compare lengths before bytes */
+struct name {
+	const char *s;
+	size_t len;
+};
+#define N(lit) { lit, sizeof(lit) - 1 }
+
+static const struct name kind_names[MEMSCOPE_KIND_COUNT_] = {
+	[MEMSCOPE_KIND_SYSTEM] = N("SYSTEM"),
+	[MEMSCOPE_KIND_MALLOC] = N("MALLOC"),
+	[MEMSCOPE_KIND_FREE] = N("FREE"),
+	[MEMSCOPE_KIND_ACCESS] = N("ACCESS"),
+	[MEMSCOPE_KIND_OP_LAUNCH] = N("OP_LAUNCH"),
+	[MEMSCOPE_KIND_KERNEL_LAUNCH] = N("KERNEL_LAUNCH"),
+	[MEMSCOPE_KIND_MSTX] = N("MSTX"),
+	[MEMSCOPE_KIND_SNAPSHOT] = N("SNAPSHOT"),
+	[MEMSCOPE_KIND_OOM_DETAIL] = N("OOM_DETAIL"),
+	[MEMSCOPE_KIND_COUNTER] = N("COUNTER"),
 };
 
-static const char *const subtype_names[MEMSCOPE_SUB_COUNT_] = {
-	[MEMSCOPE_SUB_ACL_INIT] = "ACL_INIT",
-	[MEMSCOPE_SUB_ACL_FINI] = "ACL_FINI",
-	[MEMSCOPE_SUB_START_TRACE] = "START_TRACE",
-	[MEMSCOPE_SUB_STOP_TRACE] = "STOP_TRACE",
-	[MEMSCOPE_SUB_STEP] = "STEP",
-	[MEMSCOPE_SUB_PTA] = "PTA",
-	[MEMSCOPE_SUB_PTA_WORKSPACE] = "PTA_WORKSPACE",
-	[MEMSCOPE_SUB_ATB] = "ATB",
-	[MEMSCOPE_SUB_MINDSPORE] = "MINDSPORE",
-	[MEMSCOPE_SUB_HAL] = "HAL",
-	[MEMSCOPE_SUB_HOST_PINNED] = "HOST_PINNED",
-	[MEMSCOPE_SUB_HOST] = "HOST",
-	[MEMSCOPE_SUB_GE] = "GE",
-	[MEMSCOPE_SUB_READ] = "READ",
-	[MEMSCOPE_SUB_WRITE] = "WRITE",
-	[MEMSCOPE_SUB_ACCESS_UNKNOWN] = "UNKNOWN",
-	[MEMSCOPE_SUB_ATEN_START] = "ATEN_START",
-	[MEMSCOPE_SUB_ATEN_END] = "ATEN_END",
-	[MEMSCOPE_SUB_ATB_START] = "ATB_START",
-	[MEMSCOPE_SUB_ATB_END] = "ATB_END",
-	[MEMSCOPE_SUB_KERNEL_LAUNCH] = "KERNEL_LAUNCH",
-	[MEMSCOPE_SUB_KERNEL_EXECUTE_START] = "KERNEL_EXECUTE_START",
-	[MEMSCOPE_SUB_KERNEL_EXECUTE_END] = "KERNEL_EXECUTE_END",
-	[MEMSCOPE_SUB_KERNEL_START] = "KERNEL_START",
-	[MEMSCOPE_SUB_KERNEL_END] = "KERNEL_END",
-	[MEMSCOPE_SUB_MARK] = "Mark",
-	[MEMSCOPE_SUB_RANGE_START] = "Range_start",
-	[MEMSCOPE_SUB_RANGE_END] = "Range_end",
-	[MEMSCOPE_SUB_SNAPSHOT] = "SNAPSHOT",
-	[MEMSCOPE_SUB_OOM_TRIGGER] = "OOM_TRIGGER",
-	[MEMSCOPE_SUB_OOM_RECENT_ALLOC] = "OOM_RECENT_ALLOC",
-	[MEMSCOPE_SUB_OOM_TOP_ALLOC] = "OOM_TOP_ALLOC",
+static const struct name subtype_names[MEMSCOPE_SUB_COUNT_] = {
+	[MEMSCOPE_SUB_ACL_INIT] = N("ACL_INIT"),
+	[MEMSCOPE_SUB_ACL_FINI] = N("ACL_FINI"),
+	[MEMSCOPE_SUB_START_TRACE] = N("START_TRACE"),
+	[MEMSCOPE_SUB_STOP_TRACE] = N("STOP_TRACE"),
+	[MEMSCOPE_SUB_STEP] = N("STEP"),
+	[MEMSCOPE_SUB_PTA] = N("PTA"),
+	[MEMSCOPE_SUB_PTA_WORKSPACE] = N("PTA_WORKSPACE"),
+	[MEMSCOPE_SUB_ATB] = N("ATB"),
+	[MEMSCOPE_SUB_MINDSPORE] = N("MINDSPORE"),
+	[MEMSCOPE_SUB_HAL] = N("HAL"),
+	[MEMSCOPE_SUB_HOST_PINNED] = N("HOST_PINNED"),
+	[MEMSCOPE_SUB_HOST] = N("HOST"),
+	[MEMSCOPE_SUB_GE] = N("GE"),
+	[MEMSCOPE_SUB_READ] = N("READ"),
+	[MEMSCOPE_SUB_WRITE] = N("WRITE"),
+	[MEMSCOPE_SUB_ACCESS_UNKNOWN] = N("UNKNOWN"),
+	[MEMSCOPE_SUB_ATEN_START] = N("ATEN_START"),
+	[MEMSCOPE_SUB_ATEN_END] = N("ATEN_END"),
+	[MEMSCOPE_SUB_ATB_START] = N("ATB_START"),
+	[MEMSCOPE_SUB_ATB_END] = N("ATB_END"),
+	[MEMSCOPE_SUB_KERNEL_LAUNCH] = N("KERNEL_LAUNCH"),
+	[MEMSCOPE_SUB_KERNEL_EXECUTE_START] = N("KERNEL_EXECUTE_START"),
+	[MEMSCOPE_SUB_KERNEL_EXECUTE_END] = N("KERNEL_EXECUTE_END"),
+	[MEMSCOPE_SUB_KERNEL_START] = N("KERNEL_START"),
+	[MEMSCOPE_SUB_KERNEL_END] = N("KERNEL_END"),
+	[MEMSCOPE_SUB_MARK] = N("Mark"),
+	[MEMSCOPE_SUB_RANGE_START] = N("Range_start"),
+	[MEMSCOPE_SUB_RANGE_END] = N("Range_end"),
+	[MEMSCOPE_SUB_SNAPSHOT] = N("SNAPSHOT"),
+	[MEMSCOPE_SUB_OOM_TRIGGER] = N("OOM_TRIGGER"),
+	[MEMSCOPE_SUB_OOM_RECENT_ALLOC] = N("OOM_RECENT_ALLOC"),
+	[MEMSCOPE_SUB_OOM_TOP_ALLOC] = N("OOM_TOP_ALLOC"),
 };
 
-static const char *const func_names[MEMSCOPE_FUNC_COUNT_] = {
-	[MEMSCOPE_FUNC_MALLOC] = "malloc",
-	[MEMSCOPE_FUNC_CALLOC] = "calloc",
-	[MEMSCOPE_FUNC_REALLOC] = "realloc",
-	[MEMSCOPE_FUNC_MEMALIGN] = "memalign",
-	[MEMSCOPE_FUNC_POSIX_MEMALIGN] = "posix_memalign",
-	[MEMSCOPE_FUNC_ALIGNED_ALLOC] = "aligned_alloc",
-	[MEMSCOPE_FUNC_VALLOC] = "valloc",
-	[MEMSCOPE_FUNC_PVALLOC] = "pvalloc",
-	[MEMSCOPE_FUNC_FREE] = "free",
-	[MEMSCOPE_FUNC_MMAP] = "mmap",
-	[MEMSCOPE_FUNC_MUNMAP] = "munmap",
+static const struct name func_names[MEMSCOPE_FUNC_COUNT_] = {
+	[MEMSCOPE_FUNC_MALLOC] = N("malloc"),
+	[MEMSCOPE_FUNC_CALLOC] = N("calloc"),
+	[MEMSCOPE_FUNC_REALLOC] = N("realloc"),
+	[MEMSCOPE_FUNC_MEMALIGN] = N("memalign"),
+	[MEMSCOPE_FUNC_POSIX_MEMALIGN] = N("posix_memalign"),
+	[MEMSCOPE_FUNC_ALIGNED_ALLOC] = N("aligned_alloc"),
+	[MEMSCOPE_FUNC_VALLOC] = N("valloc"),
+	[MEMSCOPE_FUNC_PVALLOC] = N("pvalloc"),
+	[MEMSCOPE_FUNC_FREE] = N("free"),
+	[MEMSCOPE_FUNC_MMAP] = N("mmap"),
+	[MEMSCOPE_FUNC_MUNMAP] = N("munmap"),
 };
 
 const char *memscope_version(void)
@@ -74,25 +81,25 @@ const char *memscope_version(void)
 
 const char *memscope_kind_name(unsigned kind)
 {
-	return kind < MEMSCOPE_KIND_COUNT_ ? kind_names[kind] : NULL;
+	return kind < MEMSCOPE_KIND_COUNT_ ? kind_names[kind].s : NULL;
 }
 
 const char *memscope_subtype_name(unsigned subtype)
 {
-	return subtype < MEMSCOPE_SUB_COUNT_ ? subtype_names[subtype] : NULL;
+	return subtype < MEMSCOPE_SUB_COUNT_ ? subtype_names[subtype].s : NULL;
 }
 
 const char *memscope_func_name(unsigned func)
 {
-	return func < MEMSCOPE_FUNC_COUNT_ ? func_names[func] : NULL;
+	return func < MEMSCOPE_FUNC_COUNT_ ? func_names[func].s : NULL;
 }
 
-static unsigned lookup(const char *const *names, unsigned n, const char *s, size_t len)
+static unsigned lookup(const struct name *names, unsigned n, const char *s, size_t len)
 {
 	unsigned i;
 
 	for (i = 1; i < n; i++)
-		if (names[i] && strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+		if (names[i].len == len && memcmp(names[i].s, s, len) == 0)
 			return i;
 	return 0;
 }

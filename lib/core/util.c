@@ -72,6 +72,17 @@ int parse_u64(const char *s, size_t len, uint64_t *v)
 
 	if (len == 0 || len > 20)
 		return -1;
+	if (len < 20) { /* 19 digits cannot overflow */
+		for (i = 0; i < len; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d > 9)
+				return -1;
+			x = x * 10 + d;
+		}
+		*v = x;
+		return 0;
+	}
 	for (i = 0; i < len; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 

@@ -4,7 +4,7 @@
 
 #include "../core/capture_fmt.h"
 #include "../core/internal.h"
-#include "../core/u64map.h"
+#include "../core/live_ring.h"
 #include "reader.h"
 
 const unsigned char capture_magic[8] = CAP_MAGIC;
@@ -23,7 +23,7 @@ struct cap_state {
 	size_t last_cap;
 	uint64_t prev_id, prev_ts, cur_pid, cur_tid, prev_ptr, host_ptr, host_serial;
 	int32_t cur_device;
-	struct u64map host_live;
+	struct live_ring host_live;
 	struct memscope_attr *attrs;
 	size_t attrs_cap;
 	uint32_t *frames;
@@ -41,11 +41,13 @@ struct cur {
 	int bad;
 };
 
-static uint64_t get_varint(struct cur *c)
+static inline uint64_t get_varint(struct cur *c)
 {
 	uint64_t v = 0;
 	int n;
 
+	if (c->p < c->end && *c->p < 0x80)
+		return *c->p++; /* one byte: most of them */
 	if (c->bad)
 		return 0;
 	n = varint_get(c->p, (size_t)(c->end - c->p), &v);
@@ -379,10 +381,9 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
 		ev.func = MEMSCOPE_FUNC_FREE;
 		ev.alloc_id = cs->host_serial - back;
 		if (!c->bad && (back >= cs->host_serial ||
-				       !u64map_del(&cs->host_live, ev.alloc_id, &ptr, &size)))
+				       !live_ring_find(&cs->host_live, ev.alloc_id, &ptr, &size, 1)))
 			return bad(cs, "host free of a block that is not live");
 	}
-	stack = get_varint(c);
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN) {
 		uint64_t f = get_varint(c);
 
@@ -390,6 +391,7 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
 			return bad(cs, "invalid func code");
 		ev.func = (uint16_t)f;
 	}
+	stack = c->p < c->end ? get_varint(c) : 0; /* optional trailing field */
 	if (c->bad)
 		return bad(cs, "truncated host record");
 	if (size > INT64_MAX)
@@ -401,7 +403,7 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
 	ev.ptr = ptr;
 	ev.size = (int64_t)size;
 	if (is_alloc) {
-		if (u64map_put(&cs->host_live, ev.alloc_id, ptr, size))
+		if (live_ring_put(&cs->host_live, ev.alloc_id, ptr, size))
 			return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
 				"out of memory");
 		cs->host_serial++;
@@ -507,10 +509,9 @@ int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 	struct memscope_error *err)
 {
 	struct cap_state cs;
-	struct buf carry = { 0 };
-	const unsigned char *p;
-	size_t n, used;
-	int r, rc = 0, have_header = 0;
+	struct window w;
+	size_t used;
+	int rc, have_header = 0;
 
 	memset(&cs, 0, sizeof(cs));
 	cs.src = src;
@@ -521,64 +522,43 @@ int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 	cs.prev_id = UINT64_MAX;
 	cs.cur_pid = cs.cur_tid = MEMSCOPE_ID_NONE;
 	cs.cur_device = MEMSCOPE_DEVICE_NONE;
-	if (grow_array(&cs.smap, &cs.cap_smap, 256, sizeof(*cs.smap)) ||
-		grow_array(&cs.kmap, &cs.cap_kmap, 64, sizeof(*cs.kmap))) {
+	rc = window_open(&w, src, err);
+	if (!rc && (grow_array(&cs.smap, &cs.cap_smap, 256, sizeof(*cs.smap)) ||
+			   grow_array(&cs.kmap, &cs.cap_kmap, 64, sizeof(*cs.kmap))))
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	if (rc)
 		goto out;
-	}
 	cs.smap[cs.n_smap++] = MEMSCOPE_STR_EMPTY;
 	cs.kmap[cs.n_kmap++] = 0;
-	while ((r = source_chunk(src, &p, &n, err)) != 0) {
-		if (r < 0) {
-			rc = r;
-			goto out;
-		}
-		if (carry.len) {
-			if (buf_append(&carry, p, n)) {
-				rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0,
-					"out of memory");
-				goto out;
-			}
-			p = (const unsigned char *)carry.p;
-			n = carry.len;
-		}
+	for (;;) {
+		const unsigned char *p = (const unsigned char *)w.data + w.start;
+		size_t n = w.len - w.start;
+
 		used = 0;
 		if (!have_header) {
 			rc = header(&cs, p, n, &used);
-			if (rc)
-				goto out;
 			have_header = used > 0;
 			cs.offset = used;
 		}
-		if (have_header) {
+		if (!rc && have_header) {
 			size_t u2 = 0;
 
 			rc = parse(&cs, p + used, n - used, &u2);
-			if (rc)
-				goto out;
 			used += u2;
 		}
-		/* keep the incomplete tail for the next chunk */
-		if (used < n) {
-			if (p == (const unsigned char *)carry.p) {
-				memmove(carry.p, carry.p + used, n - used);
-				carry.len = n - used;
-			} else {
-				carry.len = 0;
-				if (buf_append(&carry, p + used, n - used)) {
-					rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0,
-						"out of memory");
-					goto out;
-				}
-			}
-		} else {
-			carry.len = 0;
-		}
+		w.start += used;
+		if (rc || w.final)
+			break;
+		rc = window_fill(&w, src, CAP_RECORD_MAX + CAP_HEADER_MAX, err);
+		if (rc)
+			goto out;
 	}
+	if (rc)
+		goto out;
 	if (!have_header)
 		rc = memscope_error_set_offset(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
 			"truncated capture file: the header is incomplete");
-	else if (carry.len)
+	else if (w.start < w.len)
 		rc = memscope_error_set_offset(err, MEMSCOPE_E_TRUNCATED, src->name, cs.offset,
 			"truncated capture file: it ends inside a record (%llu events read)",
 			(unsigned long long)cs.n_events);
@@ -587,7 +567,7 @@ int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 			"truncated capture file: no end record (%llu events read)",
 			(unsigned long long)cs.n_events);
 out:
-	buf_free(&carry);
+	window_close(&w);
 	buf_free(&cs.vals);
 	free(cs.smap);
 	free(cs.kmap);
@@ -595,6 +575,6 @@ out:
 	free(cs.attrs);
 	free(cs.val_off);
 	free(cs.frames);
-	u64map_free(&cs.host_live);
+	live_ring_free(&cs.host_live);
 	return rc;
 }

@@ -1,14 +1,15 @@
-/* Streaming reader of msMemScope memscope_dump CSV files (current and legacy layouts) on libcsv. */
-#include <csv.h>
+/* Streaming reader of msMemScope memscope_dump CSV files (current and legacy layouts). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/internal.h"
+#include "csvtok.h"
 #include "reader.h"
 
-#define MAX_FIELDS 64
-#define MAX_FIELD_BYTES (64u << 20) /* one field longer than this is an unterminated quote */
-#define LIBCSV_FIELD_BEGUN 2        /* libcsv's parser state "inside a field" (libcsv.c) */
+#define MAX_FIELDS CSVTOK_MAX_FIELDS
+#define MAX_ROW_BYTES ((size_t)64 << 20) /* a row longer than this is an unterminated quote */
 
 enum col {
 	COL_ID,
@@ -33,30 +34,23 @@ static const char *const col_names[N_COLS] = {
 	"Device Id", "Ptr", "Attr", "Call Stack(Python)", "Call Stack(C)",
 };
 
-struct field {
-	size_t off;
-	size_t len;
-	int null; /* empty and unquoted */
-};
-
 struct csv_state {
 	struct memscope_source *src;
 	struct memscope_strtab *st;
 	memscope_event_fn fn;
 	void *ctx;
 	struct memscope_error *err;
-	struct csv_parser parser;
-	int rc;           /* first error / stop status; once set, callbacks do nothing */
-	struct buf row;   /* bytes of the current row's fields */
-	struct field fields[MAX_FIELDS];
-	unsigned n_fields; /* may exceed MAX_FIELDS (counted, not stored) */
-	uint64_t row_nl;  /* newlines inside the current row's quoted fields */
+	struct csvtok tok;
+	int rc;           /* first error / stop status */
 	uint64_t line;    /* line where the next row starts */
 	int have_header;
 	unsigned n_header;
 	unsigned char col_at[MAX_FIELDS]; /* header position -> enum col */
 	int pos_of[N_COLS];               /* enum col -> header position, -1 if absent */
 	int scale_us;     /* timestamps are microseconds */
+	char last_name[128]; /* the previous Name and its id: START and END rows repeat it */
+	size_t last_name_len;
+	uint32_t last_name_id;
 	int unit_decided;
 	struct memscope_attr *attrs;
 	size_t attrs_cap;
@@ -82,34 +76,6 @@ static int row_error(struct csv_state *cs, uint64_t line, const char *fmt, ...)
 	return source_bad(cs->src, &e, cs->err);
 }
 
-static void on_field(void *data, size_t len, void *vcs)
-{
-	struct csv_state *cs = vcs;
-	struct field *f;
-
-	if (cs->rc)
-		return;
-	if (cs->n_fields >= MAX_FIELDS) {
-		cs->n_fields++;
-		return;
-	}
-	f = &cs->fields[cs->n_fields++];
-	f->off = cs->row.len;
-	f->len = len;
-	f->null = data == NULL;
-	if (len) {
-		const char *p = data, *end = p + len;
-
-		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			cs->row_nl++;
-			p++;
-		}
-		if (buf_append(&cs->row, data, len))
-			cs->rc = memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name,
-				cs->line, "out of memory");
-	}
-}
-
 static inline const char *fstr(const struct csv_state *cs, int col, size_t *len)
 {
 	int pos = cs->pos_of[col];
@@ -118,14 +84,48 @@ static inline const char *fstr(const struct csv_state *cs, int col, size_t *len)
 		*len = 0;
 		return "";
 	}
-	*len = cs->fields[pos].len;
-	return cs->row.p + cs->fields[pos].off;
+	*len = cs->tok.f[pos].len;
+	return cs->tok.f[pos].p;
 }
 
-static int is_key_char(unsigned char c)
+/* [A-Za-z0-9_] */
+static const unsigned char key_char[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1, ['_'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+	['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+	['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+	['y'] = 1, ['z'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+	['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+	['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+	['Y'] = 1, ['Z'] = 1,
+};
+
+/* The keys every MALLOC/FREE row has, matched without hashing; else intern. */
+static int key_id(struct memscope_strtab *st, const char *p, size_t n, uint32_t *id)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		c == '_';
+	switch (n) {
+	case 4:
+		if (memcmp(p, "addr", 4) == 0)
+			return *id = MEMSCOPE_STR_ADDR, 0;
+		if (memcmp(p, "size", 4) == 0)
+			return *id = MEMSCOPE_STR_SIZE, 0;
+		if (memcmp(p, "used", 4) == 0)
+			return *id = MEMSCOPE_STR_USED, 0;
+		if (memcmp(p, "type", 4) == 0)
+			return *id = MEMSCOPE_STR_TYPE, 0;
+		break;
+	case 5:
+		if (memcmp(p, "total", 5) == 0)
+			return *id = MEMSCOPE_STR_TOTAL, 0;
+		break;
+	case 13:
+		if (memcmp(p, "allocation_id", 13) == 0)
+			return *id = MEMSCOPE_STR_ALLOCATION_ID, 0;
+		break;
+	}
+	return memscope_strtab_intern(st, p, n, id);
 }
 
 /* Length of a `key:` starting at s (key chars then a colon), 0 if there is none. */
@@ -133,7 +133,7 @@ static size_t key_len(const char *s, const char *end)
 {
 	const char *p = s;
 
-	while (p < end && is_key_char((unsigned char)*p))
+	while (p < end && key_char[(unsigned char)*p])
 		p++;
 	if (p == s || p == end || *p != ':')
 		return 0;
@@ -180,7 +180,7 @@ static int parse_attrs(struct csv_state *cs, struct memscope_event *ev, const ch
 		}
 		if (!q)
 			q = end;
-		if (memscope_strtab_intern(cs->st, p, kl, &key) ||
+		if (key_id(cs->st, p, kl, &key) ||
 			push_attr(cs, ev, key, v, (size_t)(q - v)))
 			return MEMSCOPE_E_NOMEM;
 		p = q < end ? q + 1 : end;
@@ -232,14 +232,14 @@ static int header_row(struct csv_state *cs, uint64_t line)
 {
 	unsigned i, c;
 
-	if (cs->n_fields > MAX_FIELDS)
+	if (cs->tok.n > MAX_FIELDS)
 		return memscope_error_set(cs->err, MEMSCOPE_E_INVALID, cs->src->name, line,
-			"not a memscope_dump CSV: header has %u columns", cs->n_fields);
+			"not a memscope_dump CSV: header has %u columns", cs->tok.n);
 	for (c = 0; c < N_COLS; c++)
 		cs->pos_of[c] = -1;
-	for (i = 0; i < cs->n_fields; i++) {
-		const char *s = cs->row.p + cs->fields[i].off;
-		size_t n = cs->fields[i].len;
+	for (i = 0; i < cs->tok.n; i++) {
+		const char *s = cs->tok.f[i].p;
+		size_t n = cs->tok.f[i].len;
 		unsigned col = COL_IGNORED;
 
 		for (c = 0; c < N_COLS; c++)
@@ -265,15 +265,15 @@ static int header_row(struct csv_state *cs, uint64_t line)
 	}
 	for (c = 0; c <= COL_ATTR; c++)
 		if (cs->pos_of[c] < 0) {
-			const char *s = cs->n_fields ? cs->row.p + cs->fields[0].off : "";
-			size_t n = cs->n_fields ? cs->fields[0].len : 0;
+			const char *s = cs->tok.n ? cs->tok.f[0].p : "";
+			size_t n = cs->tok.n ? cs->tok.f[0].len : 0;
 
 			return memscope_error_set(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
 				line,
 				"not a memscope_dump CSV: header has no '%s' column (starts '%.*s')",
 				col_names[c], CLIP(n), s);
 		}
-	cs->n_header = cs->n_fields;
+	cs->n_header = cs->tok.n;
 	cs->have_header = 1;
 	return 0;
 }
@@ -287,9 +287,9 @@ static int data_row(struct csv_state *cs, uint64_t line)
 	uint64_t u;
 	int rc;
 
-	if (cs->n_fields != cs->n_header)
+	if (cs->tok.n != cs->n_header)
 		return row_error(cs, line, "expected %u fields, found %u%s", cs->n_header,
-			cs->n_fields, cs->n_fields > MAX_FIELDS ? " or more" : "");
+			cs->tok.n, cs->tok.n > MAX_FIELDS ? " or more" : "");
 	memset(&ev, 0, sizeof(ev));
 	ev.src = cs->src->opts.src;
 	ev.line = line;
@@ -322,8 +322,15 @@ static int data_row(struct csv_state *cs, uint64_t line)
 	s = fstr(cs, COL_NAME, &n);
 	if (n == 3 && memcmp(s, "N/A", 3) == 0)
 		ev.name = MEMSCOPE_STR_NA;
+	else if (n && n == cs->last_name_len && memcmp(s, cs->last_name, n) == 0)
+		ev.name = cs->last_name_id;
 	else if (memscope_strtab_intern(cs->st, s, n, &ev.name))
 		goto nomem;
+	else if (n <= sizeof(cs->last_name)) {
+		memcpy(cs->last_name, s, n);
+		cs->last_name_len = n;
+		cs->last_name_id = ev.name;
+	}
 	if (ev.kind == MEMSCOPE_KIND_MSTX)
 		ev.flags |= MEMSCOPE_EV_NAME_QUOTED;
 
@@ -383,7 +390,7 @@ static int data_row(struct csv_state *cs, uint64_t line)
 		if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) && (msg = event_type_attrs(&ev, &bad_attr)))
 			return row_error(cs, line, "%s \"%.*s\"", msg, CLIP(bad_attr->val_len),
 				bad_attr->val);
-	} else if (cs->pos_of[COL_ATTR] >= 0 && !cs->fields[cs->pos_of[COL_ATTR]].null) {
+	} else if (cs->pos_of[COL_ATTR] >= 0 && !cs->tok.f[cs->pos_of[COL_ATTR]].null) {
 		/* a quoted empty Attr: keep it as a raw empty attr */
 		ev.flags |= MEMSCOPE_EV_ATTR | MEMSCOPE_EV_ATTR_RAW;
 		if (push_attr(cs, &ev, MEMSCOPE_STR_EMPTY, s, 0))
@@ -391,11 +398,11 @@ static int data_row(struct csv_state *cs, uint64_t line)
 	}
 
 	s = fstr(cs, COL_STACK_PY, &n);
-	if ((n || (cs->pos_of[COL_STACK_PY] >= 0 && !cs->fields[cs->pos_of[COL_STACK_PY]].null)) &&
+	if ((n || (cs->pos_of[COL_STACK_PY] >= 0 && !cs->tok.f[cs->pos_of[COL_STACK_PY]].null)) &&
 		parse_stack(cs, s, n, &ev.stack_py))
 		goto nomem;
 	s = fstr(cs, COL_STACK_C, &n);
-	if ((n || (cs->pos_of[COL_STACK_C] >= 0 && !cs->fields[cs->pos_of[COL_STACK_C]].null)) &&
+	if ((n || (cs->pos_of[COL_STACK_C] >= 0 && !cs->tok.f[cs->pos_of[COL_STACK_C]].null)) &&
 		parse_stack(cs, s, n, &ev.stack_c))
 		goto nomem;
 
@@ -407,42 +414,11 @@ nomem:
 	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, line, "out of memory");
 }
 
-static void on_row(int c, void *vcs)
-{
-	struct csv_state *cs = vcs;
-	uint64_t line = cs->line;
-
-	if (cs->rc)
-		return;
-	if (cs->n_fields == 0) {
-		/* a blank line (libcsv reports every line end with CSV_REPALL_NL) */
-		if (c == '\n')
-			cs->line++;
-		return;
-	}
-	cs->line += cs->row_nl + (c == '\n');
-	if (!cs->have_header)
-		cs->rc = header_row(cs, line);
-	else
-		cs->rc = data_row(cs, line);
-	cs->n_fields = 0;
-	cs->row.len = 0;
-	cs->row_nl = 0;
-}
-
-static int no_space(unsigned char c)
-{
-	(void)c;
-	return 0;
-}
-
 int dump_csv_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 	struct memscope_error *err)
 {
 	struct csv_state cs;
-	const unsigned char *p;
-	size_t n;
-	int r, first = 1;
+	struct window w;
 
 	memset(&cs, 0, sizeof(cs));
 	cs.src = src;
@@ -456,42 +432,43 @@ int dump_csv_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 		cs.unit_decided = 1;
 		src->stats.layout = cs.scale_us ? MEMSCOPE_LAYOUT_LEGACY : MEMSCOPE_LAYOUT_CURRENT;
 	}
-	/* the row buffer always exists, so field offsets never apply to a NULL pointer */
-	if (csv_init(&cs.parser, CSV_REPALL_NL | CSV_EMPTY_IS_NULL))
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-	if (buf_reserve(&cs.row, 4096))
-		cs.rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-	/* keep leading and trailing blanks of unquoted fields: no trimming */
-	csv_set_space_func(&cs.parser, no_space);
-	csv_set_blk_size(&cs.parser, 64 * 1024);
-	while (!cs.rc && (r = source_chunk(src, &p, &n, err)) != 0) {
-		if (r < 0) {
-			cs.rc = r;
+	cs.rc = window_open(&w, src, err);
+	if (!cs.rc && w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0)
+		w.start = 3; /* UTF-8 byte order mark */
+	while (!cs.rc) {
+		size_t used;
+		uint64_t lead;
+		int r;
+
+		r = csvtok_row(&cs.tok, w.data + w.start, w.len - w.start, w.final, &used, &lead);
+		w.start += used;
+		cs.line += lead;
+		if (r == CSVTOK_ROW) {
+			uint64_t line = cs.line;
+
+			cs.line += cs.tok.row_nl;
+			cs.rc = cs.have_header ? data_row(&cs, line) : header_row(&cs, line);
+		} else if (r == CSVTOK_MORE) {
+			cs.rc = window_fill(&w, src, MAX_ROW_BYTES, err);
+			if (cs.rc == MEMSCOPE_E_INVALID)
+				cs.rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, cs.line,
+					"row longer than %zu MiB (unterminated quote?)",
+					MAX_ROW_BYTES >> 20);
+		} else if (r == CSVTOK_END) {
 			break;
-		}
-		if (first && n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
-			p += 3;
-			n -= 3;
-		}
-		first = 0;
-		if (csv_parse(&cs.parser, p, n, on_field, on_row, &cs) != n && !cs.rc)
+		} else if (r == CSVTOK_OPEN_QUOTE) {
+			cs.rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, cs.line,
+				"file ends inside a quoted field");
+		} else {
 			cs.rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, cs.line,
-				"%s", csv_strerror(csv_error(&cs.parser)));
-		if (!cs.rc && csv_get_buffer_size(&cs.parser) > MAX_FIELD_BYTES)
-			cs.rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, cs.line,
-				"field longer than %u MiB (unterminated quote?)",
-				MAX_FIELD_BYTES >> 20);
+				"out of memory");
+		}
 	}
-	if (!cs.rc && cs.parser.quoted && cs.parser.pstate == LIBCSV_FIELD_BEGUN)
-		cs.rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, cs.line,
-			"file ends inside a quoted field");
-	if (!cs.rc)
-		csv_fini(&cs.parser, on_field, on_row, &cs);
 	if (!cs.rc && !cs.have_header)
 		cs.rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
 			"empty file (no header line)");
-	csv_free(&cs.parser);
-	buf_free(&cs.row);
+	window_close(&w);
+	buf_free(&cs.tok.unq);
 	free(cs.attrs);
 	free(cs.frames);
 	return cs.rc;

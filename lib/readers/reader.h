@@ -14,7 +14,6 @@ struct memscope_source {
 	size_t mem_len;
 	unsigned char *buf;        /* READ_CHUNK bytes for fd input */
 	size_t peek_len;           /* bytes of buf (or mem) read by the sniffer */
-	int peek_pending;          /* the sniffed chunk has not been handed out yet */
 	int eof;
 	int read_done;
 	enum memscope_format format;
@@ -25,11 +24,28 @@ struct memscope_source {
 };
 
 /*
- * Next chunk of input: 1 with *p and *n set (borrowed until the next call), 0 at end of input, or
- * MEMSCOPE_E_IO.
+ * The unconsumed input of a reader: data[start..len). A memory source is one window over all of
+ * it (final from the start, nothing copied); a file is read chunk by chunk behind what is left.
  */
-int source_chunk(struct memscope_source *src, const unsigned char **p, size_t *n,
+struct window {
+	const char *data;
+	size_t start, len;
+	int final;     /* no more input after len */
+	struct buf own; /* storage for file input */
+};
+
+/* Set up w over src. 0 or MEMSCOPE_E_NOMEM. */
+int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err);
+
+/*
+ * Read more input behind the unconsumed bytes (moving them to the front first). Sets final at
+ * the end of input. MEMSCOPE_E_INVALID if more than max_pending bytes are unconsumed (a row or
+ * record that never ends), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM.
+ */
+int window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
 	struct memscope_error *err);
+
+void window_close(struct window *w);
 
 /* Hand ev to fn; returns 0 to go on or the status to stop with. */
 static inline int source_deliver(struct memscope_source *src, memscope_event_fn fn, void *ctx,

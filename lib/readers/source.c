@@ -5,37 +5,67 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/internal.h"
 #include "reader.h"
 
-int source_chunk(struct memscope_source *src, const unsigned char **p, size_t *n,
+int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err)
+{
+	memset(w, 0, sizeof(*w));
+	if (src->fd < 0) {
+		w->data = (const char *)src->mem;
+		w->len = src->mem_len;
+		w->final = 1;
+		src->stats.bytes = src->mem_len;
+		return 0;
+	}
+	if (buf_reserve(&w->own, 2 * READ_CHUNK))
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	/* the sniffed bytes first */
+	memcpy(w->own.p, src->buf, src->peek_len);
+	w->own.len = src->peek_len;
+	w->data = w->own.p;
+	w->len = w->own.len;
+	w->final = src->eof;
+	src->stats.bytes = src->peek_len;
+	return 0;
+}
+
+int window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
 	struct memscope_error *err)
 {
+	size_t pending = w->len - w->start;
 	ssize_t r;
 
-	if (src->peek_pending) {
-		src->peek_pending = 0;
-		*p = src->fd < 0 ? src->mem : src->buf;
-		*n = src->peek_len;
-		src->stats.bytes += *n;
-		if (*n)
-			return 1;
-	}
-	if (src->fd < 0 || src->eof)
+	if (w->final)
 		return 0;
+	if (pending > max_pending)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			"a row or record longer than %zu MiB", max_pending >> 20);
+	if (w->start) {
+		memmove(w->own.p, w->own.p + w->start, pending);
+		w->own.len = pending;
+		w->start = 0;
+	}
+	if (buf_reserve(&w->own, READ_CHUNK))
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	do
-		r = read(src->fd, src->buf, READ_CHUNK);
+		r = read(src->fd, w->own.p + w->own.len, READ_CHUNK);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s",
 			strerror(errno));
-	if (r == 0) {
-		src->eof = 1;
-		return 0;
-	}
-	*p = src->buf;
-	*n = (size_t)r;
-	src->stats.bytes += *n;
-	return 1;
+	if (r == 0)
+		w->final = 1;
+	w->own.len += (size_t)r;
+	src->stats.bytes += (uint64_t)r;
+	w->data = w->own.p;
+	w->len = w->own.len;
+	return 0;
+}
+
+void window_close(struct window *w)
+{
+	buf_free(&w->own);
 }
 
 int source_bad(struct memscope_source *src, const struct memscope_error *e,
@@ -143,7 +173,6 @@ int memscope_source_open(struct memscope_source **out, const char *path,
 	rc = peek(src, err);
 	if (!rc)
 		rc = detect(src, err);
-	src->peek_pending = 1;
 out:
 	if (rc)
 		memscope_source_close(src);
@@ -168,7 +197,6 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 	src->mem_len = len;
 	src->peek_len = len;
 	src->eof = 1;
-	src->peek_pending = 1;
 	rc = detect(src, err);
 	if (rc)
 		memscope_source_close(src);

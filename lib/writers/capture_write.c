@@ -4,7 +4,7 @@
 
 #include "../core/capture_fmt.h"
 #include "../core/internal.h"
-#include "../core/u64map.h"
+#include "../core/live_ring.h"
 #include "memscope/event.h"
 #include "memscope/strtab.h"
 #include "memscope/writer.h"
@@ -24,7 +24,7 @@ struct memscope_capture_writer {
 	int32_t cur_device;
 	uint64_t n_events;
 	int started;
-	struct u64map host_live; /* host serial -> (ptr, size) */
+	struct live_ring host_live; /* host serial -> (ptr, size) */
 	struct buf rec;          /* payload being built */
 	struct outbuf o;
 };
@@ -52,7 +52,7 @@ void memscope_capture_writer_free(struct memscope_capture_writer *w)
 	free(w->str_map);
 	free(w->stack_map);
 	free(w->last);
-	u64map_free(&w->host_live);
+	live_ring_free(&w->host_live);
 	buf_free(&w->rec);
 	free(w);
 }
@@ -258,7 +258,7 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 		((ev->flags & MEMSCOPE_EV_REALLOC) != 0) != (ev->func == MEMSCOPE_FUNC_REALLOC))
 		return 0;
 	if (is_alloc ? ev->alloc_id != w->host_serial + 1
-		     : !u64map_get(&w->host_live, ev->alloc_id, &ptr, &size) || ptr != ev->ptr ||
+		     : !live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 0) || ptr != ev->ptr ||
 				size != (uint64_t)ev->size)
 		return 0;
 	if (ev->stack_c && (rc = file_stack(w, ev->stack_c, &stack)))
@@ -269,20 +269,20 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 	if (is_alloc) {
 		n += varint_put(p + n, (uint64_t)ev->size);
 		n += varint_put(p + n, zigzag((int64_t)(ev->ptr - w->host_ptr)));
-		n += varint_put(p + n, stack);
 		type = ev->func == MEMSCOPE_FUNC_MALLOC ? CAP_HOST_ALLOC : CAP_HOST_ALLOC_FN;
-		if (u64map_put(&w->host_live, ev->alloc_id, ev->ptr, (uint64_t)ev->size))
+		if (live_ring_put(&w->host_live, ev->alloc_id, ev->ptr, (uint64_t)ev->size))
 			return MEMSCOPE_E_NOMEM;
 		w->host_serial++;
 		w->host_ptr = ev->ptr;
 	} else {
 		n += varint_put(p + n, w->host_serial - ev->alloc_id);
-		n += varint_put(p + n, stack);
 		type = ev->func == MEMSCOPE_FUNC_FREE ? CAP_HOST_FREE : CAP_HOST_FREE_FN;
-		u64map_del(&w->host_live, ev->alloc_id, NULL, NULL);
+		live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 1);
 	}
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN)
 		n += varint_put(p + n, ev->func);
+	if (stack) /* optional trailing field */
+		n += varint_put(p + n, stack);
 	if (put_record(w, type, p, n))
 		return MEMSCOPE_E_IO;
 	return 1;

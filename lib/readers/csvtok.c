@@ -1,0 +1,146 @@
+/* Implementation of the CSV row tokenizer (csvtok.h). */
+#include <string.h>
+
+#include "csvtok.h"
+
+/* bytes that end an unquoted field */
+static const unsigned char stop[256] = { [','] = 1, ['\r'] = 1, ['\n'] = 1 };
+
+static const char *scan_unquoted(const char *s, const char *end)
+{
+	while (end - s >= 4) {
+		if (stop[(unsigned char)s[0]])
+			return s;
+		if (stop[(unsigned char)s[1]])
+			return s + 1;
+		if (stop[(unsigned char)s[2]])
+			return s + 2;
+		if (stop[(unsigned char)s[3]])
+			return s + 3;
+		s += 4;
+	}
+	while (s < end && !stop[(unsigned char)*s])
+		s++;
+	return s;
+}
+
+static uint64_t count_nl(const char *s, size_t n)
+{
+	const char *end = s + n;
+	uint64_t k = 0;
+
+	while ((s = memchr(s, '\n', (size_t)(end - s))) != NULL) {
+		k++;
+		s++;
+	}
+	return k;
+}
+
+/* Copy s[0..n) with each '""' as one '"' into t->unq; the field's p is fixed up by the caller. */
+static int unescape(struct csvtok *t, const char *s, size_t n, size_t *off, size_t *len)
+{
+	size_t i, o;
+
+	if (buf_reserve(&t->unq, n))
+		return -1;
+	*off = t->unq.len;
+	for (i = 0, o = t->unq.len; i < n; i++) {
+		t->unq.p[o++] = s[i];
+		if (s[i] == '"' && i + 1 < n && s[i + 1] == '"')
+			i++;
+	}
+	*len = o - t->unq.len;
+	t->unq.len = o;
+	return 0;
+}
+
+int csvtok_row(struct csvtok *t, const char *p, size_t n, int final, size_t *used,
+	uint64_t *lead_nl)
+{
+	const char *s = p, *end = p + n;
+	size_t unq_off[CSVTOK_MAX_FIELDS];
+	unsigned i, n_unq = 0;
+	uint64_t nl = 0;
+
+	while (s < end && (*s == '\r' || *s == '\n'))
+		nl += *s++ == '\n';
+	*used = (size_t)(s - p);
+	*lead_nl = nl;
+	if (s == end)
+		return final ? CSVTOK_END : CSVTOK_MORE;
+	t->n = 0;
+	t->row_nl = 0;
+	t->unq.len = 0;
+	for (;;) {
+		struct csvtok_field fld = { s, 0, 0, 0 };
+		int escaped = 0;
+
+		if (s < end && *s == '"') {
+			const char *c = s + 1, *q;
+
+			for (;;) {
+				q = memchr(c, '"', (size_t)(end - c));
+				if (!q)
+					return final ? CSVTOK_OPEN_QUOTE : CSVTOK_MORE;
+				if (q + 1 == end) {
+					if (!final)
+						return CSVTOK_MORE;
+					break;
+				}
+				if (q[1] == ',' || q[1] == '\r' || q[1] == '\n')
+					break;
+				if (q[1] == '"') {
+					escaped = 1;
+					c = q + 2;
+				} else {
+					c = q + 1;
+				}
+			}
+			fld.p = s + 1;
+			fld.len = (size_t)(q - s - 1);
+			fld.quoted = 1;
+			t->row_nl += count_nl(fld.p, fld.len);
+			s = q + 1;
+		} else {
+			const char *c = scan_unquoted(s, end);
+
+			if (c == end && !final)
+				return CSVTOK_MORE;
+			fld.len = (size_t)(c - s);
+			fld.null = fld.len == 0;
+			s = c;
+		}
+		if (t->n < CSVTOK_MAX_FIELDS) {
+			if (escaped) {
+				if (unescape(t, fld.p, fld.len, &unq_off[t->n], &fld.len))
+					return CSVTOK_NOMEM;
+				n_unq++;
+				fld.p = NULL; /* fixed up below, the buffer may still move */
+			}
+			t->f[t->n] = fld;
+		}
+		t->n++;
+		if (s == end)
+			break; /* final input: the row ends with the input */
+		if (*s == ',') {
+			s++;
+			if (s == end) {
+				if (!final)
+					return CSVTOK_MORE;
+				if (t->n < CSVTOK_MAX_FIELDS)
+					t->f[t->n] = (struct csvtok_field){ s, 0, 1, 0 };
+				t->n++;
+				break;
+			}
+			continue;
+		}
+		t->row_nl += *s == '\n';
+		s++;
+		break;
+	}
+	for (i = 0; n_unq && i < t->n && i < CSVTOK_MAX_FIELDS; i++)
+		if (!t->f[i].p)
+			t->f[i].p = t->unq.p + unq_off[i];
+	*used = (size_t)(s - p);
+	return CSVTOK_ROW;
+}

@@ -1,0 +1,50 @@
+/* A zero-copy CSV row tokenizer over a contiguous buffer, with libcsv's non-strict dialect (no blank trimming). */
+#ifndef MEMSCOPE_CSVTOK_H
+#define MEMSCOPE_CSVTOK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/internal.h"
+
+#define CSVTOK_MAX_FIELDS 64
+
+/*
+ * The dialect is exactly what libcsv 3 does with CSV_REPALL_NL | CSV_EMPTY_IS_NULL and a
+ * space function that says "no blanks" (tests/fuzz/fuzz_csvtok.c checks it differentially):
+ * fields end at ',', rows at CR or LF, blank lines are skipped; a field starting with '"' is
+ * quoted: inside it '""' is one quote, a '"' followed by ',', CR, LF or the end of input closes
+ * it, and any other '"' is kept literally (the reference writes inner quotes un-doubled); in an
+ * unquoted field quotes are literal. An empty unquoted field is "null".
+ */
+struct csvtok_field {
+	const char *p; /* borrowed: into the input buffer, or into the tokenizer's unescape buffer */
+	size_t len;
+	int null;      /* empty and unquoted */
+	int quoted;
+};
+
+struct csvtok {
+	struct csvtok_field f[CSVTOK_MAX_FIELDS];
+	unsigned n;         /* fields of the row; may exceed CSVTOK_MAX_FIELDS (extra ones not kept) */
+	uint64_t row_nl;    /* line feeds of the row: inside quoted fields and its terminator */
+	struct buf unq;     /* unescaped copies of fields that held '""' */
+};
+
+enum csvtok_status {
+	CSVTOK_ROW = 1,       /* a row is in t (valid until the next call or the buffer changes) */
+	CSVTOK_MORE = 0,      /* the rest of the buffer is an incomplete row: give more input */
+	CSVTOK_END = 2,       /* final input exhausted (only blank lines were left) */
+	CSVTOK_OPEN_QUOTE = -1, /* final input ends inside a quoted field */
+	CSVTOK_NOMEM = -2,
+};
+
+/*
+ * Tokenize the next row of p[0..n). final says no input follows. *used gets the bytes consumed
+ * (blank lines before the row included, also with CSVTOK_MORE), *lead_nl the line feeds of
+ * those blank lines; the row's own line feeds are in t->row_nl. Free t->unq with buf_free.
+ */
+int csvtok_row(struct csvtok *t, const char *p, size_t n, int final, size_t *used,
+	uint64_t *lead_nl);
+
+#endif
