@@ -46,8 +46,17 @@ static inline uint64_t get_varint(struct cur *c)
 	uint64_t v = 0;
 	int n;
 
-	if (c->p < c->end && *c->p < 0x80)
-		return *c->p++; /* one byte: most of them */
+	if (c->end - c->p >= 2) { /* one or two bytes: most of them */
+		if (c->p[0] < 0x80)
+			return *c->p++;
+		if (c->p[1] < 0x80) {
+			v = (uint64_t)(c->p[0] & 0x7f) | (uint64_t)c->p[1] << 7;
+			c->p += 2;
+			return v;
+		}
+	} else if (c->p < c->end && *c->p < 0x80) {
+		return *c->p++;
+	}
 	if (c->bad)
 		return 0;
 	n = varint_get(c->p, (size_t)(c->end - c->p), &v);
@@ -467,7 +476,14 @@ static int parse(struct cap_state *cs, const unsigned char *p, size_t n, size_t 
 
 	while (at < n) {
 		uint64_t len;
-		int h = varint_get(p + at + 1, n - at - 1, &len);
+		int h;
+
+		if (n - at >= 2 && p[at + 1] < 0x80) { /* a short record: one-byte length */
+			len = p[at + 1];
+			h = 1;
+		} else {
+			h = varint_get(p + at + 1, n - at - 1, &len);
+		}
 
 		if (h < 0 || (h > 0 && len > CAP_RECORD_MAX))
 			return memscope_error_set_offset(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
