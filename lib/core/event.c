@@ -199,6 +199,11 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 			break;
 		}
 	}
+	/* the realloc flag follows the function, whichever way it came */
+	if (ev->func == MEMSCOPE_FUNC_REALLOC)
+		ev->flags |= MEMSCOPE_EV_REALLOC;
+	else
+		ev->flags &= ~(uint32_t)MEMSCOPE_EV_REALLOC;
 	return NULL;
 }
 

@@ -191,7 +191,8 @@ int memscope_strtab_intern_stack(struct memscope_strtab *st, const uint32_t *fra
 	while (st->stack_slots[at]) {
 		const struct stack_entry *e = &st->stacks[st->stack_slots[at] - 1];
 
-		if (e->hash == h && e->n == n && memcmp(e->frames, frames, n * sizeof(*frames)) == 0) {
+		if (e->hash == h && e->n == n &&
+			(n == 0 || memcmp(e->frames, frames, n * sizeof(*frames)) == 0)) {
 			*id = st->stack_slots[at] - 1;
 			return 0;
 		}

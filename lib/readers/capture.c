@@ -348,8 +348,6 @@ static int on_event(struct cap_state *cs, struct cur *c)
 		ev.pool = ev.subtype;
 	if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) && (msg = event_type_attrs(&ev, &bad_attr)))
 		return bad(cs, msg);
-	if (ev.func)
-		ev.flags |= ev.func == MEMSCOPE_FUNC_REALLOC ? MEMSCOPE_EV_REALLOC : 0;
 	cs->prev_id = ev.id;
 	cs->prev_ts = ev.ts_ns;
 	cs->cur_pid = ev.pid;

@@ -2,6 +2,7 @@
 #ifndef MEMSCOPE_FUZZ_COMMON_H
 #define MEMSCOPE_FUZZ_COMMON_H
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct fuzz_ctx {
 	struct memscope_csv_writer *csv;
 	struct memscope_capture_writer *cap;
+	FILE *facts; /* the typed fields of every event, which the CSV does not show */
 	uint64_t n;
 };
 
@@ -26,10 +28,18 @@ static int fuzz_on_event(void *ctx, const struct memscope_event *ev)
 	if (memscope_csv_writer_write(c->csv, ev, &err) ||
 		memscope_capture_writer_write(c->cap, ev, &err))
 		abort();
+	fprintf(c->facts,
+		"%" PRIu64 ": kind %u sub %u pool %u func %u flags %#x dev %d size %" PRId64
+		" alloc_id %" PRIu64 " total %" PRId64 " used %" PRId64 " n_attrs %u\n",
+		c->n, ev->kind, ev->subtype, ev->pool, ev->func, ev->flags, ev->device, ev->size,
+		ev->alloc_id, ev->total, ev->used, ev->n_attrs);
 	return 0;
 }
 
-/* Events of a source written as CSV into *csv_out (malloc'd, caller frees). Returns the read status. */
+/*
+ * Events of a source written as CSV, followed by their typed fields, into *csv_out (malloc'd,
+ * caller frees). Returns the read status.
+ */
 static int fuzz_read(const uint8_t *data, size_t size, int lenient, char **csv_out,
 	size_t *csv_len, char **cap_out, size_t *cap_len, uint64_t *n_events)
 {
@@ -40,9 +50,12 @@ static int fuzz_read(const uint8_t *data, size_t size, int lenient, char **csv_o
 	struct fuzz_ctx c = { 0 };
 	FILE *fcsv = open_memstream(csv_out, csv_len);
 	FILE *fcap = cap_out ? open_memstream(cap_out, cap_len) : fopen("/dev/null", "wb");
+	char *facts = NULL;
+	size_t facts_len = 0;
 	int rc;
 
-	if (!st || !fcsv || !fcap)
+	c.facts = open_memstream(&facts, &facts_len);
+	if (!st || !fcsv || !fcap || !c.facts)
 		abort();
 	opts.lenient = lenient;
 	c.csv = memscope_csv_writer_new(fcsv, st);
@@ -63,13 +76,20 @@ static int fuzz_read(const uint8_t *data, size_t size, int lenient, char **csv_o
 	memscope_strtab_free(st);
 	fclose(fcsv);
 	fclose(fcap);
+	fclose(c.facts);
+	*csv_out = realloc(*csv_out, *csv_len + facts_len + 1);
+	if (!*csv_out)
+		abort();
+	memcpy(*csv_out + *csv_len, facts, facts_len + 1);
+	*csv_len += facts_len;
+	free(facts);
 	*n_events = c.n;
 	return rc;
 }
 
 /*
- * Whatever was read, re-encoded as capture, must read back to the same events: the CSV written
- * from the capture equals the CSV written from the original events.
+ * Whatever was read, re-encoded as capture, must read back to the same events: the CSV and the
+ * typed fields written from the capture equal those written from the original events.
  */
 static void fuzz_check_capture_roundtrip(const char *csv1, size_t csv1_len, const char *cap,
 	size_t cap_len, uint64_t n1)
@@ -80,8 +100,13 @@ static void fuzz_check_capture_roundtrip(const char *csv1, size_t csv1_len, cons
 
 	if (fuzz_read((const uint8_t *)cap, cap_len, 0, &csv2, &csv2_len, &cap2, &cap2_len, &n2))
 		abort();
-	if (n1 != n2 || csv1_len != csv2_len || memcmp(csv1, csv2, csv1_len))
+	if (n1 != n2 || csv1_len != csv2_len || memcmp(csv1, csv2, csv1_len)) {
+		/* MEMSCOPE_FUZZ_DEBUG=1 shows both sides when triaging a reproducer */
+		if (getenv("MEMSCOPE_FUZZ_DEBUG"))
+			fprintf(stderr, "--- read:\n%.*s--- capture round trip:\n%.*s", (int)csv1_len,
+				csv1, (int)csv2_len, csv2);
 		abort();
+	}
 	free(csv2);
 	free(cap2);
 }
