@@ -127,7 +127,7 @@ int memscope_strtab_intern(struct memscope_strtab *st, const char *s, size_t len
 	while (st->str_slots[at]) {
 		const struct str_entry *e = &st->strs[st->str_slots[at] - 1];
 
-		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) {
+		if (e->hash == h && e->len == len && (len == 0 || memcmp(e->s, s, len) == 0)) {
 			*id = st->str_slots[at] - 1;
 			return 0;
 		}

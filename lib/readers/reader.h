@@ -2,6 +2,7 @@
 #ifndef MEMSCOPE_READER_H
 #define MEMSCOPE_READER_H
 
+#include "../core/internal.h"
 #include "memscope/source.h"
 #include "memscope/strtab.h"
 
@@ -15,6 +16,7 @@ struct memscope_source {
 	unsigned char *buf;        /* READ_CHUNK bytes for fd input */
 	size_t peek_len;           /* bytes of buf (or mem) read by the sniffer */
 	int eof;
+	size_t chunk;              /* bytes per read after the sniffed ones (READ_CHUNK) */
 	int read_done;
 	enum memscope_format format;
 	struct memscope_strtab *st;

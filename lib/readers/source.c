@@ -46,10 +46,10 @@ int window_fill(struct window *w, struct memscope_source *src, size_t max_pendin
 		w->own.len = pending;
 		w->start = 0;
 	}
-	if (buf_reserve(&w->own, READ_CHUNK))
+	if (buf_reserve(&w->own, src->chunk))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	do
-		r = read(src->fd, w->own.p + w->own.len, READ_CHUNK);
+		r = read(src->fd, w->own.p + w->own.len, src->chunk);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s",
@@ -135,6 +135,7 @@ static int source_new(struct memscope_source **out, const char *name,
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
 	}
 	src->fd = -1;
+	src->chunk = READ_CHUNK;
 	src->st = st;
 	if (opts)
 		src->opts = *opts;
