@@ -24,6 +24,7 @@ struct cap_state {
 	uint64_t prev_id, prev_ts, cur_pid, cur_tid, prev_ptr, host_ptr, host_serial;
 	int32_t cur_device;
 	struct live_ring host_live;
+	struct memscope_event host_ev; /* template of the compact host events */
 	struct memscope_attr *attrs;
 	size_t attrs_cap;
 	uint32_t *frames;
@@ -361,20 +362,16 @@ static int on_event(struct cap_state *cs, struct cur *c)
 
 static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
 {
-	struct memscope_event ev;
+	/* the fields every host event shares are set once, in capture_read */
+	struct memscope_event ev = cs->host_ev;
 	uint64_t size = 0, ptr = 0, stack;
 	int is_alloc = type == CAP_HOST_ALLOC || type == CAP_HOST_ALLOC_FN;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.src = cs->src->opts.src;
 	ev.ts_ns = cs->prev_ts + (uint64_t)unzigzag(get_varint(c));
 	ev.id = cs->prev_id + 1;
 	ev.pid = cs->cur_pid;
 	ev.tid = cs->cur_tid;
 	ev.device = cs->cur_device;
-	ev.name = MEMSCOPE_STR_NA;
-	ev.subtype = ev.pool = MEMSCOPE_SUB_HOST;
-	ev.flags = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
 	if (is_alloc) {
 		ev.kind = MEMSCOPE_KIND_MALLOC;
 		size = get_varint(c);
@@ -536,6 +533,10 @@ int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 	cs.prev_id = UINT64_MAX;
 	cs.cur_pid = cs.cur_tid = MEMSCOPE_ID_NONE;
 	cs.cur_device = MEMSCOPE_DEVICE_NONE;
+	cs.host_ev.src = src->opts.src;
+	cs.host_ev.name = MEMSCOPE_STR_NA;
+	cs.host_ev.subtype = cs.host_ev.pool = MEMSCOPE_SUB_HOST;
+	cs.host_ev.flags = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
 	rc = window_open(&w, src, err);
 	if (!rc && (grow_array(&cs.smap, &cs.cap_smap, 256, sizeof(*cs.smap)) ||
 			   grow_array(&cs.kmap, &cs.cap_kmap, 64, sizeof(*cs.kmap))))
