@@ -107,25 +107,26 @@ START_TEST(legacy_layout_is_normalised)
 }
 END_TEST
 
+static const char attrs_csv[] =
+	HDR "1,ACCESS,READ,torch._ops.aten.add.Tensor,5,1,1,0,0x0000000000000010,"
+	"\"{allocation_id:3,addr:0x0000000000000010,size:64,type:PTA,"
+	"dtype:torch.float32,shape:torch.Size([2, 3])}\",,\n"
+	"2,ACCESS,WRITE,AddOp,6,1,1,0,0x0000000000000010,"
+	"\"{allocation_id:3,addr:0x0000000000000010,size:64,type:ATB,dtype:f16,format:nd,"
+	"shape:[2,3,]}\",,\n"
+	"3,MALLOC,PTA,N/A,4,1,1,0,0x0000000000000010,\"{allocation_id:3,addr:"
+	"0x0000000000000010,size:64,total:128,used:64,inefficient_type:early_allocation,"
+	"late_deallocation}\",,\n"
+	"4,SNAPSHOT,SNAPSHOT,Memory Snapshot,7,1,1,0,N/A,\"not {braced}\",,\n"
+	"5,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,\"{}\",,\n";
+
 START_TEST(attr_values_keep_commas_and_brackets)
 {
 	struct tread t;
 	const struct memscope_event *ev;
 	char buf[128];
 
-	ck_assert_int_eq(read_str(&t,
-		HDR "1,ACCESS,READ,torch._ops.aten.add.Tensor,5,1,1,0,0x0000000000000010,"
-		    "\"{allocation_id:3,addr:0x0000000000000010,size:64,type:PTA,"
-		    "dtype:torch.float32,shape:torch.Size([2, 3])}\",,\n"
-		    "2,ACCESS,WRITE,AddOp,6,1,1,0,0x0000000000000010,"
-		    "\"{allocation_id:3,addr:0x0000000000000010,size:64,type:ATB,dtype:f16,format:nd,"
-		    "shape:[2,3,]}\",,\n"
-		    "3,MALLOC,PTA,N/A,4,1,1,0,0x0000000000000010,\"{allocation_id:3,addr:"
-		    "0x0000000000000010,size:64,total:128,used:64,inefficient_type:early_allocation,"
-		    "late_deallocation}\",,\n"
-		    "4,SNAPSHOT,SNAPSHOT,Memory Snapshot,7,1,1,0,N/A,\"not {braced}\",,\n"
-		    "5,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,\"{}\",,\n",
-		0), 0);
+	ck_assert_int_eq(read_str(&t, attrs_csv, 0), 0);
 	ev = ev_at(&t, 0);
 	ck_assert_str_eq(attr_text(&t, ev, "shape", buf), "torch.Size([2, 3])");
 	ck_assert_uint_eq(ev->pool, MEMSCOPE_SUB_PTA);
@@ -146,18 +147,7 @@ START_TEST(attr_values_keep_commas_and_brackets)
 	size_t len;
 	char *csv = tread_csv(&t, &len);
 
-	ck_assert_str_eq(csv,
-		HDR "1,ACCESS,READ,torch._ops.aten.add.Tensor,5,1,1,0,0x0000000000000010,"
-		    "\"{allocation_id:3,addr:0x0000000000000010,size:64,type:PTA,"
-		    "dtype:torch.float32,shape:torch.Size([2, 3])}\",,\n"
-		    "2,ACCESS,WRITE,AddOp,6,1,1,0,0x0000000000000010,"
-		    "\"{allocation_id:3,addr:0x0000000000000010,size:64,type:ATB,dtype:f16,format:nd,"
-		    "shape:[2,3,]}\",,\n"
-		    "3,MALLOC,PTA,N/A,4,1,1,0,0x0000000000000010,\"{allocation_id:3,addr:"
-		    "0x0000000000000010,size:64,total:128,used:64,inefficient_type:early_allocation,"
-		    "late_deallocation}\",,\n"
-		    "4,SNAPSHOT,SNAPSHOT,Memory Snapshot,7,1,1,0,N/A,\"not {braced}\",,\n"
-		    "5,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,\"{}\",,\n");
+	ck_assert_str_eq(csv, attrs_csv);
 	free(csv);
 	tread_free(&t);
 }
