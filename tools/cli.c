@@ -118,8 +118,8 @@ int cli_parse_uint(const char *s, unsigned long long *v)
 	return errno || *end ? -1 : 0;
 }
 
-int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
-	const char *avoid)
+int cli_out_open(
+	const struct cli_tool *t, struct cli_out *o, const char *path, int force, const char *avoid)
 {
 	struct stat so, si;
 	int fd;

@@ -1,4 +1,5 @@
-/* The small shared CLI helper of the memscope tools: option tables, --help, diagnostics, exit codes, safe outputs. */
+/* The small shared CLI helper of the memscope tools: option tables, --help, diagnostics, exit
+ * codes, safe outputs. */
 #ifndef MEMSCOPE_CLI_H
 #define MEMSCOPE_CLI_H
 
@@ -12,23 +13,23 @@ enum cli_exit {
 	CLI_EXIT_OK = 0,
 	CLI_EXIT_FINDINGS = 1, /* findings present and the user asked to fail on them */
 	CLI_EXIT_USAGE = 2,
-	CLI_EXIT_INVALID = 3,  /* invalid input */
-	CLI_EXIT_IO = 4,       /* I/O or internal error */
+	CLI_EXIT_INVALID = 3, /* invalid input */
+	CLI_EXIT_IO = 4,      /* I/O or internal error */
 };
 
 /* One row of a tool's option table: drives getopt_long and --help alike. */
 struct cli_option {
-	const char *name;  /* long name, without "--" */
-	int short_name;    /* 0 for long-only; otherwise also the value getopt returns */
-	int val;           /* value getopt returns (= short_name when there is one) */
-	const char *arg;   /* argument name in --help, NULL for a flag */
-	const char *help;  /* one line */
+	const char *name; /* long name, without "--" */
+	int short_name;	  /* 0 for long-only; otherwise also the value getopt returns */
+	int val;	  /* value getopt returns (= short_name when there is one) */
+	const char *arg;  /* argument name in --help, NULL for a flag */
+	const char *help; /* one line */
 };
 
 struct cli_tool {
-	const char *name;     /* "memscope-convert" */
-	const char *synopsis; /* after the name: "[options] INPUT" */
-	const char *summary;  /* one line */
+	const char *name;	       /* "memscope-convert" */
+	const char *synopsis;	       /* after the name: "[options] INPUT" */
+	const char *summary;	       /* one line */
 	const struct cli_option *opts; /* terminated by a row with name NULL */
 };
 

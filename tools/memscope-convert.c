@@ -1,4 +1,5 @@
-/* memscope-convert: any supported input to the reference's dump CSV layout or to our capture format. */
+/* memscope-convert: any supported input to the reference's dump CSV layout or to our capture
+ * format. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +13,8 @@ static const struct cli_option options[] = {
 	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)" },
 	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
 	{ "lenient", 0, OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
-	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT", "dump CSV timestamps: auto, ns or us (default auto)" },
+	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
+		"dump CSV timestamps: auto, ns or us (default auto)" },
 	{ "quiet", 'q', 'q', NULL, "no summary on stderr" },
 	{ "help", 'h', 'h', NULL, "show this help and exit" },
 	{ "version", 'V', 'V', NULL, "show the version and exit" },
@@ -28,10 +30,10 @@ static const struct cli_tool tool = {
 
 /* options, with every default next to its flag */
 struct convert_opts {
-	const char *to;     /* NULL: the other format than the input's */
-	const char *output; /* NULL: INPUT with its extension replaced */
-	int force;          /* 0: never overwrite */
-	int quiet;          /* 0: summary on stderr */
+	const char *to;			/* NULL: the other format than the input's */
+	const char *output;		/* NULL: INPUT with its extension replaced */
+	int force;			/* 0: never overwrite */
+	int quiet;			/* 0: summary on stderr */
 	struct memscope_read_opts read; /* strict, auto time unit */
 };
 
@@ -56,7 +58,7 @@ static char *default_output(const char *input, const char *ext)
 	const char *slash = strrchr(input, '/');
 	const char *dot = strrchr(input, '.');
 	size_t base = dot && (!slash || dot > slash) && dot != input ? (size_t)(dot - input)
-								   : strlen(input);
+								     : strlen(input);
 	char *out = malloc(base + strlen(ext) + 1);
 
 	if (out) {
@@ -74,7 +76,8 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 		switch (c) {
 		case 't':
 			if (strcmp(optarg, "csv") && strcmp(optarg, "capture")) {
-				cli_msg(&tool, "--to: unknown format '%s' (csv or capture)", optarg);
+				cli_msg(&tool, "--to: unknown format '%s' (csv or capture)",
+					optarg);
 				return CLI_EXIT_USAGE;
 			}
 			o->to = optarg;
@@ -149,7 +152,7 @@ static void report(const struct convert_opts *o, const char *input, const char *
 	cli_msg(&tool, "%s -> %s: %llu events, %llu -> %llu bytes (%s%s)", input, output,
 		(unsigned long long)s->n_events, (unsigned long long)s->bytes,
 		(unsigned long long)out_bytes, memscope_format_name(memscope_source_format(src)),
-		s->layout == MEMSCOPE_LAYOUT_LEGACY	  ? ", legacy layout normalised"
+		s->layout == MEMSCOPE_LAYOUT_LEGACY    ? ", legacy layout normalised"
 		: s->layout == MEMSCOPE_LAYOUT_CURRENT ? ", current layout"
 						       : "");
 }
@@ -182,8 +185,9 @@ int main(int argc, char **argv)
 		status = cli_error(&tool, &err);
 		goto out;
 	}
-	to = o.to ? o.to
-		  : memscope_source_format(src) == MEMSCOPE_FORMAT_CAPTURE ? "csv" : "capture";
+	to = o.to						      ? o.to
+	     : memscope_source_format(src) == MEMSCOPE_FORMAT_CAPTURE ? "csv"
+								      : "capture";
 	if (!o.output) {
 		if (strcmp(input, "-") == 0) {
 			o.output = "-";

@@ -1,4 +1,5 @@
-/* Constants of our capture format, shared by its writer and reader (normative text: formats/capture.md). */
+/* Constants of our capture format, shared by its writer and reader (normative text:
+ * formats/capture.md). */
 #ifndef MEMSCOPE_CAPTURE_FMT_H
 #define MEMSCOPE_CAPTURE_FMT_H
 
@@ -68,8 +69,9 @@ enum cap_tag {
 /* device codes */
 static inline uint64_t cap_device_code(int32_t device)
 {
-	return device == MEMSCOPE_DEVICE_NONE ? 0 : device == MEMSCOPE_DEVICE_HOST ? 1
-										: (uint64_t)device + 2;
+	return device == MEMSCOPE_DEVICE_NONE	? 0
+	       : device == MEMSCOPE_DEVICE_HOST ? 1
+						: (uint64_t)device + 2;
 }
 
 #endif

@@ -12,8 +12,8 @@ void memscope_error_clear(struct memscope_error *err)
 }
 
 __attribute__((format(printf, 7, 0))) static int error_vset(struct memscope_error *err, int code,
-	const char *file, uint64_t line,
-	uint64_t offset, int has_offset, const char *fmt, va_list ap)
+	const char *file, uint64_t line, uint64_t offset, int has_offset, const char *fmt,
+	va_list ap)
 {
 	if (!err)
 		return code;
@@ -26,8 +26,8 @@ __attribute__((format(printf, 7, 0))) static int error_vset(struct memscope_erro
 	return code;
 }
 
-int memscope_error_set(struct memscope_error *err, int code, const char *file, uint64_t line,
-	const char *fmt, ...)
+int memscope_error_set(
+	struct memscope_error *err, int code, const char *file, uint64_t line, const char *fmt, ...)
 {
 	va_list ap;
 

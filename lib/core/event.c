@@ -10,7 +10,9 @@ struct name {
 	const char *s;
 	size_t len;
 };
+/* clang-format off */
 #define N(lit) { lit, sizeof(lit) - 1 }
+/* clang-format on */
 
 static const struct name kind_names[MEMSCOPE_KIND_COUNT_] = {
 	[MEMSCOPE_KIND_SYSTEM] = N("SYSTEM"),
@@ -141,7 +143,7 @@ const struct memscope_attr *memscope_event_attr(const struct memscope_event *ev,
 const char *event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad)
 {
 	int strict = ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE ||
-		ev->kind == MEMSCOPE_KIND_ACCESS;
+		     ev->kind == MEMSCOPE_KIND_ACCESS;
 	uint32_t i;
 
 	for (i = 0; i < ev->n_attrs; i++) {
@@ -175,9 +177,9 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 				}
 			} else if (strict) {
 				*bad = a;
-				return a->key == MEMSCOPE_STR_SIZE	  ? "invalid size"
-					: a->key == MEMSCOPE_STR_TOTAL ? "invalid total"
-								       : "invalid used";
+				return a->key == MEMSCOPE_STR_SIZE    ? "invalid size"
+				       : a->key == MEMSCOPE_STR_TOTAL ? "invalid total"
+								      : "invalid used";
 			}
 			break;
 		case MEMSCOPE_STR_SHADOW:
@@ -206,4 +208,3 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 		ev->flags &= ~(uint32_t)MEMSCOPE_EV_REALLOC;
 	return NULL;
 }
-

@@ -1,4 +1,5 @@
-/* Private helpers shared by the library's layers: growable buffers, strict number parsing, varints, hashing. */
+/* Private helpers shared by the library's layers: growable buffers, strict number parsing, varints,
+ * hashing. */
 #ifndef MEMSCOPE_INTERNAL_H
 #define MEMSCOPE_INTERNAL_H
 

@@ -1,4 +1,5 @@
-/* The live host blocks of a capture stream by allocation serial: a ring for recent ones, a hash map for the rest. */
+/* The live host blocks of a capture stream by allocation serial: a ring for recent ones, a hash map
+ * for the rest. */
 #ifndef MEMSCOPE_LIVE_RING_H
 #define MEMSCOPE_LIVE_RING_H
 
@@ -15,7 +16,7 @@ struct live_slot {
 
 struct live_ring {
 	struct live_slot *slot; /* LIVE_RING_SIZE of them, allocated on first put */
-	struct u64map spill;    /* older live blocks pushed out of the ring */
+	struct u64map spill;	/* older live blocks pushed out of the ring */
 };
 
 /* Add block serial (>= 1). 0 or MEMSCOPE_E_NOMEM. */

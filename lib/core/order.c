@@ -1,4 +1,5 @@
-/* Time order per (input, pid), an owned sortable event buffer, and the live-block map pairing MALLOC with FREE. */
+/* Time order per (input, pid), an owned sortable event buffer, and the live-block map pairing
+ * MALLOC with FREE. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,8 +243,8 @@ static void unlink_blk(struct memscope_blocks *b, struct blk *x)
 	b->free_list = x;
 }
 
-int memscope_blocks_feed(struct memscope_blocks *b, const struct memscope_event *ev,
-	struct memscope_block *out)
+int memscope_blocks_feed(
+	struct memscope_blocks *b, const struct memscope_event *ev, struct memscope_block *out)
 {
 	struct blk *x;
 	int by_id, res = MEMSCOPE_PAIR_ALLOC;
@@ -352,9 +353,9 @@ int memscope_blocks_foreach_live(const struct memscope_blocks *b,
 	if (!all)
 		return MEMSCOPE_E_NOMEM;
 	HASH_ITER(hh, b->by_id, x, tmp)
-		all[i++] = x;
+	all[i++] = x;
 	HASH_ITER(hh, b->by_ptr, x, tmp)
-		all[i++] = x;
+	all[i++] = x;
 	qsort(all, n, sizeof(*all), cmp_seq);
 	for (i = 0; i < n && !rc; i++)
 		rc = fn(ctx, &all[i]->b);

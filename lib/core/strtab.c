@@ -154,8 +154,8 @@ int memscope_strtab_intern(struct memscope_strtab *st, const char *s, size_t len
 	st->str_slots[at] = st->n_strs + 1;
 	*id = st->n_strs++;
 	if (st->n_strs * 2 > st->str_mask + 1) {
-		if (grow_slots(&st->str_slots, &st->str_mask, st->n_strs, st->strs, sizeof(*st->strs),
-			    offsetof(struct str_entry, hash), 0))
+		if (grow_slots(&st->str_slots, &st->str_mask, st->n_strs, st->strs,
+			    sizeof(*st->strs), offsetof(struct str_entry, hash), 0))
 			return 0; /* the index stays valid at a higher load; try again next time */
 	}
 	return 0;
@@ -175,8 +175,8 @@ uint32_t memscope_strtab_count(const struct memscope_strtab *st)
 	return st->n_strs;
 }
 
-int memscope_strtab_intern_stack(struct memscope_strtab *st, const uint32_t *frames, size_t n,
-	uint32_t *id)
+int memscope_strtab_intern_stack(
+	struct memscope_strtab *st, const uint32_t *frames, size_t n, uint32_t *id)
 {
 	uint32_t h, at, i;
 	uint32_t *copy;
@@ -240,9 +240,9 @@ uint32_t memscope_strtab_stack_count(const struct memscope_strtab *st)
 size_t memscope_strtab_footprint(const struct memscope_strtab *st)
 {
 	return st->footprint + (size_t)st->cap_strs * sizeof(*st->strs) +
-		(size_t)(st->str_mask + 1) * sizeof(uint32_t) +
-		(size_t)st->cap_stacks * sizeof(*st->stacks) +
-		(size_t)(st->stack_mask + 1) * sizeof(uint32_t);
+	       (size_t)(st->str_mask + 1) * sizeof(uint32_t) +
+	       (size_t)st->cap_stacks * sizeof(*st->stacks) +
+	       (size_t)(st->stack_mask + 1) * sizeof(uint32_t);
 }
 
 void memscope_strtab_free(struct memscope_strtab *st)
@@ -276,10 +276,12 @@ struct memscope_strtab *memscope_strtab_new(void)
 	st->stacks = calloc(st->cap_stacks, sizeof(*st->stacks));
 	if (!st->strs || !st->stacks ||
 		grow_slots(&st->str_slots, &st->str_mask, 0, st->strs, sizeof(*st->strs), 0, 0) ||
-		grow_slots(&st->stack_slots, &st->stack_mask, 0, st->stacks, sizeof(*st->stacks), 0, 1))
+		grow_slots(&st->stack_slots, &st->stack_mask, 0, st->stacks, sizeof(*st->stacks), 0,
+			1))
 		goto fail;
 	for (i = 0; i < MEMSCOPE_STR_WELL_KNOWN_COUNT; i++)
-		if (memscope_strtab_intern(st, well_known[i], strlen(well_known[i]), &id) || id != i)
+		if (memscope_strtab_intern(st, well_known[i], strlen(well_known[i]), &id) ||
+			id != i)
 			goto fail;
 	return st;
 fail:

@@ -1,4 +1,5 @@
-/* A small open-addressing hash map from u64 keys to two u64 values (linear probing, backward-shift delete). */
+/* A small open-addressing hash map from u64 keys to two u64 values (linear probing, backward-shift
+ * delete). */
 #ifndef MEMSCOPE_U64MAP_H
 #define MEMSCOPE_U64MAP_H
 

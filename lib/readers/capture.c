@@ -1,4 +1,5 @@
-/* Streaming reader of our capture format: records are parsed as they arrive; a cut file yields every complete record. */
+/* Streaming reader of our capture format: records are parsed as they arrive; a cut file yields
+ * every complete record. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ struct cap_state {
 	size_t n_smap, cap_smap;
 	uint32_t *kmap; /* file stack id -> strtab stack id */
 	size_t n_kmap, cap_kmap;
-	int64_t *last;  /* file key id -> last integer value */
+	int64_t *last; /* file key id -> last integer value */
 	size_t last_cap;
 	uint64_t prev_id, prev_ts, cur_pid, cur_tid, prev_ptr, host_ptr, host_serial;
 	int32_t cur_device;
@@ -110,8 +111,8 @@ static int on_string(struct cap_state *cs, const unsigned char *p, size_t n)
 
 	if (grow_array(&cs->smap, &cs->cap_smap, cs->n_smap + 1, sizeof(*cs->smap)) ||
 		memscope_strtab_intern(cs->st, (const char *)p, n, &id))
-		return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
-			"out of memory");
+		return memscope_error_set(
+			cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
 	cs->smap[cs->n_smap++] = id;
 	return 0;
 }
@@ -146,7 +147,9 @@ static int32_t device_of(uint64_t code, int *ok)
 	*ok = code <= (uint64_t)INT32_MAX + 2;
 	if (!*ok)
 		return MEMSCOPE_DEVICE_NONE;
-	return code == 0 ? MEMSCOPE_DEVICE_NONE : code == 1 ? MEMSCOPE_DEVICE_HOST : (int32_t)(code - 2);
+	return code == 0   ? MEMSCOPE_DEVICE_NONE
+	       : code == 1 ? MEMSCOPE_DEVICE_HOST
+			   : (int32_t)(code - 2);
 }
 
 static int ensure_attrs(struct cap_state *cs, size_t n)
@@ -207,7 +210,8 @@ static const char *get_attrs(struct cap_state *cs, struct cur *c, struct memscop
 			int64_t val;
 
 			v = get_varint(c);
-			if (c->bad || grow_array(&cs->last, &cs->last_cap, key + 1, sizeof(*cs->last)) ||
+			if (c->bad ||
+				grow_array(&cs->last, &cs->last_cap, key + 1, sizeof(*cs->last)) ||
 				!(last = &cs->last[key]))
 				return c->bad ? "truncated attr value" : "out of memory";
 			if ((kt & 7) == CAP_T_UINT) {
@@ -228,7 +232,7 @@ static const char *get_attrs(struct cap_state *cs, struct cur *c, struct memscop
 		case CAP_T_PTR_REL:
 			v = get_varint(c);
 			fmt_hex16(tmp, ((ev->flags & MEMSCOPE_EV_PTR) ? ev->ptr : 0) +
-					(uint64_t)unzigzag(v));
+					       (uint64_t)unzigzag(v));
 			len = 18;
 			break;
 		case CAP_T_EMPTY:
@@ -303,9 +307,9 @@ static int on_event(struct cap_state *cs, struct cur *c)
 		ev.flags |= MEMSCOPE_EV_ATTR;
 		if ((msg = get_attrs(cs, c, &ev)))
 			return strcmp(msg, "out of memory")
-				? bad(cs, msg)
-				: memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
-					  "out of memory");
+				       ? bad(cs, msg)
+				       : memscope_error_set(cs->err, MEMSCOPE_E_NOMEM,
+						 cs->src->name, 0, "out of memory");
 		if (fields & CAP_F_ATTR_RAW) {
 			if (ev.n_attrs != 1 || ev.attrs[0].key != MEMSCOPE_STR_EMPTY)
 				return bad(cs, "raw attr must be one value with key 0");
@@ -384,8 +388,8 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
 		ev.kind = MEMSCOPE_KIND_FREE;
 		ev.func = MEMSCOPE_FUNC_FREE;
 		ev.alloc_id = cs->host_serial - back;
-		if (!c->bad && (back >= cs->host_serial ||
-				       !live_ring_find(&cs->host_live, ev.alloc_id, &ptr, &size, 1)))
+		if (!c->bad && (back >= cs->host_serial || !live_ring_find(&cs->host_live,
+								   ev.alloc_id, &ptr, &size, 1)))
 			return bad(cs, "host free of a block that is not live");
 	}
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN) {
@@ -408,8 +412,8 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
 	ev.size = (int64_t)size;
 	if (is_alloc) {
 		if (live_ring_put(&cs->host_live, ev.alloc_id, ptr, size))
-			return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0,
-				"out of memory");
+			return memscope_error_set(
+				cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
 		cs->host_serial++;
 		cs->host_ptr = ptr;
 	}
@@ -516,8 +520,8 @@ static int header(struct cap_state *cs, const unsigned char *p, size_t n, size_t
 	return 0;
 }
 
-int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err)
+int capture_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct cap_state cs;
 	struct window w;

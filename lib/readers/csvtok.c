@@ -54,8 +54,8 @@ static int unescape(struct csvtok *t, const char *s, size_t n, size_t *off, size
 	return 0;
 }
 
-int csvtok_row(struct csvtok *t, const char *p, size_t n, int final, size_t *used,
-	uint64_t *lead_nl)
+int csvtok_row(
+	struct csvtok *t, const char *p, size_t n, int final, size_t *used, uint64_t *lead_nl)
 {
 	const char *s = p, *end = p + n;
 	size_t unq_off[CSVTOK_MAX_FIELDS];

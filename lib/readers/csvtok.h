@@ -1,4 +1,5 @@
-/* A zero-copy CSV row tokenizer over a contiguous buffer, with libcsv's non-strict dialect (no blank trimming). */
+/* A zero-copy CSV row tokenizer over a contiguous buffer, with libcsv's non-strict dialect (no
+ * blank trimming). */
 #ifndef MEMSCOPE_CSVTOK_H
 #define MEMSCOPE_CSVTOK_H
 
@@ -18,23 +19,24 @@
  * unquoted field quotes are literal. An empty unquoted field is "null".
  */
 struct csvtok_field {
-	const char *p; /* borrowed: into the input buffer, or into the tokenizer's unescape buffer */
+	const char
+		*p; /* borrowed: into the input buffer, or into the tokenizer's unescape buffer */
 	size_t len;
-	int null;      /* empty and unquoted */
+	int null; /* empty and unquoted */
 	int quoted;
 };
 
 struct csvtok {
 	struct csvtok_field f[CSVTOK_MAX_FIELDS];
-	unsigned n;         /* fields of the row; may exceed CSVTOK_MAX_FIELDS (extra ones not kept) */
-	uint64_t row_nl;    /* line feeds of the row: inside quoted fields and its terminator */
-	struct buf unq;     /* unescaped copies of fields that held '""' */
+	unsigned n;	 /* fields of the row; may exceed CSVTOK_MAX_FIELDS (extra ones not kept) */
+	uint64_t row_nl; /* line feeds of the row: inside quoted fields and its terminator */
+	struct buf unq;	 /* unescaped copies of fields that held '""' */
 };
 
 enum csvtok_status {
-	CSVTOK_ROW = 1,       /* a row is in t (valid until the next call or the buffer changes) */
-	CSVTOK_MORE = 0,      /* the rest of the buffer is an incomplete row: give more input */
-	CSVTOK_END = 2,       /* final input exhausted (only blank lines were left) */
+	CSVTOK_ROW = 1,	 /* a row is in t (valid until the next call or the buffer changes) */
+	CSVTOK_MORE = 0, /* the rest of the buffer is an incomplete row: give more input */
+	CSVTOK_END = 2,	 /* final input exhausted (only blank lines were left) */
 	CSVTOK_OPEN_QUOTE = -1, /* final input ends inside a quoted field */
 	CSVTOK_NOMEM = -2,
 };
@@ -44,7 +46,7 @@ enum csvtok_status {
  * (blank lines before the row included, also with CSVTOK_MORE), *lead_nl the line feeds of
  * those blank lines; the row's own line feeds are in t->row_nl. Free t->unq with buf_free.
  */
-int csvtok_row(struct csvtok *t, const char *p, size_t n, int final, size_t *used,
-	uint64_t *lead_nl);
+int csvtok_row(
+	struct csvtok *t, const char *p, size_t n, int final, size_t *used, uint64_t *lead_nl);
 
 #endif

@@ -29,10 +29,12 @@ enum col {
 	COL_TS_US, /* "Timestamp(us)": bound to COL_TS, sets the unit */
 };
 
+/* clang-format off */
 static const char *const col_names[N_COLS] = {
 	"ID", "Event", "Event Type", "Name", "Timestamp(ns)", "Process Id", "Thread Id",
 	"Device Id", "Ptr", "Attr", "Call Stack(Python)", "Call Stack(C)",
 };
+/* clang-format on */
 
 struct csv_state {
 	struct memscope_source *src;
@@ -41,13 +43,13 @@ struct csv_state {
 	void *ctx;
 	struct memscope_error *err;
 	struct csvtok tok;
-	int rc;           /* first error / stop status */
-	uint64_t line;    /* line where the next row starts */
+	int rc;	       /* first error / stop status */
+	uint64_t line; /* line where the next row starts */
 	int have_header;
 	unsigned n_header;
 	unsigned char col_at[MAX_FIELDS]; /* header position -> enum col */
-	int pos_of[N_COLS];               /* enum col -> header position, -1 if absent */
-	int scale_us;     /* timestamps are microseconds */
+	int pos_of[N_COLS];		  /* enum col -> header position, -1 if absent */
+	int scale_us;			  /* timestamps are microseconds */
 	char last_name[128]; /* the previous Name and its id: START and END rows repeat it */
 	size_t last_name_len;
 	uint32_t last_name_id;
@@ -89,6 +91,7 @@ static inline const char *fstr(const struct csv_state *cs, int col, size_t *len)
 }
 
 /* [A-Za-z0-9_] */
+/* clang-format off */
 static const unsigned char key_char[256] = {
 	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
 	['8'] = 1, ['9'] = 1, ['_'] = 1,
@@ -101,6 +104,7 @@ static const unsigned char key_char[256] = {
 	['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
 	['Y'] = 1, ['Z'] = 1,
 };
+/* clang-format on */
 
 /* The keys every MALLOC/FREE row has, matched without hashing; else intern. */
 static int key_id(struct memscope_strtab *st, const char *p, size_t n, uint32_t *id)
@@ -140,8 +144,8 @@ static size_t key_len(const char *s, const char *end)
 	return (size_t)(p - s);
 }
 
-static int push_attr(struct csv_state *cs, struct memscope_event *ev, uint32_t key,
-	const char *val, size_t len)
+static int push_attr(
+	struct csv_state *cs, struct memscope_event *ev, uint32_t key, const char *val, size_t len)
 {
 	if (grow_array(&cs->attrs, &cs->attrs_cap, ev->n_attrs + 1, sizeof(*cs->attrs)))
 		return MEMSCOPE_E_NOMEM;
@@ -155,8 +159,7 @@ static int push_attr(struct csv_state *cs, struct memscope_event *ev, uint32_t k
  * ",key:" (msmemscope.md §2.3), so "shape:torch.Size([2, 3])" and "a,b" values survive.
  * Text that is not in that shape is kept whole as one raw attr.
  */
-static int parse_attrs(struct csv_state *cs, struct memscope_event *ev, const char *s,
-	size_t n)
+static int parse_attrs(struct csv_state *cs, struct memscope_event *ev, const char *s, size_t n)
 {
 	const char *p, *end;
 
@@ -180,8 +183,7 @@ static int parse_attrs(struct csv_state *cs, struct memscope_event *ev, const ch
 		}
 		if (!q)
 			q = end;
-		if (key_id(cs->st, p, kl, &key) ||
-			push_attr(cs, ev, key, v, (size_t)(q - v)))
+		if (key_id(cs->st, p, kl, &key) || push_attr(cs, ev, key, v, (size_t)(q - v)))
 			return MEMSCOPE_E_NOMEM;
 		p = q < end ? q + 1 : end;
 	}
@@ -268,9 +270,9 @@ static int header_row(struct csv_state *cs, uint64_t line)
 			const char *s = cs->tok.n ? cs->tok.f[0].p : "";
 			size_t n = cs->tok.n ? cs->tok.f[0].len : 0;
 
-			return memscope_error_set(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
-				line,
-				"not a memscope_dump CSV: header has no '%s' column (starts '%.*s')",
+			return memscope_error_set(cs->err, MEMSCOPE_E_INVALID, cs->src->name, line,
+				"not a memscope_dump CSV: header has no '%s' column (starts "
+				"'%.*s')",
 				col_names[c], CLIP(n), s);
 		}
 	cs->n_header = cs->tok.n;
@@ -344,12 +346,13 @@ static int data_row(struct csv_state *cs, uint64_t line)
 				u < 100000000000000000ull))
 			cs->scale_us = 1;
 		cs->unit_decided = 1;
-		cs->src->stats.layout = cs->scale_us ? MEMSCOPE_LAYOUT_LEGACY : MEMSCOPE_LAYOUT_CURRENT;
+		cs->src->stats.layout =
+			cs->scale_us ? MEMSCOPE_LAYOUT_LEGACY : MEMSCOPE_LAYOUT_CURRENT;
 	}
 	if (cs->scale_us) {
 		if (u > UINT64_MAX / 1000)
-			return row_error(cs, line, "Timestamp \"%.*s\" out of range for microseconds",
-				CLIP(n), s);
+			return row_error(cs, line,
+				"Timestamp \"%.*s\" out of range for microseconds", CLIP(n), s);
 		u *= 1000;
 	}
 	ev.ts_ns = u;
@@ -376,7 +379,7 @@ static int data_row(struct csv_state *cs, uint64_t line)
 		/* no pointer */
 	} else if ((n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
 			   parse_hex64(s + 2, n - 2, &ev.ptr) == 0) ||
-		parse_u64(s, n, &ev.ptr) == 0) {
+		   parse_u64(s, n, &ev.ptr) == 0) {
 		ev.flags |= MEMSCOPE_EV_PTR;
 	} else {
 		return row_error(cs, line, "invalid Ptr \"%.*s\"", CLIP(n), s);
@@ -414,8 +417,8 @@ nomem:
 	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, line, "out of memory");
 }
 
-int dump_csv_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err)
+int dump_csv_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct csv_state cs;
 	struct window w;
@@ -451,8 +454,8 @@ int dump_csv_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 		} else if (r == CSVTOK_MORE) {
 			cs.rc = window_fill(&w, src, MAX_ROW_BYTES, err);
 			if (cs.rc == MEMSCOPE_E_INVALID)
-				cs.rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, cs.line,
-					"row longer than %zu MiB (unterminated quote?)",
+				cs.rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name,
+					cs.line, "row longer than %zu MiB (unterminated quote?)",
 					MAX_ROW_BYTES >> 20);
 		} else if (r == CSVTOK_END) {
 			break;
@@ -460,13 +463,13 @@ int dump_csv_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 			cs.rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, cs.line,
 				"file ends inside a quoted field");
 		} else {
-			cs.rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, cs.line,
-				"out of memory");
+			cs.rc = memscope_error_set(
+				err, MEMSCOPE_E_NOMEM, src->name, cs.line, "out of memory");
 		}
 	}
 	if (!cs.rc && !cs.have_header)
-		cs.rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
-			"empty file (no header line)");
+		cs.rc = memscope_error_set(
+			err, MEMSCOPE_E_INVALID, src->name, 0, "empty file (no header line)");
 	window_close(&w);
 	buf_free(&cs.tok.unq);
 	free(cs.attrs);

@@ -9,14 +9,14 @@
 #define READ_CHUNK (256 * 1024)
 
 struct memscope_source {
-	int fd;                    /* -1 for memory input */
+	int fd; /* -1 for memory input */
 	int own_fd;
-	const unsigned char *mem;  /* memory input */
+	const unsigned char *mem; /* memory input */
 	size_t mem_len;
-	unsigned char *buf;        /* READ_CHUNK bytes for fd input */
-	size_t peek_len;           /* bytes of buf (or mem) read by the sniffer */
+	unsigned char *buf; /* READ_CHUNK bytes for fd input */
+	size_t peek_len;    /* bytes of buf (or mem) read by the sniffer */
 	int eof;
-	size_t chunk;              /* bytes per read after the sniffed ones (READ_CHUNK) */
+	size_t chunk; /* bytes per read after the sniffed ones (READ_CHUNK) */
 	int read_done;
 	enum memscope_format format;
 	struct memscope_strtab *st;
@@ -32,7 +32,7 @@ struct memscope_source {
 struct window {
 	const char *data;
 	size_t start, len;
-	int final;     /* no more input after len */
+	int final;	/* no more input after len */
 	struct buf own; /* storage for file input */
 };
 
@@ -63,13 +63,13 @@ static inline int source_deliver(struct memscope_source *src, memscope_event_fn 
 
 /* Record a bad row/record: in lenient mode count it and return 0, else copy it to err and return
  * its code. e holds the complaint. */
-int source_bad(struct memscope_source *src, const struct memscope_error *e,
-	struct memscope_error *err);
+int source_bad(
+	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err);
 
-int dump_csv_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err);
-int capture_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err);
+int dump_csv_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
+int capture_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
 
 /* The capture file's magic (formats/capture.md). */
 extern const unsigned char capture_magic[8];

@@ -1,4 +1,5 @@
-/* Opening inputs: file, stdin or memory; format detection from the first bytes; dispatch to a reader. */
+/* Opening inputs: file, stdin or memory; format detection from the first bytes; dispatch to a
+ * reader. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -52,8 +53,8 @@ int window_fill(struct window *w, struct memscope_source *src, size_t max_pendin
 		r = read(src->fd, w->own.p + w->own.len, src->chunk);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
-		return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s",
-			strerror(errno));
+		return memscope_error_set(
+			err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s", strerror(errno));
 	if (r == 0)
 		w->final = 1;
 	w->own.len += (size_t)r;
@@ -68,8 +69,8 @@ void window_close(struct window *w)
 	buf_free(&w->own);
 }
 
-int source_bad(struct memscope_source *src, const struct memscope_error *e,
-	struct memscope_error *err)
+int source_bad(
+	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err)
 {
 	if (!src->opts.lenient) {
 		if (err)
@@ -90,8 +91,8 @@ static int peek(struct memscope_source *src, struct memscope_error *err)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s",
-				strerror(errno));
+			return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0,
+				"read failed: %s", strerror(errno));
 		if (r == 0) {
 			src->eof = 1;
 			break;
@@ -123,9 +124,8 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	return 0;
 }
 
-static int source_new(struct memscope_source **out, const char *name,
-	struct memscope_strtab *st, const struct memscope_read_opts *opts,
-	struct memscope_error *err)
+static int source_new(struct memscope_source **out, const char *name, struct memscope_strtab *st,
+	const struct memscope_read_opts *opts, struct memscope_error *err)
 {
 	struct memscope_source *src = calloc(1, sizeof(*src));
 
@@ -143,9 +143,8 @@ static int source_new(struct memscope_source **out, const char *name,
 	return 0;
 }
 
-int memscope_source_open(struct memscope_source **out, const char *path,
-	struct memscope_strtab *st, const struct memscope_read_opts *opts,
-	struct memscope_error *err)
+int memscope_source_open(struct memscope_source **out, const char *path, struct memscope_strtab *st,
+	const struct memscope_read_opts *opts, struct memscope_error *err)
 {
 	struct memscope_source *src;
 	int rc;
@@ -160,8 +159,8 @@ int memscope_source_open(struct memscope_source **out, const char *path,
 	} else {
 		src->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (src->fd < 0) {
-			rc = memscope_error_set(err, MEMSCOPE_E_IO, path, 0, "cannot open: %s",
-				strerror(errno));
+			rc = memscope_error_set(
+				err, MEMSCOPE_E_IO, path, 0, "cannot open: %s", strerror(errno));
 			goto out;
 		}
 		src->own_fd = 1;
@@ -206,14 +205,13 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 	return rc;
 }
 
-int memscope_source_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err)
+int memscope_source_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	if (!src || !fn)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "bad argument");
 	if (src->read_done)
-		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0,
-			"source already read");
+		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0, "source already read");
 	src->read_done = 1;
 	switch (src->format) {
 	case MEMSCOPE_FORMAT_DUMP_CSV:
@@ -221,8 +219,8 @@ int memscope_source_read(struct memscope_source *src, memscope_event_fn fn, void
 	case MEMSCOPE_FORMAT_CAPTURE:
 		return capture_read(src, fn, ctx, err);
 	default:
-		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
-			"unsupported format");
+		return memscope_error_set(
+			err, MEMSCOPE_E_UNSUPPORTED, src->name, 0, "unsupported format");
 	}
 }
 

@@ -1,4 +1,5 @@
-/* Writer of our binary capture format (formats/capture.md): delta-coded, interned, self-describing records. */
+/* Writer of our binary capture format (formats/capture.md): delta-coded, interned, self-describing
+ * records. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,20 +13,20 @@
 
 struct memscope_capture_writer {
 	struct memscope_strtab *st;
-	uint32_t *str_map;   /* strtab id -> file id (0: not written yet; strtab 0 is file 0) */
+	uint32_t *str_map; /* strtab id -> file id (0: not written yet; strtab 0 is file 0) */
 	size_t str_map_cap;
 	uint32_t n_file_strs;
 	uint32_t *stack_map; /* strtab stack id -> file stack id (0: not written yet) */
 	size_t stack_map_cap;
 	uint32_t n_file_stacks;
-	int64_t *last;       /* file key id -> last integer value (DELTA tag state) */
+	int64_t *last; /* file key id -> last integer value (DELTA tag state) */
 	size_t last_cap;
 	uint64_t prev_id, prev_ts, cur_pid, cur_tid, prev_ptr, host_ptr, host_serial;
 	int32_t cur_device;
 	uint64_t n_events;
 	int started;
 	struct live_ring host_live; /* host serial -> (ptr, size) */
-	struct buf rec;          /* payload being built */
+	struct buf rec;		    /* payload being built */
 	struct outbuf o;
 };
 
@@ -185,11 +186,11 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 		*last = v;
 		if (d < direct)
 			return rec_varint(w, (uint64_t)key << 3 | CAP_T_DELTA) ? MEMSCOPE_E_NOMEM
-										  : rec_varint(w, d);
+									       : rec_varint(w, d);
 		return rec_varint(w, (uint64_t)key << 3 | (v < 0 ? CAP_T_NEG : CAP_T_UINT)) ||
-				rec_varint(w, direct)
-			? MEMSCOPE_E_NOMEM
-			: 0;
+				       rec_varint(w, direct)
+			       ? MEMSCOPE_E_NOMEM
+			       : 0;
 	}
 	if (a->val_len == 18 && a->val[0] == '0' && a->val[1] == 'x' &&
 		parse_hex64(a->val + 2, 16, &u) == 0) {
@@ -200,9 +201,9 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 			uint64_t base = (ev->flags & MEMSCOPE_EV_PTR) ? ev->ptr : 0;
 
 			return rec_varint(w, (uint64_t)key << 3 | CAP_T_PTR_REL) ||
-					rec_varint(w, zigzag((int64_t)(u - base)))
-				? MEMSCOPE_E_NOMEM
-				: 0;
+					       rec_varint(w, zigzag((int64_t)(u - base)))
+				       ? MEMSCOPE_E_NOMEM
+				       : 0;
 		}
 	}
 	if (a->val_len <= 48 && is_plain_text(a->val, a->val_len)) {
@@ -213,8 +214,8 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 		if ((rc = file_str(w, id, &sid)))
 			return rc;
 		return rec_varint(w, (uint64_t)key << 3 | CAP_T_REF) || rec_varint(w, sid)
-			? MEMSCOPE_E_NOMEM
-			: 0;
+			       ? MEMSCOPE_E_NOMEM
+			       : 0;
 	}
 	if (rec_varint(w, (uint64_t)key << 3 | CAP_T_INLINE) || rec_varint(w, a->val_len) ||
 		buf_append(&w->rec, a->val, a->val_len))
@@ -238,7 +239,8 @@ static int put_context(struct memscope_capture_writer *w, const struct memscope_
 	return put_record(w, CAP_CONTEXT, p, n);
 }
 
-/* The compact host records of the capture shim; 1 if ev was written that way, 0 if it does not fit. */
+/* The compact host records of the capture shim; 1 if ev was written that way, 0 if it does not fit.
+ */
 static int try_host(struct memscope_capture_writer *w, const struct memscope_event *ev)
 {
 	const uint32_t need = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
@@ -258,8 +260,8 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 		((ev->flags & MEMSCOPE_EV_REALLOC) != 0) != (ev->func == MEMSCOPE_FUNC_REALLOC))
 		return 0;
 	if (is_alloc ? ev->alloc_id != w->host_serial + 1
-		     : !live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 0) || ptr != ev->ptr ||
-				size != (uint64_t)ev->size)
+		     : !live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 0) ||
+				ptr != ev->ptr || size != (uint64_t)ev->size)
 		return 0;
 	if (ev->stack_c && (rc = file_stack(w, ev->stack_c, &stack)))
 		return rc;
@@ -292,9 +294,9 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 static int put_typed(struct memscope_capture_writer *w, const struct memscope_event *ev)
 {
 	uint64_t t = ((ev->flags & MEMSCOPE_EV_ALLOC_ID) ? CAP_TY_ALLOC_ID : 0) |
-		((ev->flags & MEMSCOPE_EV_SIZE) ? CAP_TY_SIZE : 0) |
-		((ev->flags & MEMSCOPE_EV_TOTAL) ? CAP_TY_TOTAL : 0) |
-		((ev->flags & MEMSCOPE_EV_USED) ? CAP_TY_USED : 0);
+		     ((ev->flags & MEMSCOPE_EV_SIZE) ? CAP_TY_SIZE : 0) |
+		     ((ev->flags & MEMSCOPE_EV_TOTAL) ? CAP_TY_TOTAL : 0) |
+		     ((ev->flags & MEMSCOPE_EV_USED) ? CAP_TY_USED : 0);
 	int rc = rec_varint(w, t);
 
 	if (!rc && (t & CAP_TY_ALLOC_ID))
@@ -317,8 +319,9 @@ static int put_event(struct memscope_capture_writer *w, const struct memscope_ev
 	w->rec.len = 0;
 	/* strings first: their records must precede the event */
 	head[0] = ev->kind < 256 && memscope_kind_name(ev->kind) ? (unsigned char)ev->kind : 0;
-	head[1] = ev->subtype < 256 && memscope_subtype_name(ev->subtype) ? (unsigned char)ev->subtype
-									   : 0;
+	head[1] = ev->subtype < 256 && memscope_subtype_name(ev->subtype)
+			  ? (unsigned char)ev->subtype
+			  : 0;
 	if ((rc = buf_append(&w->rec, head, 1)))
 		return rc;
 	if (!head[0] && ((rc = file_str(w, ev->kind_text, &sid)) || (rc = rec_varint(w, sid))))
@@ -352,13 +355,15 @@ static int put_event(struct memscope_capture_writer *w, const struct memscope_ev
 		fields |= CAP_F_NAME_QUOTED;
 	if (ev->func)
 		fields |= CAP_F_FUNC;
-	if (!(ev->flags & MEMSCOPE_EV_ATTR) && (ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE |
-							     MEMSCOPE_EV_TOTAL | MEMSCOPE_EV_USED)))
+	if (!(ev->flags & MEMSCOPE_EV_ATTR) &&
+		(ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_TOTAL |
+				     MEMSCOPE_EV_USED)))
 		fields |= CAP_F_TYPED;
 	if ((rc = rec_varint(w, fields)) ||
 		(rc = rec_varint(w, zigzag((int64_t)(ev->ts_ns - w->prev_ts)))))
 		return rc;
-	if ((fields & CAP_F_ID) && (rc = rec_varint(w, zigzag((int64_t)(ev->id - (w->prev_id + 1))))))
+	if ((fields & CAP_F_ID) &&
+		(rc = rec_varint(w, zigzag((int64_t)(ev->id - (w->prev_id + 1))))))
 		return rc;
 	if ((fields & CAP_F_PID) && (rc = rec_varint(w, ev->pid + 1)))
 		return rc;
@@ -407,7 +412,8 @@ int memscope_capture_writer_write(struct memscope_capture_writer *w,
 		rc = start(w);
 	if (!rc && ev->n_attrs > CAP_ATTRS_MAX)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
-			"event has %u attrs, more than the format's %u", ev->n_attrs, CAP_ATTRS_MAX);
+			"event has %u attrs, more than the format's %u", ev->n_attrs,
+			CAP_ATTRS_MAX);
 	if (!rc) {
 		rc = try_host(w, ev);
 		if (rc == 0)

@@ -1,4 +1,5 @@
-/* Writer of the reference's memscope_dump CSV layout, byte for byte as the reference spells rows. */
+/* Writer of the reference's memscope_dump CSV layout, byte for byte as the reference spells rows.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,8 +131,8 @@ static int put_num_or_na(struct outbuf *o, uint64_t v)
 	return outbuf_put(o, tmp, n);
 }
 
-int memscope_csv_writer_write(struct memscope_csv_writer *w, const struct memscope_event *ev,
-	struct memscope_error *err)
+int memscope_csv_writer_write(
+	struct memscope_csv_writer *w, const struct memscope_event *ev, struct memscope_error *err)
 {
 	struct outbuf *o = &w->o;
 	char tmp[32];

@@ -29,12 +29,12 @@
 enum exit_status { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_IO = 4 };
 
 enum mode {
-	MODE_CSV = 1u << 0,     /* csv_read of the generated files */
-	MODE_LIBCSV = 1u << 1,  /* libcsv alone, a memchr splitter, read(2) alone: same files */
+	MODE_CSV = 1u << 0,	/* csv_read of the generated files */
+	MODE_LIBCSV = 1u << 1,	/* libcsv alone, a memchr splitter, read(2) alone: same files */
 	MODE_CAPTURE = 1u << 2, /* convert CSV to capture, then capture_read */
-	MODE_HOST = 1u << 3,    /* host malloc/free stream as compact capture records */
-	MODE_SCALE = 1u << 4,   /* csv_read peak RSS on 2x, 4x bigger files */
-	MODE_GEN = 1u << 5,     /* only generate the files (kept) */
+	MODE_HOST = 1u << 3,	/* host malloc/free stream as compact capture records */
+	MODE_SCALE = 1u << 4,	/* csv_read peak RSS on 2x, 4x bigger files */
+	MODE_GEN = 1u << 5,	/* only generate the files (kept) */
 	MODE_DEFAULT = MODE_CSV | MODE_LIBCSV | MODE_CAPTURE | MODE_HOST | MODE_SCALE,
 };
 
@@ -54,17 +54,17 @@ static const struct {
 
 /* options, with every default next to its flag */
 struct bench_opts {
-	uint64_t rows;        /* -n: data rows of the generated dump CSV (500K) */
+	uint64_t rows;	      /* -n: data rows of the generated dump CSV (500K) */
 	unsigned stack_pct;   /* -s: percent of rows with call stacks in the stacked CSV (10) */
 	unsigned repeat;      /* -r: runs per measurement (3) */
 	uint64_t host_events; /* -e: events of the host stream (4M) */
 	unsigned threads;     /* -t: threads of the host stream, 1..4 (4) */
-	uint64_t seed;        /* -S: PRNG seed (1) */
+	uint64_t seed;	      /* -S: PRNG seed (1) */
 	const char *dir;      /* -d: directory for the files, kept (NULL: temporary, removed) */
 	const char *input;    /* -i: measure this CSV or capture file, generate nothing (NULL) */
 	const char *scale;    /* -x: multiples of -n for the scale mode ("2,4") */
-	int keep;             /* -k: keep the temporary directory (0) */
-	unsigned modes;       /* positional MODEs (all) */
+	int keep;	      /* -k: keep the temporary directory (0) */
+	unsigned modes;	      /* positional MODEs (all) */
 };
 
 enum { OPT_HELP = 'h' };
@@ -298,8 +298,8 @@ static const struct {
 struct op_def {
 	const char *name;
 	unsigned n_in, n_out, n_tmp;
-	int weights;                /* its inputs include weights */
-	const char *kernel;         /* NULL: no kernel launch */
+	int weights;	    /* its inputs include weights */
+	const char *kernel; /* NULL: no kernel launch */
 };
 
 static const struct op_def fwd_ops[] = {
@@ -352,7 +352,7 @@ struct csv_gen {
 	unsigned stack_pct;
 	int64_t used, total;
 	uint64_t pool_next;
-	struct blk **live;   /* PTA activations */
+	struct blk **live; /* PTA activations */
 	size_t n_live, cap_live;
 	struct blk *weights[GEN_LAYERS * 6];
 	size_t n_weights;
@@ -390,21 +390,38 @@ static char *make_stack(uint64_t *rng, int python)
 		"/usr/lib/python3.9/site-packages/torch_npu/utils/_module.py",
 	};
 	static const char *const py_funcs[] = {
-		"<module>", "main", "train_one_epoch", "_call_impl", "forward", "backward",
-		"step", "_single_tensor_adam", "_wrapped_call_impl", "_multi_tensor_adam",
+		"<module>",
+		"main",
+		"train_one_epoch",
+		"_call_impl",
+		"forward",
+		"backward",
+		"step",
+		"_single_tensor_adam",
+		"_wrapped_call_impl",
+		"_multi_tensor_adam",
 	};
 	static const char *const c_libs[] = {
-		"libtorch_npu.so", "libtorch_cpu.so", "libc10.so", "libascendcl.so",
-		"libruntime.so", "libpython3.9.so.1.0",
+		"libtorch_npu.so",
+		"libtorch_cpu.so",
+		"libc10.so",
+		"libascendcl.so",
+		"libruntime.so",
+		"libpython3.9.so.1.0",
 	};
 	static const char *const c_funcs[] = {
-		"_ZN2at6native5emptyEv", "_ZN3c1010TensorImplC1Ev", "aclrtMalloc",
-		"_ZN10at_npu6native17NPUCachingAllocator6mallocEPPvim", "_PyEval_EvalFrameDefault",
-		"_ZN5torch8autograd6Engine17evaluate_functionE", "PyObject_Call", "rtMalloc",
+		"_ZN2at6native5emptyEv",
+		"_ZN3c1010TensorImplC1Ev",
+		"aclrtMalloc",
+		"_ZN10at_npu6native17NPUCachingAllocator6mallocEPPvim",
+		"_PyEval_EvalFrameDefault",
+		"_ZN5torch8autograd6Engine17evaluate_functionE",
+		"PyObject_Call",
+		"rtMalloc",
 	};
 	struct sbuf b = { 0 };
-	unsigned depth = python ? 6 + (unsigned)rng_below(rng, 16)
-				: 8 + (unsigned)rng_below(rng, 20);
+	unsigned depth =
+		python ? 6 + (unsigned)rng_below(rng, 16) : 8 + (unsigned)rng_below(rng, 20);
 	unsigned i;
 
 	for (i = 0; i < depth; i++) {
@@ -469,8 +486,8 @@ static void flush_block(struct csv_gen *g, struct blk *b)
 /* A HAL segment of at least size bytes for the pool (buffered: written when freed). */
 static void hal_grow(struct csv_gen *g, int64_t size)
 {
-	int64_t seg = size > GEN_SEGMENT ? (size + (2 << 20) - 1) / (2 << 20) * (2 << 20)
-					 : GEN_SEGMENT;
+	int64_t seg =
+		size > GEN_SEGMENT ? (size + (2 << 20) - 1) / (2 << 20) * (2 << 20) : GEN_SEGMENT;
 	struct blk *b;
 	uint64_t addr = GEN_POOL_BASE + (uint64_t)g->total;
 
@@ -485,7 +502,8 @@ static void hal_grow(struct csv_gen *g, int64_t size)
 	g->attr.len = 0;
 	sb_printf(&g->attr,
 		"{allocation_id:%" PRIu64 ",addr:0x%016" PRIx64 ",size:%" PRId64
-		",page_type:huge,alloc_type:alloc}", b->aid, addr, seg);
+		",page_type:huge,alloc_type:alloc}",
+		b->aid, addr, seg);
 	put_row(g, &b->rows, next_id(g), "MALLOC", "HAL", "N/A", next_ts(g), GEN_TID_MAIN, "0",
 		addr, g->attr.p, 1);
 	g->total += seg;
@@ -519,9 +537,9 @@ static struct blk *pta_alloc(struct csv_gen *g, uint64_t tid)
 		return NULL;
 	}
 	/* mostly small and mid tensors, now and then a big one */
-	b->shape = r < 30 ? (unsigned)rng_below(&g->rng, 4)
-		 : r < 85 ? 4 + (unsigned)rng_below(&g->rng, 2) * 4
-			  : 5 + (unsigned)rng_below(&g->rng, 6) % 5;
+	b->shape = r < 30   ? (unsigned)rng_below(&g->rng, 4)
+		   : r < 85 ? 4 + (unsigned)rng_below(&g->rng, 2) * 4
+			    : 5 + (unsigned)rng_below(&g->rng, 6) % 5;
 	b->dtype = (unsigned)rng_below(&g->rng, sizeof(dtypes) / sizeof(dtypes[0]));
 	b->size = (int64_t)((shapes[b->shape].numel * dtypes[b->dtype].elem + 511) / 512 * 512);
 	if (g->used + b->size > g->total)
@@ -533,7 +551,8 @@ static struct blk *pta_alloc(struct csv_gen *g, uint64_t tid)
 	g->attr.len = 0;
 	sb_printf(&g->attr,
 		"{allocation_id:%" PRIu64 ",addr:0x%016" PRIx64 ",size:%" PRId64 ",total:%" PRId64
-		",used:%" PRId64 "}", b->aid, b->addr, b->size, g->total, g->used);
+		",used:%" PRId64 "}",
+		b->aid, b->addr, b->size, g->total, g->used);
 	put_row(g, &b->rows, next_id(g), "MALLOC", "PTA", "N/A", next_ts(g), tid, "0", b->addr,
 		g->attr.p, 1);
 	return b;
@@ -544,8 +563,8 @@ static void pta_access(struct csv_gen *g, struct blk *b, const char *op, int wri
 	g->attr.len = 0;
 	sb_printf(&g->attr,
 		"{allocation_id:%" PRIu64 ",addr:0x%016" PRIx64 ",size:%" PRId64
-		",type:PTA,dtype:%s,shape:%s}", b->aid, b->addr, b->size, dtypes[b->dtype].name,
-		shapes[b->shape].text);
+		",type:PTA,dtype:%s,shape:%s}",
+		b->aid, b->addr, b->size, dtypes[b->dtype].name, shapes[b->shape].text);
 	put_row(g, &b->rows, next_id(g), "ACCESS", write ? "WRITE" : "READ", op, next_ts(g), tid,
 		"0", b->addr, g->attr.p, 0);
 }
@@ -557,14 +576,15 @@ static void pta_free(struct csv_gen *g, struct blk *b, uint64_t tid, int shadow)
 		g->attr.len = 0;
 		sb_printf(&g->attr,
 			"{allocation_id:%" PRIu64 ",addr:0x%016" PRIx64 ",size:%" PRId64
-			",shadow:true}", b->aid, b->addr, b->size);
+			",shadow:true}",
+			b->aid, b->addr, b->size);
 	} else {
 		g->used -= b->size;
 		g->attr.len = 0;
 		sb_printf(&g->attr,
 			"{allocation_id:%" PRIu64 ",addr:0x%016" PRIx64 ",size:%" PRId64
-			",total:%" PRId64 ",used:%" PRId64 "}", b->aid, b->addr, b->size, g->total,
-			g->used);
+			",total:%" PRId64 ",used:%" PRId64 "}",
+			b->aid, b->addr, b->size, g->total, g->used);
 	}
 	put_row(g, &b->rows, next_id(g), "FREE", b->hal ? "HAL" : "PTA", "N/A", next_ts(g), tid,
 		"0", b->addr, g->attr.p, !shadow);
@@ -658,8 +678,8 @@ static void run_step(struct csv_gen *g)
 	put_row(g, NULL, range_id, "MSTX", "Range_start", "\"step start\"", next_ts(g),
 		GEN_TID_MAIN, "0", 0, NULL, 0);
 	snprintf(name, sizeof(name), "%" PRIu64, ++g->step);
-	put_row(g, NULL, next_id(g), "SYSTEM", "STEP", name, next_ts(g), GEN_TID_MAIN, "0", 0,
-		NULL, 0);
+	put_row(g, NULL, next_id(g), "SYSTEM", "STEP", name, next_ts(g), GEN_TID_MAIN, "0", 0, NULL,
+		0);
 	for (l = 0; l < GEN_LAYERS; l++)
 		for (k = 0; k < sizeof(fwd_ops) / sizeof(fwd_ops[0]); k++)
 			run_op(g, &fwd_ops[k], GEN_TID_MAIN);
@@ -681,8 +701,8 @@ static void run_step(struct csv_gen *g)
 }
 
 /* Generate a dump CSV of at least rows data rows into path. 0 or -1 (msg set). */
-static int gen_csv(const char *path, uint64_t rows, unsigned stack_pct, uint64_t seed,
-	char *msg, size_t msg_len)
+static int gen_csv(const char *path, uint64_t rows, unsigned stack_pct, uint64_t seed, char *msg,
+	size_t msg_len)
 {
 	struct csv_gen g;
 	static char iobuf[1 << 20];
@@ -708,7 +728,8 @@ static int gen_csv(const char *path, uint64_t rows, unsigned stack_pct, uint64_t
 			g.failed = 1;
 	}
 	fputs("ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,"
-	      "Call Stack(Python),Call Stack(C)\n", g.out);
+	      "Call Stack(Python),Call Stack(C)\n",
+		g.out);
 	/* the weights and the optimizer state live for the whole run */
 	hal_grow(&g, GEN_SEGMENT);
 	for (i = 0; i < sizeof(g.weights) / sizeof(g.weights[0]) && !g.failed; i++) {
@@ -937,14 +958,25 @@ static void host_free(struct host_gen *g, struct hblock *b)
 	host_emit(g, b, 0, 0);
 }
 
-
 /* Write n host events into the capture writer; 0 or -1 (g->err or g->failed say why). */
 static int host_run(struct host_gen *g, uint64_t n)
 {
 	static const char *const funcs[] = {
-		"main", "parse_config", "json_parse_value", "strdup", "std::string::_M_create",
-		"vector_grow", "hash_insert", "node_new", "buffer_append", "read_records",
-		"load_dataset", "tokenize", "arena_alloc", "list_push", "worker_loop",
+		"main",
+		"parse_config",
+		"json_parse_value",
+		"strdup",
+		"std::string::_M_create",
+		"vector_grow",
+		"hash_insert",
+		"node_new",
+		"buffer_append",
+		"read_records",
+		"load_dataset",
+		"tokenize",
+		"arena_alloc",
+		"list_push",
+		"worker_loop",
 	};
 	uint32_t frames[16];
 	unsigned i, k;
@@ -969,7 +1001,7 @@ static int host_run(struct host_gen *g, uint64_t n)
 
 		if (g->n_threads > 1 && rng_below(&g->rng, 256) == 0)
 			g->cur = (g->cur + 1 + (unsigned)rng_below(&g->rng, g->n_threads - 1)) %
-				g->n_threads;
+				 g->n_threads;
 		t = &g->th[g->cur];
 		if (g->n_long && (rng_below(&g->rng, 1000) < 18 || g->n_long == HOST_LONG_MAX)) {
 			/* a long-lived block dies, often on another thread than its own */
@@ -1019,20 +1051,20 @@ static const struct {
 
 /* What a child reports through its pipe. */
 struct result {
-	int rc;            /* 0, or a MEMSCOPE_E_* / -1 with msg */
-	double wall_s;     /* the measured part only */
-	uint64_t n;        /* rows or events */
-	uint64_t bytes;    /* input bytes (reads) or output bytes (writes) */
-	uint64_t aux;      /* strtab footprint (reads), input bytes (convert) */
-	uint64_t aux2;     /* strings interned (reads) */
+	int rc;		/* 0, or a MEMSCOPE_E_* / -1 with msg */
+	double wall_s;	/* the measured part only */
+	uint64_t n;	/* rows or events */
+	uint64_t bytes; /* input bytes (reads) or output bytes (writes) */
+	uint64_t aux;	/* strtab footprint (reads), input bytes (convert) */
+	uint64_t aux2;	/* strings interned (reads) */
 	uint64_t rec_n[N_REC], rec_bytes[N_REC];
 	char msg[600];
 };
 
 struct run {
 	struct result r;
-	double cpu_s;      /* user + system of the whole child */
-	double rss_mib;    /* peak RSS of the whole child */
+	double cpu_s;	/* user + system of the whole child */
+	double rss_mib; /* peak RSS of the whole child */
 };
 
 typedef void (*child_fn)(const void *arg, struct result *r);
@@ -1105,7 +1137,7 @@ static int run_child(child_fn fn, const void *arg, struct run *out)
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	out->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	out->rss_mib = (double)ru.ru_maxrss / 1024.0;
 	if (got != sizeof(out->r) || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		snprintf(out->r.msg, sizeof(out->r.msg), "child failed (status 0x%x)", status);
@@ -1591,8 +1623,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* repeat runs of fn; best and median wall time, least CPU, highest peak RSS. 0 or -1 (printed). */
-static int measure(const char *label, child_fn fn, const void *arg, unsigned repeat,
-	struct measured *m)
+static int measure(
+	const char *label, child_fn fn, const void *arg, unsigned repeat, struct measured *m)
 {
 	double wall[MAX_REPEAT];
 	struct run run;
@@ -1653,7 +1685,8 @@ static void print_csv_read(struct bench *b, const char *label, const struct meas
 {
 	printf("csv_read[%s]: %" PRIu64 " rows, %.1f MB, best %.3f s = %.1f MB/s, %.2f M rows/s, "
 	       "median %.3f s, cpu %.3f s, peak RSS %.1f MiB (strtab %.2f MiB, %" PRIu64
-	       " strings)\n", label, m->r.n, mb(m->r.bytes), m->best, mb(m->r.bytes) / m->best,
+	       " strings)\n",
+		label, m->r.n, mb(m->r.bytes), m->best, mb(m->r.bytes) / m->best,
 		(double)m->r.n / m->best / 1e6, m->median, m->cpu, m->rss_mib,
 		(double)m->r.aux / 1048576.0, m->r.aux2);
 	if (m->rss_mib > b->csv_rss_max)
@@ -1685,8 +1718,8 @@ static double bench_capture_read(struct bench *b, const char *label, const char 
 		return 0;
 	}
 	printf("capture_read[%s]: %" PRIu64 " events, %.1f MB, best %.3f s = %.1f M events/s "
-	       "(%.1f ns/event, %.0f MB/s), median %.3f s, cpu %.3f s, peak RSS %.1f MiB\n", label,
-		m.r.n, mb(m.r.bytes), m.best, (double)m.r.n / m.best / 1e6,
+	       "(%.1f ns/event, %.0f MB/s), median %.3f s, cpu %.3f s, peak RSS %.1f MiB\n",
+		label, m.r.n, mb(m.r.bytes), m.best, (double)m.r.n / m.best / 1e6,
 		m.best * 1e9 / (double)(m.r.n ? m.r.n : 1), mb(m.r.bytes) / m.best, m.median, m.cpu,
 		m.rss_mib);
 	return (double)m.r.n / m.best / 1e6;
@@ -1740,21 +1773,21 @@ static void bench_csv_file(struct bench *b, const char *label, const char *csv, 
 			printf("libcsv[%s, %s]: %" PRIu64 " rows, %.1f MB, best %.3f s = "
 			       "%.1f MB/s, %.2f M rows/s, median %.3f s, peak RSS %.1f MiB\n",
 				label, names[opts], m.r.n, mb(m.r.bytes), m.best,
-				mb(m.r.bytes) / m.best,
-				(double)m.r.n / m.best / 1e6, m.median, m.rss_mib);
+				mb(m.r.bytes) / m.best, (double)m.r.n / m.best / 1e6, m.median,
+				m.rss_mib);
 		}
 		snprintf(what, sizeof(what), "split[%s]", label);
 		if (measure(what, child_split, csv, b->o.repeat, &m) == 0)
 			printf("split[%s]: %" PRIu64 " rows, %" PRIu64 " fields, best %.3f s = "
-			       "%.1f MB/s (memchr splitter, same dialect, zero-copy)\n", label,
-				m.r.n, m.r.aux, m.best, mb(m.r.bytes) / m.best);
+			       "%.1f MB/s (memchr splitter, same dialect, zero-copy)\n",
+				label, m.r.n, m.r.aux, m.best, mb(m.r.bytes) / m.best);
 		else
 			b->failed = 1;
 		snprintf(what, sizeof(what), "read_only[%s]", label);
 		if (measure(what, child_read_only, csv, b->o.repeat, &m) == 0)
 			printf("read_only[%s]: %.1f MB, %" PRIu64 " lines, best %.3f s = %.0f MB/s "
-			       "(read(2) + memchr)\n", label, mb(m.r.bytes), m.r.n, m.best,
-				mb(m.r.bytes) / m.best);
+			       "(read(2) + memchr)\n",
+				label, mb(m.r.bytes), m.r.n, m.best, mb(m.r.bytes) / m.best);
 		else
 			b->failed = 1;
 	}
@@ -1778,8 +1811,7 @@ static void bench_csv_file(struct bench *b, const char *label, const char *csv, 
 		printf("convert[%s]: %" PRIu64 " events, %.1f MB CSV -> %.1f MB capture = "
 		       "%.2f B/event (%.1fx smaller), %.3f s = %.2f M events/s, "
 		       "peak RSS %.1f MiB\n",
-			label,
-			run.r.n, mb(run.r.aux), mb(run.r.bytes),
+			label, run.r.n, mb(run.r.aux), mb(run.r.bytes),
 			(double)run.r.bytes / (double)(run.r.n ? run.r.n : 1),
 			(double)run.r.aux / (double)(run.r.bytes ? run.r.bytes : 1), run.r.wall_s,
 			(double)run.r.n / run.r.wall_s / 1e6, run.rss_mib);
@@ -1792,8 +1824,8 @@ static void bench_csv_file(struct bench *b, const char *label, const char *csv, 
 	}
 }
 
-static int gen_csv_file(struct bench *b, const char *path, uint64_t rows, unsigned pct,
-	const char *label)
+static int gen_csv_file(
+	struct bench *b, const char *path, uint64_t rows, unsigned pct, const char *label)
 {
 	struct gen_csv_arg a = { path, rows, b->o.seed, pct };
 	struct run run;
@@ -1828,8 +1860,9 @@ static void bench_host(struct bench *b)
 	b->host_bpe = (double)run.r.bytes / (double)(run.r.n ? run.r.n : 1);
 	printf("host_write: %" PRIu64 " events, %u threads, %.1f MB capture = %.2f B/event "
 	       "(heaptrack raw text 17.8 B/event), %.3f s incl. heap model = %.2f M events/s, "
-	       "peak RSS %.1f MiB\n", run.r.n, b->o.threads, mb(run.r.bytes), b->host_bpe,
-		run.r.wall_s, (double)run.r.n / run.r.wall_s / 1e6, run.rss_mib);
+	       "peak RSS %.1f MiB\n",
+		run.r.n, b->o.threads, mb(run.r.bytes), b->host_bpe, run.r.wall_s,
+		(double)run.r.n / run.r.wall_s / 1e6, run.rss_mib);
 	census(b, "host", path, run.r.n);
 	if (!(b->o.modes & MODE_GEN)) {
 		b->cap_meps[0] = bench_capture_read(b, "host", path);
@@ -1855,8 +1888,7 @@ static void bench_scale(struct bench *b)
 		s = *end ? end + 1 : end;
 		snprintf(label, sizeof(label), "%lux", k);
 		snprintf(name, sizeof(name), "dump_%lux.csv", k);
-		if (!(path = path_in(b, name)) ||
-			gen_csv_file(b, path, b->o.rows * k, 0, label))
+		if (!(path = path_in(b, name)) || gen_csv_file(b, path, b->o.rows * k, 0, label))
 			return;
 		if (measure(label, child_read, path, b->o.repeat, &m) == 0) {
 			size_t l = strlen(b->csv_rss_list);
@@ -1882,8 +1914,7 @@ static void goals(const struct bench *b)
 {
 	int i;
 
-	if (!b->csv_mbs[0] && !b->csv_mbs[1] && !b->cap_meps[0] && !b->cap_meps[1] &&
-		!b->host_bpe)
+	if (!b->csv_mbs[0] && !b->csv_mbs[1] && !b->cap_meps[0] && !b->cap_meps[1] && !b->host_bpe)
 		return;
 	printf("goals (rss_floor %.1f MiB = a forked child that does nothing):\n", b->rss_floor);
 	if (b->csv_mbs[0] || b->csv_mbs[1]) {
@@ -2028,9 +2059,9 @@ int main(int argc, char **argv)
 		b.own_dir = 1;
 	}
 	printf("bench_read: libmemscope %s, rows %" PRIu64 ", stack-pct %u, repeat %u, host events "
-	       "%" PRIu64 " on %u threads, seed %" PRIu64 ", dir %s\n", memscope_version(), o->rows,
-		o->stack_pct, o->repeat, o->host_events, o->threads, o->seed,
-		b.dir[0] ? b.dir : "-");
+	       "%" PRIu64 " on %u threads, seed %" PRIu64 ", dir %s\n",
+		memscope_version(), o->rows, o->stack_pct, o->repeat, o->host_events, o->threads,
+		o->seed, b.dir[0] ? b.dir : "-");
 	if (run_child(child_idle, NULL, &run) == 0) {
 		b.rss_floor = run.rss_mib;
 		printf("rss_floor: a forked child that does nothing: peak RSS %.1f MiB\n",
@@ -2055,8 +2086,7 @@ int main(int argc, char **argv)
 	stacked = path_in(&b, "dump_stacks.csv");
 	snprintf(label, sizeof(label), "stacks %u%%", o->stack_pct);
 	if (o->modes & (MODE_CSV | MODE_LIBCSV | MODE_CAPTURE | MODE_GEN)) {
-		if (gen_csv_file(&b, plain, o->rows, 0, "plain") == 0 &&
-			!(o->modes & MODE_GEN))
+		if (gen_csv_file(&b, plain, o->rows, 0, "plain") == 0 && !(o->modes & MODE_GEN))
 			bench_csv_file(&b, "plain", plain, 0);
 		if (o->stack_pct && gen_csv_file(&b, stacked, o->rows, o->stack_pct, label) == 0 &&
 			!(o->modes & MODE_GEN))

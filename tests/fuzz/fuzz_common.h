@@ -1,4 +1,5 @@
-/* Shared body of the reader fuzz harnesses: read all events, re-encode them, and check the capture round trip. */
+/* Shared body of the reader fuzz harnesses: read all events, re-encode them, and check the capture
+ * round trip. */
 #ifndef MEMSCOPE_FUZZ_COMMON_H
 #define MEMSCOPE_FUZZ_COMMON_H
 
@@ -40,8 +41,8 @@ static int fuzz_on_event(void *ctx, const struct memscope_event *ev)
  * Events of a source written as CSV, followed by their typed fields, into *csv_out (malloc'd,
  * caller frees). Returns the read status.
  */
-static int fuzz_read(const uint8_t *data, size_t size, int lenient, char **csv_out,
-	size_t *csv_len, char **cap_out, size_t *cap_len, uint64_t *n_events)
+static int fuzz_read(const uint8_t *data, size_t size, int lenient, char **csv_out, size_t *csv_len,
+	char **cap_out, size_t *cap_len, uint64_t *n_events)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
 	struct memscope_source *src = NULL;
@@ -91,8 +92,8 @@ static int fuzz_read(const uint8_t *data, size_t size, int lenient, char **csv_o
  * Whatever was read, re-encoded as capture, must read back to the same events: the CSV and the
  * typed fields written from the capture equal those written from the original events.
  */
-static void fuzz_check_capture_roundtrip(const char *csv1, size_t csv1_len, const char *cap,
-	size_t cap_len, uint64_t n1)
+static void fuzz_check_capture_roundtrip(
+	const char *csv1, size_t csv1_len, const char *cap, size_t cap_len, uint64_t n1)
 {
 	char *csv2 = NULL, *cap2 = NULL;
 	size_t csv2_len = 0, cap2_len = 0;
@@ -103,8 +104,8 @@ static void fuzz_check_capture_roundtrip(const char *csv1, size_t csv1_len, cons
 	if (n1 != n2 || csv1_len != csv2_len || memcmp(csv1, csv2, csv1_len)) {
 		/* MEMSCOPE_FUZZ_DEBUG=1 shows both sides when triaging a reproducer */
 		if (getenv("MEMSCOPE_FUZZ_DEBUG"))
-			fprintf(stderr, "--- read:\n%.*s--- capture round trip:\n%.*s", (int)csv1_len,
-				csv1, (int)csv2_len, csv2);
+			fprintf(stderr, "--- read:\n%.*s--- capture round trip:\n%.*s",
+				(int)csv1_len, csv1, (int)csv2_len, csv2);
 		abort();
 	}
 	free(csv2);

@@ -1,4 +1,5 @@
-/* Differential libFuzzer harness: our CSV tokenizer must split rows and fields exactly as libcsv does, whole or chunked. */
+/* Differential libFuzzer harness: our CSV tokenizer must split rows and fields exactly as libcsv
+ * does, whole or chunked. */
 #include <csv.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +79,8 @@ static int run_ours(const uint8_t *data, size_t size, size_t step, struct out *o
 		size_t used;
 		uint64_t lead;
 		int final = avail == size;
-		int r = csvtok_row(&t, (const char *)data + start, avail - start, final, &used, &lead);
+		int r = csvtok_row(
+			&t, (const char *)data + start, avail - start, final, &used, &lead);
 		unsigned i;
 
 		start += used;

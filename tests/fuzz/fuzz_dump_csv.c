@@ -1,4 +1,5 @@
-/* libFuzzer harness of the dump CSV reader (strict and lenient), with the capture round-trip oracle. */
+/* libFuzzer harness of the dump CSV reader (strict and lenient), with the capture round-trip
+ * oracle. */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

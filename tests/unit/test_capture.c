@@ -1,4 +1,5 @@
-/* Unit tests of the capture format: lossless CSV round trips, cut files, compact host records, corrupt input. */
+/* Unit tests of the capture format: lossless CSV round trips, cut files, compact host records,
+ * corrupt input. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,8 +145,8 @@ START_TEST(host_stream_is_compact_and_exact)
 			if (!sizes[k])
 				continue;
 			ts += 50 + (uint64_t)(rand() % 900);
-			host_event(&ev, id++, MEMSCOPE_KIND_FREE, k + 1, ptrs[k], (int64_t)sizes[k], ts,
-				i % 101 == 1 ? MEMSCOPE_FUNC_REALLOC : MEMSCOPE_FUNC_FREE);
+			host_event(&ev, id++, MEMSCOPE_KIND_FREE, k + 1, ptrs[k], (int64_t)sizes[k],
+				ts, i % 101 == 1 ? MEMSCOPE_FUNC_REALLOC : MEMSCOPE_FUNC_FREE);
 			sizes[k] = 0;
 			ck_assert_int_eq(memscope_evbuf_add(in, &ev), 0);
 			ck_assert_int_eq(memscope_capture_writer_write(w, &ev, &err), 0);
@@ -193,8 +194,8 @@ START_TEST(host_stream_is_compact_and_exact)
 }
 END_TEST
 
-static const unsigned char header[16] = { 0x89, 'M', 'S', 'C', 'A', 'P', '\r', '\n', 1, 0, 0, 0,
-	16, 0, 0, 0 };
+static const unsigned char header[16] = { 0x89, 'M', 'S', 'C', 'A', 'P', '\r', '\n', 1, 0, 0, 0, 16,
+	0, 0, 0 };
 
 static int read_bytes(struct tread *t, const unsigned char *body, size_t n)
 {

@@ -1,4 +1,5 @@
-/* Unit tests of reading files chunk by chunk: rows and records cut at every boundary read as a whole file does. */
+/* Unit tests of reading files chunk by chunk: rows and records cut at every boundary read as a
+ * whole file does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,8 @@ START_TEST(csv_reads_the_same_in_any_chunks)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	/* about 700 KiB: the header once, then the rows (with CRLF multi-line stacks) again and again */
+	/* about 700 KiB: the header once, then the rows (with CRLF multi-line stacks) again and
+	 * again */
 	const char *rows = strchr(orig, '\n') + 1;
 
 	ck_assert_int_eq(buf_append(&big, orig, (size_t)(rows - orig)), 0);
@@ -119,8 +121,8 @@ START_TEST(big_capture_file_in_small_chunks)
 
 		ck_assert_int_eq(memscope_source_open(&src, path, st, NULL, &err), 0);
 		src->chunk = chunks[i];
-		ck_assert_int_eq(memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, evs,
-					 &err),
+		ck_assert_int_eq(
+			memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, evs, &err),
 			0);
 		ck_assert_uint_eq(memscope_evbuf_count(evs), n_events);
 		ck_assert_uint_eq(memscope_evbuf_get(evs, n_events - 1)->alloc_id, 100000);

@@ -1,11 +1,13 @@
-/* Unit tests of the dump CSV reader and writer: layouts, Attr and stack parsing, errors with positions. */
+/* Unit tests of the dump CSV reader and writer: layouts, Attr and stack parsing, errors with
+ * positions. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
 
-#define HDR "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr," \
-	    "Call Stack(Python),Call Stack(C)\n"
+#define HDR                                                                                        \
+	"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,"          \
+	"Call Stack(Python),Call Stack(C)\n"
 
 static const struct memscope_event *ev_at(const struct tread *t, size_t i)
 {
@@ -15,8 +17,8 @@ static const struct memscope_event *ev_at(const struct tread *t, size_t i)
 	return ev;
 }
 
-static const char *attr_text(const struct tread *t, const struct memscope_event *ev, const char *key,
-	char *buf)
+static const char *attr_text(
+	const struct tread *t, const struct memscope_event *ev, const char *key, char *buf)
 {
 	uint32_t i;
 
@@ -84,14 +86,14 @@ START_TEST(legacy_layout_is_normalised)
 	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 330);
 	ev = ev_at(&t, 0);
 	ck_assert_uint_eq(ev->subtype, MEMSCOPE_SUB_ACL_INIT); /* "acl init" */
-	ck_assert(ev->ts_ns == 1746006014162153000ull);        /* µs scaled to ns */
+	ck_assert(ev->ts_ns == 1746006014162153000ull);	       /* µs scaled to ns */
 	ev = ev_at(&t, 1);
 	ck_assert_uint_eq(ev->ptr, 20615843020800ull); /* decimal Ptr */
 	for (i = 0; i < memscope_evbuf_count(t.evs); i++) {
 		ev = ev_at(&t, i);
 		n_host += ev->device == MEMSCOPE_DEVICE_HOST;
 		n_free_na += ev->kind == MEMSCOPE_KIND_FREE && ev->subtype == MEMSCOPE_SUB_HAL &&
-			ev->device == MEMSCOPE_DEVICE_NONE;
+			     ev->device == MEMSCOPE_DEVICE_NONE;
 		if (ev->kind == MEMSCOPE_KIND_MSTX && ev->subtype == MEMSCOPE_SUB_MARK) {
 			n_mstx++;
 			ck_assert_str_eq(tstr(&t, ev->name),
@@ -109,16 +111,16 @@ END_TEST
 
 static const char attrs_csv[] =
 	HDR "1,ACCESS,READ,torch._ops.aten.add.Tensor,5,1,1,0,0x0000000000000010,"
-	"\"{allocation_id:3,addr:0x0000000000000010,size:64,type:PTA,"
-	"dtype:torch.float32,shape:torch.Size([2, 3])}\",,\n"
-	"2,ACCESS,WRITE,AddOp,6,1,1,0,0x0000000000000010,"
-	"\"{allocation_id:3,addr:0x0000000000000010,size:64,type:ATB,dtype:f16,format:nd,"
-	"shape:[2,3,]}\",,\n"
-	"3,MALLOC,PTA,N/A,4,1,1,0,0x0000000000000010,\"{allocation_id:3,addr:"
-	"0x0000000000000010,size:64,total:128,used:64,inefficient_type:early_allocation,"
-	"late_deallocation}\",,\n"
-	"4,SNAPSHOT,SNAPSHOT,Memory Snapshot,7,1,1,0,N/A,\"not {braced}\",,\n"
-	"5,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,\"{}\",,\n";
+	    "\"{allocation_id:3,addr:0x0000000000000010,size:64,type:PTA,"
+	    "dtype:torch.float32,shape:torch.Size([2, 3])}\",,\n"
+	    "2,ACCESS,WRITE,AddOp,6,1,1,0,0x0000000000000010,"
+	    "\"{allocation_id:3,addr:0x0000000000000010,size:64,type:ATB,dtype:f16,format:nd,"
+	    "shape:[2,3,]}\",,\n"
+	    "3,MALLOC,PTA,N/A,4,1,1,0,0x0000000000000010,\"{allocation_id:3,addr:"
+	    "0x0000000000000010,size:64,total:128,used:64,inefficient_type:early_allocation,"
+	    "late_deallocation}\",,\n"
+	    "4,SNAPSHOT,SNAPSHOT,Memory Snapshot,7,1,1,0,N/A,\"not {braced}\",,\n"
+	    "5,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,\"{}\",,\n";
 
 START_TEST(attr_values_keep_commas_and_brackets)
 {
@@ -135,8 +137,8 @@ START_TEST(attr_values_keep_commas_and_brackets)
 	ck_assert_str_eq(attr_text(&t, ev, "shape", buf), "[2,3,]");
 	ck_assert_uint_eq(ev->pool, MEMSCOPE_SUB_ATB);
 	ev = ev_at(&t, 2);
-	ck_assert_str_eq(attr_text(&t, ev, "inefficient_type", buf),
-		"early_allocation,late_deallocation");
+	ck_assert_str_eq(
+		attr_text(&t, ev, "inefficient_type", buf), "early_allocation,late_deallocation");
 	ev = ev_at(&t, 3);
 	ck_assert(ev->flags & MEMSCOPE_EV_ATTR_RAW);
 	ck_assert_uint_eq(ev->n_attrs, 1);
@@ -172,12 +174,14 @@ START_TEST(crlf_stacks_bom_match_the_lf_twin)
 			const uint32_t *f = memscope_strtab_stack(a.st, x.stack_py, &nf);
 
 			with_stacks++;
-			ck_assert_uint_eq(nf, 3); /* two frames and the empty one after the last \n */
+			ck_assert_uint_eq(
+				nf, 3); /* two frames and the empty one after the last \n */
 			ck_assert_str_eq(tstr(&a, f[0]), "/usr/lib/python3/train.py(42): step");
 			ck_assert_str_eq(tstr(&a, f[2]), "");
 			f = memscope_strtab_stack(a.st, x.stack_c, &nf);
 			ck_assert_uint_eq(nf, 2);
-			ck_assert_str_eq(tstr(&a, f[1]), "libc.so.6(__libc_start_main+0xf3) [0x7f01]");
+			ck_assert_str_eq(
+				tstr(&a, f[1]), "libc.so.6(__libc_start_main+0xf3) [0x7f01]");
 		}
 		ck_assert_uint_eq(y.stack_py, 0);
 		ck_assert_uint_eq(x.id, y.id);
@@ -195,12 +199,14 @@ START_TEST(crlf_stacks_bom_match_the_lf_twin)
 		for (k = 0; k < x.n_attrs; k++) {
 			ck_assert_str_eq(tstr(&a, x.attrs[k].key), tstr(&b, y.attrs[k].key));
 			ck_assert_uint_eq(x.attrs[k].val_len, y.attrs[k].val_len);
-			ck_assert_int_eq(memcmp(x.attrs[k].val, y.attrs[k].val, x.attrs[k].val_len), 0);
+			ck_assert_int_eq(
+				memcmp(x.attrs[k].val, y.attrs[k].val, x.attrs[k].val_len), 0);
 		}
 	}
 	ck_assert_int_eq(with_stacks, 4);
 	ck_assert_str_eq(tstr(&a, ev_at(&a, n - 1)->name), "epoch 1, \"warm\" start");
-	/* lines are counted across multi-line fields: 4 stack rows of 4 lines, the last row at 25 */
+	/* lines are counted across multi-line fields: 4 stack rows of 4 lines, the last row at 25
+	 */
 	ck_assert_uint_eq(ev_at(&a, n - 1)->line, 25);
 	tread_free(&a);
 	tread_free(&b);
@@ -224,10 +230,13 @@ START_TEST(bad_input_names_file_line_and_reason)
 	ck_assert_ptr_nonnull(strstr(t.err.msg, "header has no 'ID' column"));
 	tread_free(&t);
 
-	ck_assert_int_eq(read_str(&t,
-		HDR "1,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,,,\n2,MALLOC,PTA,N/A,9,1,1,0,0x1,"
-		    "\"{size:12x}\",,\n",
-		0), MEMSCOPE_E_INVALID);
+	ck_assert_int_eq(
+		read_str(&t,
+			HDR
+			"1,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,,,\n2,MALLOC,PTA,N/A,9,1,1,0,0x1,"
+			"\"{size:12x}\",,\n",
+			0),
+		MEMSCOPE_E_INVALID);
 	ck_assert_uint_eq(t.err.line, 3);
 	ck_assert_str_eq(t.err.msg, "invalid size \"12x\"");
 	ck_assert_str_eq(t.err.file, "mem.csv");
@@ -266,11 +275,12 @@ START_TEST(lenient_mode_skips_and_counts)
 	struct tread t;
 
 	ck_assert_int_eq(read_str(&t,
-		HDR "1,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,,,\n"
-		    "2,MALLOC,PTA,N/A,9,1,1,0,0x1,\"{size:12x}\",,\n"
-		    "3,SYSTEM,STOP_TRACE,N/A,8,1\n"
-		    "4,SYSTEM,START_TRACE,N/A,10,1,1,N/A,N/A,,,\n",
-		1), 0);
+				 HDR "1,SYSTEM,STOP_TRACE,N/A,8,1,1,N/A,N/A,,,\n"
+				     "2,MALLOC,PTA,N/A,9,1,1,0,0x1,\"{size:12x}\",,\n"
+				     "3,SYSTEM,STOP_TRACE,N/A,8,1\n"
+				     "4,SYSTEM,START_TRACE,N/A,10,1,1,N/A,N/A,,,\n",
+				 1),
+		0);
 	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 2);
 	ck_assert_uint_eq(t.stats.n_skipped, 2);
 	ck_assert_uint_eq(t.stats.first_skip.line, 3);
@@ -286,9 +296,11 @@ START_TEST(unknown_kinds_and_columns_are_kept_and_counted)
 	char *csv;
 
 	ck_assert_int_eq(read_str(&t,
-		"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Extra\n"
-		"1,CLEAN_UP,PROC_EXIT,N/A,8,N/A,N/A,N/A,N/A,,x\n",
-		0), 0);
+				 "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread "
+				 "Id,Device Id,Ptr,Attr,Extra\n"
+				 "1,CLEAN_UP,PROC_EXIT,N/A,8,N/A,N/A,N/A,N/A,,x\n",
+				 0),
+		0);
 	ck_assert_uint_eq(t.stats.n_unknown_kind, 2);
 	ck_assert_uint_eq(t.stats.n_ignored_columns, 1);
 	csv = tread_csv(&t, &len);

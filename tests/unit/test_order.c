@@ -1,11 +1,13 @@
-/* Unit tests of the ordering and identity helpers: time order, the event buffer, MALLOC/FREE pairing. */
+/* Unit tests of the ordering and identity helpers: time order, the event buffer, MALLOC/FREE
+ * pairing. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
 
-#define HDR "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr," \
-	    "Call Stack(Python),Call Stack(C)\n"
+#define HDR                                                                                        \
+	"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,"          \
+	"Call Stack(Python),Call Stack(C)\n"
 
 struct pairing {
 	struct memscope_blocks *b;
@@ -152,7 +154,7 @@ START_TEST(shadow_unmatched_and_replaced_blocks)
 	ck_assert_int_eq(p.counts[MEMSCOPE_PAIR_REPLACED], 1);
 	ck_assert_int_eq(p.counts[MEMSCOPE_PAIR_FREE], 1);
 	ck_assert_int_eq(p.last.size, 48); /* the last block closed: the replacing MALLOC's */
-	ck_assert_uint_eq(memscope_blocks_live(p.b), 1);  /* pid 2's block: pids never mix */
+	ck_assert_uint_eq(memscope_blocks_live(p.b), 1); /* pid 2's block: pids never mix */
 	ck_assert_uint_eq(memscope_blocks_stats(p.b)->n_shadow_free, 1);
 	memscope_blocks_free(p.b);
 	tread_free(&t);

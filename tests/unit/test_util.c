@@ -68,7 +68,7 @@ START_TEST(varints_round_trip_and_reject_bad_input)
 	}
 	memset(b, 0xff, sizeof(b));
 	ck_assert_int_eq(varint_get(b, sizeof(b), &v), -1); /* longer than 10 bytes */
-	b[9] = 0x02;                                          /* 10th byte overflows 64 bits */
+	b[9] = 0x02;					    /* 10th byte overflows 64 bits */
 	ck_assert_int_eq(varint_get(b, 10, &v), -1);
 	ck_assert(unzigzag(zigzag(INT64_MIN)) == INT64_MIN);
 	ck_assert(unzigzag(zigzag(-1)) == -1);

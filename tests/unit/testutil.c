@@ -65,7 +65,8 @@ char *tread_csv(const struct tread *t, size_t *len)
 	size_t i;
 
 	for (i = 0; i < memscope_evbuf_count(t->evs); i++)
-		ck_assert_int_eq(memscope_csv_writer_write(w, memscope_evbuf_get(t->evs, i), &err), 0);
+		ck_assert_int_eq(
+			memscope_csv_writer_write(w, memscope_evbuf_get(t->evs, i), &err), 0);
 	ck_assert_int_eq(memscope_csv_writer_finish(w, &err), 0);
 	memscope_csv_writer_free(w);
 	fclose(f);

@@ -6,15 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Fallible functions return 0 or one of these negative codes; iterators return 1 (item), 0 (end). */
+/* Fallible functions return 0 or one of these negative codes; iterators return 1 (item), 0 (end).
+ */
 enum memscope_status {
 	MEMSCOPE_OK = 0,
-	MEMSCOPE_E_NOMEM = -1,       /* out of memory */
-	MEMSCOPE_E_IO = -2,          /* read/write/open failed; errno text in the message */
-	MEMSCOPE_E_INVALID = -3,     /* malformed input: the message names the position */
-	MEMSCOPE_E_TRUNCATED = -4,   /* input ends early (cut file); everything before was delivered */
+	MEMSCOPE_E_NOMEM = -1,	 /* out of memory */
+	MEMSCOPE_E_IO = -2,	 /* read/write/open failed; errno text in the message */
+	MEMSCOPE_E_INVALID = -3, /* malformed input: the message names the position */
+	MEMSCOPE_E_TRUNCATED =
+		-4, /* input ends early (cut file); everything before was delivered */
 	MEMSCOPE_E_UNSUPPORTED = -5, /* unknown format or format version */
-	MEMSCOPE_E_ARG = -6,         /* caller passed a bad argument */
+	MEMSCOPE_E_ARG = -6,	     /* caller passed a bad argument */
 	MEMSCOPE_E_STOPPED = -7,     /* a callback asked to stop */
 };
 

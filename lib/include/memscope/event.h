@@ -1,4 +1,5 @@
-/* The event model: one struct for every record of every input (dump CSV rows, capture records, later msprof rows). */
+/* The event model: one struct for every record of every input (dump CSV rows, capture records,
+ * later msprof rows). */
 #ifndef MEMSCOPE_EVENT_H
 #define MEMSCOPE_EVENT_H
 
@@ -19,7 +20,8 @@ enum memscope_kind {
 	MEMSCOPE_KIND_MSTX,
 	MEMSCOPE_KIND_SNAPSHOT,
 	MEMSCOPE_KIND_OOM_DETAIL,
-	MEMSCOPE_KIND_COUNTER, /* a pool/device usage sample (msprof memory_record, npu_mem); no dump row */
+	MEMSCOPE_KIND_COUNTER, /* a pool/device usage sample (msprof memory_record, npu_mem); no
+				  dump row */
 	MEMSCOPE_KIND_COUNT_
 };
 
@@ -39,7 +41,8 @@ enum memscope_subtype {
 	MEMSCOPE_SUB_MINDSPORE,
 	MEMSCOPE_SUB_HAL,
 	MEMSCOPE_SUB_HOST_PINNED,
-	MEMSCOPE_SUB_HOST, /* host heap: CPU tensors, and malloc-family calls from our capture shim */
+	MEMSCOPE_SUB_HOST, /* host heap: CPU tensors, and malloc-family calls from our capture shim
+			    */
 	MEMSCOPE_SUB_GE,   /* msprof GE pool */
 	/* ACCESS */
 	MEMSCOPE_SUB_READ,
@@ -73,7 +76,8 @@ enum memscope_func {
 	MEMSCOPE_FUNC_NONE = 0,
 	MEMSCOPE_FUNC_MALLOC,
 	MEMSCOPE_FUNC_CALLOC,
-	MEMSCOPE_FUNC_REALLOC, /* a realloc is delivered as FREE (old block) then MALLOC (new block) */
+	MEMSCOPE_FUNC_REALLOC, /* a realloc is delivered as FREE (old block) then MALLOC (new block)
+				*/
 	MEMSCOPE_FUNC_MEMALIGN,
 	MEMSCOPE_FUNC_POSIX_MEMALIGN,
 	MEMSCOPE_FUNC_ALIGNED_ALLOC,
@@ -93,21 +97,22 @@ enum memscope_func {
 
 /* event flags */
 enum memscope_event_flag {
-	MEMSCOPE_EV_PTR = 1u << 0,         /* ptr is set (else the Ptr column is N/A) */
-	MEMSCOPE_EV_SIZE = 1u << 1,        /* size parsed from the `size` attr */
-	MEMSCOPE_EV_ALLOC_ID = 1u << 2,    /* alloc_id parsed from `allocation_id` */
-	MEMSCOPE_EV_TOTAL = 1u << 3,       /* total parsed from `total` */
-	MEMSCOPE_EV_USED = 1u << 4,        /* used parsed from `used` */
-	MEMSCOPE_EV_SHADOW = 1u << 5,      /* `shadow:true`: synthetic event written by the reference */
-	MEMSCOPE_EV_ATTR = 1u << 6,        /* the Attr field was present as {...} (attrs may be 0) */
-	MEMSCOPE_EV_ATTR_RAW = 1u << 7,    /* Attr was not {k:v,...}: attrs[0] holds it whole, key 0 */
-	MEMSCOPE_EV_NAME_QUOTED = 1u << 8, /* Name was written quoted (the reference quotes MSTX names) */
-	MEMSCOPE_EV_REALLOC = 1u << 9,     /* half of a realloc (see MEMSCOPE_FUNC_REALLOC) */
+	MEMSCOPE_EV_PTR = 1u << 0,	/* ptr is set (else the Ptr column is N/A) */
+	MEMSCOPE_EV_SIZE = 1u << 1,	/* size parsed from the `size` attr */
+	MEMSCOPE_EV_ALLOC_ID = 1u << 2, /* alloc_id parsed from `allocation_id` */
+	MEMSCOPE_EV_TOTAL = 1u << 3,	/* total parsed from `total` */
+	MEMSCOPE_EV_USED = 1u << 4,	/* used parsed from `used` */
+	MEMSCOPE_EV_SHADOW = 1u << 5, /* `shadow:true`: synthetic event written by the reference */
+	MEMSCOPE_EV_ATTR = 1u << 6,   /* the Attr field was present as {...} (attrs may be 0) */
+	MEMSCOPE_EV_ATTR_RAW = 1u << 7, /* Attr was not {k:v,...}: attrs[0] holds it whole, key 0 */
+	MEMSCOPE_EV_NAME_QUOTED =
+		1u << 8, /* Name was written quoted (the reference quotes MSTX names) */
+	MEMSCOPE_EV_REALLOC = 1u << 9, /* half of a realloc (see MEMSCOPE_FUNC_REALLOC) */
 };
 
 /* One Attr entry, in source order; unknown keys are kept too. */
 struct memscope_attr {
-	uint32_t key;     /* string id of the key (0 for a raw, unparsed Attr) */
+	uint32_t key;	  /* string id of the key (0 for a raw, unparsed Attr) */
 	uint32_t val_len; /* value length in bytes */
 	const char *val;  /* value text, not NUL-terminated; borrowed (see memscope_event) */
 };
@@ -118,32 +123,34 @@ struct memscope_attr {
  * the memscope_strtab the reader was given and stay valid as long as that table.
  */
 struct memscope_event {
-	uint64_t id;        /* the dump's ID column (unique per process, not per file) */
-	uint64_t ts_ns;     /* nanoseconds since the Unix epoch (legacy microseconds are scaled) */
-	uint64_t pid, tid;  /* MEMSCOPE_ID_NONE for N/A */
-	uint64_t ptr;       /* with MEMSCOPE_EV_PTR */
-	uint64_t alloc_id;  /* with MEMSCOPE_EV_ALLOC_ID: block serial, unique per process */
-	int64_t size;       /* with MEMSCOPE_EV_SIZE: bytes (legacy FREE rows: negative) */
-	int64_t total;      /* with MEMSCOPE_EV_TOTAL: pool reserved bytes */
-	int64_t used;       /* with MEMSCOPE_EV_USED: pool allocated bytes after the event */
-	int32_t device;     /* NPU ordinal, MEMSCOPE_DEVICE_NONE or MEMSCOPE_DEVICE_HOST */
-	uint16_t kind;      /* enum memscope_kind */
-	uint16_t subtype;   /* enum memscope_subtype */
-	uint16_t pool;      /* pool subtype: = subtype for MALLOC/FREE, from `type` for ACCESS, else 0 */
-	uint16_t func;      /* enum memscope_func, host shim events only */
-	uint32_t flags;     /* enum memscope_event_flag */
-	uint32_t kind_text;    /* string id of the Event text when kind is UNKNOWN, else 0 */
-	uint32_t subtype_text; /* string id of the Event Type text when subtype is UNKNOWN, else 0 */
-	uint32_t name;      /* string id of Name ("N/A" is MEMSCOPE_STR_NA) */
-	uint32_t stack_py;  /* stack id of Call Stack(Python), 0 = empty field */
-	uint32_t stack_c;   /* stack id of Call Stack(C), 0 = empty field */
+	uint64_t id;	   /* the dump's ID column (unique per process, not per file) */
+	uint64_t ts_ns;	   /* nanoseconds since the Unix epoch (legacy microseconds are scaled) */
+	uint64_t pid, tid; /* MEMSCOPE_ID_NONE for N/A */
+	uint64_t ptr;	   /* with MEMSCOPE_EV_PTR */
+	uint64_t alloc_id; /* with MEMSCOPE_EV_ALLOC_ID: block serial, unique per process */
+	int64_t size;	   /* with MEMSCOPE_EV_SIZE: bytes (legacy FREE rows: negative) */
+	int64_t total;	   /* with MEMSCOPE_EV_TOTAL: pool reserved bytes */
+	int64_t used;	   /* with MEMSCOPE_EV_USED: pool allocated bytes after the event */
+	int32_t device;	   /* NPU ordinal, MEMSCOPE_DEVICE_NONE or MEMSCOPE_DEVICE_HOST */
+	uint16_t kind;	   /* enum memscope_kind */
+	uint16_t subtype;  /* enum memscope_subtype */
+	uint16_t pool; /* pool subtype: = subtype for MALLOC/FREE, from `type` for ACCESS, else 0 */
+	uint16_t func; /* enum memscope_func, host shim events only */
+	uint32_t flags;	    /* enum memscope_event_flag */
+	uint32_t kind_text; /* string id of the Event text when kind is UNKNOWN, else 0 */
+	uint32_t
+		subtype_text; /* string id of the Event Type text when subtype is UNKNOWN, else 0 */
+	uint32_t name;	      /* string id of Name ("N/A" is MEMSCOPE_STR_NA) */
+	uint32_t stack_py;    /* stack id of Call Stack(Python), 0 = empty field */
+	uint32_t stack_c;     /* stack id of Call Stack(C), 0 = empty field */
 	uint32_t n_attrs;
 	const struct memscope_attr *attrs;
-	uint32_t src;       /* input index given in memscope_read_opts */
-	uint64_t line;      /* first line of the row (CSV) or record number from 1 (capture) */
+	uint32_t src;  /* input index given in memscope_read_opts */
+	uint64_t line; /* first line of the row (CSV) or record number from 1 (capture) */
 };
 
-/* Canonical dump text of a kind / subtype ("MALLOC", "PTA", ...); NULL for UNKNOWN or out of range. */
+/* Canonical dump text of a kind / subtype ("MALLOC", "PTA", ...); NULL for UNKNOWN or out of range.
+ */
 const char *memscope_kind_name(unsigned kind);
 const char *memscope_subtype_name(unsigned subtype);
 /* Name of a host function ("realloc"); NULL for NONE or out of range. */

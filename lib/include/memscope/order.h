@@ -1,4 +1,5 @@
-/* Ordering and identity helpers every analysis needs: time order per (input, pid), and MALLOC/FREE pairing. */
+/* Ordering and identity helpers every analysis needs: time order per (input, pid), and MALLOC/FREE
+ * pairing. */
 #ifndef MEMSCOPE_ORDER_H
 #define MEMSCOPE_ORDER_H
 
@@ -39,33 +40,35 @@ struct memscope_block {
 	uint32_t src;
 	int32_t device;
 	uint64_t pid;
-	uint64_t alloc_id;     /* 0 when the input has no allocation_id (legacy) */
+	uint64_t alloc_id; /* 0 when the input has no allocation_id (legacy) */
 	uint64_t ptr;
-	int64_t size;          /* the MALLOC's size */
+	int64_t size; /* the MALLOC's size */
 	uint64_t alloc_ts_ns, free_ts_ns;
 	uint64_t alloc_event_id, free_event_id; /* ID column of the MALLOC / FREE rows */
 	uint64_t alloc_line, free_line;
-	uint16_t pool;         /* enum memscope_subtype */
-	uint16_t flags;        /* enum memscope_block_flag */
+	uint16_t pool;		    /* enum memscope_subtype */
+	uint16_t flags;		    /* enum memscope_block_flag */
 	uint32_t stack_py, stack_c; /* stacks of the MALLOC */
 };
 
 enum memscope_block_flag {
-	MEMSCOPE_BLOCK_FREED = 1u << 0,       /* a FREE was seen (free_* fields are set) */
-	MEMSCOPE_BLOCK_SHADOW_FREE = 1u << 1, /* that FREE is the reference's synthetic shadow:true free:
-					       * the block was in fact alive at exit */
+	MEMSCOPE_BLOCK_FREED = 1u << 0,	       /* a FREE was seen (free_* fields are set) */
+	MEMSCOPE_BLOCK_SHADOW_FREE = 1u << 1,  /* that FREE is the reference's synthetic shadow:true
+						* free:  the block was in fact alive at exit */
 	MEMSCOPE_BLOCK_SHADOW_ALLOC = 1u << 2, /* the MALLOC is a promoted historical block */
-	MEMSCOPE_BLOCK_REPLACED = 1u << 3,    /* its key was allocated again before any FREE */
+	MEMSCOPE_BLOCK_REPLACED = 1u << 3,     /* its key was allocated again before any FREE */
 };
 
 /* What one event did to the live-block map. */
 enum memscope_pair {
-	MEMSCOPE_PAIR_NONE = 0,       /* not a MALLOC or FREE */
-	MEMSCOPE_PAIR_ALLOC,          /* a new live block */
-	MEMSCOPE_PAIR_FREE,           /* closed a live block (*out holds it) */
-	MEMSCOPE_PAIR_SHADOW_FREE,    /* closed a live block with a synthetic free (*out; alive at exit) */
+	MEMSCOPE_PAIR_NONE = 0,	      /* not a MALLOC or FREE */
+	MEMSCOPE_PAIR_ALLOC,	      /* a new live block */
+	MEMSCOPE_PAIR_FREE,	      /* closed a live block (*out holds it) */
+	MEMSCOPE_PAIR_SHADOW_FREE,    /* closed a live block with a synthetic free (*out; alive at
+					 exit) */
 	MEMSCOPE_PAIR_UNMATCHED_FREE, /* FREE with no live block (counted) */
-	MEMSCOPE_PAIR_REPLACED,       /* MALLOC on a live key: the old block is in *out, flagged REPLACED */
+	MEMSCOPE_PAIR_REPLACED, /* MALLOC on a live key: the old block is in *out, flagged REPLACED
+				 */
 };
 
 /*
@@ -84,8 +87,8 @@ void memscope_blocks_free(struct memscope_blocks *b);
  * Apply one event. Returns a enum memscope_pair value (>= 0) or MEMSCOPE_E_NOMEM. For FREE,
  * SHADOW_FREE and REPLACED, *out (may be NULL) receives the closed block.
  */
-int memscope_blocks_feed(struct memscope_blocks *b, const struct memscope_event *ev,
-	struct memscope_block *out);
+int memscope_blocks_feed(
+	struct memscope_blocks *b, const struct memscope_event *ev, struct memscope_block *out);
 
 /* Blocks still live (never freed). */
 size_t memscope_blocks_live(const struct memscope_blocks *b);

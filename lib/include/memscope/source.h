@@ -1,4 +1,5 @@
-/* Opening any supported input (dump CSV, capture file; msprof later) and streaming its events to a callback. */
+/* Opening any supported input (dump CSV, capture file; msprof later) and streaming its events to a
+ * callback. */
 #ifndef MEMSCOPE_SOURCE_H
 #define MEMSCOPE_SOURCE_H
 
@@ -28,23 +29,24 @@ enum memscope_time_unit {
 enum memscope_layout {
 	MEMSCOPE_LAYOUT_UNKNOWN = 0,
 	MEMSCOPE_LAYOUT_CURRENT, /* ns timestamps */
-	MEMSCOPE_LAYOUT_LEGACY,  /* µs timestamps under the (ns) header (2025-04 builds) */
+	MEMSCOPE_LAYOUT_LEGACY,	 /* µs timestamps under the (ns) header (2025-04 builds) */
 };
 
 struct memscope_read_opts {
-	int lenient;                       /* skip and count bad rows instead of failing */
+	int lenient;			   /* skip and count bad rows instead of failing */
 	enum memscope_time_unit time_unit; /* dump CSV only */
-	uint32_t src;                      /* stamped into every event's src */
+	uint32_t src;			   /* stamped into every event's src */
 };
 
 /* What a reader saw; valid after (and during) memscope_source_read. */
 struct memscope_read_stats {
-	uint64_t n_events;        /* events delivered */
-	uint64_t n_skipped;       /* bad rows/records skipped (lenient mode) */
-	uint64_t n_unknown_kind;  /* rows with an Event or Event Type text we do not know (kept) */
+	uint64_t n_events;	 /* events delivered */
+	uint64_t n_skipped;	 /* bad rows/records skipped (lenient mode) */
+	uint64_t n_unknown_kind; /* rows with an Event or Event Type text we do not know (kept) */
 	uint64_t n_unknown_records; /* capture records of unknown type (skipped by design) */
-	uint64_t n_ignored_columns; /* CSV header columns we do not know (their values are dropped) */
-	uint64_t bytes;           /* input bytes consumed */
+	uint64_t n_ignored_columns; /* CSV header columns we do not know (their values are dropped)
+				     */
+	uint64_t bytes;		    /* input bytes consumed */
 	enum memscope_layout layout;
 	struct memscope_error first_skip; /* why the first skipped row was bad (lenient mode) */
 };
@@ -62,11 +64,11 @@ typedef int (*memscope_event_fn)(void *ctx, const struct memscope_event *ev);
  * Errors: MEMSCOPE_E_IO (cannot open/read), MEMSCOPE_E_INVALID (empty or unrecognised content),
  * MEMSCOPE_E_UNSUPPORTED (capture file of a newer major version), MEMSCOPE_E_NOMEM.
  */
-int memscope_source_open(struct memscope_source **out, const char *path,
-	struct memscope_strtab *st, const struct memscope_read_opts *opts,
-	struct memscope_error *err);
+int memscope_source_open(struct memscope_source **out, const char *path, struct memscope_strtab *st,
+	const struct memscope_read_opts *opts, struct memscope_error *err);
 
-/* As memscope_source_open, over len bytes at buf (borrowed until close); name is used in messages. */
+/* As memscope_source_open, over len bytes at buf (borrowed until close); name is used in messages.
+ */
 int memscope_source_open_mem(struct memscope_source **out, const void *buf, size_t len,
 	const char *name, struct memscope_strtab *st, const struct memscope_read_opts *opts,
 	struct memscope_error *err);
@@ -76,8 +78,8 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
  * the bad one has been delivered and err says where (strict mode stops at the first bad row;
  * a cut capture file gives MEMSCOPE_E_TRUNCATED). Can be called once per source.
  */
-int memscope_source_read(struct memscope_source *src, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err);
+int memscope_source_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
 
 enum memscope_format memscope_source_format(const struct memscope_source *src);
 const struct memscope_read_stats *memscope_source_stats(const struct memscope_source *src);

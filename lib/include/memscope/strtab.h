@@ -1,4 +1,5 @@
-/* Interning of strings and call stacks: each distinct string or stack is stored once and named by a dense id. */
+/* Interning of strings and call stacks: each distinct string or stack is stored once and named by a
+ * dense id. */
 #ifndef MEMSCOPE_STRTAB_H
 #define MEMSCOPE_STRTAB_H
 
@@ -11,8 +12,8 @@
  */
 enum memscope_str {
 	MEMSCOPE_STR_EMPTY = 0,
-	MEMSCOPE_STR_NA,               /* "N/A" */
-	MEMSCOPE_STR_ALLOCATION_ID,    /* attr keys from here on */
+	MEMSCOPE_STR_NA,	    /* "N/A" */
+	MEMSCOPE_STR_ALLOCATION_ID, /* attr keys from here on */
 	MEMSCOPE_STR_ADDR,
 	MEMSCOPE_STR_SIZE,
 	MEMSCOPE_STR_TOTAL,
@@ -58,8 +59,8 @@ uint32_t memscope_strtab_count(const struct memscope_strtab *st);
  * "no stack". A stack of zero frames is a valid stack (an empty quoted field). Returns 0 or
  * MEMSCOPE_E_NOMEM / MEMSCOPE_E_ARG (a frame id the table does not hold).
  */
-int memscope_strtab_intern_stack(struct memscope_strtab *st, const uint32_t *frames, size_t n,
-	uint32_t *id);
+int memscope_strtab_intern_stack(
+	struct memscope_strtab *st, const uint32_t *frames, size_t n, uint32_t *id);
 
 /* Frames of stack id (borrowed, valid until the table is freed); NULL for an unknown id or 0. */
 const uint32_t *memscope_strtab_stack(const struct memscope_strtab *st, uint32_t id, size_t *n);

@@ -20,8 +20,8 @@ struct memscope_capture_writer;
 struct memscope_csv_writer *memscope_csv_writer_new(FILE *out, const struct memscope_strtab *st);
 
 /* Write one event (the header first, on the first call). 0 or MEMSCOPE_E_IO. */
-int memscope_csv_writer_write(struct memscope_csv_writer *w, const struct memscope_event *ev,
-	struct memscope_error *err);
+int memscope_csv_writer_write(
+	struct memscope_csv_writer *w, const struct memscope_event *ev, struct memscope_error *err);
 
 /* Write the header if no event came, flush. 0 or MEMSCOPE_E_IO. Does not close out. */
 int memscope_csv_writer_finish(struct memscope_csv_writer *w, struct memscope_error *err);
