@@ -235,7 +235,8 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	uint64_t out_bytes = c.cap ? memscope_capture_writer_bytes(c.cap) : (uint64_t)ftell(out.f);
+	uint64_t out_bytes =
+		c.cap ? memscope_capture_writer_bytes(c.cap) : memscope_csv_writer_bytes(c.csv);
 
 	status = cli_out_commit(&tool, &out);
 	if (!status)

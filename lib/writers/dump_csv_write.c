@@ -32,6 +32,11 @@ struct memscope_csv_writer *memscope_csv_writer_new(FILE *out, const struct mems
 	return w;
 }
 
+uint64_t memscope_csv_writer_bytes(const struct memscope_csv_writer *w)
+{
+	return w->o.total + w->o.len;
+}
+
 void memscope_csv_writer_free(struct memscope_csv_writer *w)
 {
 	free(w);

@@ -24,6 +24,9 @@ grep -q '^1,SYSTEM,ACL_INIT,N/A,1746006014162153000,' legacy.norm.csv && ok || b
 # stdin to stdout
 expect_status 0 sh -c "cat baseline.csv | '$C' -q -t csv -o - - > piped.csv"
 expect_same baseline.csv piped.csv
+# the summary: what went where, in figures (also when stdout is a pipe)
+expect_status 0 sh -c "'$C' -t csv -o - baseline.csv | cat >/dev/null"
+expect_err_line '^memscope-convert: baseline.csv -> -: 121 events, 14505 -> 14505 bytes \(dump-csv, current layout\)$'
 
 # outputs: never overwritten without --force, never the input
 expect_status 2 "$C" baseline.csv

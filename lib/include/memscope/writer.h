@@ -26,6 +26,9 @@ int memscope_csv_writer_write(
 /* Write the header if no event came, flush. 0 or MEMSCOPE_E_IO. Does not close out. */
 int memscope_csv_writer_finish(struct memscope_csv_writer *w, struct memscope_error *err);
 
+/* Bytes written so far (header included). */
+uint64_t memscope_csv_writer_bytes(const struct memscope_csv_writer *w);
+
 void memscope_csv_writer_free(struct memscope_csv_writer *w);
 
 /*
