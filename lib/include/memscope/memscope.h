@@ -8,6 +8,7 @@
 #include "source.h"
 #include "writer.h"
 #include "order.h"
+#include "compare.h"
 
 /* Release version of the library ("0.1.0"); independent of any file format version. */
 const char *memscope_version(void);

@@ -1,0 +1,455 @@
+/* The reference's step comparison: per-device op/kernel sequences, their values, and the greedy
+ * Myers alignment. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "memscope/compare.h"
+#include "memscope/strtab.h"
+
+enum row_what {
+	W_OP = 1,     /* ATEN_END / ATB_END */
+	W_KERNEL = 2, /* KERNEL_LAUNCH */
+	W_PTA = 4,    /* a PTA pool row */
+	W_MS = 8,     /* a MINDSPORE pool row */
+};
+
+struct cmp_row {
+	uint64_t ts;
+	uint64_t seq; /* file order, to keep equal timestamps stable */
+	int64_t size;
+	uint32_t name;
+	uint32_t what;
+};
+
+struct cmp_dev {
+	int32_t device;
+	int bad_name; /* an element name starting with = + - @: the reference drops the list */
+	struct cmp_row *rows;
+	size_t n, cap;
+};
+
+struct memscope_compare_side {
+	char *name;
+	struct cmp_dev *devs;
+	size_t n_devs, cap_devs;
+	uint64_t seq;
+	uint64_t first_line[2]; /* first PTA, MINDSPORE row (0: none) */
+	uint64_t first_seq[2];
+};
+
+struct memscope_compare_side *memscope_compare_side_new(const char *name)
+{
+	struct memscope_compare_side *s = calloc(1, sizeof(*s));
+
+	if (s && !(s->name = strdup(name ? name : ""))) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+void memscope_compare_side_free(struct memscope_compare_side *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n_devs; i++)
+		free(s->devs[i].rows);
+	free(s->devs);
+	free(s->name);
+	free(s);
+}
+
+static struct cmp_dev *dev_of(struct memscope_compare_side *s, int32_t device)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_devs; i++)
+		if (s->devs[i].device == device)
+			return &s->devs[i];
+	if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)))
+		return NULL;
+	memset(&s->devs[s->n_devs], 0, sizeof(s->devs[0]));
+	s->devs[s->n_devs].device = device;
+	return &s->devs[s->n_devs++];
+}
+
+int memscope_compare_side_add(struct memscope_compare_side *s, const struct memscope_event *ev)
+{
+	uint32_t what = 0;
+	struct cmp_dev *d;
+	struct cmp_row *r;
+
+	if (ev->subtype == MEMSCOPE_SUB_ATEN_END || ev->subtype == MEMSCOPE_SUB_ATB_END)
+		what = W_OP;
+	else if (ev->subtype == MEMSCOPE_SUB_KERNEL_LAUNCH)
+		what = W_KERNEL;
+	else if (ev->subtype == MEMSCOPE_SUB_PTA)
+		what = W_PTA;
+	else if (ev->subtype == MEMSCOPE_SUB_MINDSPORE)
+		what = W_MS;
+	s->seq++;
+	if (what & (W_PTA | W_MS)) {
+		int f = what == W_MS;
+
+		if (!s->first_line[f]) {
+			s->first_line[f] = ev->line ? ev->line : 1;
+			s->first_seq[f] = s->seq;
+		}
+	}
+	/* rows without a numbered device are not compared (the reference skips N/A, host, cpu) */
+	if (!what || ev->device < 0)
+		return 0;
+	if (!(d = dev_of(s, ev->device)) ||
+		grow_array(&d->rows, &d->cap, d->n + 1, sizeof(*d->rows)))
+		return MEMSCOPE_E_NOMEM;
+	r = &d->rows[d->n++];
+	r->ts = ev->ts_ns;
+	r->seq = s->seq;
+	r->size = (ev->flags & MEMSCOPE_EV_SIZE) ? ev->size : 0;
+	r->name = ev->name;
+	r->what = what;
+	return 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct cmp_row *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The elements of one device: names and values, in timestamp order. */
+struct seq {
+	uint32_t *name;
+	int64_t *value;
+	uint16_t *event;
+	size_t n;
+};
+
+static void seq_free(struct seq *q)
+{
+	free(q->name);
+	free(q->value);
+	free(q->event);
+	memset(q, 0, sizeof(*q));
+}
+
+static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsigned level,
+	uint32_t fw, struct seq *q)
+{
+	size_t i, n = 0;
+	int64_t next = 0;
+
+	memset(q, 0, sizeof(*q));
+	if (!d)
+		return 0;
+	qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
+	for (i = 0; i < d->n; i++) {
+		if (!(d->rows[i].what & level))
+			continue;
+		const char *nm = memscope_strtab_str(st, d->rows[i].name, NULL);
+
+		if (nm && (nm[0] == '=' || nm[0] == '+' || nm[0] == '-' || nm[0] == '@'))
+			return 0; /* the reference empties the list */
+		n++;
+	}
+	if (!n)
+		return 0;
+	q->name = malloc(n * sizeof(*q->name));
+	q->value = malloc(n * sizeof(*q->value));
+	q->event = malloc(n * sizeof(*q->event));
+	if (!q->name || !q->value || !q->event) {
+		seq_free(q);
+		return MEMSCOPE_E_NOMEM;
+	}
+	q->n = n;
+	/* backwards: the value of an element is the size of the next framework row, 0 if none */
+	for (i = d->n; i-- > 0;) {
+		const struct cmp_row *r = &d->rows[i];
+
+		if (r->what & fw)
+			next = r->size;
+		else if (r->what & level) {
+			n--;
+			q->name[n] = r->name;
+			q->value[n] = next;
+			q->event[n] = r->what == W_OP ? MEMSCOPE_KIND_OP_LAUNCH
+						      : MEMSCOPE_KIND_KERNEL_LAUNCH;
+		}
+	}
+	return 0;
+}
+
+/* A growable bit array: one bit per (d, k) of the forward pass, k within the grid. */
+struct bits {
+	unsigned char *p;
+	size_t cap;    /* bytes */
+	uint64_t n;    /* bits */
+	uint64_t *row; /* row[d]: first bit of iteration d */
+	size_t row_cap;
+};
+
+static int64_t lo_k(int64_t d, int64_t m)
+{
+	int64_t lo = -d > -m ? -d : -m;
+
+	return ((lo + d) & 1) ? lo + 1 : lo;
+}
+
+static int64_t hi_k(int64_t d, int64_t n)
+{
+	int64_t hi = d < n ? d : n;
+
+	return ((hi + d) & 1) ? hi - 1 : hi;
+}
+
+/*
+ * The reference's greedy forward Myers (msmemscope.md §4.5): V[k] is the furthest x on diagonal
+ * k; at each (d, k) "down" (an insertion, from k+1) is taken when k == -d or (k != d and
+ * V[k-1] < V[k+1]), else "right" (a deletion, from k-1); snakes follow equal names. The first d
+ * that reaches (n, m) ends it. Instead of the reference's node per (d, k) we keep one direction
+ * bit per (d, k) on the grid, then walk back the diagonals and replay the path forwards.
+ * dirs gets D bytes (1 = down), *D the edit distance. Caller frees *dirs.
+ */
+static int myers(const uint32_t *a, int64_t n, const uint32_t *b, int64_t m, unsigned char **dirs,
+	int64_t *D)
+{
+	int64_t max = n + m + 1, d, k, x, y;
+	int64_t *v = malloc((size_t)(2 * max + 3) * sizeof(*v));
+	struct bits bt = { 0 };
+	int rc = MEMSCOPE_E_NOMEM;
+
+	*dirs = NULL;
+	if (!v)
+		return rc;
+	v[1 + max] = 0; /* the reference's start node (x 0, y -1) */
+	for (d = 0; d <= max; d++) {
+		int64_t lo = lo_k(d, m), hi = hi_k(d, n);
+		uint64_t need = hi >= lo ? (uint64_t)((hi - lo) / 2 + 1) : 0;
+
+		if (grow_array(&bt.row, &bt.row_cap, (size_t)d + 1, sizeof(*bt.row)) ||
+			grow_array(&bt.p, &bt.cap, (size_t)((bt.n + need + 7) / 8), 1))
+			goto out;
+		bt.row[d] = bt.n;
+		for (k = -d; k <= d; k += 2) {
+			int down = k == -d || (k != d && v[k - 1 + max] < v[k + 1 + max]);
+
+			x = down ? v[k + 1 + max] : v[k - 1 + max] + 1;
+			y = x - k;
+			if (k >= lo && k <= hi && down) {
+				uint64_t bit = bt.n + (uint64_t)((k - lo) / 2);
+
+				bt.p[bit / 8] |= (unsigned char)(1u << (bit % 8));
+			}
+			while (x < n && y < m && a[x] == b[y])
+				x++, y++;
+			v[k + max] = x;
+			if (x >= n && y >= m) {
+				bt.n += need;
+				goto found;
+			}
+		}
+		bt.n += need;
+	}
+	goto out; /* not reached: d = n + m always ends */
+found:
+	*D = d;
+	*dirs = malloc((size_t)d + 1);
+	if (!*dirs)
+		goto out;
+	for (k = n - m; d > 0; d--) {
+		int64_t lo = lo_k(d, m);
+		uint64_t bit = bt.row[d] + (uint64_t)((k - lo) / 2);
+		int down = (bt.p[bit / 8] >> (bit % 8)) & 1;
+
+		(*dirs)[d] = (unsigned char)down;
+		k = down ? k + 1 : k - 1;
+	}
+	rc = 0;
+out:
+	free(v);
+	free(bt.p);
+	free(bt.row);
+	return rc;
+}
+
+struct emit {
+	int (*fn)(void *ctx, const struct memscope_compare_row *row);
+	void *ctx;
+	struct memscope_compare_stats *stats;
+	int32_t device;
+};
+
+static int emit_pair(
+	struct emit *e, const struct seq *qa, int64_t ia, const struct seq *qb, int64_t ib)
+{
+	struct memscope_compare_row r;
+	int64_t base, cmp;
+
+	memset(&r, 0, sizeof(r));
+	r.device = e->device;
+	r.has_base = ia >= 0;
+	r.has_cmp = ib >= 0;
+	if (r.has_base) {
+		r.base = qa->value[ia];
+		r.event = qa->event[ia];
+		r.name = qa->name[ia];
+	}
+	if (r.has_cmp) {
+		r.cmp = qb->value[ib];
+		r.event = qb->event[ib];
+		r.name = qb->name[ib];
+	}
+	base = r.has_base ? r.base : 0;
+	cmp = r.has_cmp ? r.cmp : 0;
+	if (__builtin_sub_overflow(cmp, base, &r.diff))
+		r.diff = cmp; /* the reference's overflow guard */
+	e->stats->n_rows++;
+	e->stats->n_matched += r.has_base && r.has_cmp;
+	e->stats->n_base_only += r.has_base && !r.has_cmp;
+	e->stats->n_cmp_only += !r.has_base && r.has_cmp;
+	e->stats->total_diff += r.diff;
+	return e->fn(e->ctx, &r);
+}
+
+static int align(struct emit *e, const struct seq *qa, const struct seq *qb)
+{
+	unsigned char *dirs;
+	int64_t D, d, x = 0, y = 0, n = (int64_t)qa->n, m = (int64_t)qb->n;
+	int rc = myers(qa->name, n, qb->name, m, &dirs, &D);
+
+	if (rc)
+		return rc;
+	for (d = 0; d <= D && !rc; d++) {
+		if (d > 0) {
+			if (dirs[d])
+				rc = emit_pair(e, qa, -1, qb, y++);
+			else
+				rc = emit_pair(e, qa, x++, qb, -1);
+		}
+		while (!rc && x < n && y < m && qa->name[x] == qb->name[y])
+			rc = emit_pair(e, qa, x++, qb, y++);
+	}
+	free(dirs);
+	return rc;
+}
+
+static int cmp_int32(const void *pa, const void *pb)
+{
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static struct cmp_dev *find_dev(struct memscope_compare_side *s, int32_t device)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_devs; i++)
+		if (s->devs[i].device == device)
+			return &s->devs[i];
+	return NULL;
+}
+
+int memscope_compare_run(struct memscope_compare_side *base, struct memscope_compare_side *cmp,
+	unsigned level, const struct memscope_strtab *st,
+	int (*fn)(void *ctx, const struct memscope_compare_row *row), void *ctx,
+	struct memscope_compare_stats *stats, struct memscope_error *err)
+{
+	struct memscope_compare_side *sides[2] = { base, cmp };
+	struct memscope_compare_stats local;
+	struct emit e = { fn, ctx, stats ? stats : &local, 0 };
+	int32_t *devs = NULL;
+	size_t n_devs = 0, i, j;
+	uint32_t fw = 0;
+	int rc = 0;
+
+	memset(e.stats, 0, sizeof(*e.stats));
+	/* the framework pool: the first PTA or MINDSPORE row seen, base first (§4.2) */
+	for (i = 0; i < 2 && !fw; i++) {
+		const struct memscope_compare_side *s = sides[i];
+
+		if (s->first_line[0] && (!s->first_line[1] || s->first_seq[0] < s->first_seq[1]))
+			fw = W_PTA;
+		else if (s->first_line[1])
+			fw = W_MS;
+	}
+	for (i = 0; i < 2; i++) {
+		int other = fw == W_PTA; /* index of the other pool in first_line */
+
+		if (fw && sides[i]->first_line[other])
+			return memscope_error_set(err, MEMSCOPE_E_INVALID, sides[i]->name,
+				sides[i]->first_line[other],
+				"%s pool row in a %s comparison: the inputs mix PyTorch and "
+				"MindSpore",
+				other ? "MINDSPORE" : "PTA", other ? "PTA" : "MINDSPORE");
+	}
+	if (fw == W_MS && (level & MEMSCOPE_COMPARE_OP))
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, base->name, 0,
+			"op-level comparison of MindSpore data is not supported (as in the "
+			"reference); "
+			"use the kernel level");
+	level &= MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL;
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < sides[i]->n_devs; j++) {
+			if (grow_array(&devs, &n_devs, n_devs + 1, sizeof(*devs))) {
+				rc = memscope_error_set(
+					err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+				goto out;
+			}
+			devs[n_devs - 1] = sides[i]->devs[j].device;
+		}
+	qsort(devs, n_devs, sizeof(*devs), cmp_int32);
+	for (i = 0; i < n_devs && !rc; i++) {
+		struct seq qa = { 0 }, qb = { 0 };
+		uint64_t before = e.stats->n_rows;
+
+		if (i && devs[i] == devs[i - 1])
+			continue;
+		e.device = devs[i];
+		rc = build_seq(find_dev(base, devs[i]), st, level, fw, &qa);
+		if (!rc)
+			rc = build_seq(find_dev(cmp, devs[i]), st, level, fw, &qb);
+		if (!rc && (qa.n || qb.n))
+			rc = align(&e, &qa, &qb);
+		if (rc == MEMSCOPE_E_NOMEM)
+			memscope_error_set(err, rc, NULL, 0, "out of memory");
+		else if (rc)
+			memscope_error_set(err, rc, NULL, 0, "stopped");
+		e.stats->n_devices += e.stats->n_rows > before;
+		seq_free(&qa);
+		seq_free(&qb);
+	}
+out:
+	free(devs);
+	return rc;
+}
+
+int memscope_compare_csv_header(FILE *out)
+{
+	static const char h[] = ",,,Base,Compare\nEvent,Name,Device Id,Allocated Memory(byte),"
+				"Allocated Memory(byte),Diff Memory(byte)\n";
+
+	return fputs(h, out) < 0 ? MEMSCOPE_E_IO : 0;
+}
+
+int memscope_compare_csv_row(
+	FILE *out, const struct memscope_strtab *st, const struct memscope_compare_row *row)
+{
+	char base[24] = "N/A", cmp[24] = "N/A";
+	const char *name = memscope_strtab_str(st, row->name, NULL);
+
+	if (row->has_base)
+		base[fmt_i64(base, row->base)] = '\0';
+	if (row->has_cmp)
+		cmp[fmt_i64(cmp, row->cmp)] = '\0';
+	return fprintf(out, "%s,%s,%d,%s,%s,%lld\n", memscope_kind_name(row->event),
+		       name ? name : "", (int)row->device, base, cmp, (long long)row->diff) < 0
+		       ? MEMSCOPE_E_IO
+		       : 0;
+}

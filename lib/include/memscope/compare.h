@@ -1,0 +1,71 @@
+/* Step-to-step comparison: the reference's op/kernel alignment (Myers diff) and its "Allocated
+ * Memory" rule. */
+#ifndef MEMSCOPE_COMPARE_H
+#define MEMSCOPE_COMPARE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "event.h"
+
+struct memscope_strtab;
+
+/* what is compared: bits, both may be set */
+enum memscope_compare_level {
+	MEMSCOPE_COMPARE_OP = 1u << 0,	   /* ATEN_END and ATB_END rows */
+	MEMSCOPE_COMPARE_KERNEL = 1u << 1, /* KERNEL_LAUNCH rows */
+};
+
+/*
+ * One input of a comparison: the rows that matter (op/kernel rows and pool rows), per device.
+ * Memory grows with those rows, about 32 bytes each. Feed it every event of one input with
+ * memscope_compare_side_add (it fits memscope_source_read's callback through a small wrapper).
+ */
+struct memscope_compare_side;
+
+/* name is the input's name for messages (copied). NULL on OOM. */
+struct memscope_compare_side *memscope_compare_side_new(const char *name);
+void memscope_compare_side_free(struct memscope_compare_side *s);
+/* Keep ev if it matters. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_compare_side_add(struct memscope_compare_side *s, const struct memscope_event *ev);
+
+/* One output row: a (base, compare) pair of the alignment; either side may be absent. */
+struct memscope_compare_row {
+	int32_t device;
+	uint16_t event; /* MEMSCOPE_KIND_OP_LAUNCH or MEMSCOPE_KIND_KERNEL_LAUNCH */
+	uint32_t name;	/* string id (from the compare side if present, else the base side) */
+	int has_base, has_cmp;
+	int64_t base, cmp; /* "Allocated Memory" of each side (valid with has_*) */
+	int64_t diff;	   /* cmp - base, an absent side counting 0 */
+};
+
+/* Per-device counts of a comparison. */
+struct memscope_compare_stats {
+	uint64_t n_rows, n_matched, n_base_only, n_cmp_only;
+	uint64_t n_devices; /* devices that produced rows */
+	int64_t total_diff;
+};
+
+/*
+ * Align base and cmp as msMemScope does (msmemscope.md §4): per device (ascending; the
+ * reference uses hash order), the op END and/or KERNEL_LAUNCH rows in timestamp order, aligned
+ * by name with the reference's greedy Myers diff and its tie rule (deletion before insertion);
+ * each element's value is the size of the first row of the framework pool (PTA or MINDSPORE) at
+ * or after it on its device, 0 if none. fn gets every row in output order and returns 0 to go
+ * on. st is the table both sides' events came from. Errors (MEMSCOPE_E_INVALID, with the input
+ * and line in err): an input mixing PTA and MINDSPORE rows, op level on MINDSPORE. Sorts the
+ * sides' rows in place. stats may be NULL.
+ */
+int memscope_compare_run(struct memscope_compare_side *base, struct memscope_compare_side *cmp,
+	unsigned level, const struct memscope_strtab *st,
+	int (*fn)(void *ctx, const struct memscope_compare_row *row), void *ctx,
+	struct memscope_compare_stats *stats, struct memscope_error *err);
+
+/* The reference's two header lines of memory_compare_*.csv. 0 or MEMSCOPE_E_IO. */
+int memscope_compare_csv_header(FILE *out);
+/* One row as the reference writes it. 0 or MEMSCOPE_E_IO. */
+int memscope_compare_csv_row(
+	FILE *out, const struct memscope_strtab *st, const struct memscope_compare_row *row);
+
+#endif

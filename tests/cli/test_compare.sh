@@ -1,0 +1,88 @@
+#!/bin/sh
+# Golden CLI cases of memscope-compare: the reference's outputs, its rules, inputs it fails on, bad input. Args: BIN_DIR SRC_DIR
+BIN=$(cd "$1" && pwd)
+SRC=$(cd "$2" && pwd)
+. "$SRC/tests/cli/lib.sh"
+M="$BIN/memscope-compare"
+T="$SRC/testdata"
+cd "$WORK" || exit 1
+
+# the reference's own output for its sample pair (msmemscope.md §4.8b)
+expect_status 0 "$M" -q --input "$T/baseline.csv,$T/leaks.csv" -o out.csv
+expect_same out.csv "$T/compare/baseline_vs_leaks_expected.csv"
+# the legacy smoke pair at kernel level: the reference's 12 rows, devices ascending (§4.8c)
+cat >smoke_expected.csv <<'ROWS'
+,,,Base,Compare
+Event,Name,Device Id,Allocated Memory(byte),Allocated Memory(byte),Diff Memory(byte)
+KERNEL_LAUNCH,N/A,0,7168,7168,0
+KERNEL_LAUNCH,N/A,0,3584,3584,0
+KERNEL_LAUNCH,N/A,0,3584,3584,0
+KERNEL_LAUNCH,N/A,0,1024,1024,0
+KERNEL_LAUNCH,N/A,0,512,18944,18432
+KERNEL_LAUNCH,N/A,0,18944,N/A,-18944
+KERNEL_LAUNCH,N/A,1,7168,7168,0
+KERNEL_LAUNCH,N/A,1,3584,3584,0
+KERNEL_LAUNCH,N/A,1,3584,3584,0
+KERNEL_LAUNCH,N/A,1,-18944,-18944,0
+KERNEL_LAUNCH,N/A,1,512,512,0
+KERNEL_LAUNCH,N/A,1,512,N/A,-512
+ROWS
+expect_status 0 "$M" -q --level kernel --input \
+	"$T/memscope_dump_20250428113810.csv,$T/memscope_dump_20250428113811.csv" -o smoke.csv
+expect_same smoke.csv smoke_expected.csv
+# hand-built rules: tie rule and one-sided rows (§4.8a), MindSpore at kernel level with two
+# devices, both levels in one sequence; the full-width comma
+expect_status 0 "$M" -q --input "$T/compare/tie_base.csv，$T/compare/tie_cmp.csv" -o tie.csv
+expect_same tie.csv "$T/compare/tie_expected.csv"
+expect_status 0 "$M" -q --level kernel --input "$T/compare/ms_base.csv,$T/compare/ms_cmp.csv" -o ms.csv
+expect_same ms.csv "$T/compare/ms_expected.csv"
+expect_status 0 "$M" -q --level op,kernel --input "$T/compare/both_base.csv,$T/compare/both_cmp.csv" -o both.csv
+expect_same both.csv "$T/compare/both_expected.csv"
+
+# where the reference discards the file we give the clean file's answer: CRLF, a BOM, a
+# trailing blank line, multi-line call stacks and a quoted comma in every row
+awk 'NR == 1 { printf "\357\273\277%s\r\n", $0; next }
+	{ sub(/,,$/, ",\"a.py(1): f\r\nb.py(2): g, h\",\"libc.so(x)\r\nlibtorch.so(y)\"");
+	  printf "%s\r\n", $0 }
+	END { printf "\r\n" }' "$T/baseline.csv" >messy.csv
+expect_status 0 "$M" -q --input "messy.csv,$T/leaks.csv" -o messy_out.csv
+expect_same messy_out.csv "$T/compare/baseline_vs_leaks_expected.csv"
+
+# the default output path, as the reference names it
+expect_status 0 "$M" -q --input "$T/baseline.csv,$T/leaks.csv" --output-dir res
+ls res/memscopeDumpResults/compare/memory_compare_[0-9]*.csv >/dev/null 2>&1 && ok || bad "default output path"
+# summary on stderr, figures per device
+expect_status 0 "$M" --input "$T/baseline.csv,$T/leaks.csv" -o - 
+grep -q '^memscope-compare: device 0: 40 matched, 0 base-only, 4 compare-only, diff +24000000 bytes$' "$WORK/err" && ok || bad "summary: $(cat "$WORK/err")"
+
+# bad input: one line naming the file, exit 3 (4 for I/O, 2 for usage), nothing at the output
+expect_status 4 "$M" --input "missing.csv,$T/leaks.csv" -o o1.csv
+expect_err_line '^memscope-compare: missing.csv: cannot open: No such file or directory$'
+expect_absent o1.csv
+printf 'time,name\n1,a\n' >wrong.csv
+expect_status 3 "$M" --input "wrong.csv,$T/leaks.csv" -o o2.csv
+expect_err_line "^memscope-compare: wrong.csv:1: not a memscope_dump CSV: header has no 'ID' column"
+expect_absent o2.csv
+{ head -n 3 "$T/baseline.csv"; echo '9,MALLOC,PTA,N/A,5,1,1,0,0x1,"{size:x}",,'; } >badrow.csv
+expect_status 3 "$M" --input "badrow.csv,$T/leaks.csv" -o o3.csv
+expect_err_line '^memscope-compare: badrow.csv:4: invalid size "x"$'
+expect_absent o3.csv
+expect_status 3 "$M" --input "$T/compare/mixed_pools.csv,$T/leaks.csv" --level kernel -o o4.csv
+expect_err_line 'mixed_pools.csv:5: MINDSPORE pool row in a PTA comparison'
+expect_absent o4.csv
+expect_status 3 "$M" --input "$T/compare/ms_base.csv,$T/compare/ms_cmp.csv" -o o5.csv
+expect_err_line 'op-level comparison of MindSpore data is not supported'
+expect_absent o5.csv
+expect_status 3 "$M" --level kernel --input "$T/baseline.csv,$T/leaks.csv" -o o6.csv
+expect_err_line 'no KERNEL_LAUNCH rows on any device: nothing to compare$'
+expect_absent o6.csv
+expect_status 2 "$M" --input "$T/baseline.csv" -o o7.csv
+expect_err_line 'expected exactly two files'
+expect_status 2 "$M" --input "a.csv,b.csv,c.csv"
+expect_status 2 "$M" --level warp --input "$T/baseline.csv,$T/leaks.csv"
+expect_status 2 "$M" "$T/baseline.csv"
+cp "$T/baseline.csv" base.csv
+expect_status 2 "$M" -f --input "base.csv,$T/leaks.csv" -o base.csv
+expect_err_line 'output would overwrite the input'
+expect_same base.csv "$T/baseline.csv"
+finish

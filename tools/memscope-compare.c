@@ -1,0 +1,335 @@
+/* memscope-compare: step-to-step comparison of two dumps into the reference's memory_compare CSV.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+
+enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_OUTPUT_DIR, OPT_LENIENT };
+
+static const struct cli_option options[] = {
+	{ "input", 'i', OPT_INPUT, "BASE,COMPARE", "the two dumps (',' or the full-width comma)" },
+	{ "level", 0, OPT_LEVEL, "LEVEL", "op, kernel or op,kernel (default op)" },
+	{ "output-dir", 0, OPT_OUTPUT_DIR, "DIR", "default output under DIR (default .)" },
+	{ "output", 'o', 'o', "FILE", "write exactly there, - for stdout" },
+	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
+	{ "lenient", 0, OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
+	{ "quiet", 'q', 'q', NULL, "no summary on stderr" },
+	{ "help", 'h', 'h', NULL, "show this help and exit" },
+	{ "version", 'V', 'V', NULL, "show the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+static const struct cli_tool tool = {
+	"memscope-compare",
+	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--output-dir DIR] [-o FILE] [-f] [-q]",
+	"Compare the memory of two steps op by op (or kernel by kernel), as msMemScope does.",
+	options,
+};
+
+/* options, with every default next to its flag */
+struct compare_opts {
+	char *inputs[2];	/* required */
+	unsigned level;		/* MEMSCOPE_COMPARE_OP */
+	const char *output_dir; /* "." */
+	const char *output; /* NULL: output_dir/memscopeDumpResults/compare/memory_compare_TS.csv */
+	int force;	    /* 0 */
+	int quiet;	    /* 0 */
+	struct memscope_read_opts read; /* strict */
+};
+
+struct dev_count {
+	int32_t device;
+	uint64_t matched, base_only, cmp_only;
+	int64_t diff;
+};
+
+struct compare {
+	struct cli_out out;
+	const struct memscope_strtab *st;
+	uint64_t n_rows;
+	int write_failed;
+	struct dev_count *devs;
+	size_t n_devs, cap_devs;
+};
+
+static int on_row(void *ctx, const struct memscope_compare_row *r)
+{
+	struct compare *c = ctx;
+	struct dev_count *d;
+
+	if (c->n_rows++ == 0 && memscope_compare_csv_header(c->out.f))
+		c->write_failed = 1;
+	if (memscope_compare_csv_row(c->out.f, c->st, r))
+		c->write_failed = 1;
+	if (!c->n_devs || c->devs[c->n_devs - 1].device != r->device) {
+		if (c->n_devs == c->cap_devs) {
+			size_t cap = c->cap_devs ? 2 * c->cap_devs : 8;
+			struct dev_count *nd = realloc(c->devs, cap * sizeof(*nd));
+
+			if (!nd)
+				return MEMSCOPE_E_NOMEM;
+			c->devs = nd;
+			c->cap_devs = cap;
+		}
+		memset(&c->devs[c->n_devs], 0, sizeof(*d));
+		c->devs[c->n_devs++].device = r->device;
+	}
+	d = &c->devs[c->n_devs - 1];
+	d->matched += r->has_base && r->has_cmp;
+	d->base_only += r->has_base && !r->has_cmp;
+	d->cmp_only += !r->has_base && r->has_cmp;
+	d->diff += r->diff;
+	return c->write_failed ? MEMSCOPE_E_IO : 0;
+}
+
+static int add_event(void *ctx, const struct memscope_event *ev)
+{
+	return memscope_compare_side_add(ctx, ev);
+}
+
+/* Split "A,B" or "A，B" (full-width comma, UTF-8 EF BC 8C) into two names. */
+static int split_inputs(const char *arg, struct compare_opts *o)
+{
+	const char *comma = strchr(arg, ','), *wide = strstr(arg, "\xef\xbc\x8c");
+	const char *sep = comma && (!wide || comma < wide) ? comma : wide;
+	size_t seplen = sep == comma ? 1 : 3;
+
+	if (!sep || strchr(sep + seplen, ',') || strstr(sep + seplen, "\xef\xbc\x8c") ||
+		sep == arg || !sep[seplen]) {
+		cli_msg(&tool, "--input: expected exactly two files, BASE,COMPARE: '%s'", arg);
+		return CLI_EXIT_USAGE;
+	}
+	o->inputs[0] = strndup(arg, (size_t)(sep - arg));
+	o->inputs[1] = strdup(sep + seplen);
+	if (!o->inputs[0] || !o->inputs[1]) {
+		cli_msg(&tool, "out of memory");
+		return CLI_EXIT_IO;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct compare_opts *o)
+{
+	int c, rc;
+
+	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
+		switch (c) {
+		case OPT_INPUT:
+			if (o->inputs[0]) {
+				cli_msg(&tool, "--input given twice");
+				return CLI_EXIT_USAGE;
+			}
+			if ((rc = split_inputs(optarg, o)))
+				return rc;
+			break;
+		case OPT_LEVEL:
+			if (strcmp(optarg, "op") == 0)
+				o->level = MEMSCOPE_COMPARE_OP;
+			else if (strcmp(optarg, "kernel") == 0)
+				o->level = MEMSCOPE_COMPARE_KERNEL;
+			else if (strcmp(optarg, "op,kernel") == 0 ||
+				 strcmp(optarg, "kernel,op") == 0)
+				o->level = MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL;
+			else {
+				cli_msg(&tool,
+					"--level: expected op, kernel or op,kernel, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_OUTPUT_DIR:
+			o->output_dir = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case OPT_LENIENT:
+			o->read.lenient = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			cli_help(&tool);
+			return -1;
+		case 'V':
+			printf("%s %s\n", tool.name, memscope_version());
+			return -1;
+		default:
+			cli_msg(&tool, "try '%s --help'", tool.name);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_msg(&tool, "unexpected argument '%s' (the inputs go to --input)", argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+	if (!o->inputs[0]) {
+		cli_msg(&tool, "--input BASE,COMPARE is required");
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Make dir and its parents (like mkdir -p). 0 or -1 with errno. */
+static int mkdirs(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0750) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0750) && errno != EEXIST ? -1 : 0;
+}
+
+/* The reference's default: DIR/memscopeDumpResults/compare/memory_compare_{YYYYmmddHHMMSS}.csv */
+static char *default_output(const char *dir)
+{
+	char stamp[32], *path, *slash;
+	time_t now = time(NULL);
+	size_t n;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", localtime(&now));
+	n = strlen(dir) + 64;
+	path = malloc(n);
+	if (!path)
+		return NULL;
+	snprintf(path, n, "%s/memscopeDumpResults/compare/memory_compare_%s.csv", dir, stamp);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (mkdirs(path)) {
+		cli_msg(&tool, "%s: cannot create: %s", path, strerror(errno));
+		free(path);
+		return NULL;
+	}
+	*slash = '/';
+	return path;
+}
+
+static int read_side(const struct compare_opts *o, int i, struct memscope_strtab *st,
+	struct memscope_compare_side *side)
+{
+	struct memscope_source *src = NULL;
+	struct memscope_read_opts ro = o->read;
+	struct memscope_error err;
+	int rc;
+
+	ro.src = (uint32_t)i;
+	memscope_error_clear(&err);
+	rc = memscope_source_open(&src, o->inputs[i], st, &ro, &err);
+	if (!rc)
+		rc = memscope_source_read(src, add_event, side, &err);
+	if (!rc && memscope_source_stats(src)->n_skipped) {
+		char buf[1200];
+
+		memscope_error_format(&memscope_source_stats(src)->first_skip, buf, sizeof(buf));
+		cli_msg(&tool, "%s: skipped %llu bad rows (first: %s)", o->inputs[i],
+			(unsigned long long)memscope_source_stats(src)->n_skipped, buf);
+	}
+	memscope_source_close(src);
+	return rc ? cli_error(&tool, &err) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct compare_opts o = { { NULL, NULL }, MEMSCOPE_COMPARE_OP, ".", NULL, 0, 0, { 0 } };
+	struct memscope_compare_side *sides[2] = { NULL, NULL };
+	struct memscope_compare_stats stats;
+	struct memscope_strtab *st = NULL;
+	struct memscope_error err;
+	struct compare c;
+	char *default_out = NULL;
+	size_t i;
+	int status, rc;
+
+	memset(&c, 0, sizeof(c));
+	memscope_error_clear(&err);
+	status = parse_args(argc, argv, &o);
+	if (status) {
+		status = status < 0 ? CLI_EXIT_OK : status;
+		goto out;
+	}
+	st = memscope_strtab_new();
+	sides[0] = memscope_compare_side_new(o.inputs[0]);
+	sides[1] = memscope_compare_side_new(o.inputs[1]);
+	if (!st || !sides[0] || !sides[1]) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	for (i = 0; i < 2; i++)
+		if ((status = read_side(&o, (int)i, st, sides[i])))
+			goto out;
+	if (!o.output) {
+		if (!(default_out = default_output(o.output_dir))) {
+			status = CLI_EXIT_IO;
+			goto out;
+		}
+		o.output = default_out;
+	}
+	status = cli_out_open(&tool, &c.out, o.output, o.force, NULL);
+	if (status)
+		goto out;
+	for (i = 0; i < 2 && strcmp(o.output, "-"); i++) {
+		struct cli_out probe;
+
+		/* the output is never one of the inputs */
+		if (cli_out_open(&tool, &probe, o.output, 1, o.inputs[i]) == CLI_EXIT_USAGE) {
+			status = CLI_EXIT_USAGE;
+			goto out;
+		}
+		cli_out_abort(&probe);
+	}
+	c.st = st;
+	rc = memscope_compare_run(sides[0], sides[1], o.level, st, on_row, &c, &stats, &err);
+	if (rc) {
+		if (c.write_failed)
+			cli_msg(&tool, "%s: write failed: %s", o.output, strerror(errno));
+		status = c.write_failed ? CLI_EXIT_IO : cli_error(&tool, &err);
+		goto out;
+	}
+	if (!stats.n_rows) {
+		cli_msg(&tool, "%s, %s: no %s rows on any device: nothing to compare", o.inputs[0],
+			o.inputs[1],
+			o.level == MEMSCOPE_COMPARE_KERNEL ? "KERNEL_LAUNCH"
+			: o.level == MEMSCOPE_COMPARE_OP   ? "ATEN_END/ATB_END"
+							   : "op END or KERNEL_LAUNCH");
+		status = CLI_EXIT_INVALID;
+		goto out;
+	}
+	status = cli_out_commit(&tool, &c.out);
+	if (status || o.quiet)
+		goto out;
+	for (i = 0; i < c.n_devs; i++)
+		cli_msg(&tool,
+			"device %d: %llu matched, %llu base-only, %llu compare-only, diff %+lld "
+			"bytes",
+			(int)c.devs[i].device, (unsigned long long)c.devs[i].matched,
+			(unsigned long long)c.devs[i].base_only,
+			(unsigned long long)c.devs[i].cmp_only, (long long)c.devs[i].diff);
+	cli_msg(&tool, "%llu rows, total diff %+lld bytes -> %s", (unsigned long long)stats.n_rows,
+		(long long)stats.total_diff, o.output);
+out:
+	if (status && c.out.f)
+		cli_out_abort(&c.out);
+	memscope_compare_side_free(sides[0]);
+	memscope_compare_side_free(sides[1]);
+	memscope_strtab_free(st);
+	free(o.inputs[0]);
+	free(o.inputs[1]);
+	free(default_out);
+	free(c.devs);
+	return status;
+}
