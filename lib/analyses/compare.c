@@ -185,15 +185,16 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	return 0;
 }
 
-/* A growable bit array: one bit per (d, k) of the forward pass, k within the grid. */
+/* One direction bit per (d, k) on the grid; each iteration d starts at a 64-bit word. */
 struct bits {
-	unsigned char *p;
-	size_t cap;    /* bytes */
-	uint64_t n;    /* bits */
-	uint64_t *row; /* row[d]: first bit of iteration d */
+	uint64_t *w;
+	size_t cap;  /* words */
+	size_t n;    /* words used */
+	size_t *row; /* row[d]: first word of iteration d */
 	size_t row_cap;
 };
 
+/* lowest / highest k of parity d with the diagonal on the grid (-m .. n) */
 static int64_t lo_k(int64_t d, int64_t m)
 {
 	int64_t lo = -d > -m ? -d : -m;
@@ -209,71 +210,90 @@ static int64_t hi_k(int64_t d, int64_t n)
 }
 
 /*
- * The reference's greedy forward Myers (msmemscope.md §4.5): V[k] is the furthest x on diagonal
- * k; at each (d, k) "down" (an insertion, from k+1) is taken when k == -d or (k != d and
- * V[k-1] < V[k+1]), else "right" (a deletion, from k-1); snakes follow equal names. The first d
- * that reaches (n, m) ends it. Instead of the reference's node per (d, k) we keep one direction
- * bit per (d, k) on the grid, then walk back the diagonals and replay the path forwards.
- * dirs gets D bytes (1 = down), *D the edit distance. Caller frees *dirs.
+ * One (d, k) step of the reference's forward pass: "down" (an insertion, from diagonal k+1)
+ * when k == -d or (k != d and V[k-1] < V[k+1]), else "right" (a deletion, from k-1); then the
+ * snake of equal names. Returns the direction; *end is set when (n, m) is reached.
  */
-static int myers(const uint32_t *a, int64_t n, const uint32_t *b, int64_t m, unsigned char **dirs,
-	int64_t *D)
+static inline int step(int32_t *v, const uint32_t *a, int32_t n, const uint32_t *b, int32_t m,
+	int32_t d, int32_t k, int *end)
 {
-	int64_t max = n + m + 1, d, k, x, y;
-	int64_t *v = malloc((size_t)(2 * max + 3) * sizeof(*v));
+	int down = k == -d || (k != d && v[k - 1] < v[k + 1]);
+	int32_t x = down ? v[k + 1] : v[k - 1] + 1, y = x - k;
+
+	while (x < n && y < m && a[x] == b[y])
+		x++, y++;
+	v[k] = x;
+	*end = x >= n && y >= m;
+	return down;
+}
+
+/*
+ * The reference's greedy forward Myers (msmemscope.md §4.5). Instead of the reference's node
+ * per (d, k) we keep one direction bit per (d, k) on the grid (the path never leaves it: §4.5
+ * reaches (n, m) first), walk the diagonals back from (n, m), and replay the path forwards.
+ * dirs gets D + 1 bytes (dirs[d] = 1: down at d), *D the edit distance. Caller frees *dirs.
+ */
+static int myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64,
+	unsigned char **dirs, int64_t *D)
+{
+	int32_t n = (int32_t)n64, m = (int32_t)m64, max = n + m + 1, d, k;
+	int32_t *vbuf = calloc((size_t)(2 * max + 3), sizeof(*vbuf)), *v;
 	struct bits bt = { 0 };
-	int rc = MEMSCOPE_E_NOMEM;
+	int rc = MEMSCOPE_E_NOMEM, end = 0;
 
 	*dirs = NULL;
-	if (!v)
+	if (n64 > INT32_MAX / 4 || m64 > INT32_MAX / 4) {
+		free(vbuf);
+		return MEMSCOPE_E_ARG;
+	}
+	if (!vbuf)
 		return rc;
-	v[1 + max] = 0; /* the reference's start node (x 0, y -1) */
-	for (d = 0; d <= max; d++) {
-		int64_t lo = lo_k(d, m), hi = hi_k(d, n);
-		uint64_t need = hi >= lo ? (uint64_t)((hi - lo) / 2 + 1) : 0;
+	v = vbuf + max + 1; /* v[k] for k in -max-1 .. max+1 */
+	v[1] = 0;	    /* the reference's start node (x 0, y -1) */
+	for (d = 0; d <= max && !end; d++) {
+		int32_t lo = (int32_t)lo_k(d, m), hi = (int32_t)hi_k(d, n);
+		size_t words = hi >= lo ? (size_t)((hi - lo) / 2) / 64 + 1 : 0;
+		uint64_t acc = 0;
+		unsigned j = 0;
+		size_t w;
 
 		if (grow_array(&bt.row, &bt.row_cap, (size_t)d + 1, sizeof(*bt.row)) ||
-			grow_array(&bt.p, &bt.cap, (size_t)((bt.n + need + 7) / 8), 1))
+			grow_array(&bt.w, &bt.cap, bt.n + words, sizeof(*bt.w)))
 			goto out;
-		bt.row[d] = bt.n;
-		for (k = -d; k <= d; k += 2) {
-			int down = k == -d || (k != d && v[k - 1 + max] < v[k + 1 + max]);
-
-			x = down ? v[k + 1 + max] : v[k - 1 + max] + 1;
-			y = x - k;
-			if (k >= lo && k <= hi && down) {
-				uint64_t bit = bt.n + (uint64_t)((k - lo) / 2);
-
-				bt.p[bit / 8] |= (unsigned char)(1u << (bit % 8));
-			}
-			while (x < n && y < m && a[x] == b[y])
-				x++, y++;
-			v[k + max] = x;
-			if (x >= n && y >= m) {
-				bt.n += need;
-				goto found;
+		bt.row[d] = w = bt.n;
+		bt.n += words;
+		/* off the grid below, on it (bits kept), off it above; in the reference's k order
+		 */
+		for (k = -d; k < lo && k <= d && !end; k += 2)
+			step(v, a, n, b, m, d, k, &end);
+		for (; k <= hi && !end; k += 2) {
+			acc |= (uint64_t)step(v, a, n, b, m, d, k, &end) << j;
+			if (++j == 64) {
+				bt.w[w++] = acc;
+				acc = 0;
+				j = 0;
 			}
 		}
-		bt.n += need;
+		if (j)
+			bt.w[w] = acc;
+		for (; k <= d && !end; k += 2)
+			step(v, a, n, b, m, d, k, &end);
 	}
-	goto out; /* not reached: d = n + m always ends */
-found:
-	*D = d;
+	*D = d - 1;
 	*dirs = malloc((size_t)d + 1);
 	if (!*dirs)
 		goto out;
-	for (k = n - m; d > 0; d--) {
-		int64_t lo = lo_k(d, m);
-		uint64_t bit = bt.row[d] + (uint64_t)((k - lo) / 2);
-		int down = (bt.p[bit / 8] >> (bit % 8)) & 1;
+	for (k = n - m, d = (int32_t)*D; d > 0; d--) {
+		size_t bit = (size_t)((k - lo_k(d, m)) / 2);
+		int down = (int)((bt.w[bt.row[d] + bit / 64] >> (bit % 64)) & 1);
 
 		(*dirs)[d] = (unsigned char)down;
 		k = down ? k + 1 : k - 1;
 	}
 	rc = 0;
 out:
-	free(v);
-	free(bt.p);
+	free(vbuf);
+	free(bt.w);
 	free(bt.row);
 	return rc;
 }
