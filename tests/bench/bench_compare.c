@@ -56,7 +56,7 @@ static int gen(const char *path, uint64_t rows, uint64_t edits, int unrelated, u
 			else
 				fprintf(f,
 					"%" PRIu64 ",OP_LAUNCH,ATEN_END,torch._ops.aten.extra%u."
-						   "default,%" PRIu64 ",7,7,0,N/A,,,\n",
+					"default,%" PRIu64 ",7,7,0,N/A,,,\n",
 					id++, (unsigned)(next_rand() % 5),
 					ts += 500); /* insertion */
 		}
