@@ -8,11 +8,13 @@
 
 #include "cli.h"
 
-enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_OUTPUT_DIR, OPT_LENIENT };
+enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_STEP, OPT_OUTPUT_DIR, OPT_LENIENT };
+#define TOP_ROWS 5
 
 static const struct cli_option options[] = {
 	{ "input", 'i', OPT_INPUT, "BASE,COMPARE", "the two dumps (',' or the full-width comma)" },
 	{ "level", 0, OPT_LEVEL, "LEVEL", "op, kernel or op,kernel (default op)" },
+	{ "step", 0, OPT_STEP, "N", "compare step N of each input (default: all of them)" },
 	{ "output-dir", 0, OPT_OUTPUT_DIR, "DIR", "default output under DIR (default .)" },
 	{ "output", 'o', 'o', "FILE", "write exactly there, - for stdout" },
 	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
@@ -25,16 +27,18 @@ static const struct cli_option options[] = {
 
 static const struct cli_tool tool = {
 	"memscope-compare",
-	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--output-dir DIR] [-o FILE] [-f] [-q]",
+	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--step N] [--output-dir DIR] [-o "
+	"FILE]\n"
+	"       [-f] [--lenient] [-q]",
 	"Compare the memory of two steps op by op (or kernel by kernel), as msMemScope does.",
 	options,
 };
 
 /* options, with every default next to its flag */
 struct compare_opts {
-	char *inputs[2];	/* required */
-	unsigned level;		/* MEMSCOPE_COMPARE_OP */
-	const char *output_dir; /* "." */
+	char *inputs[2];		  /* required */
+	struct memscope_compare_opts cmp; /* level op, whole inputs (step 0) */
+	const char *output_dir;		  /* "." */
 	const char *output; /* NULL: output_dir/memscopeDumpResults/compare/memory_compare_TS.csv */
 	int force;	    /* 0 */
 	int quiet;	    /* 0 */
@@ -48,6 +52,8 @@ struct dev_count {
 };
 
 struct compare {
+	struct memscope_compare_row top[TOP_ROWS]; /* largest |diff| first */
+	size_t n_top;
 	struct cli_out out;
 	const struct memscope_strtab *st;
 	uint64_t n_rows;
@@ -55,6 +61,29 @@ struct compare {
 	struct dev_count *devs;
 	size_t n_devs, cap_devs;
 };
+
+static uint64_t mag(int64_t v)
+{
+	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* Keep the TOP_ROWS rows of largest absolute difference (the first of equals stays first). */
+static void keep_top(struct compare *c, const struct memscope_compare_row *r)
+{
+	size_t i = c->n_top;
+
+	if (!r->diff || (i == TOP_ROWS && mag(c->top[i - 1].diff) >= mag(r->diff)))
+		return;
+	if (i == TOP_ROWS)
+		i--;
+	while (i > 0 && mag(c->top[i - 1].diff) < mag(r->diff)) {
+		c->top[i] = c->top[i - 1];
+		i--;
+	}
+	c->top[i] = *r;
+	if (c->n_top < TOP_ROWS)
+		c->n_top++;
+}
 
 static int on_row(void *ctx, const struct memscope_compare_row *r)
 {
@@ -79,6 +108,7 @@ static int on_row(void *ctx, const struct memscope_compare_row *r)
 		c->devs[c->n_devs++].device = r->device;
 	}
 	d = &c->devs[c->n_devs - 1];
+	keep_top(c, r);
 	d->matched += r->has_base && r->has_cmp;
 	d->base_only += r->has_base && !r->has_cmp;
 	d->cmp_only += !r->has_base && r->has_cmp;
@@ -128,12 +158,12 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 			break;
 		case OPT_LEVEL:
 			if (strcmp(optarg, "op") == 0)
-				o->level = MEMSCOPE_COMPARE_OP;
+				o->cmp.level = MEMSCOPE_COMPARE_OP;
 			else if (strcmp(optarg, "kernel") == 0)
-				o->level = MEMSCOPE_COMPARE_KERNEL;
+				o->cmp.level = MEMSCOPE_COMPARE_KERNEL;
 			else if (strcmp(optarg, "op,kernel") == 0 ||
 				 strcmp(optarg, "kernel,op") == 0)
-				o->level = MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL;
+				o->cmp.level = MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL;
 			else {
 				cli_msg(&tool,
 					"--level: expected op, kernel or op,kernel, got '%s'",
@@ -141,6 +171,17 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 				return CLI_EXIT_USAGE;
 			}
 			break;
+		case OPT_STEP: {
+			unsigned long long n;
+
+			if (cli_parse_uint(optarg, &n) || n == 0) {
+				cli_msg(&tool, "--step: expected a step number from 1, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o->cmp.step = n;
+			break;
+		}
 		case OPT_OUTPUT_DIR:
 			o->output_dir = optarg;
 			break;
@@ -244,7 +285,8 @@ static int read_side(const struct compare_opts *o, int i, struct memscope_strtab
 
 int main(int argc, char **argv)
 {
-	struct compare_opts o = { { NULL, NULL }, MEMSCOPE_COMPARE_OP, ".", NULL, 0, 0, { 0 } };
+	struct compare_opts o = { { NULL, NULL }, { MEMSCOPE_COMPARE_OP, 0 }, ".", NULL, 0, 0,
+		{ 0 } };
 	struct memscope_compare_side *sides[2] = { NULL, NULL };
 	struct memscope_compare_stats stats;
 	struct memscope_strtab *st = NULL;
@@ -262,8 +304,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	st = memscope_strtab_new();
-	sides[0] = memscope_compare_side_new(o.inputs[0]);
-	sides[1] = memscope_compare_side_new(o.inputs[1]);
+	sides[0] = memscope_compare_side_new(o.inputs[0], st);
+	sides[1] = memscope_compare_side_new(o.inputs[1], st);
 	if (!st || !sides[0] || !sides[1]) {
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
@@ -293,7 +335,7 @@ int main(int argc, char **argv)
 		cli_out_abort(&probe);
 	}
 	c.st = st;
-	rc = memscope_compare_run(sides[0], sides[1], o.level, st, on_row, &c, &stats, &err);
+	rc = memscope_compare_run(sides[0], sides[1], &o.cmp, st, on_row, &c, &stats, &err);
 	if (rc) {
 		if (c.write_failed)
 			cli_msg(&tool, "%s: write failed: %s", o.output, strerror(errno));
@@ -303,9 +345,9 @@ int main(int argc, char **argv)
 	if (!stats.n_rows) {
 		cli_msg(&tool, "%s, %s: no %s rows on any device: nothing to compare", o.inputs[0],
 			o.inputs[1],
-			o.level == MEMSCOPE_COMPARE_KERNEL ? "KERNEL_LAUNCH"
-			: o.level == MEMSCOPE_COMPARE_OP   ? "ATEN_END/ATB_END"
-							   : "op END or KERNEL_LAUNCH");
+			o.cmp.level == MEMSCOPE_COMPARE_KERNEL ? "KERNEL_LAUNCH"
+			: o.cmp.level == MEMSCOPE_COMPARE_OP   ? "ATEN_END/ATB_END"
+							       : "op END or KERNEL_LAUNCH");
 		status = CLI_EXIT_INVALID;
 		goto out;
 	}
@@ -319,6 +361,12 @@ int main(int argc, char **argv)
 			(int)c.devs[i].device, (unsigned long long)c.devs[i].matched,
 			(unsigned long long)c.devs[i].base_only,
 			(unsigned long long)c.devs[i].cmp_only, (long long)c.devs[i].diff);
+	for (i = 0; i < c.n_top; i++)
+		cli_msg(&tool, "top %zu: %s %s on device %d: base %s, compare %s, diff %+lld bytes",
+			i + 1, memscope_kind_name(c.top[i].event),
+			memscope_strtab_str(st, c.top[i].name, NULL), (int)c.top[i].device,
+			c.top[i].has_base ? "present" : "absent",
+			c.top[i].has_cmp ? "present" : "absent", (long long)c.top[i].diff);
 	cli_msg(&tool, "%llu rows, total diff %+lld bytes -> %s", (unsigned long long)stats.n_rows,
 		(long long)stats.total_diff, o.output);
 out:

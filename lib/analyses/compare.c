@@ -17,9 +17,18 @@ enum row_what {
 struct cmp_row {
 	uint64_t ts;
 	uint64_t seq; /* file order, to keep equal timestamps stable */
+	uint64_t pid;
 	int64_t size;
 	uint32_t name;
 	uint32_t what;
+};
+
+/* a step boundary: an mstx "step start" or Range_end, or a SYSTEM STEP row */
+enum mark_kind { MARK_START, MARK_END, MARK_STEP };
+
+struct mark {
+	uint64_t ts, seq, pid, tid;
+	int kind;
 };
 
 struct cmp_dev {
@@ -31,17 +40,29 @@ struct cmp_dev {
 
 struct memscope_compare_side {
 	char *name;
+	const struct memscope_strtab *st;
 	struct cmp_dev *devs;
 	size_t n_devs, cap_devs;
 	uint64_t seq;
 	uint64_t first_line[2]; /* first PTA, MINDSPORE row (0: none) */
 	uint64_t first_seq[2];
+	struct mark *marks;
+	size_t n_marks, cap_marks;
+	int has_mstx_steps;
 };
 
-struct memscope_compare_side *memscope_compare_side_new(const char *name)
+/* one process's span of the chosen step */
+struct window {
+	uint64_t pid, lo, hi; /* lo <= ts <= hi */
+};
+
+struct memscope_compare_side *memscope_compare_side_new(
+	const char *name, const struct memscope_strtab *st)
 {
 	struct memscope_compare_side *s = calloc(1, sizeof(*s));
 
+	if (s)
+		s->st = st;
 	if (s && !(s->name = strdup(name ? name : ""))) {
 		free(s);
 		s = NULL;
@@ -58,6 +79,7 @@ void memscope_compare_side_free(struct memscope_compare_side *s)
 	for (i = 0; i < s->n_devs; i++)
 		free(s->devs[i].rows);
 	free(s->devs);
+	free(s->marks);
 	free(s->name);
 	free(s);
 }
@@ -81,6 +103,33 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	uint32_t what = 0;
 	struct cmp_dev *d;
 	struct cmp_row *r;
+	int mark = -1;
+
+	if (ev->subtype == MEMSCOPE_SUB_RANGE_START) {
+		size_t n;
+		const char *nm = memscope_strtab_str(s->st, ev->name, &n);
+
+		/* only the "step start" convention counts (msmemscope.md §8.2) */
+		if (nm && n == 10 && memcmp(nm, "step start", 10) == 0)
+			mark = MARK_START;
+	} else if (ev->subtype == MEMSCOPE_SUB_RANGE_END) {
+		mark = MARK_END;
+	} else if (ev->kind == MEMSCOPE_KIND_SYSTEM && ev->subtype == MEMSCOPE_SUB_STEP) {
+		mark = MARK_STEP;
+	}
+	if (mark >= 0) {
+		struct mark *m;
+
+		if (grow_array(&s->marks, &s->cap_marks, s->n_marks + 1, sizeof(*s->marks)))
+			return MEMSCOPE_E_NOMEM;
+		m = &s->marks[s->n_marks++];
+		m->ts = ev->ts_ns;
+		m->seq = s->seq + 1;
+		m->pid = ev->pid;
+		m->tid = ev->tid;
+		m->kind = mark;
+		s->has_mstx_steps |= mark == MARK_START;
+	}
 
 	if (ev->subtype == MEMSCOPE_SUB_ATEN_END || ev->subtype == MEMSCOPE_SUB_ATB_END)
 		what = W_OP;
@@ -108,6 +157,7 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	r = &d->rows[d->n++];
 	r->ts = ev->ts_ns;
 	r->seq = s->seq;
+	r->pid = ev->pid;
 	r->size = (ev->flags & MEMSCOPE_EV_SIZE) ? ev->size : 0;
 	r->name = ev->name;
 	r->what = what;
@@ -121,6 +171,97 @@ static int cmp_rows(const void *pa, const void *pb)
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int cmp_marks(const void *pa, const void *pb)
+{
+	const struct mark *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The span of step `step` of process `pid` from the side's marks; 0 if it has none. */
+static int step_of(const struct memscope_compare_side *s, uint64_t pid, uint64_t step, uint64_t *lo,
+	uint64_t *hi, uint64_t *n_steps)
+{
+	uint64_t count = 0, prev = 0;
+	size_t i, j;
+
+	for (i = 0; i < s->n_marks; i++) {
+		const struct mark *m = &s->marks[i];
+
+		if (m->pid != pid)
+			continue;
+		if (s->has_mstx_steps && m->kind == MARK_START) {
+			if (++count != step)
+				continue;
+			*lo = m->ts;
+			*hi = UINT64_MAX;
+			for (j = i + 1; j < s->n_marks; j++) {
+				const struct mark *e = &s->marks[j];
+
+				if (e->pid == pid && ((e->kind == MARK_END && e->tid == m->tid) ||
+							     e->kind == MARK_START)) {
+					*hi = e->kind == MARK_END ? e->ts : e->ts ? e->ts - 1 : 0;
+					break;
+				}
+			}
+		} else if (!s->has_mstx_steps && m->kind == MARK_STEP) {
+			/* msmemscope.step() ends step n at its row and starts step n + 1 */
+			if (++count == step) {
+				*lo = step == 1 ? 0 : prev + 1;
+				*hi = m->ts;
+			}
+			prev = m->ts;
+		}
+	}
+	if (count > *n_steps)
+		*n_steps = count;
+	return count >= step;
+}
+
+/* The processes' spans of step `step`: *out (caller frees), or MEMSCOPE_E_INVALID in err. */
+static int step_windows(struct memscope_compare_side *s, uint64_t step, struct window **out,
+	size_t *n_out, struct memscope_error *err)
+{
+	size_t i, j, cap = 0;
+	uint64_t n_steps = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	qsort(s->marks, s->n_marks, sizeof(*s->marks), cmp_marks);
+	for (i = 0; i < s->n_marks; i++) {
+		uint64_t lo = 0, hi = 0, pid = s->marks[i].pid;
+
+		for (j = 0; j < *n_out && (*out)[j].pid != pid; j++)
+			;
+		if (j < *n_out || !step_of(s, pid, step, &lo, &hi, &n_steps))
+			continue;
+		if (grow_array(out, &cap, *n_out + 1, sizeof(**out)))
+			return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+		(*out)[(*n_out)++] = (struct window){ pid, lo, hi };
+	}
+	if (*n_out)
+		return 0;
+	if (!n_steps)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0,
+			"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP rows");
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0, "no step %llu: it has %llu",
+		(unsigned long long)step, (unsigned long long)n_steps);
+}
+
+static int in_windows(const struct cmp_row *r, const struct window *w, size_t n)
+{
+	size_t i;
+
+	if (!w)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (w[i].pid == r->pid)
+			return r->ts >= w[i].lo && r->ts <= w[i].hi;
+	return 0;
 }
 
 /* The elements of one device: names and values, in timestamp order. */
@@ -140,7 +281,7 @@ static void seq_free(struct seq *q)
 }
 
 static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsigned level,
-	uint32_t fw, struct seq *q)
+	uint32_t fw, const struct window *win, size_t n_win, struct seq *q)
 {
 	size_t i, n = 0;
 	int64_t next = 0;
@@ -150,7 +291,7 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 		return 0;
 	qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
 	for (i = 0; i < d->n; i++) {
-		if (!(d->rows[i].what & level))
+		if (!(d->rows[i].what & level) || !in_windows(&d->rows[i], win, n_win))
 			continue;
 		const char *nm = memscope_strtab_str(st, d->rows[i].name, NULL);
 
@@ -172,6 +313,8 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	for (i = d->n; i-- > 0;) {
 		const struct cmp_row *r = &d->rows[i];
 
+		if (!in_windows(r, win, n_win))
+			continue;
 		if (r->what & fw)
 			next = r->size;
 		else if (r->what & level) {
@@ -377,13 +520,16 @@ static struct cmp_dev *find_dev(struct memscope_compare_side *s, int32_t device)
 }
 
 int memscope_compare_run(struct memscope_compare_side *base, struct memscope_compare_side *cmp,
-	unsigned level, const struct memscope_strtab *st,
+	const struct memscope_compare_opts *opts, const struct memscope_strtab *st,
 	int (*fn)(void *ctx, const struct memscope_compare_row *row), void *ctx,
 	struct memscope_compare_stats *stats, struct memscope_error *err)
 {
 	struct memscope_compare_side *sides[2] = { base, cmp };
 	struct memscope_compare_stats local;
 	struct emit e = { fn, ctx, stats ? stats : &local, 0 };
+	unsigned level = opts->level ? opts->level : MEMSCOPE_COMPARE_OP;
+	struct window *win[2] = { NULL, NULL };
+	size_t n_win[2] = { 0, 0 };
 	int32_t *devs = NULL;
 	size_t n_devs = 0, i, j;
 	uint32_t fw = 0;
@@ -415,6 +561,9 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 			"reference); "
 			"use the kernel level");
 	level &= MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL;
+	for (i = 0; i < 2 && opts->step; i++)
+		if ((rc = step_windows(sides[i], opts->step, &win[i], &n_win[i], err)))
+			goto out;
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < sides[i]->n_devs; j++) {
 			if (grow_array(&devs, &n_devs, n_devs + 1, sizeof(*devs))) {
@@ -432,9 +581,10 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		if (i && devs[i] == devs[i - 1])
 			continue;
 		e.device = devs[i];
-		rc = build_seq(find_dev(base, devs[i]), st, level, fw, &qa);
+		rc = build_seq(find_dev(base, devs[i]), st, level, fw, win[0], n_win[0], &qa);
 		if (!rc)
-			rc = build_seq(find_dev(cmp, devs[i]), st, level, fw, &qb);
+			rc = build_seq(
+				find_dev(cmp, devs[i]), st, level, fw, win[1], n_win[1], &qb);
 		if (!rc && (qa.n || qb.n))
 			rc = align(&e, &qa, &qb);
 		if (rc == MEMSCOPE_E_NOMEM)
@@ -447,6 +597,8 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 	}
 out:
 	free(devs);
+	free(win[0]);
+	free(win[1]);
 	return rc;
 }
 

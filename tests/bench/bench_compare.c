@@ -123,8 +123,9 @@ static void measure(const char *label, const char *a, const char *b)
 
 	if (pid == 0) {
 		struct memscope_strtab *st = memscope_strtab_new();
-		struct memscope_compare_side *s[2] = { memscope_compare_side_new(a),
-			memscope_compare_side_new(b) };
+		struct memscope_compare_side *s[2] = { memscope_compare_side_new(a, st),
+			memscope_compare_side_new(b, st) };
+		struct memscope_compare_opts opts = { MEMSCOPE_COMPARE_OP, 0 };
 		const char *paths[2] = { a, b };
 		struct memscope_compare_stats stats;
 		struct memscope_error err;
@@ -141,8 +142,7 @@ static void measure(const char *label, const char *a, const char *b)
 			memscope_source_close(src);
 		}
 		t1 = now_s();
-		if (memscope_compare_run(
-			    s[0], s[1], MEMSCOPE_COMPARE_OP, st, count_row, &rows, &stats, &err))
+		if (memscope_compare_run(s[0], s[1], &opts, st, count_row, &rows, &stats, &err))
 			_exit(4);
 		printf("%s: %" PRIu64 " rows out (%" PRIu64 " matched, %" PRIu64
 		       " base-only, %" PRIu64

@@ -39,6 +39,19 @@ expect_same ms.csv "$T/compare/ms_expected.csv"
 expect_status 0 "$M" -q --level op,kernel --input "$T/compare/both_base.csv,$T/compare/both_cmp.csv" -o both.csv
 expect_same both.csv "$T/compare/both_expected.csv"
 
+# --step: the N-th mstx "step start" range, or the span ending at the N-th SYSTEM STEP row
+expect_status 0 "$M" -q --step 2 --input "$T/compare/steps_base.csv,$T/compare/steps_cmp.csv" -o steps.csv
+expect_same steps.csv "$T/compare/steps_expected.csv"
+expect_status 0 "$M" -q --step 2 --input "$T/compare/sysstep_base.csv,$T/compare/sysstep_cmp.csv" -o sys.csv
+expect_same sys.csv "$T/compare/sysstep_expected.csv"
+expect_status 3 "$M" -q --step 3 --input "$T/compare/steps_base.csv,$T/compare/steps_cmp.csv" -o o8.csv
+expect_err_line '^memscope-compare: .*steps_base.csv: no step 3: it has 2$'
+expect_absent o8.csv
+expect_status 3 "$M" -q --step 1 --input "$T/compare/tie_base.csv,$T/compare/tie_cmp.csv" -o o9.csv
+expect_err_line 'tie_base.csv: no steps: neither mstx "step start" ranges nor SYSTEM STEP rows$'
+expect_status 2 "$M" --step 0 --input "$T/baseline.csv,$T/leaks.csv"
+expect_status 2 "$M" --step 2x --input "$T/baseline.csv,$T/leaks.csv"
+
 # where the reference discards the file we give the clean file's answer: CRLF, a BOM, a
 # trailing blank line, multi-line call stacks and a quoted comma in every row
 awk 'NR == 1 { printf "\357\273\277%s\r\n", $0; next }

@@ -24,11 +24,21 @@ enum memscope_compare_level {
  */
 struct memscope_compare_side;
 
-/* name is the input's name for messages (copied). NULL on OOM. */
-struct memscope_compare_side *memscope_compare_side_new(const char *name);
+/*
+ * name is the input's name for messages (copied); st is the table its events' strings are in
+ * (borrowed, must outlive the side). NULL on OOM.
+ */
+struct memscope_compare_side *memscope_compare_side_new(
+	const char *name, const struct memscope_strtab *st);
 void memscope_compare_side_free(struct memscope_compare_side *s);
 /* Keep ev if it matters. 0 or MEMSCOPE_E_NOMEM. */
 int memscope_compare_side_add(struct memscope_compare_side *s, const struct memscope_event *ev);
+
+/* How to compare. */
+struct memscope_compare_opts {
+	unsigned level; /* enum memscope_compare_level bits; 0 means MEMSCOPE_COMPARE_OP */
+	uint64_t step;	/* compare only step N of each input (1-based); 0: the whole inputs */
+};
 
 /* One output row: a (base, compare) pair of the alignment; either side may be absent. */
 struct memscope_compare_row {
@@ -53,12 +63,15 @@ struct memscope_compare_stats {
  * by name with the reference's greedy Myers diff and its tie rule (deletion before insertion);
  * each element's value is the size of the first row of the framework pool (PTA or MINDSPORE) at
  * or after it on its device, 0 if none. fn gets every row in output order and returns 0 to go
- * on. st is the table both sides' events came from. Errors (MEMSCOPE_E_INVALID, with the input
- * and line in err): an input mixing PTA and MINDSPORE rows, op level on MINDSPORE. Sorts the
- * sides' rows in place. stats may be NULL.
+ * on. With opts->step, each input is first cut to that step, per process: the N-th mstx
+ * "step start" range (Range_start to the next Range_end of its thread), or, when the input has
+ * no such range, the span ending at its N-th SYSTEM STEP row (msmemscope.step() ends step n).
+ * st is the table both sides' events came from. Errors (MEMSCOPE_E_INVALID, with the input and
+ * line in err): an input mixing PTA and MINDSPORE rows, op level on MINDSPORE, an input without
+ * step N. Sorts the sides' rows in place. stats may be NULL.
  */
 int memscope_compare_run(struct memscope_compare_side *base, struct memscope_compare_side *cmp,
-	unsigned level, const struct memscope_strtab *st,
+	const struct memscope_compare_opts *opts, const struct memscope_strtab *st,
 	int (*fn)(void *ctx, const struct memscope_compare_row *row), void *ctx,
 	struct memscope_compare_stats *stats, struct memscope_error *err);
 
