@@ -8,12 +8,13 @@
 
 #include "cli.h"
 
-enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_STEP, OPT_OUTPUT_DIR, OPT_LENIENT };
+enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_METRIC, OPT_STEP, OPT_OUTPUT_DIR, OPT_LENIENT };
 #define TOP_ROWS 5
 
 static const struct cli_option options[] = {
 	{ "input", 'i', OPT_INPUT, "BASE,COMPARE", "the two dumps (',' or the full-width comma)" },
 	{ "level", 0, OPT_LEVEL, "LEVEL", "op, kernel or op,kernel (default op)" },
+	{ "metric", 0, OPT_METRIC, "METRIC", "reference, delta or peak (default reference)" },
 	{ "step", 0, OPT_STEP, "N", "compare step N of each input (default: all of them)" },
 	{ "output-dir", 0, OPT_OUTPUT_DIR, "DIR", "default output under DIR (default .)" },
 	{ "output", 'o', 'o', "FILE", "write exactly there, - for stdout" },
@@ -27,7 +28,8 @@ static const struct cli_option options[] = {
 
 static const struct cli_tool tool = {
 	"memscope-compare",
-	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--step N] [--output-dir DIR] [-o "
+	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--metric M] [--step N] [--output-dir "
+	"DIR] [-o "
 	"FILE]\n"
 	"       [-f] [--lenient] [-q]",
 	"Compare the memory of two steps op by op (or kernel by kernel), as msMemScope does.",
@@ -171,6 +173,20 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 				return CLI_EXIT_USAGE;
 			}
 			break;
+		case OPT_METRIC:
+			if (strcmp(optarg, "reference") == 0)
+				o->cmp.metric = MEMSCOPE_METRIC_REFERENCE;
+			else if (strcmp(optarg, "delta") == 0)
+				o->cmp.metric = MEMSCOPE_METRIC_DELTA;
+			else if (strcmp(optarg, "peak") == 0)
+				o->cmp.metric = MEMSCOPE_METRIC_PEAK;
+			else {
+				cli_msg(&tool,
+					"--metric: expected reference, delta or peak, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
 		case OPT_STEP: {
 			unsigned long long n;
 
@@ -285,8 +301,8 @@ static int read_side(const struct compare_opts *o, int i, struct memscope_strtab
 
 int main(int argc, char **argv)
 {
-	struct compare_opts o = { { NULL, NULL }, { MEMSCOPE_COMPARE_OP, 0 }, ".", NULL, 0, 0,
-		{ 0 } };
+	struct compare_opts o = { { NULL, NULL },
+		{ MEMSCOPE_COMPARE_OP, 0, MEMSCOPE_METRIC_REFERENCE }, ".", NULL, 0, 0, { 0 } };
 	struct memscope_compare_side *sides[2] = { NULL, NULL };
 	struct memscope_compare_stats stats;
 	struct memscope_strtab *st = NULL;

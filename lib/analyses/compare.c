@@ -12,6 +12,11 @@ enum row_what {
 	W_KERNEL = 2, /* KERNEL_LAUNCH */
 	W_PTA = 4,    /* a PTA pool row */
 	W_MS = 8,     /* a MINDSPORE pool row */
+	W_START = 16, /* ATEN_START / ATB_START */
+	W_ATB = 32,   /* an ATB pool row */
+	W_FREE = 64,  /* (with a pool bit) the row is a FREE */
+	W_USED = 128, /* (with a pool bit) the row has `used` */
+	W_POOLS = W_PTA | W_MS | W_ATB,
 };
 
 struct cmp_row {
@@ -19,6 +24,8 @@ struct cmp_row {
 	uint64_t seq; /* file order, to keep equal timestamps stable */
 	uint64_t pid;
 	int64_t size;
+	int64_t used;
+	uint32_t tid; /* low 32 bits: only compared for equality */
 	uint32_t name;
 	uint32_t what;
 };
@@ -133,6 +140,11 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 
 	if (ev->subtype == MEMSCOPE_SUB_ATEN_END || ev->subtype == MEMSCOPE_SUB_ATB_END)
 		what = W_OP;
+	else if (ev->subtype == MEMSCOPE_SUB_ATEN_START || ev->subtype == MEMSCOPE_SUB_ATB_START)
+		what = W_START;
+	else if (ev->subtype == MEMSCOPE_SUB_ATB &&
+		 (ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE))
+		what = W_ATB;
 	else if (ev->subtype == MEMSCOPE_SUB_KERNEL_LAUNCH)
 		what = W_KERNEL;
 	else if (ev->subtype == MEMSCOPE_SUB_PTA)
@@ -159,7 +171,13 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	r->seq = s->seq;
 	r->pid = ev->pid;
 	r->size = (ev->flags & MEMSCOPE_EV_SIZE) ? ev->size : 0;
+	r->used = (ev->flags & MEMSCOPE_EV_USED) ? ev->used : 0;
+	r->tid = (uint32_t)ev->tid;
 	r->name = ev->name;
+	if (what & W_POOLS) {
+		what |= ev->kind == MEMSCOPE_KIND_FREE ? W_FREE : 0;
+		what |= (ev->flags & MEMSCOPE_EV_USED) ? W_USED : 0;
+	}
 	r->what = what;
 	return 0;
 }
@@ -280,8 +298,87 @@ static void seq_free(struct seq *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/* an op START still waiting for its END, for the delta and peak metrics */
+struct frame {
+	uint64_t pid;
+	uint32_t tid, name;
+	int64_t net0; /* the process's net pool bytes at START */
+	int64_t peak; /* highest framework-pool `used` since START */
+};
+
+struct net {
+	uint64_t pid;
+	int64_t bytes;
+};
+
+/* The delta or peak value of each element, in one forward pass over the device's rows. */
+static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, int metric,
+	const struct window *win, size_t n_win, struct seq *q)
+{
+	struct frame *fr = NULL;
+	struct net *nets = NULL;
+	size_t n_fr = 0, cap_fr = 0, n_nets = 0, cap_nets = 0, i, j, e = 0;
+	int64_t cur_used = 0;
+	int rc = MEMSCOPE_E_NOMEM;
+
+	for (i = 0; i < d->n; i++) {
+		const struct cmp_row *r = &d->rows[i];
+		int64_t *net = NULL;
+
+		if (!in_windows(r, win, n_win))
+			continue;
+		for (j = 0; j < n_nets && nets[j].pid != r->pid; j++)
+			;
+		if (j == n_nets) {
+			if (grow_array(&nets, &cap_nets, n_nets + 1, sizeof(*nets)))
+				goto out;
+			nets[n_nets++] = (struct net){ r->pid, 0 };
+		}
+		net = &nets[j].bytes;
+		if (r->what & W_POOLS) {
+			int64_t sz = r->size < 0 ? -r->size
+						 : r->size; /* legacy FREE sizes are negative */
+
+			*net += (r->what & W_FREE) ? -sz : sz;
+			if ((r->what & fw) && (r->what & W_USED)) {
+				cur_used = r->used;
+				for (j = 0; j < n_fr; j++)
+					if (fr[j].peak < cur_used)
+						fr[j].peak = cur_used;
+			}
+		} else if (r->what & W_START) {
+			if (grow_array(&fr, &cap_fr, n_fr + 1, sizeof(*fr)))
+				goto out;
+			fr[n_fr++] = (struct frame){ r->pid, r->tid, r->name, *net, cur_used };
+		} else if (r->what & level) {
+			int64_t val = metric == MEMSCOPE_METRIC_PEAK ? cur_used : 0;
+
+			/* the innermost open START of the same op on the same thread */
+			for (j = n_fr; j-- > 0;)
+				if (fr[j].pid == r->pid && fr[j].tid == r->tid &&
+					fr[j].name == r->name)
+					break;
+			if (j != (size_t)-1) {
+				val = metric == MEMSCOPE_METRIC_DELTA ? *net - fr[j].net0
+								      : fr[j].peak;
+				memmove(&fr[j], &fr[j + 1], (n_fr - j - 1) * sizeof(*fr));
+				n_fr--;
+			}
+			q->name[e] = r->name;
+			q->value[e] = val;
+			q->event[e++] = r->what == W_OP ? MEMSCOPE_KIND_OP_LAUNCH
+							: MEMSCOPE_KIND_KERNEL_LAUNCH;
+		}
+	}
+	rc = 0;
+out:
+	free(fr);
+	free(nets);
+	return rc;
+}
+
 static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsigned level,
-	uint32_t fw, const struct window *win, size_t n_win, struct seq *q)
+	uint32_t fw, int metric, const struct window *win, size_t n_win, struct seq *q)
 {
 	size_t i, n = 0;
 	int64_t next = 0;
@@ -309,6 +406,13 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 		return MEMSCOPE_E_NOMEM;
 	}
 	q->n = n;
+	if (metric != MEMSCOPE_METRIC_REFERENCE) {
+		int rc = forward_values(d, level, fw, metric, win, n_win, q);
+
+		if (rc)
+			seq_free(q);
+		return rc;
+	}
 	/* backwards: the value of an element is the size of the next framework row, 0 if none */
 	for (i = d->n; i-- > 0;) {
 		const struct cmp_row *r = &d->rows[i];
@@ -561,6 +665,9 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 			"reference); "
 			"use the kernel level");
 	level &= MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL;
+	if (opts->metric != MEMSCOPE_METRIC_REFERENCE && (level & MEMSCOPE_COMPARE_KERNEL))
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
+			"the delta and peak metrics need op START and END rows: use the op level");
 	for (i = 0; i < 2 && opts->step; i++)
 		if ((rc = step_windows(sides[i], opts->step, &win[i], &n_win[i], err)))
 			goto out;
@@ -581,10 +688,11 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		if (i && devs[i] == devs[i - 1])
 			continue;
 		e.device = devs[i];
-		rc = build_seq(find_dev(base, devs[i]), st, level, fw, win[0], n_win[0], &qa);
+		rc = build_seq(find_dev(base, devs[i]), st, level, fw, (int)opts->metric, win[0],
+			n_win[0], &qa);
 		if (!rc)
-			rc = build_seq(
-				find_dev(cmp, devs[i]), st, level, fw, win[1], n_win[1], &qb);
+			rc = build_seq(find_dev(cmp, devs[i]), st, level, fw, (int)opts->metric,
+				win[1], n_win[1], &qb);
 		if (!rc && (qa.n || qb.n))
 			rc = align(&e, &qa, &qb);
 		if (rc == MEMSCOPE_E_NOMEM)

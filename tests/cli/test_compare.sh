@@ -39,6 +39,16 @@ expect_same ms.csv "$T/compare/ms_expected.csv"
 expect_status 0 "$M" -q --level op,kernel --input "$T/compare/both_base.csv,$T/compare/both_cmp.csv" -o both.csv
 expect_same both.csv "$T/compare/both_expected.csv"
 
+# --metric: the reference's next-pool-row rule, the net bytes inside START..END, the pool peak
+for m in reference delta peak; do
+	expect_status 0 "$M" -q --metric $m --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o metric_$m.csv
+	expect_same metric_$m.csv "$T/compare/metric_${m}_expected.csv"
+done
+expect_status 2 "$M" -q --metric delta --level kernel --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o o10.csv
+expect_err_line 'the delta and peak metrics need op START and END rows: use the op level$'
+expect_absent o10.csv
+expect_status 2 "$M" --metric bytes --input "$T/baseline.csv,$T/leaks.csv"
+
 # --step: the N-th mstx "step start" range, or the span ending at the N-th SYSTEM STEP row
 expect_status 0 "$M" -q --step 2 --input "$T/compare/steps_base.csv,$T/compare/steps_cmp.csv" -o steps.csv
 expect_same steps.csv "$T/compare/steps_expected.csv"

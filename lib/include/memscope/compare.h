@@ -34,10 +34,23 @@ void memscope_compare_side_free(struct memscope_compare_side *s);
 /* Keep ev if it matters. 0 or MEMSCOPE_E_NOMEM. */
 int memscope_compare_side_add(struct memscope_compare_side *s, const struct memscope_event *ev);
 
+/* The value of one element ("Allocated Memory"). */
+enum memscope_compare_metric {
+	/* the reference's: the size of the first framework-pool row at or after the element */
+	MEMSCOPE_METRIC_REFERENCE = 0,
+	/* net bytes allocated minus freed in the PTA, ATB and MINDSPORE pools by the element's
+	 * process on its device between the op's START and END rows (op level only) */
+	MEMSCOPE_METRIC_DELTA,
+	/* the highest `used` of the framework pool on the device between START and END, starting
+	 * from its value at START (op level only) */
+	MEMSCOPE_METRIC_PEAK,
+};
+
 /* How to compare. */
 struct memscope_compare_opts {
 	unsigned level; /* enum memscope_compare_level bits; 0 means MEMSCOPE_COMPARE_OP */
 	uint64_t step;	/* compare only step N of each input (1-based); 0: the whole inputs */
+	enum memscope_compare_metric metric;
 };
 
 /* One output row: a (base, compare) pair of the alignment; either side may be absent. */
