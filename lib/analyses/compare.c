@@ -21,11 +21,11 @@ enum row_what {
 
 struct cmp_row {
 	uint64_t ts;
-	uint64_t seq; /* file order, to keep equal timestamps stable */
-	uint64_t pid;
 	int64_t size;
 	int64_t used;
-	uint32_t tid; /* low 32 bits: only compared for equality */
+	uint32_t seq; /* file order, to keep equal timestamps stable (wraps past 2^32 rows) */
+	uint32_t pid; /* pid and tid: low 32 bits, only compared for equality */
+	uint32_t tid;
 	uint32_t name;
 	uint32_t what;
 };
@@ -132,7 +132,7 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 		m = &s->marks[s->n_marks++];
 		m->ts = ev->ts_ns;
 		m->seq = s->seq + 1;
-		m->pid = ev->pid;
+		m->pid = (uint32_t)ev->pid; /* as the rows keep it */
 		m->tid = ev->tid;
 		m->kind = mark;
 		s->has_mstx_steps |= mark == MARK_START;
@@ -168,8 +168,8 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 		return MEMSCOPE_E_NOMEM;
 	r = &d->rows[d->n++];
 	r->ts = ev->ts_ns;
-	r->seq = s->seq;
-	r->pid = ev->pid;
+	r->seq = (uint32_t)s->seq;
+	r->pid = (uint32_t)ev->pid;
 	r->size = (ev->flags & MEMSCOPE_EV_SIZE) ? ev->size : 0;
 	r->used = (ev->flags & MEMSCOPE_EV_USED) ? ev->used : 0;
 	r->tid = (uint32_t)ev->tid;
@@ -398,7 +398,7 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	}
 	if (!n)
 		return 0;
-	q->name = malloc(n * sizeof(*q->name));
+	q->name = malloc((n + 1) * sizeof(*q->name)); /* + the sentinel */
 	q->value = malloc(n * sizeof(*q->value));
 	q->event = malloc(n * sizeof(*q->event));
 	if (!q->name || !q->value || !q->event) {
@@ -456,48 +456,57 @@ static int64_t hi_k(int64_t d, int64_t n)
 	return ((hi + d) & 1) ? hi - 1 : hi;
 }
 
-/*
- * One (d, k) step of the reference's forward pass: "down" (an insertion, from diagonal k+1)
- * when k == -d or (k != d and V[k-1] < V[k+1]), else "right" (a deletion, from k-1); then the
- * snake of equal names. Returns the direction; *end is set when (n, m) is reached.
- */
-static inline int step(int32_t *v, const uint32_t *a, int32_t n, const uint32_t *b, int32_t m,
-	int32_t d, int32_t k, int *end)
+/* ids no string has, closing the two sequences so a snake stops without bounds checks */
+#define SENTINEL_A UINT32_MAX
+#define SENTINEL_B (UINT32_MAX - 1)
+/* V's value for diagonals not reached yet: loses every comparison */
+#define V_NONE (INT32_MIN / 2)
+
+/* One (d, k) step: the direction taken (1: down), and V[k] updated. */
+static inline int step(
+	int32_t *v, const uint32_t *a, uint32_t n, const uint32_t *b, uint32_t m, int32_t k)
 {
-	int down = k == -d || (k != d && v[k - 1] < v[k + 1]);
+	int down = v[k - 1] < v[k + 1];
 	int32_t x = down ? v[k + 1] : v[k - 1] + 1, y = x - k;
 
-	while (x < n && y < m && a[x] == b[y])
-		x++, y++;
+	if ((uint32_t)x <= n && (uint32_t)y <= m)
+		while (a[x] == b[y])
+			x++, y++;
 	v[k] = x;
-	*end = x >= n && y >= m;
 	return down;
 }
 
 /*
- * The reference's greedy forward Myers (msmemscope.md §4.5). Instead of the reference's node
- * per (d, k) we keep one direction bit per (d, k) on the grid (the path never leaves it: §4.5
- * reaches (n, m) first), walk the diagonals back from (n, m), and replay the path forwards.
- * dirs gets D + 1 bytes (dirs[d] = 1: down at d), *D the edit distance. Caller frees *dirs.
+ * The reference's greedy forward Myers (msmemscope.md §4.5). At (d, k) it goes "down" (an
+ * insertion, from diagonal k+1) when k == -d or (k != d and V[k-1] < V[k+1]), else "right" (a
+ * deletion, from k-1), then follows the snake of equal names; the first d that reaches (n, m)
+ * ends it. With V preset to V_NONE the edge rules are the plain comparison: V[-d-1] and V[d+1]
+ * are never reached before iteration d. The path never leaves the grid and the search can only
+ * end on diagonal n - m (a point past (n, m) costs more edits), so instead of the reference's
+ * node per (d, k) one direction bit per (d, k) on the grid is kept; the path is walked back
+ * from (n, m) and replayed forwards. a and b hold n + 1 and m + 1 ids, the last being
+ * SENTINEL_A / SENTINEL_B. dirs gets D + 1 bytes (dirs[d] = 1: down at d), *D the edit
+ * distance. Caller frees *dirs.
  */
 static int myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64,
 	unsigned char **dirs, int64_t *D)
 {
-	int32_t n = (int32_t)n64, m = (int32_t)m64, max = n + m + 1, d, k;
-	int32_t *vbuf = calloc((size_t)(2 * max + 3), sizeof(*vbuf)), *v;
+	int32_t n = (int32_t)n64, m = (int32_t)m64, max = n + m + 1, kend = n - m, d, k, i;
+	int32_t *vbuf, *v;
 	struct bits bt = { 0 };
-	int rc = MEMSCOPE_E_NOMEM, end = 0;
+	int rc = MEMSCOPE_E_NOMEM;
 
 	*dirs = NULL;
-	if (n64 > INT32_MAX / 4 || m64 > INT32_MAX / 4) {
-		free(vbuf);
+	if (n64 > INT32_MAX / 4 || m64 > INT32_MAX / 4)
 		return MEMSCOPE_E_ARG;
-	}
+	vbuf = malloc((size_t)(2 * max + 3) * sizeof(*vbuf));
 	if (!vbuf)
 		return rc;
+	for (i = 0; i < 2 * max + 3; i++)
+		vbuf[i] = V_NONE;
 	v = vbuf + max + 1; /* v[k] for k in -max-1 .. max+1 */
 	v[1] = 0;	    /* the reference's start node (x 0, y -1) */
-	for (d = 0; d <= max && !end; d++) {
+	for (d = 0; d <= max; d++) {
 		int32_t lo = (int32_t)lo_k(d, m), hi = (int32_t)hi_k(d, n);
 		size_t words = hi >= lo ? (size_t)((hi - lo) / 2) / 64 + 1 : 0;
 		uint64_t acc = 0;
@@ -509,28 +518,31 @@ static int myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64,
 			goto out;
 		bt.row[d] = w = bt.n;
 		bt.n += words;
-		/* off the grid below, on it (bits kept), off it above; in the reference's k order
-		 */
-		for (k = -d; k < lo && k <= d && !end; k += 2)
-			step(v, a, n, b, m, d, k, &end);
-		for (; k <= hi && !end; k += 2) {
-			acc |= (uint64_t)step(v, a, n, b, m, d, k, &end) << j;
+		/* in the reference's k order: off the grid below, on it (bits kept), above */
+		for (k = -d; k < lo; k += 2)
+			step(v, a, (uint32_t)n, b, (uint32_t)m, k);
+		for (; k <= hi; k += 2) {
+			acc |= (uint64_t)step(v, a, (uint32_t)n, b, (uint32_t)m, k) << j;
 			if (++j == 64) {
 				bt.w[w++] = acc;
 				acc = 0;
 				j = 0;
 			}
+			if (k == kend && v[k] >= n)
+				break;
 		}
 		if (j)
 			bt.w[w] = acc;
-		for (; k <= d && !end; k += 2)
-			step(v, a, n, b, m, d, k, &end);
+		if (k == kend && v[k] >= n)
+			break;
+		for (; k <= d; k += 2)
+			step(v, a, (uint32_t)n, b, (uint32_t)m, k);
 	}
-	*D = d - 1;
+	*D = d;
 	*dirs = malloc((size_t)d + 1);
 	if (!*dirs)
 		goto out;
-	for (k = n - m, d = (int32_t)*D; d > 0; d--) {
+	for (k = kend; d > 0; d--) {
 		size_t bit = (size_t)((k - lo_k(d, m)) / 2);
 		int down = (int)((bt.w[bt.row[d] + bit / 64] >> (bit % 64)) & 1);
 
@@ -584,11 +596,18 @@ static int emit_pair(
 	return e->fn(e->ctx, &r);
 }
 
-static int align(struct emit *e, const struct seq *qa, const struct seq *qb)
+static int align(struct emit *e, struct seq *qa, struct seq *qb)
 {
+	static const uint32_t none_a[1] = { SENTINEL_A }, none_b[1] = { SENTINEL_B };
 	unsigned char *dirs;
 	int64_t D, d, x = 0, y = 0, n = (int64_t)qa->n, m = (int64_t)qb->n;
-	int rc = myers(qa->name, n, qb->name, m, &dirs, &D);
+	int rc;
+
+	if (n)
+		qa->name[n] = SENTINEL_A;
+	if (m)
+		qb->name[m] = SENTINEL_B;
+	rc = myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m, &dirs, &D);
 
 	if (rc)
 		return rc;
