@@ -1,0 +1,187 @@
+/* Unit tests of the step comparison: the alignment equals a literal port of the reference's
+ * algorithm on random sequences. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/*
+ * msmemscope.md §4.5 as written: a node per (d, k) with its predecessor, the tie rule, the
+ * backtrack from the end node. pairs gets (i, j) of the alignment in forward order (-1: absent).
+ */
+struct node {
+	long x, y, prev;
+	int match;
+};
+
+static size_t reference_diff(const int *a, long n, const int *b, long m, long (*pairs)[2])
+{
+	long max = n + m + 1, d, k, cap = 4 * (max + 1) * (max + 1) + 16, nn = 0, end = -1;
+	struct node *nodes = malloc((size_t)cap * sizeof(*nodes));
+	long *v = malloc((size_t)(2 * max + 3) * sizeof(*v));
+	size_t np = 0, i;
+
+	ck_assert_ptr_nonnull(nodes);
+	ck_assert_ptr_nonnull(v);
+	for (k = 0; k < 2 * max + 3; k++)
+		v[k] = -1;
+	nodes[nn] = (struct node){ 0, -1, -1, 0 };
+	v[1 + max] = nn++;
+	for (d = 0; d <= max && end < 0; d++) {
+		for (k = -d; k <= d; k += 2) {
+			long prev, x, y, node;
+
+			if (k == -d ||
+				(k != d && nodes[v[k - 1 + max]].x < nodes[v[k + 1 + max]].x)) {
+				x = nodes[v[k + 1 + max]].x;
+				prev = v[k + 1 + max];
+			} else {
+				x = nodes[v[k - 1 + max]].x + 1;
+				prev = v[k - 1 + max];
+			}
+			y = x - k;
+			nodes[nn] = (struct node){ x, y, prev, 0 };
+			node = nn++;
+			while (x < n && y < m && a[x] == b[y])
+				x++, y++;
+			if (x > nodes[node].x) {
+				nodes[nn] = (struct node){ x, y, node, 1 };
+				node = nn++;
+			}
+			v[k + max] = node;
+			if (x >= n && y >= m) {
+				end = node;
+				break;
+			}
+		}
+	}
+	/* backtrack: pairs come out backwards */
+	for (k = end; nodes[k].prev >= 0 && nodes[nodes[k].prev].y >= 0; k = nodes[k].prev) {
+		const struct node *nd = &nodes[k], *pv = &nodes[nd->prev];
+
+		if (nd->match) {
+			long x = nd->x, y = nd->y;
+
+			while (y > pv->y) {
+				pairs[np][0] = --x;
+				pairs[np++][1] = --y;
+			}
+		} else if (pv->x < nd->x) {
+			pairs[np][0] = nd->x - 1;
+			pairs[np++][1] = -1;
+		} else {
+			pairs[np][0] = -1;
+			pairs[np++][1] = nd->y - 1;
+		}
+	}
+	for (i = 0; i < np / 2; i++) {
+		long t0 = pairs[i][0], t1 = pairs[i][1];
+
+		pairs[i][0] = pairs[np - 1 - i][0];
+		pairs[i][1] = pairs[np - 1 - i][1];
+		pairs[np - 1 - i][0] = t0;
+		pairs[np - 1 - i][1] = t1;
+	}
+	free(nodes);
+	free(v);
+	return np;
+}
+
+struct got {
+	long (*rows)[2]; /* base index or -1, compare index or -1 */
+	size_t n;
+	const uint32_t *name_a, *name_b;
+	long na, nb;
+};
+
+/* Map a row back to indices: the rows of each side come in order, so count them. */
+static int collect(void *ctx, const struct memscope_compare_row *r)
+{
+	struct got *g = ctx;
+
+	g->rows[g->n][0] = r->has_base ? g->na++ : -1;
+	g->rows[g->n][1] = r->has_cmp ? g->nb++ : -1;
+	/* the name shown is the compare side's when present */
+	ck_assert_uint_eq(
+		r->name, r->has_cmp ? g->name_b[g->rows[g->n][1]] : g->name_a[g->rows[g->n][0]]);
+	g->n++;
+	return 0;
+}
+
+static void add_ops(struct memscope_compare_side *s, const int *seq, long n, uint32_t *names,
+	const uint32_t *ids)
+{
+	struct memscope_event ev;
+	long i;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MEMSCOPE_KIND_OP_LAUNCH;
+	ev.subtype = MEMSCOPE_SUB_ATEN_END;
+	ev.pid = ev.tid = 7;
+	for (i = 0; i < n; i++) {
+		ev.id = (uint64_t)i;
+		ev.ts_ns = 1000 + 10 * (uint64_t)i;
+		ev.name = names[i] = ids[seq[i]];
+		ck_assert_int_eq(memscope_compare_side_add(s, &ev), 0);
+	}
+}
+
+START_TEST(alignment_equals_the_reference_algorithm)
+{
+	enum { MAXLEN = 40, RUNS = 3000 };
+	struct memscope_strtab *st = memscope_strtab_new();
+	uint32_t ids[5], names_a[MAXLEN], names_b[MAXLEN];
+	static long want[2 * MAXLEN + 2][2], got_rows[2 * MAXLEN + 2][2];
+	int a[MAXLEN], b[MAXLEN], run, i;
+	char nm[8];
+
+	for (i = 0; i < 5; i++) {
+		int len = snprintf(nm, sizeof(nm), "op%d", i);
+
+		memscope_strtab_intern(st, nm, (size_t)len, &ids[i]);
+	}
+	srand(11);
+	for (run = 0; run < RUNS; run++) {
+		long n = rand() % (MAXLEN + 1), m = rand() % (MAXLEN + 1);
+		int alphabet = 1 + rand() % 5;
+		struct memscope_compare_opts opts = { MEMSCOPE_COMPARE_OP, 0,
+			MEMSCOPE_METRIC_REFERENCE };
+		struct memscope_compare_side *sa = memscope_compare_side_new("a", st);
+		struct memscope_compare_side *sb = memscope_compare_side_new("b", st);
+		struct memscope_compare_stats stats;
+		struct memscope_error err;
+		struct got g = { got_rows, 0, names_a, names_b, 0, 0 };
+		size_t nw, k;
+
+		for (i = 0; i < n; i++)
+			a[i] = rand() % alphabet;
+		for (i = 0; i < m; i++)
+			b[i] = rand() % 3 ? a[rand() % (n ? n : 1)] % alphabet : rand() % alphabet;
+		add_ops(sa, a, n, names_a, ids);
+		add_ops(sb, b, m, names_b, ids);
+		nw = (n || m) ? reference_diff(a, n, b, m, want) : 0;
+		ck_assert_int_eq(
+			memscope_compare_run(sa, sb, &opts, st, collect, &g, &stats, &err), 0);
+		ck_assert_msg(g.n == nw, "run %d (n %ld, m %ld): %zu rows, reference %zu", run, n,
+			m, g.n, nw);
+		for (k = 0; k < nw; k++)
+			ck_assert_msg(got_rows[k][0] == want[k][0] && got_rows[k][1] == want[k][1],
+				"run %d row %zu: (%ld, %ld), reference (%ld, %ld)", run, k,
+				got_rows[k][0], got_rows[k][1], want[k][0], want[k][1]);
+		memscope_compare_side_free(sa);
+		memscope_compare_side_free(sb);
+	}
+	memscope_strtab_free(st);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("compare");
+	TCase *tc = tcase_create("myers");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, alignment_equals_the_reference_algorithm);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
