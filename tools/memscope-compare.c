@@ -302,7 +302,7 @@ static int read_side(const struct compare_opts *o, int i, struct memscope_strtab
 int main(int argc, char **argv)
 {
 	struct compare_opts o = { { NULL, NULL },
-		{ MEMSCOPE_COMPARE_OP, 0, MEMSCOPE_METRIC_REFERENCE }, ".", NULL, 0, 0, { 0 } };
+		{ MEMSCOPE_COMPARE_OP, 0, MEMSCOPE_METRIC_REFERENCE, 0 }, ".", NULL, 0, 0, { 0 } };
 	struct memscope_compare_side *sides[2] = { NULL, NULL };
 	struct memscope_compare_stats stats;
 	struct memscope_strtab *st = NULL;

@@ -249,7 +249,8 @@ static int step_windows(struct memscope_compare_side *s, uint64_t step, struct w
 
 	*out = NULL;
 	*n_out = 0;
-	qsort(s->marks, s->n_marks, sizeof(*s->marks), cmp_marks);
+	if (s->n_marks)
+		qsort(s->marks, s->n_marks, sizeof(*s->marks), cmp_marks);
 	for (i = 0; i < s->n_marks; i++) {
 		uint64_t lo = 0, hi = 0, pid = s->marks[i].pid;
 
@@ -432,13 +433,17 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	return 0;
 }
 
-/* One direction bit per (d, k) on the grid; each iteration d starts at a 64-bit word. */
+/*
+ * Direction bits of iterations d0 .. d0 + rows - 1, one per (d, k) on the grid; each iteration
+ * starts at a 64-bit word.
+ */
 struct bits {
 	uint64_t *w;
 	size_t cap;  /* words */
 	size_t n;    /* words used */
-	size_t *row; /* row[d]: first word of iteration d */
+	size_t *row; /* row[d - d0]: first word of iteration d */
 	size_t row_cap;
+	int32_t d0;
 };
 
 /* lowest / highest k of parity d with the diagonal on the grid (-m .. n) */
@@ -461,6 +466,8 @@ static int64_t hi_k(int64_t d, int64_t n)
 #define SENTINEL_B (UINT32_MAX - 1)
 /* V's value for diagonals not reached yet: loses every comparison */
 #define V_NONE (INT32_MIN / 2)
+/* memory for direction bits before the diff keeps checkpoints instead */
+#define DIFF_BYTES_DEFAULT ((size_t)64 << 20)
 
 /* One (d, k) step: the direction taken (1: down), and V[k] updated. */
 static inline int step(
@@ -476,6 +483,85 @@ static inline int step(
 	return down;
 }
 
+/* the forward pass's inputs and its V array (v[k] for k in -max-1 .. max+1) */
+struct fwd {
+	const uint32_t *a, *b;
+	int32_t n, m, kend, max;
+	int32_t *v;
+};
+
+/*
+ * Iteration d of the forward pass, its direction bits into bt when bt is not NULL. 1 when it
+ * reached (n, m), 0 if not, MEMSCOPE_E_NOMEM.
+ */
+static int iterate(struct fwd *f, int32_t d, struct bits *bt)
+{
+	int32_t lo = (int32_t)lo_k(d, f->m), hi = (int32_t)hi_k(d, f->n), k;
+	const uint32_t *a = f->a, *b = f->b;
+	uint32_t n = (uint32_t)f->n, m = (uint32_t)f->m;
+	int32_t *v = f->v;
+	uint64_t acc = 0;
+	unsigned j = 0;
+	size_t w = 0;
+
+	if (bt) {
+		size_t words = hi >= lo ? (size_t)((hi - lo) / 2) / 64 + 1 : 0;
+
+		if (grow_array(
+			    &bt->row, &bt->row_cap, (size_t)(d - bt->d0) + 1, sizeof(*bt->row)) ||
+			grow_array(&bt->w, &bt->cap, bt->n + words, sizeof(*bt->w)))
+			return MEMSCOPE_E_NOMEM;
+		bt->row[d - bt->d0] = w = bt->n;
+		bt->n += words;
+	}
+	/* in the reference's k order: off the grid below, on it, above */
+	for (k = -d; k < lo; k += 2)
+		step(v, a, n, b, m, k);
+	for (; k <= hi; k += 2) {
+		int down = step(v, a, n, b, m, k);
+
+		if (bt) {
+			acc |= (uint64_t)down << j;
+			if (++j == 64) {
+				bt->w[w++] = acc;
+				acc = 0;
+				j = 0;
+			}
+		}
+		if (k == f->kend && v[k] >= f->n)
+			break;
+	}
+	if (bt && j)
+		bt->w[w] = acc;
+	if (k == f->kend && v[k] >= f->n)
+		return 1;
+	for (; k <= d; k += 2)
+		step(v, a, n, b, m, k);
+	return 0;
+}
+
+static int bit_at(const struct bits *bt, int32_t d, int32_t k, int32_t m)
+{
+	size_t bit = (size_t)((k - lo_k(d, m)) / 2);
+
+	return (int)((bt->w[bt->row[d - bt->d0] + bit / 64] >> (bit % 64)) & 1);
+}
+
+/* V after iteration d: its entries of d's parity, -d .. d (the others are not read next) */
+struct snap {
+	int32_t d;
+	int32_t *v;
+};
+
+static void v_reset(struct fwd *f)
+{
+	int32_t i;
+
+	for (i = -f->max - 1; i <= f->max + 1; i++)
+		f->v[i] = V_NONE;
+	f->v[1] = 0; /* the reference's start node (x 0, y -1) */
+}
+
 /*
  * The reference's greedy forward Myers (msmemscope.md §4.5). At (d, k) it goes "down" (an
  * insertion, from diagonal k+1) when k == -d or (k != d and V[k-1] < V[k+1]), else "right" (a
@@ -484,73 +570,107 @@ static inline int step(
  * are never reached before iteration d. The path never leaves the grid and the search can only
  * end on diagonal n - m (a point past (n, m) costs more edits), so instead of the reference's
  * node per (d, k) one direction bit per (d, k) on the grid is kept; the path is walked back
- * from (n, m) and replayed forwards. a and b hold n + 1 and m + 1 ids, the last being
- * SENTINEL_A / SENTINEL_B. dirs gets D + 1 bytes (dirs[d] = 1: down at d), *D the edit
- * distance. Caller frees *dirs.
+ * from (n, m) and replayed forwards. When the bits would take more than `budget` bytes, V is
+ * kept every K iterations instead (K doubling to keep those under budget / 2), and each
+ * stretch is run again with bits while walking back: the same path in bounded memory, for
+ * twice the time. a and b hold n + 1 and m + 1 ids, the last being SENTINEL_A / SENTINEL_B.
+ * dirs gets D + 1 bytes (dirs[d] = 1: down at d), *D the edit distance. Caller frees *dirs.
  */
-static int myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64,
+static int myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, size_t budget,
 	unsigned char **dirs, int64_t *D)
 {
-	int32_t n = (int32_t)n64, m = (int32_t)m64, max = n + m + 1, kend = n - m, d, k, i;
-	int32_t *vbuf, *v;
+	struct fwd f = { a, b, (int32_t)n64, (int32_t)m64, (int32_t)(n64 - m64),
+		(int32_t)(n64 + m64 + 1), NULL };
+	int32_t *vbuf = NULL, d, k, K = 64, top;
 	struct bits bt = { 0 };
-	int rc = MEMSCOPE_E_NOMEM;
+	struct snap *snaps = NULL;
+	size_t n_snaps = 0, cap_snaps = 0, snap_bytes = 0, i, j;
+	int rc = MEMSCOPE_E_NOMEM, use_bits = 1, r;
 
 	*dirs = NULL;
 	if (n64 > INT32_MAX / 4 || m64 > INT32_MAX / 4)
 		return MEMSCOPE_E_ARG;
-	vbuf = malloc((size_t)(2 * max + 3) * sizeof(*vbuf));
+	vbuf = malloc((size_t)(2 * f.max + 3) * sizeof(*vbuf));
 	if (!vbuf)
 		return rc;
-	for (i = 0; i < 2 * max + 3; i++)
-		vbuf[i] = V_NONE;
-	v = vbuf + max + 1; /* v[k] for k in -max-1 .. max+1 */
-	v[1] = 0;	    /* the reference's start node (x 0, y -1) */
-	for (d = 0; d <= max; d++) {
-		int32_t lo = (int32_t)lo_k(d, m), hi = (int32_t)hi_k(d, n);
-		size_t words = hi >= lo ? (size_t)((hi - lo) / 2) / 64 + 1 : 0;
-		uint64_t acc = 0;
-		unsigned j = 0;
-		size_t w;
-
-		if (grow_array(&bt.row, &bt.row_cap, (size_t)d + 1, sizeof(*bt.row)) ||
-			grow_array(&bt.w, &bt.cap, bt.n + words, sizeof(*bt.w)))
+	f.v = vbuf + f.max + 1;
+	v_reset(&f);
+	while (K < (int32_t)(budget >> 16) && K < (1 << 20))
+		K *= 2; /* checkpoints every 1024 iterations for 64 MiB: about 1/64 of the bits */
+	for (d = 0;; d++) {
+		r = iterate(&f, d, use_bits ? &bt : NULL);
+		if (r < 0)
 			goto out;
-		bt.row[d] = w = bt.n;
-		bt.n += words;
-		/* in the reference's k order: off the grid below, on it (bits kept), above */
-		for (k = -d; k < lo; k += 2)
-			step(v, a, (uint32_t)n, b, (uint32_t)m, k);
-		for (; k <= hi; k += 2) {
-			acc |= (uint64_t)step(v, a, (uint32_t)n, b, (uint32_t)m, k) << j;
-			if (++j == 64) {
-				bt.w[w++] = acc;
-				acc = 0;
-				j = 0;
-			}
-			if (k == kend && v[k] >= n)
-				break;
+		if (use_bits && bt.n * sizeof(*bt.w) > budget) {
+			use_bits = 0; /* from here on, checkpoints */
+			free(bt.w);
+			free(bt.row);
+			memset(&bt, 0, sizeof(bt));
 		}
-		if (j)
-			bt.w[w] = acc;
-		if (k == kend && v[k] >= n)
+		if (r)
 			break;
-		for (; k <= d; k += 2)
-			step(v, a, (uint32_t)n, b, (uint32_t)m, k);
+		if (d % K)
+			continue;
+		if (grow_array(&snaps, &cap_snaps, n_snaps + 1, sizeof(*snaps)) ||
+			!(snaps[n_snaps].v = malloc(((size_t)d + 1) * sizeof(int32_t))))
+			goto out;
+		snaps[n_snaps].d = d;
+		for (k = -d, i = 0; k <= d; k += 2)
+			snaps[n_snaps].v[i++] = f.v[k];
+		snap_bytes += ((size_t)d + 1) * sizeof(int32_t);
+		n_snaps++;
+		while (snap_bytes > budget / 2 && n_snaps > 1) {
+			K *= 2; /* thin out: keep every other checkpoint (d = 0 stays) */
+			for (i = j = 0; i < n_snaps; i++) {
+				if (snaps[i].d % K == 0) {
+					snaps[j++] = snaps[i];
+					continue;
+				}
+				snap_bytes -= ((size_t)snaps[i].d + 1) * sizeof(int32_t);
+				free(snaps[i].v);
+			}
+			n_snaps = j;
+		}
 	}
 	*D = d;
-	*dirs = malloc((size_t)d + 1);
-	if (!*dirs)
+	if (!(*dirs = malloc((size_t)d + 1)))
 		goto out;
-	for (k = kend; d > 0; d--) {
-		size_t bit = (size_t)((k - lo_k(d, m)) / 2);
-		int down = (int)((bt.w[bt.row[d] + bit / 64] >> (bit % 64)) & 1);
+	k = f.kend;
+	for (top = d; top > 0;) {
+		int32_t from = 0;
 
-		(*dirs)[d] = (unsigned char)down;
-		k = down ? k + 1 : k - 1;
+		if (!use_bits) {
+			/* the last checkpoint before top, then the stretch again with bits */
+			for (i = n_snaps; i-- > 0;)
+				if (snaps[i].d < top)
+					break;
+			from = snaps[i].d;
+			v_reset(&f);
+			for (d = -from, j = 0; d <= from; d += 2)
+				f.v[d] = snaps[i].v[j++];
+			bt.n = 0;
+			bt.d0 = from + 1;
+			for (d = from + 1; d <= top; d++)
+				if (iterate(&f, d, &bt) < 0)
+					goto out;
+		}
+		for (d = top; d > from; d--) {
+			int down = bit_at(&bt, d, k, f.m);
+
+			(*dirs)[d] = (unsigned char)down;
+			k = down ? k + 1 : k - 1;
+		}
+		top = from;
 	}
 	rc = 0;
 out:
+	if (rc) {
+		free(*dirs);
+		*dirs = NULL;
+	}
+	for (i = 0; i < n_snaps; i++)
+		free(snaps[i].v);
+	free(snaps);
 	free(vbuf);
 	free(bt.w);
 	free(bt.row);
@@ -558,6 +678,7 @@ out:
 }
 
 struct emit {
+	size_t diff_bytes;
 	int (*fn)(void *ctx, const struct memscope_compare_row *row);
 	void *ctx;
 	struct memscope_compare_stats *stats;
@@ -607,7 +728,8 @@ static int align(struct emit *e, struct seq *qa, struct seq *qb)
 		qa->name[n] = SENTINEL_A;
 	if (m)
 		qb->name[m] = SENTINEL_B;
-	rc = myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m, &dirs, &D);
+	rc = myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m,
+		e->diff_bytes ? e->diff_bytes : DIFF_BYTES_DEFAULT, &dirs, &D);
 
 	if (rc)
 		return rc;
@@ -649,12 +771,12 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 {
 	struct memscope_compare_side *sides[2] = { base, cmp };
 	struct memscope_compare_stats local;
-	struct emit e = { fn, ctx, stats ? stats : &local, 0 };
+	struct emit e = { opts->diff_bytes, fn, ctx, stats ? stats : &local, 0 };
 	unsigned level = opts->level ? opts->level : MEMSCOPE_COMPARE_OP;
 	struct window *win[2] = { NULL, NULL };
 	size_t n_win[2] = { 0, 0 };
 	int32_t *devs = NULL;
-	size_t n_devs = 0, i, j;
+	size_t n_devs = 0, cap_devs = 0, i, j;
 	uint32_t fw = 0;
 	int rc = 0;
 
@@ -692,14 +814,15 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 			goto out;
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < sides[i]->n_devs; j++) {
-			if (grow_array(&devs, &n_devs, n_devs + 1, sizeof(*devs))) {
+			if (grow_array(&devs, &cap_devs, n_devs + 1, sizeof(*devs))) {
 				rc = memscope_error_set(
 					err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 				goto out;
 			}
-			devs[n_devs - 1] = sides[i]->devs[j].device;
+			devs[n_devs++] = sides[i]->devs[j].device;
 		}
-	qsort(devs, n_devs, sizeof(*devs), cmp_int32);
+	if (n_devs)
+		qsort(devs, n_devs, sizeof(*devs), cmp_int32);
 	for (i = 0; i < n_devs && !rc; i++) {
 		struct seq qa = { 0 }, qb = { 0 };
 		uint64_t before = e.stats->n_rows;

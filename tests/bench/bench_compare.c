@@ -126,7 +126,7 @@ static void measure(const char *label, const char *a, const char *b)
 		struct memscope_compare_side *s[2] = { memscope_compare_side_new(a, st),
 			memscope_compare_side_new(b, st) };
 		struct memscope_compare_opts opts = { MEMSCOPE_COMPARE_OP, 0,
-			MEMSCOPE_METRIC_REFERENCE };
+			MEMSCOPE_METRIC_REFERENCE, 0 };
 		const char *paths[2] = { a, b };
 		struct memscope_compare_stats stats;
 		struct memscope_error err;

@@ -16,7 +16,7 @@ struct node {
 
 static size_t reference_diff(const int *a, long n, const int *b, long m, long (*pairs)[2])
 {
-	long max = n + m + 1, d, k, cap = 4 * (max + 1) * (max + 1) + 16, nn = 0, end = -1;
+	long max = n + m + 1, d, k, cap = 2 * (max + 1) * (max + 2) + 16, nn = 0, end = -1;
 	struct node *nodes = malloc((size_t)cap * sizeof(*nodes));
 	long *v = malloc((size_t)(2 * max + 3) * sizeof(*v));
 	size_t np = 0, i;
@@ -128,11 +128,11 @@ static void add_ops(struct memscope_compare_side *s, const int *seq, long n, uin
 
 START_TEST(alignment_equals_the_reference_algorithm)
 {
-	enum { MAXLEN = 40, RUNS = 3000 };
+	enum { MAXLEN = 300, RUNS = 3200 };
 	struct memscope_strtab *st = memscope_strtab_new();
 	uint32_t ids[5], names_a[MAXLEN], names_b[MAXLEN];
 	static long want[2 * MAXLEN + 2][2], got_rows[2 * MAXLEN + 2][2];
-	int a[MAXLEN], b[MAXLEN], run, i;
+	int a[MAXLEN], b[MAXLEN], run, i, pass;
 	char nm[8];
 
 	for (i = 0; i < 5; i++) {
@@ -142,10 +142,12 @@ START_TEST(alignment_equals_the_reference_algorithm)
 	}
 	srand(11);
 	for (run = 0; run < RUNS; run++) {
-		long n = rand() % (MAXLEN + 1), m = rand() % (MAXLEN + 1);
+		/* mostly short pairs; every 32nd long, so that checkpoints fall inside the path */
+		long len = run % 32 ? 40 : MAXLEN;
+		long n = rand() % (len + 1), m = rand() % (len + 1);
 		int alphabet = 1 + rand() % 5;
 		struct memscope_compare_opts opts = { MEMSCOPE_COMPARE_OP, 0,
-			MEMSCOPE_METRIC_REFERENCE };
+			MEMSCOPE_METRIC_REFERENCE, 0 };
 		struct memscope_compare_side *sa = memscope_compare_side_new("a", st);
 		struct memscope_compare_side *sb = memscope_compare_side_new("b", st);
 		struct memscope_compare_stats stats;
@@ -160,14 +162,24 @@ START_TEST(alignment_equals_the_reference_algorithm)
 		add_ops(sa, a, n, names_a, ids);
 		add_ops(sb, b, m, names_b, ids);
 		nw = (n || m) ? reference_diff(a, n, b, m, want) : 0;
-		ck_assert_int_eq(
-			memscope_compare_run(sa, sb, &opts, st, collect, &g, &stats, &err), 0);
-		ck_assert_msg(g.n == nw, "run %d (n %ld, m %ld): %zu rows, reference %zu", run, n,
-			m, g.n, nw);
-		for (k = 0; k < nw; k++)
-			ck_assert_msg(got_rows[k][0] == want[k][0] && got_rows[k][1] == want[k][1],
-				"run %d row %zu: (%ld, %ld), reference (%ld, %ld)", run, k,
-				got_rows[k][0], got_rows[k][1], want[k][0], want[k][1]);
+		/* with the direction bits, then with checkpoints (a budget of a few bytes) */
+		for (pass = 0; pass < 2; pass++) {
+			g.n = 0;
+			g.na = g.nb = 0;
+			opts.diff_bytes = pass ? (size_t)(len == MAXLEN ? 2048 : 64) : 0;
+			ck_assert_int_eq(
+				memscope_compare_run(sa, sb, &opts, st, collect, &g, &stats, &err),
+				0);
+			ck_assert_msg(g.n == nw,
+				"run %d pass %d (n %ld, m %ld): %zu rows, reference %zu", run, pass,
+				n, m, g.n, nw);
+			for (k = 0; k < nw; k++)
+				ck_assert_msg(got_rows[k][0] == want[k][0] &&
+						      got_rows[k][1] == want[k][1],
+					"run %d pass %d row %zu: (%ld, %ld), reference (%ld, %ld)",
+					run, pass, k, got_rows[k][0], got_rows[k][1], want[k][0],
+					want[k][1]);
+		}
 		memscope_compare_side_free(sa);
 		memscope_compare_side_free(sb);
 	}

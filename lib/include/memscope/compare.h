@@ -51,6 +51,9 @@ struct memscope_compare_opts {
 	unsigned level; /* enum memscope_compare_level bits; 0 means MEMSCOPE_COMPARE_OP */
 	uint64_t step;	/* compare only step N of each input (1-based); 0: the whole inputs */
 	enum memscope_compare_metric metric;
+	/* memory for the alignment's direction bits before it switches to checkpoints and twice the
+	 * time (0: 64 MiB); the result is the same */
+	size_t diff_bytes;
 };
 
 /* One output row: a (base, compare) pair of the alignment; either side may be absent. */
