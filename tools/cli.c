@@ -49,6 +49,20 @@ int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 	return c;
 }
 
+int cli_common_option(const struct cli_tool *t, int c)
+{
+	if (c == 'h') {
+		cli_help(t);
+		return -1;
+	}
+	if (c == 'V') {
+		printf("%s %s\n", t->name, memscope_version());
+		return -1;
+	}
+	cli_msg(t, "try '%s --help'", t->name);
+	return CLI_EXIT_USAGE;
+}
+
 void cli_help(const struct cli_tool *t)
 {
 	size_t i;

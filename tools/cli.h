@@ -36,6 +36,12 @@ struct cli_tool {
 /* Parse the next option like getopt_long; returns the option's val, -1 at the end, '?' on error. */
 int cli_getopt(const struct cli_tool *t, int argc, char **argv);
 
+/*
+ * The options every tool has, --help and --version, and any unknown one: prints what it must and
+ * returns -1 (done: exit 0) or CLI_EXIT_USAGE. Tools call it for getopt values they do not take.
+ */
+int cli_common_option(const struct cli_tool *t, int c);
+
 /* --help text on stdout. */
 void cli_help(const struct cli_tool *t);
 

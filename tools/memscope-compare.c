@@ -213,15 +213,8 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
-		case 'h':
-			cli_help(&tool);
-			return -1;
-		case 'V':
-			printf("%s %s\n", tool.name, memscope_version());
-			return -1;
 		default:
-			cli_msg(&tool, "try '%s --help'", tool.name);
-			return CLI_EXIT_USAGE;
+			return cli_common_option(&tool, c);
 		}
 	}
 	if (optind < argc) {
