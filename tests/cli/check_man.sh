@@ -3,7 +3,7 @@
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
-for page in "$SRC"/man/memscope-*.1; do
+for page in "$SRC"/man/man1/memscope-*.1; do
 	tool=$(basename "$page" .1)
 	[ -x "$BIN/$tool" ] || { bad "$tool: no binary for $page"; continue; }
 	"$BIN/$tool" --help >"$WORK/help" || bad "$tool --help failed"
