@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -114,7 +115,8 @@ static int on_row(void *ctx, const struct memscope_compare_row *r)
 	d->matched += r->has_base && r->has_cmp;
 	d->base_only += r->has_base && !r->has_cmp;
 	d->cmp_only += !r->has_base && r->has_cmp;
-	d->diff += r->diff;
+	if (__builtin_add_overflow(d->diff, r->diff, &d->diff))
+		d->diff = r->diff < 0 ? INT64_MIN : INT64_MAX;
 	return c->write_failed ? MEMSCOPE_E_IO : 0;
 }
 
@@ -228,20 +230,45 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 	return 0;
 }
 
-/* Make dir and its parents (like mkdir -p). 0 or -1 with errno. */
+/* directories mkdirs made, removed again (innermost first) when the run fails */
+static char *made_dirs[64];
+static int n_made_dirs;
+
+static void remove_made_dirs(int remove)
+{
+	while (n_made_dirs > 0) {
+		char *d = made_dirs[--n_made_dirs];
+
+		if (remove)
+			rmdir(d);
+		free(d);
+	}
+}
+
+/* Make dir and its parents (like mkdir -p), remembering what it made. 0 or -1 with errno. */
 static int mkdirs(char *path)
 {
-	char *p;
+	char *p = path + 1;
 
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
+	for (;;) {
+		char c;
+
+		while (*p && *p != '/')
+			p++;
+		c = *p;
 		*p = '\0';
-		if (mkdir(path, 0750) && errno != EEXIST)
+		if (mkdir(path, 0750) == 0) {
+			if (n_made_dirs < 64)
+				made_dirs[n_made_dirs++] = strdup(path);
+		} else if (errno != EEXIST) {
+			*p = c;
 			return -1;
-		*p = '/';
+		}
+		*p = c;
+		if (!c)
+			return 0;
+		p++;
 	}
-	return mkdir(path, 0750) && errno != EEXIST ? -1 : 0;
 }
 
 /* The reference's default: DIR/memscopeDumpResults/compare/memory_compare_{YYYYmmddHHMMSS}.csv */
@@ -361,7 +388,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = cli_out_commit(&tool, &c.out);
-	if (status || o.quiet)
+	if (status)
+		goto out;
+	if (stats.n_unmatched_end || stats.n_unmatched_start)
+		cli_msg(&tool, "%llu op END rows had no START (counted 0), %llu STARTs no END",
+			(unsigned long long)stats.n_unmatched_end,
+			(unsigned long long)stats.n_unmatched_start);
+	if (o.quiet)
 		goto out;
 	for (i = 0; i < c.n_devs; i++)
 		cli_msg(&tool,
@@ -381,6 +414,7 @@ int main(int argc, char **argv)
 out:
 	if (status && c.out.f)
 		cli_out_abort(&c.out);
+	remove_made_dirs(status != 0);
 	memscope_compare_side_free(sides[0]);
 	memscope_compare_side_free(sides[1]);
 	memscope_strtab_free(st);

@@ -31,7 +31,8 @@ struct cmp_row {
 };
 
 /* a step boundary: an mstx "step start" or Range_end, or a SYSTEM STEP row */
-enum mark_kind { MARK_START, MARK_END, MARK_STEP };
+/* RANGE: any other mstx Range_start, so its Range_end does not end a step */
+enum mark_kind { MARK_START, MARK_END, MARK_STEP, MARK_RANGE };
 
 struct mark {
 	uint64_t ts, seq, pid, tid;
@@ -119,6 +120,8 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 		/* only the "step start" convention counts (msmemscope.md §8.2) */
 		if (nm && n == 10 && memcmp(nm, "step start", 10) == 0)
 			mark = MARK_START;
+		else
+			mark = MARK_RANGE;
 	} else if (ev->subtype == MEMSCOPE_SUB_RANGE_END) {
 		mark = MARK_END;
 	} else if (ev->kind == MEMSCOPE_KIND_SYSTEM && ev->subtype == MEMSCOPE_SUB_STEP) {
@@ -204,7 +207,7 @@ static int cmp_marks(const void *pa, const void *pb)
 static int step_of(const struct memscope_compare_side *s, uint64_t pid, uint64_t step, uint64_t *lo,
 	uint64_t *hi, uint64_t *n_steps)
 {
-	uint64_t count = 0, prev = 0;
+	uint64_t count = 0, prev = 0, depth;
 	size_t i, j;
 
 	for (i = 0; i < s->n_marks; i++) {
@@ -217,9 +220,19 @@ static int step_of(const struct memscope_compare_side *s, uint64_t pid, uint64_t
 				continue;
 			*lo = m->ts;
 			*hi = UINT64_MAX;
-			for (j = i + 1; j < s->n_marks; j++) {
+			/* its own Range_end: ranges opened after it on its thread close first */
+			for (j = i + 1, depth = 0; j < s->n_marks; j++) {
 				const struct mark *e = &s->marks[j];
+				int same = e->pid == pid && e->tid == m->tid;
 
+				if (same && e->kind == MARK_RANGE) {
+					depth++;
+					continue;
+				}
+				if (same && e->kind == MARK_END && depth) {
+					depth--;
+					continue;
+				}
 				if (e->pid == pid && ((e->kind == MARK_END && e->tid == m->tid) ||
 							     e->kind == MARK_START)) {
 					*hi = e->kind == MARK_END ? e->ts : e->ts ? e->ts - 1 : 0;
@@ -314,7 +327,7 @@ struct net {
 
 /* The delta or peak value of each element, in one forward pass over the device's rows. */
 static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, int metric,
-	const struct window *win, size_t n_win, struct seq *q)
+	const struct window *win, size_t n_win, struct seq *q, struct memscope_compare_stats *stats)
 {
 	struct frame *fr = NULL;
 	struct net *nets = NULL;
@@ -337,15 +350,18 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 		}
 		net = &nets[j].bytes;
 		if (r->what & W_POOLS) {
-			int64_t sz = r->size < 0 ? -r->size
-						 : r->size; /* legacy FREE sizes are negative */
+			/* legacy FREE sizes are negative; hostile sizes wrap instead of overflowing
+			 */
+			uint64_t sz = r->size < 0 ? 0 - (uint64_t)r->size : (uint64_t)r->size;
 
-			*net += (r->what & W_FREE) ? -sz : sz;
+			*net = (int64_t)((r->what & W_FREE) ? (uint64_t)*net - sz
+							    : (uint64_t)*net + sz);
 			if ((r->what & fw) && (r->what & W_USED)) {
 				cur_used = r->used;
-				for (j = 0; j < n_fr; j++)
-					if (fr[j].peak < cur_used)
-						fr[j].peak = cur_used;
+				/* only the innermost frame: an open frame's peak is the max over it
+				 * and the frames above it, folded down as frames close */
+				if (n_fr && fr[n_fr - 1].peak < cur_used)
+					fr[n_fr - 1].peak = cur_used;
 			}
 		} else if (r->what & W_START) {
 			if (grow_array(&fr, &cap_fr, n_fr + 1, sizeof(*fr)))
@@ -359,9 +375,19 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 				if (fr[j].pid == r->pid && fr[j].tid == r->tid &&
 					fr[j].name == r->name)
 					break;
-			if (j != (size_t)-1) {
-				val = metric == MEMSCOPE_METRIC_DELTA ? *net - fr[j].net0
-								      : fr[j].peak;
+			if (j == (size_t)-1) {
+				stats->n_unmatched_end++;
+			} else {
+				int64_t pk = fr[j].peak;
+				size_t t;
+
+				for (t = j + 1; t < n_fr; t++)
+					pk = fr[t].peak > pk ? fr[t].peak : pk;
+				if (j && fr[j - 1].peak < fr[j].peak)
+					fr[j - 1].peak = fr[j].peak;
+				val = metric == MEMSCOPE_METRIC_DELTA
+					      ? (int64_t)((uint64_t)*net - (uint64_t)fr[j].net0)
+					      : pk;
 				memmove(&fr[j], &fr[j + 1], (n_fr - j - 1) * sizeof(*fr));
 				n_fr--;
 			}
@@ -371,6 +397,7 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 							: MEMSCOPE_KIND_KERNEL_LAUNCH;
 		}
 	}
+	stats->n_unmatched_start += n_fr;
 	rc = 0;
 out:
 	free(fr);
@@ -379,7 +406,8 @@ out:
 }
 
 static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsigned level,
-	uint32_t fw, int metric, const struct window *win, size_t n_win, struct seq *q)
+	uint32_t fw, int metric, const struct window *win, size_t n_win, struct seq *q,
+	struct memscope_compare_stats *stats)
 {
 	size_t i, n = 0;
 	int64_t next = 0;
@@ -408,7 +436,7 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	}
 	q->n = n;
 	if (metric != MEMSCOPE_METRIC_REFERENCE) {
-		int rc = forward_values(d, level, fw, metric, win, n_win, q);
+		int rc = forward_values(d, level, fw, metric, win, n_win, q, stats);
 
 		if (rc)
 			seq_free(q);
@@ -713,7 +741,8 @@ static int emit_pair(
 	e->stats->n_matched += r.has_base && r.has_cmp;
 	e->stats->n_base_only += r.has_base && !r.has_cmp;
 	e->stats->n_cmp_only += !r.has_base && r.has_cmp;
-	e->stats->total_diff += r.diff;
+	if (__builtin_add_overflow(e->stats->total_diff, r.diff, &e->stats->total_diff))
+		e->stats->total_diff = r.diff < 0 ? INT64_MIN : INT64_MAX;
 	return e->fn(e->ctx, &r);
 }
 
@@ -831,16 +860,21 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 			continue;
 		e.device = devs[i];
 		rc = build_seq(find_dev(base, devs[i]), st, level, fw, (int)opts->metric, win[0],
-			n_win[0], &qa);
+			n_win[0], &qa, e.stats);
 		if (!rc)
 			rc = build_seq(find_dev(cmp, devs[i]), st, level, fw, (int)opts->metric,
-				win[1], n_win[1], &qb);
+				win[1], n_win[1], &qb, e.stats);
 		if (!rc && (qa.n || qb.n))
 			rc = align(&e, &qa, &qb);
 		if (rc == MEMSCOPE_E_NOMEM)
 			memscope_error_set(err, rc, NULL, 0, "out of memory");
+		else if (rc == MEMSCOPE_E_ARG)
+			memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+				"device %d: more than %d elements in a sequence", (int)devs[i],
+				INT32_MAX / 4);
 		else if (rc)
-			memscope_error_set(err, rc, NULL, 0, "stopped");
+			memscope_error_set(err, rc, NULL, 0, "stopped by the row callback (%s)",
+				memscope_strerror(rc));
 		e.stats->n_devices += e.stats->n_rows > before;
 		seq_free(&qa);
 		seq_free(&qb);
@@ -865,13 +899,15 @@ int memscope_compare_csv_row(
 {
 	char base[24] = "N/A", cmp[24] = "N/A";
 	const char *name = memscope_strtab_str(st, row->name, NULL);
+	/* as the reference, but a name that would split the row is quoted (inner quotes as is) */
+	const char *q = name && strpbrk(name, ",\r\n") ? "\"" : "";
 
 	if (row->has_base)
 		base[fmt_i64(base, row->base)] = '\0';
 	if (row->has_cmp)
 		cmp[fmt_i64(cmp, row->cmp)] = '\0';
-	return fprintf(out, "%s,%s,%d,%s,%s,%lld\n", memscope_kind_name(row->event),
-		       name ? name : "", (int)row->device, base, cmp, (long long)row->diff) < 0
+	return fprintf(out, "%s,%s%s%s,%d,%s,%s,%lld\n", memscope_kind_name(row->event), q,
+		       name ? name : "", q, (int)row->device, base, cmp, (long long)row->diff) < 0
 		       ? MEMSCOPE_E_IO
 		       : 0;
 }

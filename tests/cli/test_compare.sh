@@ -54,6 +54,9 @@ expect_status 0 "$M" -q --step 2 --input "$T/compare/steps_base.csv,$T/compare/s
 expect_same steps.csv "$T/compare/steps_expected.csv"
 expect_status 0 "$M" -q --step 2 --input "$T/compare/sysstep_base.csv,$T/compare/sysstep_cmp.csv" -o sys.csv
 expect_same sys.csv "$T/compare/sysstep_expected.csv"
+# a user's own mstx range inside the step does not end it
+expect_status 0 "$M" -q --step 2 --input "$T/compare/steps_base.csv,$T/compare/steps_nested.csv" -o nested.csv
+expect_same nested.csv "$T/compare/steps_expected.csv"
 expect_status 3 "$M" -q --step 3 --input "$T/compare/steps_base.csv,$T/compare/steps_cmp.csv" -o o8.csv
 expect_err_line '^memscope-compare: .*steps_base.csv: no step 3: it has 2$'
 expect_absent o8.csv
@@ -70,6 +73,14 @@ awk 'NR == 1 { printf "\357\273\277%s\r\n", $0; next }
 	END { printf "\r\n" }' "$T/baseline.csv" >messy.csv
 expect_status 0 "$M" -q --input "messy.csv,$T/leaks.csv" -o messy_out.csv
 expect_same messy_out.csv "$T/compare/baseline_vs_leaks_expected.csv"
+
+# hostile sizes (INT64_MAX, negative) wrap instead of overflowing (the sanitizer build aborts on
+# undefined behaviour); a name with a comma is quoted; unmatched START/END rows are reported
+for m in reference delta peak; do
+	expect_status 0 "$M" -q --metric $m --input "$T/compare/hostile_base.csv,$T/compare/hostile_cmp.csv" -o hostile_$m.csv
+	grep -q '^OP_LAUNCH,"a,b",0,' hostile_$m.csv && ok || bad "quoted name ($m): $(cat hostile_$m.csv)"
+done
+expect_err_line '^memscope-compare: 1 op END rows had no START \(counted 0\), 1 STARTs no END$'
 
 # the default output path, as the reference names it
 expect_status 0 "$M" -q --input "$T/baseline.csv,$T/leaks.csv" --output-dir res
@@ -99,6 +110,9 @@ expect_absent o5.csv
 expect_status 3 "$M" --level kernel --input "$T/baseline.csv,$T/leaks.csv" -o o6.csv
 expect_err_line 'no KERNEL_LAUNCH rows on any device: nothing to compare$'
 expect_absent o6.csv
+# ... and a failed run leaves no directories behind at the default path
+expect_status 3 "$M" --level kernel --input "$T/baseline.csv,$T/leaks.csv" --output-dir fresh
+[ ! -e fresh ] && ok || bad "directories left behind: $(find fresh 2>&1)"
 expect_status 2 "$M" --input "$T/baseline.csv" -o o7.csv
 expect_err_line 'expected exactly two files'
 expect_status 2 "$M" --input "a.csv,b.csv,c.csv"

@@ -52,7 +52,8 @@ struct memscope_compare_opts {
 	uint64_t step;	/* compare only step N of each input (1-based); 0: the whole inputs */
 	enum memscope_compare_metric metric;
 	/* memory for the alignment's direction bits before it switches to checkpoints and twice the
-	 * time (0: 64 MiB); the result is the same */
+	 * time (0: 64 MiB); the result is the same. Past that, memory grows as about D^1.5 / 16
+	 * bytes for an edit distance D (checkpoints plus one stretch's bits) */
 	size_t diff_bytes;
 };
 
@@ -70,7 +71,10 @@ struct memscope_compare_row {
 struct memscope_compare_stats {
 	uint64_t n_rows, n_matched, n_base_only, n_cmp_only;
 	uint64_t n_devices; /* devices that produced rows */
-	int64_t total_diff;
+	int64_t total_diff; /* saturating */
+	/* delta and peak metrics: op END rows with no open START (valued 0, or the pool's usage
+	 * for peak), and STARTs never closed */
+	uint64_t n_unmatched_end, n_unmatched_start;
 };
 
 /*
