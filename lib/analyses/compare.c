@@ -92,13 +92,23 @@ void memscope_compare_side_free(struct memscope_compare_side *s)
 	free(s);
 }
 
-static struct cmp_dev *dev_of(struct memscope_compare_side *s, int32_t device)
+static struct cmp_dev *find_dev(struct memscope_compare_side *s, int32_t device)
 {
 	size_t i;
 
 	for (i = 0; i < s->n_devs; i++)
 		if (s->devs[i].device == device)
 			return &s->devs[i];
+	return NULL;
+}
+
+/* The device's rows, added when new. NULL on OOM. */
+static struct cmp_dev *dev_of(struct memscope_compare_side *s, int32_t device)
+{
+	struct cmp_dev *d = find_dev(s, device);
+
+	if (d)
+		return d;
 	if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)))
 		return NULL;
 	memset(&s->devs[s->n_devs], 0, sizeof(s->devs[0]));
@@ -781,16 +791,6 @@ static int cmp_int32(const void *pa, const void *pb)
 	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
 
 	return a < b ? -1 : a > b;
-}
-
-static struct cmp_dev *find_dev(struct memscope_compare_side *s, int32_t device)
-{
-	size_t i;
-
-	for (i = 0; i < s->n_devs; i++)
-		if (s->devs[i].device == device)
-			return &s->devs[i];
-	return NULL;
 }
 
 int memscope_compare_run(struct memscope_compare_side *base, struct memscope_compare_side *cmp,

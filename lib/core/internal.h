@@ -18,6 +18,20 @@ int buf_reserve(struct buf *b, size_t n);
 int buf_append(struct buf *b, const void *p, size_t n);
 
 /*
+ * An append-only arena: memory handed out never moves and is freed all at once. Zero-initialise;
+ * footprint counts the bytes it holds.
+ */
+struct arena_chunk;
+struct arena {
+	struct arena_chunk *head;
+	size_t footprint;
+};
+
+/* n bytes aligned for any type, valid until arena_free. NULL on OOM. */
+void *arena_alloc(struct arena *a, size_t n);
+void arena_free(struct arena *a);
+
+/*
  * Grow the array *pp (elements of elem bytes, *cap of them) to hold at least need elements,
  * doubling; new elements are zeroed. pp is the address of the array pointer. 0 or
  * MEMSCOPE_E_NOMEM (the array is unchanged).

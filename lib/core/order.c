@@ -24,48 +24,6 @@ int memscope_event_cmp_time(const struct memscope_event *a, const struct memscop
 	return 0;
 }
 
-/* ---- arena that never moves what it handed out ---- */
-
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-static void *chunk_alloc(struct chunk **head, size_t n)
-{
-	struct chunk *c = *head;
-	size_t at;
-
-	n = (n + 15) & ~(size_t)15;
-	if (c && c->cap - c->used >= n) {
-		at = c->used;
-		c->used += n;
-		return (char *)c->data + at;
-	}
-	size_t cap = n > 65536 ? n : 65536;
-
-	c = malloc(sizeof(*c) + cap);
-	if (!c)
-		return NULL;
-	c->cap = cap;
-	c->used = n;
-	c->next = *head;
-	*head = c;
-	return c->data;
-}
-
-static void chunks_free(struct chunk **head)
-{
-	struct chunk *c, *next;
-
-	for (c = *head; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	*head = NULL;
-}
-
 /* ---- evbuf ---- */
 
 struct evbuf_item {
@@ -76,7 +34,7 @@ struct evbuf_item {
 struct memscope_evbuf {
 	struct evbuf_item *items;
 	size_t n, cap;
-	struct chunk *arena;
+	struct arena arena;
 };
 
 struct memscope_evbuf *memscope_evbuf_new(void)
@@ -88,14 +46,14 @@ void memscope_evbuf_free(struct memscope_evbuf *b)
 {
 	if (!b)
 		return;
-	chunks_free(&b->arena);
+	arena_free(&b->arena);
 	free(b->items);
 	free(b);
 }
 
 void memscope_evbuf_clear(struct memscope_evbuf *b)
 {
-	chunks_free(&b->arena);
+	arena_free(&b->arena);
 	b->n = 0;
 }
 
@@ -110,7 +68,7 @@ int memscope_evbuf_add(struct memscope_evbuf *b, const struct memscope_event *ev
 	if (ev->n_attrs) {
 		for (i = 0; i < ev->n_attrs; i++)
 			bytes += ev->attrs[i].val_len;
-		attrs = chunk_alloc(&b->arena, ev->n_attrs * sizeof(*attrs) + bytes + 1);
+		attrs = arena_alloc(&b->arena, ev->n_attrs * sizeof(*attrs) + bytes + 1);
 		if (!attrs)
 			return MEMSCOPE_E_NOMEM;
 		char *vals = (char *)(attrs + ev->n_attrs);
@@ -191,7 +149,7 @@ struct blk {
 
 struct memscope_blocks {
 	struct blk *by_id, *by_ptr, *free_list;
-	struct chunk *arena;
+	struct arena arena;
 	uint64_t seq;
 	int oom;
 	struct memscope_blocks_stats stats;
@@ -208,7 +166,7 @@ void memscope_blocks_free(struct memscope_blocks *b)
 		return;
 	HASH_CLEAR(hh, b->by_id);
 	HASH_CLEAR(hh, b->by_ptr);
-	chunks_free(&b->arena);
+	arena_free(&b->arena);
 	free(b);
 }
 
@@ -287,7 +245,7 @@ int memscope_blocks_feed(
 	x = b->free_list;
 	if (x)
 		b->free_list = x->next_free;
-	else if (!(x = chunk_alloc(&b->arena, sizeof(*x))))
+	else if (!(x = arena_alloc(&b->arena, sizeof(*x))))
 		return MEMSCOPE_E_NOMEM;
 	memset(x, 0, sizeof(*x));
 	x->b.src = ev->src;

@@ -6,14 +6,6 @@
 #include "memscope/error.h"
 #include "memscope/strtab.h"
 
-#define ARENA_CHUNK (64 * 1024)
-
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, cap;
-	char data[];
-};
-
 struct str_entry {
 	const char *s;
 	uint32_t len;
@@ -27,8 +19,7 @@ struct stack_entry {
 };
 
 struct memscope_strtab {
-	struct arena_chunk *chunks;
-	size_t footprint;
+	struct arena arena; /* the strings and frame arrays */
 	struct str_entry *strs;
 	uint32_t n_strs, cap_strs;
 	uint32_t *str_slots; /* id + 1, 0 = empty */
@@ -58,37 +49,6 @@ static const char *const well_known[MEMSCOPE_STR_WELL_KNOWN_COUNT] = {
 	[MEMSCOPE_STR_PTR] = "ptr",
 	[MEMSCOPE_STR_MID] = "MID",
 };
-
-/* n bytes of arena memory, 8-aligned, valid until the table is freed. NULL on OOM. */
-static void *arena_alloc(struct memscope_strtab *st, size_t n)
-{
-	struct arena_chunk *c = st->chunks, *nc;
-	size_t at, cap;
-
-	if (c) {
-		at = (c->used + 7) & ~(size_t)7;
-		if (at <= c->cap && c->cap - at >= n) {
-			c->used = at + n;
-			return c->data + at;
-		}
-	}
-	cap = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
-	nc = malloc(sizeof(*nc) + cap);
-	if (!nc)
-		return NULL;
-	st->footprint += sizeof(*nc) + cap;
-	nc->cap = cap;
-	nc->used = n;
-	if (cap == n && c) {
-		/* a dedicated chunk for one large item: the head chunk keeps filling */
-		nc->next = c->next;
-		c->next = nc;
-	} else {
-		nc->next = c;
-		st->chunks = nc;
-	}
-	return nc->data;
-}
 
 static int grow_slots(uint32_t **slots, uint32_t *mask, uint32_t n_items, const void *entries,
 	size_t entry_size, size_t hash_off, uint32_t first)
@@ -144,7 +104,7 @@ int memscope_strtab_intern(struct memscope_strtab *st, const char *s, size_t len
 		st->strs = ne;
 		st->cap_strs = cap;
 	}
-	copy = arena_alloc(st, len + 1);
+	copy = arena_alloc(&st->arena, len + 1);
 	if (!copy)
 		return MEMSCOPE_E_NOMEM;
 	if (len)
@@ -209,7 +169,7 @@ int memscope_strtab_intern_stack(
 		st->stacks = ne;
 		st->cap_stacks = cap;
 	}
-	copy = arena_alloc(st, n ? n * sizeof(*frames) : 1);
+	copy = arena_alloc(&st->arena, n ? n * sizeof(*frames) : 1);
 	if (!copy)
 		return MEMSCOPE_E_NOMEM;
 	if (n)
@@ -239,7 +199,7 @@ uint32_t memscope_strtab_stack_count(const struct memscope_strtab *st)
 
 size_t memscope_strtab_footprint(const struct memscope_strtab *st)
 {
-	return st->footprint + (size_t)st->cap_strs * sizeof(*st->strs) +
+	return st->arena.footprint + (size_t)st->cap_strs * sizeof(*st->strs) +
 	       (size_t)(st->str_mask + 1) * sizeof(uint32_t) +
 	       (size_t)st->cap_stacks * sizeof(*st->stacks) +
 	       (size_t)(st->stack_mask + 1) * sizeof(uint32_t);
@@ -247,14 +207,9 @@ size_t memscope_strtab_footprint(const struct memscope_strtab *st)
 
 void memscope_strtab_free(struct memscope_strtab *st)
 {
-	struct arena_chunk *c, *next;
-
 	if (!st)
 		return;
-	for (c = st->chunks; c; c = next) {
-		next = c->next;
-		free(c);
-	}
+	arena_free(&st->arena);
 	free(st->strs);
 	free(st->str_slots);
 	free(st->stacks);

@@ -1,4 +1,5 @@
 /* Implementation of the private helpers in internal.h. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -56,6 +57,56 @@ int grow_array(void *pp, size_t *cap, size_t need, size_t elem)
 	memcpy(pp, &np, sizeof(np));
 	*cap = nc;
 	return 0;
+}
+
+#define ARENA_CHUNK (64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	struct arena_chunk *c = a->head, *nc;
+	size_t cap;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (c && c->cap - c->used >= n) {
+		void *p = (char *)c->data + c->used;
+
+		c->used += n;
+		return p;
+	}
+	cap = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
+	nc = malloc(sizeof(*nc) + cap);
+	if (!nc)
+		return NULL;
+	a->footprint += sizeof(*nc) + cap;
+	nc->cap = cap;
+	nc->used = n;
+	if (cap == n && c) {
+		/* a dedicated chunk for one large item: the head chunk keeps filling */
+		nc->next = c->next;
+		c->next = nc;
+	} else {
+		nc->next = c;
+		a->head = nc;
+	}
+	return nc->data;
+}
+
+void arena_free(struct arena *a)
+{
+	struct arena_chunk *c, *next;
+
+	for (c = a->head; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+	a->footprint = 0;
 }
 
 void buf_free(struct buf *b)

@@ -32,6 +32,7 @@ struct cap_state {
 	size_t frames_cap;
 	struct buf vals; /* rendered attr values of the current event */
 	size_t *val_off;
+	size_t val_off_cap;
 	uint64_t offset; /* file offset of the record being decoded */
 	uint64_t n_events;
 	int ended;
@@ -154,19 +155,10 @@ static int32_t device_of(uint64_t code, int *ok)
 
 static int ensure_attrs(struct cap_state *cs, size_t n)
 {
-	if (n <= cs->attrs_cap)
-		return 0;
-	struct memscope_attr *na = realloc(cs->attrs, n * sizeof(*na));
-	size_t *no = realloc(cs->val_off, n * sizeof(*no));
-
-	if (na)
-		cs->attrs = na;
-	if (no)
-		cs->val_off = no;
-	if (!na || !no)
-		return MEMSCOPE_E_NOMEM;
-	cs->attrs_cap = n;
-	return 0;
+	return grow_array(&cs->attrs, &cs->attrs_cap, n, sizeof(*cs->attrs)) ||
+			       grow_array(&cs->val_off, &cs->val_off_cap, n, sizeof(*cs->val_off))
+		       ? MEMSCOPE_E_NOMEM
+		       : 0;
 }
 
 /* Decode the attrs of an EVENT record into cs->attrs (values rendered into cs->vals). */
