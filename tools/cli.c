@@ -49,18 +49,53 @@ int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 	return c;
 }
 
-int cli_common_option(const struct cli_tool *t, int c)
+int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c)
 {
-	if (c == 'h') {
+	switch (opt) {
+	case 'o':
+		c->output = optarg;
+		return 0;
+	case 'f':
+		c->force = 1;
+		return 0;
+	case 'q':
+		c->quiet = 1;
+		return 0;
+	case CLI_OPT_LENIENT:
+		c->read.lenient = 1;
+		return 0;
+	}
+	if (opt == 'h') {
 		cli_help(t);
 		return -1;
 	}
-	if (c == 'V') {
+	if (opt == 'V') {
 		printf("%s %s\n", t->name, memscope_version());
 		return -1;
 	}
 	cli_msg(t, "try '%s --help'", t->name);
 	return CLI_EXIT_USAGE;
+}
+
+void cli_report_read(
+	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s)
+{
+	char buf[1200];
+
+	if (s->n_skipped) {
+		memscope_error_format(&s->first_skip, buf, sizeof(buf));
+		cli_msg(t, "%s: skipped %llu bad rows (first: %s)", input,
+			(unsigned long long)s->n_skipped, buf);
+	}
+	if (s->n_unknown_kind)
+		cli_msg(t, "%s: %llu rows with an unknown Event or Event Type (kept as text)",
+			input, (unsigned long long)s->n_unknown_kind);
+	if (s->n_ignored_columns)
+		cli_msg(t, "%s: %llu unknown columns dropped", input,
+			(unsigned long long)s->n_ignored_columns);
+	if (s->n_unknown_records)
+		cli_msg(t, "%s: %llu records of unknown type skipped", input,
+			(unsigned long long)s->n_unknown_records);
 }
 
 void cli_help(const struct cli_tool *t)

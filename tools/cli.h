@@ -36,11 +36,27 @@ struct cli_tool {
 /* Parse the next option like getopt_long; returns the option's val, -1 at the end, '?' on error. */
 int cli_getopt(const struct cli_tool *t, int argc, char **argv);
 
+/* The options several tools share, meaning the same in each (their table rows stay per tool). */
+struct cli_common {
+	const char *output;		/* -o, --output FILE; NULL: the tool's default */
+	int force;			/* -f, --force: overwrite an existing output */
+	int quiet;			/* -q, --quiet: no summary on stderr */
+	struct memscope_read_opts read; /* --lenient */
+};
+
+/* getopt value of --lenient */
+#define CLI_OPT_LENIENT 0x1000
+
 /*
- * The options every tool has, --help and --version, and any unknown one: prints what it must and
- * returns -1 (done: exit 0) or CLI_EXIT_USAGE. Tools call it for getopt values they do not take.
+ * The shared options into *c, --help, --version, and any unknown option. Tools call it for the
+ * getopt values they do not take themselves. Returns 0 when taken, -1 when done (--help,
+ * --version: exit 0) or CLI_EXIT_USAGE.
  */
-int cli_common_option(const struct cli_tool *t, int c);
+int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
+
+/* One stderr line for each thing a read skipped or kept unusual (bad rows, unknown kinds, ...). */
+void cli_report_read(
+	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s);
 
 /* --help text on stdout. */
 void cli_help(const struct cli_tool *t);

@@ -9,7 +9,7 @@
 
 #include "cli.h"
 
-enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_METRIC, OPT_STEP, OPT_OUTPUT_DIR, OPT_LENIENT };
+enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_METRIC, OPT_STEP, OPT_OUTPUT_DIR };
 #define TOP_ROWS 5
 
 static const struct cli_option options[] = {
@@ -20,7 +20,7 @@ static const struct cli_option options[] = {
 	{ "output-dir", 0, OPT_OUTPUT_DIR, "DIR", "default output under DIR (default .)" },
 	{ "output", 'o', 'o', "FILE", "write exactly there, - for stdout" },
 	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
-	{ "lenient", 0, OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
+	{ "lenient", 0, CLI_OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
 	{ "quiet", 'q', 'q', NULL, "no summary on stderr" },
 	{ "help", 'h', 'h', NULL, "show this help and exit" },
 	{ "version", 'V', 'V', NULL, "show the version and exit" },
@@ -42,10 +42,9 @@ struct compare_opts {
 	char *inputs[2];		  /* required */
 	struct memscope_compare_opts cmp; /* level op, whole inputs (step 0) */
 	const char *output_dir;		  /* "." */
-	const char *output; /* NULL: output_dir/memscopeDumpResults/compare/memory_compare_TS.csv */
-	int force;	    /* 0 */
-	int quiet;	    /* 0 */
-	struct memscope_read_opts read; /* strict */
+	/* output NULL: output_dir/memscopeDumpResults/compare/memory_compare_TS.csv; never
+	 * overwrite; summary on stderr; strict reading */
+	struct cli_common common;
 };
 
 struct dev_count {
@@ -203,20 +202,10 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 		case OPT_OUTPUT_DIR:
 			o->output_dir = optarg;
 			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case OPT_LENIENT:
-			o->read.lenient = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
 		default:
-			return cli_common_option(&tool, c);
+			if ((rc = cli_common_option(&tool, c, &o->common)))
+				return rc;
+			break;
 		}
 	}
 	if (optind < argc) {
@@ -299,7 +288,7 @@ static int read_side(const struct compare_opts *o, int i, struct memscope_strtab
 	struct memscope_compare_side *side)
 {
 	struct memscope_source *src = NULL;
-	struct memscope_read_opts ro = o->read;
+	struct memscope_read_opts ro = o->common.read;
 	struct memscope_error err;
 	int rc;
 
@@ -308,13 +297,8 @@ static int read_side(const struct compare_opts *o, int i, struct memscope_strtab
 	rc = memscope_source_open(&src, o->inputs[i], st, &ro, &err);
 	if (!rc)
 		rc = memscope_source_read(src, add_event, side, &err);
-	if (!rc && memscope_source_stats(src)->n_skipped) {
-		char buf[1200];
-
-		memscope_error_format(&memscope_source_stats(src)->first_skip, buf, sizeof(buf));
-		cli_msg(&tool, "%s: skipped %llu bad rows (first: %s)", o->inputs[i],
-			(unsigned long long)memscope_source_stats(src)->n_skipped, buf);
-	}
+	if (!rc)
+		cli_report_read(&tool, o->inputs[i], memscope_source_stats(src));
 	memscope_source_close(src);
 	return rc ? cli_error(&tool, &err) : 0;
 }
@@ -322,7 +306,8 @@ static int read_side(const struct compare_opts *o, int i, struct memscope_strtab
 int main(int argc, char **argv)
 {
 	struct compare_opts o = { { NULL, NULL },
-		{ MEMSCOPE_COMPARE_OP, 0, MEMSCOPE_METRIC_REFERENCE, 0 }, ".", NULL, 0, 0, { 0 } };
+		{ MEMSCOPE_COMPARE_OP, 0, MEMSCOPE_METRIC_REFERENCE, 0 }, ".",
+		{ NULL, 0, 0, { 0 } } };
 	struct memscope_compare_side *sides[2] = { NULL, NULL };
 	struct memscope_compare_stats stats;
 	struct memscope_strtab *st = NULL;
@@ -350,21 +335,22 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		if ((status = read_side(&o, (int)i, st, sides[i])))
 			goto out;
-	if (!o.output) {
+	if (!o.common.output) {
 		if (!(default_out = default_output(o.output_dir))) {
 			status = CLI_EXIT_IO;
 			goto out;
 		}
-		o.output = default_out;
+		o.common.output = default_out;
 	}
-	status = cli_out_open(&tool, &c.out, o.output, o.force, NULL);
+	status = cli_out_open(&tool, &c.out, o.common.output, o.common.force, NULL);
 	if (status)
 		goto out;
-	for (i = 0; i < 2 && strcmp(o.output, "-"); i++) {
+	for (i = 0; i < 2 && strcmp(o.common.output, "-"); i++) {
 		struct cli_out probe;
 
 		/* the output is never one of the inputs */
-		if (cli_out_open(&tool, &probe, o.output, 1, o.inputs[i]) == CLI_EXIT_USAGE) {
+		if (cli_out_open(&tool, &probe, o.common.output, 1, o.inputs[i]) ==
+			CLI_EXIT_USAGE) {
 			status = CLI_EXIT_USAGE;
 			goto out;
 		}
@@ -374,7 +360,7 @@ int main(int argc, char **argv)
 	rc = memscope_compare_run(sides[0], sides[1], &o.cmp, st, on_row, &c, &stats, &err);
 	if (rc) {
 		if (c.write_failed)
-			cli_msg(&tool, "%s: write failed: %s", o.output, strerror(errno));
+			cli_msg(&tool, "%s: write failed: %s", o.common.output, strerror(errno));
 		status = c.write_failed ? CLI_EXIT_IO : cli_error(&tool, &err);
 		goto out;
 	}
@@ -394,7 +380,7 @@ int main(int argc, char **argv)
 		cli_msg(&tool, "%llu op END rows had no START (counted 0), %llu STARTs no END",
 			(unsigned long long)stats.n_unmatched_end,
 			(unsigned long long)stats.n_unmatched_start);
-	if (o.quiet)
+	if (o.common.quiet)
 		goto out;
 	for (i = 0; i < c.n_devs; i++)
 		cli_msg(&tool,
@@ -410,7 +396,7 @@ int main(int argc, char **argv)
 			c.top[i].has_base ? "present" : "absent",
 			c.top[i].has_cmp ? "present" : "absent", (long long)c.top[i].diff);
 	cli_msg(&tool, "%llu rows, total diff %+lld bytes -> %s", (unsigned long long)stats.n_rows,
-		(long long)stats.total_diff, o.output);
+		(long long)stats.total_diff, o.common.output);
 out:
 	if (status && c.out.f)
 		cli_out_abort(&c.out);

@@ -6,13 +6,13 @@
 
 #include "cli.h"
 
-enum { OPT_LENIENT = 256, OPT_TIME_UNIT };
+enum { OPT_TIME_UNIT = 256 };
 
 static const struct cli_option options[] = {
 	{ "to", 't', 't', "FORMAT", "output format: csv or capture (default: the other one)" },
 	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)" },
 	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
-	{ "lenient", 0, OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
+	{ "lenient", 0, CLI_OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
 	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
 		"dump CSV timestamps: auto, ns or us (default auto)" },
 	{ "quiet", 'q', 'q', NULL, "no summary on stderr" },
@@ -30,11 +30,10 @@ static const struct cli_tool tool = {
 
 /* options, with every default next to its flag */
 struct convert_opts {
-	const char *to;			/* NULL: the other format than the input's */
-	const char *output;		/* NULL: INPUT with its extension replaced */
-	int force;			/* 0: never overwrite */
-	int quiet;			/* 0: summary on stderr */
-	struct memscope_read_opts read; /* strict, auto time unit */
+	const char *to; /* NULL: the other format than the input's */
+	/* output NULL: INPUT with its extension replaced; never overwrite; summary on stderr;
+	 * strict reading, auto time unit */
+	struct cli_common common;
 };
 
 struct convert {
@@ -70,7 +69,7 @@ static char *default_output(const char *input, const char *ext)
 
 static int parse_args(int argc, char **argv, struct convert_opts *o, const char **input)
 {
-	int c;
+	int c, rc;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
@@ -82,33 +81,23 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 			}
 			o->to = optarg;
 			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case OPT_LENIENT:
-			o->read.lenient = 1;
-			break;
 		case OPT_TIME_UNIT:
 			if (strcmp(optarg, "auto") == 0)
-				o->read.time_unit = MEMSCOPE_TIME_AUTO;
+				o->common.read.time_unit = MEMSCOPE_TIME_AUTO;
 			else if (strcmp(optarg, "ns") == 0)
-				o->read.time_unit = MEMSCOPE_TIME_NS;
+				o->common.read.time_unit = MEMSCOPE_TIME_NS;
 			else if (strcmp(optarg, "us") == 0)
-				o->read.time_unit = MEMSCOPE_TIME_US;
+				o->common.read.time_unit = MEMSCOPE_TIME_US;
 			else {
 				cli_msg(&tool, "--time-unit: expected auto, ns or us, got '%s'",
 					optarg);
 				return CLI_EXIT_USAGE;
 			}
 			break;
-		case 'q':
-			o->quiet = 1;
-			break;
 		default:
-			return cli_common_option(&tool, c);
+			if ((rc = cli_common_option(&tool, c, &o->common)))
+				return rc;
+			break;
 		}
 	}
 	if (argc - optind != 1) {
@@ -124,23 +113,9 @@ static void report(const struct convert_opts *o, const char *input, const char *
 	const struct memscope_source *src, uint64_t out_bytes)
 {
 	const struct memscope_read_stats *s = memscope_source_stats(src);
-	char buf[1200];
 
-	if (s->n_skipped) {
-		memscope_error_format(&s->first_skip, buf, sizeof(buf));
-		cli_msg(&tool, "%s: skipped %llu bad rows (first: %s)", input,
-			(unsigned long long)s->n_skipped, buf);
-	}
-	if (s->n_unknown_kind)
-		cli_msg(&tool, "%s: %llu rows with an unknown Event or Event Type (kept as text)",
-			input, (unsigned long long)s->n_unknown_kind);
-	if (s->n_ignored_columns)
-		cli_msg(&tool, "%s: %llu unknown columns dropped", input,
-			(unsigned long long)s->n_ignored_columns);
-	if (s->n_unknown_records)
-		cli_msg(&tool, "%s: %llu records of unknown type skipped", input,
-			(unsigned long long)s->n_unknown_records);
-	if (o->quiet)
+	cli_report_read(&tool, input, s);
+	if (o->common.quiet)
 		return;
 	cli_msg(&tool, "%s -> %s: %llu events, %llu -> %llu bytes (%s%s)", input, output,
 		(unsigned long long)s->n_events, (unsigned long long)s->bytes,
@@ -173,7 +148,7 @@ int main(int argc, char **argv)
 		cli_msg(&tool, "out of memory");
 		return CLI_EXIT_IO;
 	}
-	rc = memscope_source_open(&src, input, st, &o.read, &err);
+	rc = memscope_source_open(&src, input, st, &o.common.read, &err);
 	if (rc) {
 		status = cli_error(&tool, &err);
 		goto out;
@@ -181,9 +156,9 @@ int main(int argc, char **argv)
 	to = o.to						      ? o.to
 	     : memscope_source_format(src) == MEMSCOPE_FORMAT_CAPTURE ? "csv"
 								      : "capture";
-	if (!o.output) {
+	if (!o.common.output) {
 		if (strcmp(input, "-") == 0) {
-			o.output = "-";
+			o.common.output = "-";
 		} else {
 			default_out = default_output(input, strcmp(to, "csv") ? ".mscap" : ".csv");
 			if (!default_out) {
@@ -191,15 +166,16 @@ int main(int argc, char **argv)
 				status = CLI_EXIT_IO;
 				goto out;
 			}
-			o.output = default_out;
+			o.common.output = default_out;
 		}
 	}
-	if (strcmp(to, "capture") == 0 && strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO)) {
+	if (strcmp(to, "capture") == 0 && strcmp(o.common.output, "-") == 0 &&
+		isatty(STDOUT_FILENO)) {
 		cli_msg(&tool, "refusing to write binary capture data to a terminal (use -o FILE)");
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
-	status = cli_out_open(&tool, &out, o.output, o.force, input);
+	status = cli_out_open(&tool, &out, o.common.output, o.common.force, input);
 	if (status)
 		goto out;
 	if (strcmp(to, "csv") == 0)
@@ -213,7 +189,7 @@ int main(int argc, char **argv)
 	}
 	rc = memscope_source_read(src, on_event, &c, &err);
 	if (rc && c.werr.code) {
-		cli_msg(&tool, "%s: %s", o.output, c.werr.msg);
+		cli_msg(&tool, "%s: %s", o.common.output, c.werr.msg);
 		status = cli_exit_status(c.werr.code);
 		goto out;
 	}
@@ -224,7 +200,7 @@ int main(int argc, char **argv)
 	rc = c.csv ? memscope_csv_writer_finish(c.csv, &c.werr)
 		   : memscope_capture_writer_finish(c.cap, &c.werr);
 	if (rc) {
-		cli_msg(&tool, "%s: %s", o.output, c.werr.msg);
+		cli_msg(&tool, "%s: %s", o.common.output, c.werr.msg);
 		status = CLI_EXIT_IO;
 		goto out;
 	}
@@ -233,7 +209,7 @@ int main(int argc, char **argv)
 
 	status = cli_out_commit(&tool, &out);
 	if (!status)
-		report(&o, input, o.output, src, out_bytes);
+		report(&o, input, o.common.output, src, out_bytes);
 out:
 	if (status)
 		cli_out_abort(&out);
