@@ -112,4 +112,21 @@ static void fuzz_check_capture_roundtrip(
 	free(cap2);
 }
 
+/* Read data strictly and leniently; whatever was read must survive the capture round trip. */
+static void fuzz_both_modes(const uint8_t *buf, size_t size)
+{
+	int lenient;
+
+	for (lenient = 0; lenient <= 1; lenient++) {
+		char *csv = NULL, *cap = NULL;
+		size_t csv_len = 0, cap_len = 0;
+		uint64_t n = 0;
+
+		fuzz_read(buf, size, lenient, &csv, &csv_len, &cap, &cap_len, &n);
+		fuzz_check_capture_roundtrip(csv, csv_len, cap, cap_len, n);
+		free(csv);
+		free(cap);
+	}
+}
+
 #endif
