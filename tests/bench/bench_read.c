@@ -30,7 +30,7 @@ enum exit_status { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_IO = 4 };
 
 enum mode {
 	MODE_CSV = 1u << 0,	/* csv_read of the generated files */
-	MODE_LIBCSV = 1u << 1,	/* libcsv alone, a memchr splitter, read(2) alone: same files */
+	MODE_LIBCSV = 1u << 1,	/* libcsv alone and read(2) alone: same files */
 	MODE_CAPTURE = 1u << 2, /* convert CSV to capture, then capture_read */
 	MODE_HOST = 1u << 3,	/* host malloc/free stream as compact capture records */
 	MODE_SCALE = 1u << 4,	/* csv_read peak RSS on 2x, 4x bigger files */
@@ -44,7 +44,7 @@ static const struct {
 	const char *help;
 } modes[] = {
 	{ "csv", MODE_CSV, "read the dump CSVs (without and with call stacks)" },
-	{ "libcsv", MODE_LIBCSV, "libcsv alone, a memchr splitter, read(2) alone (same files)" },
+	{ "libcsv", MODE_LIBCSV, "libcsv alone and read(2) alone (same files)" },
 	{ "capture", MODE_CAPTURE, "convert the CSVs to capture files and read those" },
 	{ "host", MODE_HOST, "host malloc/free stream: capture bytes/event and read speed" },
 	{ "scale", MODE_SCALE, "peak RSS of csv_read on files --scale times bigger" },
@@ -1270,106 +1270,6 @@ out:
 	free(buf);
 }
 
-/*
- * Split complete rows of p[0..n) into fields the way the dump dialect needs (quoted fields may
- * hold ',' and newlines; "" is a quote), in place and without copies, counting rows and fields.
- * Returns the bytes of complete rows; at_eof: the last row may lack its newline.
- */
-static size_t split_rows(const char *p, size_t n, int at_eof, struct libcsv_count *c)
-{
-	const char *s = p, *end = p + n, *row;
-
-	while (s < end) {
-		uint64_t fields = 0;
-
-		row = s;
-		for (;;) {
-			if (s < end && *s == '"') {
-				const char *q = s + 1;
-
-				for (;;) {
-					q = memchr(q, '"', (size_t)(end - q));
-					if (!q)
-						return at_eof ? n : (size_t)(row - p);
-					if (q + 1 < end && q[1] == '"') {
-						q += 2;
-						continue;
-					}
-					break;
-				}
-				s = q + 1;
-			}
-			while (s < end && *s != ',' && *s != '\n')
-				s++;
-			fields++;
-			if (s == end) {
-				if (!at_eof)
-					return (size_t)(row - p);
-				c->rows++;
-				c->fields += fields;
-				return n;
-			}
-			if (*s++ == '\n')
-				break;
-		}
-		c->rows++;
-		c->fields += fields;
-	}
-	return n;
-}
-
-/* The memchr splitter above over the file: what an in-house tokenizer could cost. */
-static void child_split(const void *arg, struct result *r)
-{
-	const char *path = arg;
-	struct libcsv_count c = { 0, 0 };
-	size_t cap = 2 * BENCH_CHUNK, len = 0, used;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-	double t0;
-
-	if (!buf || fd < 0) {
-		r->rc = -1;
-		snprintf(r->msg, sizeof(r->msg), "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	t0 = now_s();
-	for (;;) {
-		if (cap - len < BENCH_CHUNK) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				r->rc = -1;
-				snprintf(r->msg, sizeof(r->msg), "out of memory");
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, BENCH_CHUNK);
-		if (n < 0) {
-			r->rc = -1;
-			snprintf(r->msg, sizeof(r->msg), "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		r->bytes += (uint64_t)n;
-		len += (size_t)n;
-		used = split_rows(buf, len, n == 0, &c);
-		memmove(buf, buf + used, len - used);
-		len -= used;
-		if (n == 0)
-			break;
-	}
-	r->wall_s = now_s() - t0;
-	r->n = c.rows ? c.rows - 1 : 0;
-	r->aux = c.fields;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-}
-
 /* read(2) alone, counting newlines: the I/O and memory-bandwidth ceiling. */
 static void child_read_only(const void *arg, struct result *r)
 {
@@ -1776,13 +1676,6 @@ static void bench_csv_file(struct bench *b, const char *label, const char *csv, 
 				mb(m.r.bytes) / m.best, (double)m.r.n / m.best / 1e6, m.median,
 				m.rss_mib);
 		}
-		snprintf(what, sizeof(what), "split[%s]", label);
-		if (measure(what, child_split, csv, b->o.repeat, &m) == 0)
-			printf("split[%s]: %" PRIu64 " rows, %" PRIu64 " fields, best %.3f s = "
-			       "%.1f MB/s (memchr splitter, same dialect, zero-copy)\n",
-				label, m.r.n, m.r.aux, m.best, mb(m.r.bytes) / m.best);
-		else
-			b->failed = 1;
 		snprintf(what, sizeof(what), "read_only[%s]", label);
 		if (measure(what, child_read_only, csv, b->o.repeat, &m) == 0)
 			printf("read_only[%s]: %.1f MB, %" PRIu64 " lines, best %.3f s = %.0f MB/s "
