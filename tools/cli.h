@@ -47,6 +47,17 @@ struct cli_common {
 /* getopt value of --lenient */
 #define CLI_OPT_LENIENT 0x1000
 
+/* The table rows of the shared options but -o (whose default each tool says), and the end. */
+/* clang-format off */
+#define CLI_OPTIONS_SHARED \
+	{ "force", 'f', 'f', NULL, "overwrite an existing output file" }, \
+	{ "lenient", 0, CLI_OPT_LENIENT, NULL, "skip and count bad rows instead of failing" }, \
+	{ "quiet", 'q', 'q', NULL, "no summary on stderr" }, \
+	{ "help", 'h', 'h', NULL, "show this help and exit" }, \
+	{ "version", 'V', 'V', NULL, "show the version and exit" }, \
+	{ NULL, 0, 0, NULL, NULL }
+/* clang-format on */
+
 /*
  * The shared options into *c, --help, --version, and any unknown option. Tools call it for the
  * getopt values they do not take themselves. Returns 0 when taken, -1 when done (--help,

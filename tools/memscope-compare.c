@@ -19,12 +19,7 @@ static const struct cli_option options[] = {
 	{ "step", 0, OPT_STEP, "N", "compare step N of each input (default: all of them)" },
 	{ "output-dir", 0, OPT_OUTPUT_DIR, "DIR", "default output under DIR (default .)" },
 	{ "output", 'o', 'o', "FILE", "write exactly there, - for stdout" },
-	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
-	{ "lenient", 0, CLI_OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
-	{ "quiet", 'q', 'q', NULL, "no summary on stderr" },
-	{ "help", 'h', 'h', NULL, "show this help and exit" },
-	{ "version", 'V', 'V', NULL, "show the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {

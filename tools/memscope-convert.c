@@ -11,14 +11,9 @@ enum { OPT_TIME_UNIT = 256 };
 static const struct cli_option options[] = {
 	{ "to", 't', 't', "FORMAT", "output format: csv or capture (default: the other one)" },
 	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)" },
-	{ "force", 'f', 'f', NULL, "overwrite an existing output file" },
-	{ "lenient", 0, CLI_OPT_LENIENT, NULL, "skip and count bad rows instead of failing" },
 	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
 		"dump CSV timestamps: auto, ns or us (default auto)" },
-	{ "quiet", 'q', 'q', NULL, "no summary on stderr" },
-	{ "help", 'h', 'h', NULL, "show this help and exit" },
-	{ "version", 'V', 'V', NULL, "show the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
