@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "memscope/order.h"
+#include "memscope/strtab.h"
 
 /* uthash must not exit on OOM: the failing insert sets b->oom and is undone by uthash. */
 #define HASH_NONFATAL_OOM 1
@@ -148,6 +149,7 @@ struct blk {
 };
 
 struct memscope_blocks {
+	struct memscope_strtab *st;
 	struct blk *by_id, *by_ptr, *free_list;
 	struct arena arena;
 	uint64_t seq;
@@ -155,9 +157,13 @@ struct memscope_blocks {
 	struct memscope_blocks_stats stats;
 };
 
-struct memscope_blocks *memscope_blocks_new(void)
+struct memscope_blocks *memscope_blocks_new(struct memscope_strtab *st)
 {
-	return calloc(1, sizeof(struct memscope_blocks));
+	struct memscope_blocks *b = calloc(1, sizeof(struct memscope_blocks));
+
+	if (b)
+		b->st = st;
+	return b;
 }
 
 void memscope_blocks_free(struct memscope_blocks *b)
@@ -204,6 +210,7 @@ static void unlink_blk(struct memscope_blocks *b, struct blk *x)
 int memscope_blocks_feed(
 	struct memscope_blocks *b, const struct memscope_event *ev, struct memscope_block *out)
 {
+	const struct memscope_attr *owner;
 	struct blk *x;
 	int by_id, res = MEMSCOPE_PAIR_ALLOC;
 
@@ -260,6 +267,12 @@ int memscope_blocks_feed(
 	x->b.pool = ev->pool;
 	x->b.stack_py = ev->stack_py;
 	x->b.stack_c = ev->stack_c;
+	if (b->st && (owner = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && owner->val_len &&
+		memscope_strtab_intern(b->st, owner->val, owner->val_len, &x->b.owner)) {
+		x->next_free = b->free_list;
+		b->free_list = x;
+		return MEMSCOPE_E_NOMEM;
+	}
 	if (ev->flags & MEMSCOPE_EV_SHADOW)
 		x->b.flags |= MEMSCOPE_BLOCK_SHADOW_ALLOC;
 	x->by_id = by_id;

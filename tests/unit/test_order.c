@@ -20,7 +20,7 @@ static void pair_all(struct pairing *p, const struct tread *t)
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
-	p->b = memscope_blocks_new();
+	p->b = memscope_blocks_new(NULL);
 	ck_assert_ptr_nonnull(p->b);
 	for (i = 0; i < memscope_evbuf_count(t->evs); i++) {
 		int r = memscope_blocks_feed(p->b, memscope_evbuf_get(t->evs, i), &p->last);
@@ -105,7 +105,7 @@ START_TEST(legacy_pairing_by_address_ignores_na_device)
 
 	ck_assert_int_eq(tread_file(&t, testdata("memscope_dump_20250428113810.csv"), NULL), 0);
 	memscope_evbuf_sort(t.evs);
-	p.b = memscope_blocks_new();
+	p.b = memscope_blocks_new(NULL);
 	for (i = 0; i < memscope_evbuf_count(t.evs); i++) {
 		const struct memscope_event *ev = memscope_evbuf_get(t.evs, i);
 		int r = memscope_blocks_feed(p.b, ev, &p.last);

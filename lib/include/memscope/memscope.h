@@ -9,6 +9,8 @@
 #include "writer.h"
 #include "order.h"
 #include "compare.h"
+#include "steps.h"
+#include "leaks.h"
 
 /* Release version of the library ("0.1.0"); independent of any file format version. */
 const char *memscope_version(void);

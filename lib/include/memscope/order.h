@@ -9,6 +9,8 @@
 #include "error.h"
 #include "event.h"
 
+struct memscope_strtab;
+
 /*
  * The reference's reader rule (msmemscope.md §2.5): within one (input, pid), order by
  * (timestamp, ID). Returns <0, 0, >0 like strcmp, comparing src, then pid, then ts_ns, then id.
@@ -49,6 +51,8 @@ struct memscope_block {
 	uint16_t pool;		    /* enum memscope_subtype */
 	uint16_t flags;		    /* enum memscope_block_flag */
 	uint32_t stack_py, stack_c; /* stacks of the MALLOC */
+	uint32_t owner; /* string id of the MALLOC's `owner` attr; 0 when none or the map has no
+			   string table */
 };
 
 enum memscope_block_flag {
@@ -80,7 +84,11 @@ enum memscope_pair {
  */
 struct memscope_blocks;
 
-struct memscope_blocks *memscope_blocks_new(void); /* NULL on OOM */
+/*
+ * st (may be NULL) is where the MALLOC rows' owner tags are interned; borrowed, it must outlive the
+ * map. NULL on OOM.
+ */
+struct memscope_blocks *memscope_blocks_new(struct memscope_strtab *st);
 void memscope_blocks_free(struct memscope_blocks *b);
 
 /*

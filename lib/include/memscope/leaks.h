@@ -1,0 +1,185 @@
+/* Leak detection (msmemscope.md §5): step leaks by the timestamp rule, the marked range, blocks
+ * unreleased at exit, and the memory fluctuation of each step. */
+#ifndef MEMSCOPE_LEAKS_H
+#define MEMSCOPE_LEAKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "event.h"
+#include "order.h"
+#include "steps.h"
+
+struct memscope_strtab;
+
+/* what a finding is; also bits of memscope_leaks_opts.kinds */
+enum memscope_leak_kind {
+	MEMSCOPE_LEAK_STEP = 1u << 0, /* allocated in step s > skip, alive at the end of s + N */
+	MEMSCOPE_LEAK_MARK = 1u << 1, /* allocated between marks A and B, not freed by mark C */
+	MEMSCOPE_LEAK_EXIT = 1u << 2, /* never freed, or freed only by the shadow free at exit */
+	MEMSCOPE_LEAK_ALL = 7u,
+};
+
+/* A pool's bit in memscope_leaks_opts.pools (pool is an enum memscope_subtype). */
+#define MEMSCOPE_POOL_BIT(pool) (UINT64_C(1) << (pool))
+/* the reference's step-check pools: PTA caching, ATB, MindSpore (not PTA workspace, not HAL) */
+#define MEMSCOPE_POOLS_FRAMEWORK                                                                   \
+	(MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_ATB) |               \
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MINDSPORE))
+#define MEMSCOPE_POOLS_ALL                                                                         \
+	(MEMSCOPE_POOLS_FRAMEWORK | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA_WORKSPACE) |                \
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) |                                              \
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST_PINNED) |                                      \
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_GE))
+
+/* What to look for. Start from memscope_leaks_opts_init. */
+struct memscope_leaks_opts {
+	unsigned kinds;		  /* MEMSCOPE_LEAK_* bits (all) */
+	uint64_t pools;		  /* pool bits; 0: per kind, framework for step, all otherwise */
+	uint64_t skip_steps;	  /* blocks allocated in steps <= this are not step leaks (1) */
+	uint64_t min_steps_alive; /* step ends a block must outlive after its own step (1) */
+	const char *mark;	  /* text of the MSTX Mark rows (copied); NULL: no marked range */
+	uint64_t mark_index;	  /* which of them is mark A, from 0 (0) */
+};
+
+/* The reference's defaults: every kind, skip 1, alive 1, no mark. */
+void memscope_leaks_opts_init(struct memscope_leaks_opts *o);
+
+/* One finding. */
+struct memscope_leak {
+	unsigned kind;		   /* one enum memscope_leak_kind */
+	struct memscope_block blk; /* the block, as its MALLOC row gave it */
+	uint64_t alloc_step;	   /* STEP: the step it was allocated in */
+	uint64_t detected_step;	   /* STEP: the step whose end it outlived first */
+	uint64_t kernel_index;	   /* STEP: KERNEL_LAUNCH rows of its process before its MALLOC */
+	uint32_t group;		   /* MARK: its mark group; EXIT: its exit group (indexes) */
+	int shadow;		   /* EXIT: freed by the reference's shadow free at exit */
+};
+
+/* Blocks unreleased at exit with the same allocation stack (or owner tag, when no stack). */
+struct memscope_leak_group {
+	uint16_t pool;
+	uint32_t stack_py, stack_c; /* stack ids (0: none) */
+	uint32_t owner;		    /* string id, only when neither stack is set */
+	uint64_t n;
+	uint64_t bytes;
+};
+
+/* The marked range of one (input, process, device). */
+struct memscope_mark_group {
+	uint32_t src;
+	uint64_t pid;
+	int32_t device;
+	uint64_t n_marks; /* Mark rows with the text */
+	int checked;	  /* it has marks A, B and C */
+	struct memscope_pos mark[3];
+	uint64_t mark_line[3];
+	uint64_t n_leaks, bytes;
+};
+
+/* used bytes of a pool within one step: the lowest and highest after any MALLOC/FREE row */
+struct memscope_fluct_step {
+	uint64_t step;
+	int64_t min, max;
+};
+
+/* Memory fluctuation of one (input, process, device, pool) (msmemscope.md §5.2). */
+struct memscope_fluct {
+	uint32_t src;
+	uint64_t pid;
+	int32_t device;
+	uint16_t pool;
+	const struct memscope_fluct_step *steps; /* ended steps with samples, ascending */
+	size_t n_steps;
+	int has_gaps;		 /* a step had max > 0, so min_gap / max_gap are set */
+	size_t min_gap, max_gap; /* steps[] indexes: lowest and highest min/max ratio (first) */
+	uint64_t n_zero_max;	 /* ended steps whose max was 0 (no ratio) */
+};
+
+struct memscope_leaks_stats {
+	uint64_t n_events;
+	uint64_t n_alloc, n_free, n_shadow_free;
+	uint64_t n_unmatched_free; /* FREE rows with no live block: double free or no MALLOC */
+	uint32_t unmatched_src;	   /* where the first one was */
+	uint64_t unmatched_line;
+	uint64_t n_replaced; /* MALLOC on a live address: the old block counts as freed there */
+	uint64_t n_shadow_not_exit; /* shadow frees before the end of their process (the block was
+				       freed while not tracing, or its address was reused) */
+	uint64_t n_step_leaks, n_mark_leaks, n_exit_leaks;
+	uint64_t step_bytes, mark_bytes, exit_bytes;
+	uint64_t n_unchecked_mark_blocks; /* blocks in groups without marks A, B and C */
+};
+
+/*
+ * The analysis. Feed it every event of every input (src numbers them), then finish. Memory grows
+ * with the blocks alive at a time, the boundary rows (steps, marks), the findings, and about 4
+ * bytes per KERNEL_LAUNCH row; not with the other rows.
+ *
+ * Verdicts are given when a block's FREE arrives, against the boundaries seen so far. That is
+ * right when no boundary row comes after a MALLOC/FREE row with a later time of its process (true
+ * of the reference's files, which write boundaries as they happen and blocks when freed). When
+ * one does, memscope_leaks_needs_rewind says so after finish: rewind and feed the same events
+ * again, and the second pass judges with every boundary known.
+ */
+struct memscope_leaks;
+
+/*
+ * o may be NULL (defaults). st is the table the events' strings are in; owner tags are interned
+ * there too (borrowed, must outlive the analysis). NULL on OOM.
+ */
+struct memscope_leaks *memscope_leaks_new(
+	const struct memscope_leaks_opts *o, struct memscope_strtab *st);
+void memscope_leaks_free(struct memscope_leaks *l);
+
+/* One event. 0 or MEMSCOPE_E_NOMEM. Fits memscope_event_fn through a cast of ctx. */
+int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *ev);
+
+/* After the last event: the exit check, kernel indexes, fluctuation, result order. 0 or NOMEM. */
+int memscope_leaks_finish(struct memscope_leaks *l);
+
+/* 1 when a boundary came late (first one at *src, *line), so a second pass is needed. */
+int memscope_leaks_needs_rewind(const struct memscope_leaks *l, uint32_t *src, uint64_t *line);
+
+/* Keep every boundary (in time order), drop everything else. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_leaks_rewind(struct memscope_leaks *l);
+
+/*
+ * Results after finish, borrowed until the next call that changes the analysis. Findings come
+ * STEP (by input, process, device, allocation step, allocation time), then MARK (by mark group,
+ * then allocation time), then EXIT (by exit group, largest bytes first, then allocation time).
+ */
+size_t memscope_leaks_count(const struct memscope_leaks *l);
+const struct memscope_leak *memscope_leaks_get(const struct memscope_leaks *l, size_t i);
+const struct memscope_leak_group *memscope_leaks_groups(const struct memscope_leaks *l, size_t *n);
+/* mark groups in order of the first row of their (input, process, device) */
+const struct memscope_mark_group *memscope_leaks_mark_groups(
+	const struct memscope_leaks *l, size_t *n);
+/* by input, process, device, pool */
+const struct memscope_fluct *memscope_leaks_fluct(const struct memscope_leaks *l, size_t *n);
+const struct memscope_leaks_stats *memscope_leaks_stats(const struct memscope_leaks *l);
+const struct memscope_leaks_opts *memscope_leaks_opts(const struct memscope_leaks *l);
+/* the steps of every process */
+const struct memscope_steps *memscope_leaks_steps(const struct memscope_leaks *l);
+
+/* How an input is shown in reports. */
+struct memscope_leaks_input {
+	const char *name;
+	int ptr_decimal; /* the input writes Ptr in decimal (legacy layout) */
+};
+
+enum memscope_leaks_format {
+	MEMSCOPE_LEAKS_TEXT, /* the reference's line shapes, then the exit groups and totals */
+	MEMSCOPE_LEAKS_JSON, /* {"leaks":[...],"fluctuation":[...],"summary":{...}} */
+	MEMSCOPE_LEAKS_CSV,  /* one row per finding */
+};
+
+/*
+ * Write the results of a finished analysis. inputs[src] names each input (n_inputs of them).
+ * 0 or MEMSCOPE_E_IO (errno set by the failing write).
+ */
+int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct memscope_leaks *l,
+	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
+	size_t n_inputs);
+
+#endif

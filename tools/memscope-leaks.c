@@ -1,0 +1,434 @@
+/* memscope-leaks: step leaks, marked-range leaks and memory unreleased at exit, from dumps or
+ * capture files. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_POOL,
+	OPT_SKIP_STEPS,
+	OPT_MIN_STEPS_ALIVE,
+	OPT_MARK,
+	OPT_START_INDEX,
+	OPT_KINDS,
+	OPT_FAIL_ON_LEAK,
+};
+
+static const struct cli_option options[] = {
+	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)" },
+	{ "kinds", 0, OPT_KINDS, "LIST", "look for step, mark and/or exit leaks (default all)" },
+	{ "pool", 0, OPT_POOL, "LIST",
+		"pools checked: hal,pta,atb,mindspore,host,... or all (default: see man page)" },
+	{ "skip-steps", 0, OPT_SKIP_STEPS, "N",
+		"blocks of steps 0..N are not step leaks (default 1)" },
+	{ "min-steps-alive", 0, OPT_MIN_STEPS_ALIVE, "N",
+		"step ends a block must outlive (default 1)" },
+	{ "mark", 0, OPT_MARK, "TEXT", "marked range: MSTX Mark rows with exactly this text" },
+	{ "start-index", 0, OPT_START_INDEX, "N",
+		"mark A is the N-th of them, from 0 (default 0)" },
+	{ "fail-on-leak", 0, OPT_FAIL_ON_LEAK, NULL, "exit 1 when any leak is found" },
+	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)" },
+	CLI_OPTIONS_SHARED,
+};
+
+static const struct cli_tool tool = {
+	"memscope-leaks",
+	"[--format text|json|csv] [--kinds LIST] [--pool LIST] [--skip-steps N]\n"
+	"       [--min-steps-alive N] [--mark TEXT [--start-index N]] [--fail-on-leak] [-o FILE] "
+	"[-f]\n"
+	"       [--lenient] [-q] INPUT...",
+	"Find memory leaks: per training step, over a marked range, and unreleased at exit.",
+	options,
+};
+
+/* options, with every default next to its flag */
+struct leaks_opts {
+	struct memscope_leaks_opts leaks;  /* all kinds, per-kind pools, skip 1, alive 1 */
+	enum memscope_leaks_format format; /* text */
+	int fail_on_leak;		   /* 0: findings do not change the exit status */
+	int kinds_given;		   /* --kinds was given */
+	struct cli_common common;	   /* output "-" */
+	char **inputs;
+	size_t n_inputs;
+};
+
+/* "hal,pta" or "all" into pool bits. 0 or -1. */
+static int parse_pools(const char *arg, uint64_t *bits)
+{
+	const char *p = arg;
+
+	*bits = 0;
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+		char up[32];
+		unsigned sub;
+
+		if (n == 3 && strncmp(p, "all", 3) == 0) {
+			*bits |= MEMSCOPE_POOLS_ALL;
+		} else {
+			if (n == 0 || n >= sizeof(up))
+				return -1;
+			for (i = 0; i < n; i++)
+				up[i] = (char)toupper((unsigned char)p[i]);
+			sub = memscope_subtype_parse(up, n);
+			if (!memscope_subtype_is_pool(sub))
+				return -1;
+			*bits |= MEMSCOPE_POOL_BIT(sub);
+		}
+		p += n;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	return *bits ? 0 : -1;
+}
+
+/* "step,exit" into kind bits. 0 or -1. */
+static int parse_kinds(const char *arg, unsigned *bits)
+{
+	static const char *const names[] = { "step", "mark", "exit" };
+	const char *p = arg;
+	size_t i;
+
+	*bits = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		for (i = 0; i < 3; i++)
+			if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0)
+				break;
+		if (i == 3)
+			return -1;
+		*bits |= 1u << i;
+		p += n;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	return *bits ? 0 : -1;
+}
+
+static int parse_count(const char *opt, const char *arg, uint64_t min, uint64_t *v)
+{
+	unsigned long long n;
+
+	if (cli_parse_uint(arg, &n) || n < min) {
+		cli_msg(&tool, "--%s: expected a whole number from %llu, got '%s'", opt,
+			(unsigned long long)min, arg);
+		return CLI_EXIT_USAGE;
+	}
+	*v = n;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct leaks_opts *o)
+{
+	int c, rc = 0;
+
+	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				o->format = MEMSCOPE_LEAKS_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = MEMSCOPE_LEAKS_JSON;
+			else if (strcmp(optarg, "csv") == 0)
+				o->format = MEMSCOPE_LEAKS_CSV;
+			else {
+				cli_msg(&tool, "--format: expected text, json or csv, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_KINDS:
+			if (parse_kinds(optarg, &o->leaks.kinds)) {
+				cli_msg(&tool, "--kinds: expected step, mark and/or exit, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o->kinds_given = 1;
+			break;
+		case OPT_POOL:
+			if (parse_pools(optarg, &o->leaks.pools)) {
+				cli_msg(&tool,
+					"--pool: expected pools (hal, pta, pta_workspace, atb, "
+					"mindspore, host, host_pinned, ge) or all, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_SKIP_STEPS:
+			rc = parse_count("skip-steps", optarg, 0, &o->leaks.skip_steps);
+			break;
+		case OPT_MIN_STEPS_ALIVE:
+			rc = parse_count("min-steps-alive", optarg, 1, &o->leaks.min_steps_alive);
+			break;
+		case OPT_MARK:
+			if (!*optarg) {
+				cli_msg(&tool, "--mark: the text must not be empty");
+				return CLI_EXIT_USAGE;
+			}
+			o->leaks.mark = optarg;
+			break;
+		case OPT_START_INDEX:
+			rc = parse_count("start-index", optarg, 0, &o->leaks.mark_index);
+			if (!rc && o->leaks.mark_index > 1000000) {
+				cli_msg(&tool, "--start-index: at most 1000000, got '%s'", optarg);
+				rc = CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_FAIL_ON_LEAK:
+			o->fail_on_leak = 1;
+			break;
+		default:
+			rc = cli_common_option(&tool, c, &o->common);
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind >= argc) {
+		cli_msg(&tool, "no INPUT given (a dump CSV or capture file; - for stdin)");
+		return CLI_EXIT_USAGE;
+	}
+	if ((o->leaks.kinds & MEMSCOPE_LEAK_MARK) && o->kinds_given && !o->leaks.mark) {
+		cli_msg(&tool, "--kinds mark needs --mark TEXT");
+		return CLI_EXIT_USAGE;
+	}
+	o->inputs = argv + optind;
+	o->n_inputs = (size_t)(argc - optind);
+	return 0;
+}
+
+static int feed(void *ctx, const struct memscope_event *ev)
+{
+	return memscope_leaks_feed(ctx, ev);
+}
+
+/* One pass over every input. 0 or an exit status (already reported). */
+static int read_inputs(const struct leaks_opts *o, struct memscope_strtab *st,
+	struct memscope_leaks *l, struct memscope_leaks_input *names, int report)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_inputs; i++) {
+		struct memscope_read_opts ro = o->common.read;
+		struct memscope_source *src = NULL;
+		struct memscope_error err;
+		int rc;
+
+		ro.src = (uint32_t)i;
+		memscope_error_clear(&err);
+		rc = memscope_source_open(&src, o->inputs[i], st, &ro, &err);
+		if (!rc)
+			rc = memscope_source_read(src, feed, l, &err);
+		if (!rc) {
+			names[i].name = o->inputs[i];
+			names[i].ptr_decimal =
+				memscope_source_stats(src)->layout == MEMSCOPE_LAYOUT_LEGACY;
+			if (report)
+				cli_report_read(&tool, o->inputs[i], memscope_source_stats(src));
+		}
+		memscope_source_close(src);
+		if (rc)
+			return cli_error(&tool, &err);
+	}
+	return 0;
+}
+
+/* Analyse, and a second pass when a boundary came late. 0 or an exit status. */
+static int analyse(const struct leaks_opts *o, struct memscope_strtab *st, struct memscope_leaks *l,
+	struct memscope_leaks_input *names)
+{
+	uint32_t src;
+	uint64_t line;
+	size_t i;
+	int rc;
+
+	if ((rc = read_inputs(o, st, l, names, 1)))
+		return rc;
+	if (memscope_leaks_finish(l))
+		goto nomem;
+	if (!memscope_leaks_needs_rewind(l, &src, &line))
+		return 0;
+	for (i = 0; i < o->n_inputs; i++)
+		if (strcmp(o->inputs[i], "-") == 0) {
+			cli_msg(&tool,
+				"%s:%" PRIu64
+				": this step or mark row comes after memory rows later "
+				"than it, so a second pass is needed, and standard input cannot be "
+				"read twice: give the file instead",
+				o->inputs[src], line);
+			return CLI_EXIT_INVALID;
+		}
+	if (!o->common.quiet)
+		cli_msg(&tool, "%s:%" PRIu64 ": step or mark row out of time order; reading again",
+			o->inputs[src], line);
+	if (memscope_leaks_rewind(l))
+		goto nomem;
+	if ((rc = read_inputs(o, st, l, names, 0)))
+		return rc;
+	if (memscope_leaks_finish(l))
+		goto nomem;
+	return 0;
+nomem:
+	cli_msg(&tool, "out of memory");
+	return CLI_EXIT_IO;
+}
+
+struct step_note {
+	const struct leaks_opts *o;
+	unsigned char *has_steps; /* per input */
+};
+
+static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
+{
+	struct step_note *sn = ctx;
+	uint64_t ignored = memscope_steps_ignored(p);
+
+	if (memscope_steps_source(p) == MEMSCOPE_STEPS_NONE)
+		return 0;
+	sn->has_steps[src] = 1;
+	if (ignored)
+		cli_msg(&tool,
+			"%s: process %" PRIu64 ": %" PRIu64 " %s row(s) ignored: its steps come "
+			"from %s",
+			sn->o->inputs[src], pid, ignored,
+			memscope_steps_source(p) == MEMSCOPE_STEPS_MSTX ? "SYSTEM STEP"
+									: "mstx \"step start\"",
+			memscope_steps_source(p) == MEMSCOPE_STEPS_MSTX ? "mstx ranges"
+									: "SYSTEM STEP rows");
+	return 0;
+}
+
+/* The diagnostics of the analysis on stderr; CLI_EXIT_INVALID when --mark found no range. */
+static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
+{
+	const struct memscope_leaks_stats *s = memscope_leaks_stats(l);
+	const struct memscope_steps *steps = memscope_leaks_steps(l);
+	size_t n, i;
+	const struct memscope_mark_group *g = memscope_leaks_mark_groups(l, &n);
+	uint64_t most = 0;
+	int checked = 0;
+
+	if (s->n_unmatched_free)
+		cli_msg(&tool,
+			"%s:%" PRIu64 ": FREE with no live MALLOC (double free or free without "
+			"MALLOC); %" PRIu64 " such row(s), counted and skipped",
+			o->inputs[s->unmatched_src], s->unmatched_line, s->n_unmatched_free);
+	if (s->n_replaced)
+		cli_msg(&tool,
+			"%" PRIu64 " MALLOC row(s) on an address still live: the old block counts "
+			"as freed there",
+			s->n_replaced);
+	if (o->leaks.kinds & MEMSCOPE_LEAK_STEP) {
+		struct step_note sn = { o, calloc(o->n_inputs, 1) };
+
+		if (!sn.has_steps || memscope_steps_foreach(steps, note_steps, &sn)) {
+			free(sn.has_steps);
+			cli_msg(&tool, "out of memory");
+			return CLI_EXIT_IO;
+		}
+		for (i = 0; i < o->n_inputs && !o->common.quiet; i++)
+			if (!sn.has_steps[i])
+				cli_msg(&tool,
+					"%s: no steps (mstx \"step start\" ranges or SYSTEM STEP "
+					"rows): step leaks not checked",
+					o->inputs[i]);
+		free(sn.has_steps);
+	}
+	if (!(memscope_leaks_opts(l)->kinds & MEMSCOPE_LEAK_MARK))
+		return 0;
+	for (i = 0; i < n; i++) {
+		char dev[16];
+
+		if (g[i].checked) {
+			checked = 1;
+			continue;
+		}
+		most = g[i].n_marks > most ? g[i].n_marks : most;
+		if (!g[i].n_marks)
+			continue;
+		snprintf(dev, sizeof(dev), "%d", (int)g[i].device);
+		cli_msg(&tool,
+			"%s: device %s of process %" PRIu64 " has %" PRIu64 " Mark row(s) '%s', "
+			"fewer than --start-index + 3 = %" PRIu64 ": not checked",
+			o->inputs[g[i].src], g[i].device == MEMSCOPE_DEVICE_HOST ? "cpu" : dev,
+			g[i].pid, g[i].n_marks, o->leaks.mark, o->leaks.mark_index + 3);
+	}
+	if (!checked) {
+		cli_msg(&tool,
+			"no device has %" PRIu64 " Mark rows '%s' (from index %" PRIu64
+			"; the most any has is %" PRIu64 ")",
+			o->leaks.mark_index + 3, o->leaks.mark, o->leaks.mark_index, most);
+		return CLI_EXIT_INVALID;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct leaks_opts o;
+	struct memscope_strtab *st = NULL;
+	struct memscope_leaks *l = NULL;
+	struct memscope_leaks_input *names = NULL;
+	const struct memscope_leaks_stats *s;
+	struct cli_out out = { NULL, NULL, NULL };
+	size_t i;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	memscope_leaks_opts_init(&o.leaks);
+	o.format = MEMSCOPE_LEAKS_TEXT;
+	o.common.output = "-";
+	status = parse_args(argc, argv, &o);
+	if (status) {
+		status = status < 0 ? CLI_EXIT_OK : status;
+		goto out;
+	}
+	st = memscope_strtab_new();
+	names = calloc(o.n_inputs, sizeof(*names));
+	if (!st || !names || !(l = memscope_leaks_new(&o.leaks, st))) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	for (i = 0; i < o.n_inputs && strcmp(o.common.output, "-"); i++) {
+		struct cli_out probe;
+
+		/* the report is never written over an input */
+		if ((status = cli_out_open(&tool, &probe, o.common.output, 1, o.inputs[i])))
+			goto out;
+		cli_out_abort(&probe);
+	}
+	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l)))
+		goto out;
+	if ((status = cli_out_open(&tool, &out, o.common.output, o.common.force, NULL)))
+		goto out;
+	if (memscope_leaks_write(out.f, o.format, l, st, names, o.n_inputs)) {
+		cli_msg(&tool, "%s: write failed: %s", o.common.output, strerror(errno));
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	if ((status = cli_out_commit(&tool, &out)))
+		goto out;
+	s = memscope_leaks_stats(l);
+	if (!o.common.quiet)
+		cli_msg(&tool,
+			"%" PRIu64 " step leak(s), %" PRIu64 " marked-range leak(s), %" PRIu64
+			" unreleased at exit (%" PRIu64 " bytes), from %" PRIu64 " events",
+			s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks, s->exit_bytes,
+			s->n_events);
+	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)
+		status = CLI_EXIT_FINDINGS;
+out:
+	if (out.f)
+		cli_out_abort(&out);
+	memscope_leaks_free(l);
+	memscope_strtab_free(st);
+	free(names);
+	return status;
+}
