@@ -100,12 +100,14 @@ void cli_report_read(
 
 void cli_help(const struct cli_tool *t)
 {
+	const struct cli_option *o;
 	size_t i;
 
 	printf("Usage: %s %s\n%s\n\nOptions:\n", t->name, t->synopsis, t->summary);
 	for (i = 0; t->opts[i].name; i++) {
 		char left[64];
-		const struct cli_option *o = &t->opts[i];
+
+		o = &t->opts[i];
 
 		if (o->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
@@ -115,9 +117,11 @@ void cli_help(const struct cli_tool *t)
 				o->arg ? o->arg : "");
 		printf("  %-26s %s\n", left, o->help);
 	}
-	printf("\nExit status: 0 ok, 2 usage error, 3 invalid input, 4 I/O or internal error.\n"
+	for (o = t->opts; o->name && strcmp(o->name, "fail-on-leak"); o++)
+		;
+	printf("\nExit status: 0 ok, %s2 usage error, 3 invalid input, 4 I/O or internal error.\n"
 	       "See %s(1).\n",
-		t->name);
+		o->name ? "1 findings (with --fail-on-leak), " : "", t->name);
 }
 
 void cli_msg(const struct cli_tool *t, const char *fmt, ...)
