@@ -1,0 +1,338 @@
+/* Unit tests of the step tracker and the step-leak rule: against a brute-force reading of the
+ * rule on random runs, fed in the reference's row order, with boundaries out of order, and
+ * through the second pass. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return n ? rng_state % n : 0;
+}
+
+#define MAX_STEPS 12
+#define MAX_BLOCKS 60
+#define NO_TS UINT64_MAX
+
+/* One random run of one process: step starts/ends and blocks, all timestamps distinct. */
+struct run {
+	int n_steps;
+	uint64_t start[MAX_STEPS], end[MAX_STEPS]; /* end NO_TS: the step has none */
+	int n_blocks;
+	uint64_t alloc[MAX_BLOCKS], free_at[MAX_BLOCKS]; /* free_at NO_TS: never freed */
+	uint32_t step_name;
+};
+
+static void make_run(struct run *r)
+{
+	uint64_t t = 100;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->n_steps = 1 + (int)rnd(MAX_STEPS);
+	for (i = 0; i < r->n_steps; i++) {
+		r->start[i] = t += 10 + rnd(20) * 10;
+		/* some steps end only when the next one starts */
+		r->end[i] = rnd(5) ? (t += 10 + rnd(20) * 10) : NO_TS;
+	}
+	r->n_blocks = (int)rnd(MAX_BLOCKS);
+	for (i = 0; i < r->n_blocks; i++) {
+		/* odd timestamps for blocks, multiples of 10 for boundaries: never equal */
+		r->alloc[i] = rnd(t + 50) | 1;
+		r->free_at[i] = rnd(3) ? r->alloc[i] + 2 * (1 + rnd(200)) : NO_TS;
+	}
+}
+
+/* The rule read literally: allocated in step s > skip, alive at the end of the first ended step
+ * k >= s + alive. Returns k, or 0 when the block is not a step leak. */
+static uint64_t brute_leak(const struct run *r, int b, uint64_t skip, uint64_t alive)
+{
+	uint64_t s = 0, k;
+
+	for (k = 0; k < (uint64_t)r->n_steps; k++)
+		if (r->start[k] <= r->alloc[b])
+			s = k + 1;
+	if (s <= skip)
+		return 0;
+	for (k = s + alive; k <= (uint64_t)r->n_steps; k++)
+		if (r->end[k - 1] != NO_TS)
+			return r->free_at[b] == NO_TS || r->free_at[b] > r->end[k - 1] ? k : 0;
+	return 0;
+}
+
+struct row {
+	struct memscope_event ev;
+};
+
+static void mk(struct row *x, uint16_t kind, uint16_t sub, uint64_t ts, uint32_t name)
+{
+	memset(x, 0, sizeof(*x));
+	x->ev.kind = kind;
+	x->ev.subtype = sub;
+	x->ev.ts_ns = ts;
+	x->ev.id = ts; /* IDs follow time */
+	x->ev.pid = 7;
+	x->ev.tid = 7;
+	x->ev.name = name;
+	x->ev.device = 0;
+	x->ev.line = ts;
+}
+
+static void mk_block(struct row *x, uint16_t kind, uint64_t ts, int b, uint64_t used)
+{
+	mk(x, kind, MEMSCOPE_SUB_PTA, ts, MEMSCOPE_STR_NA);
+	x->ev.pool = MEMSCOPE_SUB_PTA;
+	x->ev.flags = MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_PTR | MEMSCOPE_EV_USED;
+	x->ev.alloc_id = (uint64_t)b + 1;
+	x->ev.size = 4096 * (b + 1);
+	x->ev.ptr = 0x1000 * ((uint64_t)b + 1);
+	x->ev.used = (int64_t)used;
+}
+
+/* a row and when the reference writes it */
+struct item {
+	uint64_t at;
+	struct row r[2];
+	int n;
+};
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* The run's rows: boundaries as they happen, each block's MALLOC with its FREE, unfreed blocks
+ * at the end (the reference's order); with late, every boundary after all the blocks. */
+static size_t rows_of(const struct run *r, struct row *out, int late)
+{
+	static struct item items[MAX_BLOCKS + 2 * MAX_STEPS];
+	size_t n = 0, i, k = 0;
+	uint64_t last = late ? 1u << 30 : 0;
+	int b, s;
+
+	for (s = 0; s < r->n_steps; s++) {
+		items[n].at = r->start[s] + last;
+		items[n].n = 1;
+		mk(&items[n++].r[0], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_START, r->start[s],
+			r->step_name);
+		if (r->end[s] == NO_TS)
+			continue;
+		items[n].at = r->end[s] + last;
+		items[n].n = 1;
+		mk(&items[n++].r[0], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_END, r->end[s],
+			MEMSCOPE_STR_NA);
+	}
+	for (b = 0; b < r->n_blocks; b++) {
+		items[n].at = r->free_at[b] == NO_TS ? (1u << 29) + (uint64_t)b : r->free_at[b];
+		mk_block(&items[n].r[0], MEMSCOPE_KIND_MALLOC, r->alloc[b], b, r->alloc[b] % 1000);
+		items[n].n = 1;
+		if (r->free_at[b] != NO_TS)
+			mk_block(&items[n].r[items[n].n++], MEMSCOPE_KIND_FREE, r->free_at[b], b,
+				r->free_at[b] % 1000);
+		n++;
+	}
+	qsort(items, n, sizeof(*items), cmp_item);
+	for (i = 0; i < n; i++)
+		for (s = 0; s < items[i].n; s++)
+			out[k++] = items[i].r[s];
+	return k;
+}
+
+/* Whether a boundary comes later than a block row with a later time (the rows of rows_of). */
+static int has_late(const struct row *rows, size_t n)
+{
+	uint64_t max_mem = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct memscope_event *ev = &rows[i].ev;
+
+		if (ev->kind == MEMSCOPE_KIND_MSTX && ev->ts_ns < max_mem)
+			return 1;
+		if (ev->kind != MEMSCOPE_KIND_MSTX && ev->ts_ns > max_mem)
+			max_mem = ev->ts_ns;
+	}
+	return 0;
+}
+
+static void feed_rows(struct memscope_leaks *l, const struct row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(memscope_leaks_feed(l, &rows[i].ev), 0);
+	ck_assert_int_eq(memscope_leaks_finish(l), 0);
+}
+
+/* The STEP findings against the brute force: every leak found is one, every one is found. */
+static void check_step_leaks(
+	const struct memscope_leaks *l, const struct run *r, uint64_t skip, uint64_t alive)
+{
+	int found[MAX_BLOCKS] = { 0 }, b;
+	size_t i;
+
+	for (i = 0; i < memscope_leaks_count(l); i++) {
+		const struct memscope_leak *x = memscope_leaks_get(l, i);
+
+		if (x->kind != MEMSCOPE_LEAK_STEP)
+			continue;
+		b = (int)x->blk.alloc_id - 1;
+		ck_assert_int_lt(b, r->n_blocks);
+		ck_assert_uint_eq(x->detected_step, brute_leak(r, b, skip, alive));
+		ck_assert_int_eq(found[b]++, 0);
+	}
+	for (b = 0; b < r->n_blocks; b++)
+		ck_assert_int_eq(found[b], brute_leak(r, b, skip, alive) != 0);
+}
+
+START_TEST(step_rule_matches_brute_force)
+{
+	static struct row rows[4 * MAX_BLOCKS + 2 * MAX_STEPS];
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_leaks_opts o;
+	uint64_t leaks = 0;
+	int iter, late_runs = 0;
+
+	rng_state = 0x9e3779b97f4a7c15ull;
+	ck_assert_ptr_nonnull(st);
+	for (iter = 0; iter < 3000; iter++) {
+		struct run r;
+		struct memscope_leaks *l;
+		size_t n;
+		int late = iter % 3 == 0;
+
+		make_run(&r);
+		ck_assert_int_eq(memscope_strtab_intern(st, "step start", 10, &r.step_name), 0);
+		memscope_leaks_opts_init(&o);
+		o.skip_steps = rnd(3);
+		o.min_steps_alive = 1 + rnd(3);
+		l = memscope_leaks_new(&o, st);
+		ck_assert_ptr_nonnull(l);
+		n = rows_of(&r, rows, late);
+		feed_rows(l, rows, n);
+		/* boundaries after later block rows: the first pass says a second one is needed */
+		ck_assert_int_eq(memscope_leaks_needs_rewind(l, NULL, NULL), has_late(rows, n));
+		if (has_late(rows, n)) {
+			late_runs++;
+			ck_assert_int_eq(memscope_leaks_rewind(l), 0);
+			feed_rows(l, rows, n);
+		}
+		ck_assert_int_eq(memscope_leaks_needs_rewind(l, NULL, NULL), 0);
+		check_step_leaks(l, &r, o.skip_steps, o.min_steps_alive);
+		leaks += memscope_leaks_stats(l)->n_step_leaks;
+		memscope_leaks_free(l);
+	}
+	ck_assert_uint_gt(leaks, 1000);
+	ck_assert_int_gt(late_runs, 500);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* Boundaries fed in any order give, after resolve, the steps of the ordered feed. */
+START_TEST(steps_resolve_any_order)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	uint32_t step_name, user;
+	struct row r[8];
+	int perm, i;
+
+	ck_assert_int_eq(memscope_strtab_intern(st, "\"step start\"", 12, &step_name), 0);
+	ck_assert_int_eq(memscope_strtab_intern(st, "user", 4, &user), 0);
+	/* step 1 [10, 40] with a user range [20, 30] inside on its thread, and a range end of
+	 * another thread at 25; step 2 from 50 without an end */
+	mk(&r[0], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_START, 10, step_name);
+	mk(&r[1], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_START, 20, user);
+	mk(&r[2], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_END, 25, MEMSCOPE_STR_NA);
+	r[2].ev.tid = 8;
+	mk(&r[3], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_END, 30, MEMSCOPE_STR_NA);
+	mk(&r[4], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_END, 40, MEMSCOPE_STR_NA);
+	mk(&r[5], MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_RANGE_START, 50, step_name);
+	/* a SYSTEM STEP row: the other source, ignored */
+	mk(&r[6], MEMSCOPE_KIND_SYSTEM, MEMSCOPE_SUB_STEP, 45, MEMSCOPE_STR_NA);
+	for (perm = 0; perm < 40; perm++) {
+		struct memscope_steps *s = memscope_steps_new(st);
+		const struct memscope_step_proc *p;
+		struct memscope_pos at, pos;
+		uint64_t k;
+		int order[7] = { 0, 1, 2, 3, 4, 5, 6 };
+
+		for (i = 6; i > 0 && perm; i--) {
+			int j = (int)rnd((uint64_t)i + 1), t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (i = 0; i < 7; i++)
+			ck_assert_int_eq(memscope_steps_feed(s, &r[order[i]].ev), 1);
+		ck_assert_int_eq(memscope_steps_resolve(s), 0);
+		ck_assert_int_eq(memscope_steps_out_of_order(s, NULL, NULL), 0);
+		p = memscope_steps_proc(s, 0, 7);
+		ck_assert_int_eq(memscope_steps_source(p), MEMSCOPE_STEPS_MSTX);
+		ck_assert_uint_eq(memscope_steps_count(p), 2);
+		ck_assert_uint_eq(memscope_steps_ignored(p), 1);
+		ck_assert_int_eq(memscope_steps_end(p, 1, &pos), 1);
+		ck_assert_uint_eq(pos.ts_ns, 40);
+		ck_assert_int_eq(memscope_steps_end(p, 2, &pos), 0);
+		ck_assert_int_eq(memscope_steps_end_from(p, 2, &k, &pos), 0);
+		ck_assert_int_eq(memscope_steps_end_from(p, 1, &k, &pos), 1);
+		ck_assert_uint_eq(k, 1);
+		at = (struct memscope_pos){ 9, 9 };
+		ck_assert_uint_eq(memscope_steps_at(p, at), 0);
+		at = (struct memscope_pos){ 10, 10 };
+		ck_assert_uint_eq(memscope_steps_at(p, at), 1);
+		at = (struct memscope_pos){ 49, 0 };
+		ck_assert_uint_eq(memscope_steps_at(p, at), 1);
+		at = (struct memscope_pos){ 60, 0 };
+		ck_assert_uint_eq(memscope_steps_at(p, at), 2);
+		memscope_steps_free(s);
+	}
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* SYSTEM STEP row n ends step n and starts n + 1; step 1 starts with the process. */
+START_TEST(system_steps)
+{
+	struct memscope_steps *s = memscope_steps_new(NULL);
+	const struct memscope_step_proc *p;
+	struct memscope_pos pos, at = { 15, 0 };
+	struct row r[2];
+
+	mk(&r[0], MEMSCOPE_KIND_SYSTEM, MEMSCOPE_SUB_STEP, 10, MEMSCOPE_STR_NA);
+	mk(&r[1], MEMSCOPE_KIND_SYSTEM, MEMSCOPE_SUB_STEP, 20, MEMSCOPE_STR_NA);
+	ck_assert_int_eq(memscope_steps_feed(s, &r[0].ev), 1);
+	ck_assert_int_eq(memscope_steps_feed(s, &r[1].ev), 1);
+	p = memscope_steps_proc(s, 0, 7);
+	ck_assert_uint_eq(memscope_steps_count(p), 3);
+	ck_assert_uint_eq(memscope_steps_at(p, (struct memscope_pos){ 1, 1 }), 1);
+	ck_assert_uint_eq(memscope_steps_at(p, at), 2);
+	ck_assert_int_eq(memscope_steps_end(p, 2, &pos), 1);
+	ck_assert_uint_eq(pos.ts_ns, 20);
+	ck_assert_int_eq(memscope_steps_start(p, 3, &pos), 1);
+	ck_assert_uint_eq(pos.ts_ns, 20);
+	ck_assert_int_eq(memscope_steps_end(p, 3, &pos), 0);
+	ck_assert_ptr_null(memscope_steps_proc(s, 0, 8));
+	memscope_steps_free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("leaks");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, step_rule_matches_brute_force);
+	tcase_add_test(tc, steps_resolve_any_order);
+	tcase_add_test(tc, system_steps);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
