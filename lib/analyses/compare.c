@@ -5,6 +5,7 @@
 
 #include "../core/internal.h"
 #include "memscope/compare.h"
+#include "memscope/steps.h"
 #include "memscope/strtab.h"
 
 enum row_what {
@@ -30,15 +31,6 @@ struct cmp_row {
 	uint32_t what;
 };
 
-/* a step boundary: an mstx "step start" or Range_end, or a SYSTEM STEP row */
-/* RANGE: any other mstx Range_start, so its Range_end does not end a step */
-enum mark_kind { MARK_START, MARK_END, MARK_STEP, MARK_RANGE };
-
-struct mark {
-	uint64_t ts, seq, pid, tid;
-	int kind;
-};
-
 struct cmp_dev {
 	int32_t device;
 	int bad_name; /* an element name starting with = + - @: the reference drops the list */
@@ -54,9 +46,7 @@ struct memscope_compare_side {
 	uint64_t seq;
 	uint64_t first_line[2]; /* first PTA, MINDSPORE row (0: none) */
 	uint64_t first_seq[2];
-	struct mark *marks;
-	size_t n_marks, cap_marks;
-	int has_mstx_steps;
+	struct memscope_steps *steps; /* the input's steps, for --step */
 };
 
 /* one process's span of the chosen step */
@@ -69,10 +59,11 @@ struct memscope_compare_side *memscope_compare_side_new(
 {
 	struct memscope_compare_side *s = calloc(1, sizeof(*s));
 
-	if (s)
-		s->st = st;
-	if (s && !(s->name = strdup(name ? name : ""))) {
-		free(s);
+	if (!s)
+		return NULL;
+	s->st = st;
+	if (!(s->name = strdup(name ? name : "")) || !(s->steps = memscope_steps_new(st))) {
+		memscope_compare_side_free(s);
 		s = NULL;
 	}
 	return s;
@@ -87,7 +78,7 @@ void memscope_compare_side_free(struct memscope_compare_side *s)
 	for (i = 0; i < s->n_devs; i++)
 		free(s->devs[i].rows);
 	free(s->devs);
-	free(s->marks);
+	memscope_steps_free(s->steps);
 	free(s->name);
 	free(s);
 }
@@ -121,36 +112,9 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	uint32_t what = 0;
 	struct cmp_dev *d;
 	struct cmp_row *r;
-	int mark = -1;
 
-	if (ev->subtype == MEMSCOPE_SUB_RANGE_START) {
-		size_t n;
-		const char *nm = memscope_strtab_str(s->st, ev->name, &n);
-
-		/* only the "step start" convention counts (msmemscope.md §8.2) */
-		if (nm && n == 10 && memcmp(nm, "step start", 10) == 0)
-			mark = MARK_START;
-		else
-			mark = MARK_RANGE;
-	} else if (ev->subtype == MEMSCOPE_SUB_RANGE_END) {
-		mark = MARK_END;
-	} else if (ev->kind == MEMSCOPE_KIND_SYSTEM && ev->subtype == MEMSCOPE_SUB_STEP) {
-		mark = MARK_STEP;
-	}
-	if (mark >= 0) {
-		struct mark *m;
-
-		if (grow_array(&s->marks, &s->cap_marks, s->n_marks + 1, sizeof(*s->marks)))
-			return MEMSCOPE_E_NOMEM;
-		m = &s->marks[s->n_marks++];
-		m->ts = ev->ts_ns;
-		m->seq = s->seq + 1;
-		m->pid = (uint32_t)ev->pid; /* as the rows keep it */
-		m->tid = ev->tid;
-		m->kind = mark;
-		s->has_mstx_steps |= mark == MARK_START;
-	}
-
+	if (memscope_steps_feed(s->steps, ev) < 0)
+		return MEMSCOPE_E_NOMEM;
 	if (ev->subtype == MEMSCOPE_SUB_ATEN_END || ev->subtype == MEMSCOPE_SUB_ATB_END)
 		what = W_OP;
 	else if (ev->subtype == MEMSCOPE_SUB_ATEN_START || ev->subtype == MEMSCOPE_SUB_ATB_START)
@@ -204,94 +168,64 @@ static int cmp_rows(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static int cmp_marks(const void *pa, const void *pb)
-{
-	const struct mark *a = pa, *b = pb;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* The span of step `step` of process `pid` from the side's marks; 0 if it has none. */
-static int step_of(const struct memscope_compare_side *s, uint64_t pid, uint64_t step, uint64_t *lo,
-	uint64_t *hi, uint64_t *n_steps)
-{
-	uint64_t count = 0, prev = 0, depth;
-	size_t i, j;
-
-	for (i = 0; i < s->n_marks; i++) {
-		const struct mark *m = &s->marks[i];
-
-		if (m->pid != pid)
-			continue;
-		if (s->has_mstx_steps && m->kind == MARK_START) {
-			if (++count != step)
-				continue;
-			*lo = m->ts;
-			*hi = UINT64_MAX;
-			/* its own Range_end: ranges opened after it on its thread close first */
-			for (j = i + 1, depth = 0; j < s->n_marks; j++) {
-				const struct mark *e = &s->marks[j];
-				int same = e->pid == pid && e->tid == m->tid;
-
-				if (same && e->kind == MARK_RANGE) {
-					depth++;
-					continue;
-				}
-				if (same && e->kind == MARK_END && depth) {
-					depth--;
-					continue;
-				}
-				if (e->pid == pid && ((e->kind == MARK_END && e->tid == m->tid) ||
-							     e->kind == MARK_START)) {
-					*hi = e->kind == MARK_END ? e->ts : e->ts ? e->ts - 1 : 0;
-					break;
-				}
-			}
-		} else if (!s->has_mstx_steps && m->kind == MARK_STEP) {
-			/* msmemscope.step() ends step n at its row and starts step n + 1 */
-			if (++count == step) {
-				*lo = step == 1 ? 0 : prev + 1;
-				*hi = m->ts;
-			}
-			prev = m->ts;
-		}
-	}
-	if (count > *n_steps)
-		*n_steps = count;
-	return count >= step;
-}
-
 /* The processes' spans of step `step`: *out (caller frees), or MEMSCOPE_E_INVALID in err. */
+struct windows {
+	uint64_t step, n_steps; /* n_steps: the most any process has */
+	struct window *w;
+	size_t n, cap;
+};
+
+static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
+{
+	struct windows *ws = ctx;
+	struct memscope_pos start, end, next;
+	uint64_t n = memscope_steps_count(p), lo, hi;
+	int mstx = memscope_steps_source(p) == MEMSCOPE_STEPS_MSTX;
+
+	(void)src;
+	n -= !mstx && n; /* SYSTEM: the step still running has no STEP row */
+	ws->n_steps = n > ws->n_steps ? n : ws->n_steps;
+	if (n < ws->step)
+		return 0;
+	memscope_steps_start(p, ws->step, &start);
+	if (mstx) {
+		/* to its Range_end, else to the next step start, else to the end */
+		lo = start.ts_ns;
+		hi = memscope_steps_end(p, ws->step, &end)	    ? end.ts_ns
+		     : memscope_steps_start(p, ws->step + 1, &next) ? next.ts_ns - !!next.ts_ns
+								    : UINT64_MAX;
+	} else {
+		/* msmemscope.step() ends step n at its row and starts step n + 1 */
+		memscope_steps_end(p, ws->step, &end);
+		lo = ws->step == 1 ? 0 : start.ts_ns + 1;
+		hi = end.ts_ns;
+	}
+	if (grow_array(&ws->w, &ws->cap, ws->n + 1, sizeof(*ws->w)))
+		return MEMSCOPE_E_NOMEM;
+	ws->w[ws->n++] = (struct window){ (uint32_t)pid, lo, hi };
+	return 0;
+}
+
 static int step_windows(struct memscope_compare_side *s, uint64_t step, struct window **out,
 	size_t *n_out, struct memscope_error *err)
 {
-	size_t i, j, cap = 0;
-	uint64_t n_steps = 0;
+	struct windows ws = { step, 0, NULL, 0, 0 };
 
 	*out = NULL;
 	*n_out = 0;
-	if (s->n_marks)
-		qsort(s->marks, s->n_marks, sizeof(*s->marks), cmp_marks);
-	for (i = 0; i < s->n_marks; i++) {
-		uint64_t lo = 0, hi = 0, pid = s->marks[i].pid;
-
-		for (j = 0; j < *n_out && (*out)[j].pid != pid; j++)
-			;
-		if (j < *n_out || !step_of(s, pid, step, &lo, &hi, &n_steps))
-			continue;
-		if (grow_array(out, &cap, *n_out + 1, sizeof(**out)))
-			return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-		(*out)[(*n_out)++] = (struct window){ pid, lo, hi };
+	if (memscope_steps_resolve(s->steps) || memscope_steps_foreach(s->steps, add_window, &ws)) {
+		free(ws.w);
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	}
-	if (*n_out)
+	*out = ws.w;
+	*n_out = ws.n;
+	if (ws.n)
 		return 0;
-	if (!n_steps)
+	if (!ws.n_steps)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0,
 			"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP rows");
 	return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0, "no step %llu: it has %llu",
-		(unsigned long long)step, (unsigned long long)n_steps);
+		(unsigned long long)step, (unsigned long long)ws.n_steps);
 }
 
 static int in_windows(const struct cmp_row *r, const struct window *w, size_t n)
