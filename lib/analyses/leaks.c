@@ -562,51 +562,85 @@ static int cmp_leak_proc_alloc(const void *pa, const void *pb)
 	return memscope_pos_cmp(alloc_pos(&a->blk), alloc_pos(&b->blk));
 }
 
-/* Kernel positions of p, in time order, into *out (caller frees). */
-static int kernel_positions(const struct lproc *p, struct memscope_pos **out)
-{
-	const unsigned char *c = (const unsigned char *)p->kernels.p;
-	size_t at = 0, i;
-	struct memscope_pos cur = { 0, 0 }, *v;
+/* A walk over a process's KERNEL_LAUNCH positions in time order: decoded as it goes when they
+ * came in order, else decoded whole and sorted (the rare case). */
+struct kwalk {
+	const struct lproc *p;
+	size_t at;		 /* byte offset into p->kernels */
+	uint64_t i;		 /* positions passed */
+	struct memscope_pos cur; /* position i (valid while i < n_kernels) */
+	struct memscope_pos *sorted;
+};
 
-	*out = v = malloc((p->n_kernels ? p->n_kernels : 1) * sizeof(*v));
-	if (!v)
+static void kwalk_decode(struct kwalk *w)
+{
+	const unsigned char *c = (const unsigned char *)w->p->kernels.p;
+	uint64_t dt = 0, di = 0;
+	int n;
+
+	n = varint_get(c + w->at, w->p->kernels.len - w->at, &dt);
+	w->at += n > 0 ? (size_t)n : 0;
+	n = varint_get(c + w->at, w->p->kernels.len - w->at, &di);
+	w->at += n > 0 ? (size_t)n : 0;
+	w->cur.ts_ns += (uint64_t)unzigzag(dt);
+	w->cur.id += (uint64_t)unzigzag(di);
+}
+
+static int kwalk_init(struct kwalk *w, const struct lproc *p)
+{
+	uint64_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->p = p;
+	if (p->n_kernels && !p->kernels_unordered) {
+		kwalk_decode(w);
+		return 0;
+	}
+	if (!p->n_kernels)
+		return 0;
+	if (p->n_kernels > SIZE_MAX / sizeof(*w->sorted) ||
+		!(w->sorted = malloc(p->n_kernels * sizeof(*w->sorted))))
 		return MEMSCOPE_E_NOMEM;
 	for (i = 0; i < p->n_kernels; i++) {
-		uint64_t dt, di;
-
-		at += (size_t)varint_get(c + at, p->kernels.len - at, &dt);
-		at += (size_t)varint_get(c + at, p->kernels.len - at, &di);
-		cur.ts_ns += (uint64_t)unzigzag(dt);
-		cur.id += (uint64_t)unzigzag(di);
-		v[i] = cur;
+		kwalk_decode(w);
+		w->sorted[i] = w->cur;
 	}
-	if (p->kernels_unordered)
-		qsort(v, p->n_kernels, sizeof(*v), cmp_pos);
+	qsort(w->sorted, p->n_kernels, sizeof(*w->sorted), cmp_pos);
+	w->cur = w->sorted[0];
 	return 0;
+}
+
+/* Step past every kernel before pos; returns how many are before it. */
+static uint64_t kwalk_before(struct kwalk *w, struct memscope_pos pos)
+{
+	while (w->i < w->p->n_kernels && memscope_pos_cmp(w->cur, pos) < 0) {
+		if (++w->i == w->p->n_kernels)
+			break;
+		if (w->sorted)
+			w->cur = w->sorted[w->i];
+		else
+			kwalk_decode(w);
+	}
+	return w->i;
 }
 
 /* kernel_index of every STEP leak: its process's KERNEL_LAUNCH rows before its MALLOC. */
 static int kernel_indexes(struct memscope_leaks *l)
 {
-	struct memscope_pos *ks = NULL;
-	size_t i = 0, j, k;
+	size_t i = 0, j;
 
 	qsort(l->leaks, l->n_leaks, sizeof(*l->leaks), cmp_leak_proc_alloc);
 	while (i < l->n_leaks) {
 		struct lproc *p = proc_of(l, l->leaks[i].blk.src, l->leaks[i].blk.pid);
+		struct kwalk w;
 
-		if (!p || kernel_positions(p, &ks))
+		if (!p || kwalk_init(&w, p))
 			return MEMSCOPE_E_NOMEM;
-		for (j = i, k = 0; j < l->n_leaks && l->leaks[j].blk.src == l->leaks[i].blk.src &&
-				   l->leaks[j].blk.pid == l->leaks[i].blk.pid;
-			j++) {
-			while (k < p->n_kernels &&
-				memscope_pos_cmp(ks[k], alloc_pos(&l->leaks[j].blk)) < 0)
-				k++;
-			l->leaks[j].kernel_index = k;
-		}
-		free(ks);
+		for (j = i; j < l->n_leaks && l->leaks[j].blk.src == l->leaks[i].blk.src &&
+			    l->leaks[j].blk.pid == l->leaks[i].blk.pid;
+			j++)
+			l->leaks[j].kernel_index = kwalk_before(&w, alloc_pos(&l->leaks[j].blk));
+		free(w.sorted);
 		i = j;
 	}
 	return 0;

@@ -113,7 +113,7 @@ struct memscope_leaks_stats {
 
 /*
  * The analysis. Feed it every event of every input (src numbers them), then finish. Memory grows
- * with the blocks alive at a time, the boundary rows (steps, marks), the findings, and about 4
+ * with the blocks alive at a time, the boundary rows (steps, marks), the findings, and about 8
  * bytes per KERNEL_LAUNCH row; not with the other rows.
  *
  * Verdicts are given when a block's FREE arrives, against the boundaries seen so far. That is
