@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -254,16 +255,19 @@ static int analyse(const struct leaks_opts *o, struct memscope_strtab *st, struc
 		goto nomem;
 	if (!memscope_leaks_needs_rewind(l, &src, &line))
 		return 0;
-	for (i = 0; i < o->n_inputs; i++)
-		if (strcmp(o->inputs[i], "-") == 0) {
-			cli_msg(&tool,
-				"%s:%" PRIu64
-				": this step or mark row comes after memory rows later "
-				"than it, so a second pass is needed, and standard input cannot be "
-				"read twice: give the file instead",
-				o->inputs[src], line);
-			return CLI_EXIT_INVALID;
-		}
+	for (i = 0; i < o->n_inputs; i++) {
+		struct stat sb;
+
+		if (strcmp(o->inputs[i], "-") && stat(o->inputs[i], &sb) == 0 &&
+			S_ISREG(sb.st_mode))
+			continue;
+		cli_msg(&tool,
+			"%s:%" PRIu64 ": step or mark rows out of time order need a second pass, "
+			"and %s cannot be read twice: save it to a file",
+			o->inputs[src], line,
+			strcmp(o->inputs[i], "-") ? o->inputs[i] : "standard input");
+		return CLI_EXIT_INVALID;
+	}
 	if (!o->common.quiet)
 		cli_msg(&tool, "%s:%" PRIu64 ": step or mark row out of time order; reading again",
 			o->inputs[src], line);
@@ -343,14 +347,14 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
 	if (!(memscope_leaks_opts(l)->kinds & MEMSCOPE_LEAK_MARK))
 		return 0;
 	for (i = 0; i < n; i++) {
+		checked |= g[i].checked;
+		most = g[i].n_marks > most ? g[i].n_marks : most;
+	}
+	/* groups short of marks are worth a line each only when others were checked */
+	for (i = 0; i < n && checked; i++) {
 		char dev[16];
 
-		if (g[i].checked) {
-			checked = 1;
-			continue;
-		}
-		most = g[i].n_marks > most ? g[i].n_marks : most;
-		if (!g[i].n_marks)
+		if (g[i].checked || !g[i].n_marks)
 			continue;
 		snprintf(dev, sizeof(dev), "%d", (int)g[i].device);
 		cli_msg(&tool,

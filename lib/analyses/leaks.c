@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../core/u64map.h"
 #include "memscope/error.h"
 #include "memscope/leaks.h"
 #include "memscope/strtab.h"
@@ -33,28 +34,37 @@ struct lproc {
 	UT_hash_handle hh;
 };
 
+struct mark_at {
+	struct memscope_pos pos;
+	uint64_t line;
+};
+
 struct mgroup {
 	struct key key;
 	struct memscope_mark_group g;
-	struct memscope_pos *marks; /* the first mark_index + 3 marks in time order */
-	uint64_t *lines;
+	struct mark_at *marks; /* the Mark rows with the text, in time order unless dirty */
 	size_t n, cap;
+	int dirty;	   /* one came out of order: sorted by the rewind */
 	uint64_t n_blocks; /* blocks of the checked pools judged in this group */
 	uint32_t seq;	   /* order of first sight */
 	UT_hash_handle hh;
 };
 
-struct fsample {
-	int64_t min, max;
-	int seen;
-};
-
+/* a fluctuation group; its samples are in the analysis's fmap under fkey(seq, step) */
 struct fgroup {
 	struct key key;
-	struct fsample *steps; /* indexed by step number */
-	size_t cap;
+	uint64_t seq;
 	UT_hash_handle hh;
 };
+
+/* fmap key of a group's step: 24 bits of group, 40 of step (more than any file holds) */
+#define FKEY_STEP_BITS 40
+#define FKEY_MAX_GROUPS (UINT64_C(1) << (64 - FKEY_STEP_BITS))
+
+static uint64_t fkey(uint64_t seq, uint64_t step)
+{
+	return seq << FKEY_STEP_BITS | step;
+}
 
 struct memscope_leaks {
 	struct memscope_leaks_opts o;
@@ -67,6 +77,7 @@ struct memscope_leaks {
 	struct lproc *procs, *last_proc;
 	struct mgroup *mgroups, *last_mg;
 	struct fgroup *fgroups, *last_fg;
+	struct u64map fmap; /* (group, step) -> lowest, highest used */
 	struct memscope_block *shadowed;
 	size_t n_shadowed, cap_shadowed;
 	struct memscope_leak *leaks;
@@ -78,6 +89,7 @@ struct memscope_leaks {
 	struct memscope_fluct *fl_out;
 	size_t n_fl_out;
 	struct memscope_fluct_step *fl_steps;
+	size_t n_fl_steps;
 	struct memscope_leaks_stats stats;
 	int complete; /* second pass: every boundary is known, boundary rows are not fed again */
 	int late;
@@ -109,6 +121,10 @@ struct memscope_leaks *memscope_leaks_new(
 	if (!l)
 		return NULL;
 	l->st = st;
+	if (o && o->mark && o->mark_index > UINT32_MAX) {
+		free(l);
+		return NULL;
+	}
 	if (o)
 		l->o = *o;
 	else
@@ -146,9 +162,9 @@ static void clear_pass(struct memscope_leaks *l)
 	HASH_ITER(hh, l->fgroups, f, ftmp)
 	{
 		HASH_DELETE(hh, l->fgroups, f);
-		free(f->steps);
 		free(f);
 	}
+	u64map_free(&l->fmap);
 	HASH_ITER(hh, l->mgroups, m, mtmp)
 	{
 		m->g.n_leaks = m->g.bytes = 0;
@@ -167,7 +183,7 @@ static void clear_pass(struct memscope_leaks *l)
 	l->mg_out = NULL;
 	l->fl_out = NULL;
 	l->fl_steps = NULL;
-	l->n_groups = l->n_mg_out = l->n_fl_out = 0;
+	l->n_groups = l->n_mg_out = l->n_fl_out = l->n_fl_steps = 0;
 	memset(&l->stats, 0, sizeof(l->stats));
 }
 
@@ -182,7 +198,6 @@ void memscope_leaks_free(struct memscope_leaks *l)
 	{
 		HASH_DELETE(hh, l->mgroups, m);
 		free(m->marks);
-		free(m->lines);
 		free(m);
 	}
 	memscope_steps_free(l->steps);
@@ -321,9 +336,9 @@ static int judge_mark(struct memscope_leaks *l, const struct memscope_block *b, 
 		return MEMSCOPE_E_NOMEM;
 	m->n_blocks++;
 	/* without mark C yet, a freed block was freed before it */
-	if (m->n < i + 3 || memscope_pos_cmp(at, m->marks[i]) < 0 ||
-		memscope_pos_cmp(at, m->marks[i + 1]) > 0 ||
-		(freed && memscope_pos_cmp(free_pos, m->marks[i + 2]) <= 0))
+	if (m->dirty || m->n < i + 3 || memscope_pos_cmp(at, m->marks[i].pos) < 0 ||
+		memscope_pos_cmp(at, m->marks[i + 1].pos) > 0 ||
+		(freed && memscope_pos_cmp(free_pos, m->marks[i + 2].pos) <= 0))
 		return 0;
 	if (add_leak(l, MEMSCOPE_LEAK_MARK, b, &x))
 		return MEMSCOPE_E_NOMEM;
@@ -342,42 +357,48 @@ static int judge(struct memscope_leaks *l, const struct memscope_block *b, const
 	return rc ? rc : judge_mark(l, b, freed, free_pos);
 }
 
-/* A boundary row of process p: late if a MALLOC/FREE row after it in time came first. */
-static void check_late(struct memscope_leaks *l, struct lproc *p, const struct memscope_event *ev)
+static void set_late(struct memscope_leaks *l, const struct memscope_event *ev)
 {
-	if (!l->late && memscope_pos_cmp(memscope_pos_of(ev), p->max_mem) < 0) {
+	if (!l->late) {
 		l->late = 1;
 		l->late_src = ev->src;
 		l->late_line = ev->line;
 	}
 }
 
-/* A Mark row with the text: kept if it is among the first mark_index + 3 in time. */
+/* A boundary row of process p: late if a MALLOC/FREE row after it in time came first. */
+static void check_late(struct memscope_leaks *l, struct lproc *p, const struct memscope_event *ev)
+{
+	if (memscope_pos_cmp(memscope_pos_of(ev), p->max_mem) < 0)
+		set_late(l, ev);
+}
+
+/* A Mark row with the text; one out of time order needs the second pass, sorted. */
 static int add_mark(struct memscope_leaks *l, const struct memscope_event *ev)
 {
 	struct memscope_pos at = memscope_pos_of(ev);
-	size_t keep = l->o.mark_index + 3, i, cap;
 	struct mgroup *m;
 
 	if (ev->device == MEMSCOPE_DEVICE_NONE)
 		return 0;
-	if (!(m = mgroup_of(l, ev->src, ev->pid, ev->device)))
+	if (!(m = mgroup_of(l, ev->src, ev->pid, ev->device)) ||
+		grow_array(&m->marks, &m->cap, m->n + 1, sizeof(*m->marks)))
 		return MEMSCOPE_E_NOMEM;
 	m->g.n_marks++;
-	if (m->n == keep && memscope_pos_cmp(at, m->marks[keep - 1]) >= 0)
-		return 0;
-	cap = m->cap;
-	if (m->n < keep && (grow_array(&m->marks, &cap, m->n + 1, sizeof(*m->marks)) ||
-				   grow_array(&m->lines, &m->cap, m->n + 1, sizeof(*m->lines))))
-		return MEMSCOPE_E_NOMEM;
-	i = m->n < keep ? m->n++ : keep - 1;
-	for (; i > 0 && memscope_pos_cmp(at, m->marks[i - 1]) < 0; i--) {
-		m->marks[i] = m->marks[i - 1];
-		m->lines[i] = m->lines[i - 1];
+	if (m->n && memscope_pos_cmp(at, m->marks[m->n - 1].pos) < 0) {
+		m->dirty = 1;
+		set_late(l, ev);
 	}
-	m->marks[i] = at;
-	m->lines[i] = ev->line;
+	m->marks[m->n++] = (struct mark_at){ at, ev->line };
 	return 0;
+}
+
+static int cmp_mark_at(const void *pa, const void *pb)
+{
+	const struct mark_at *a = pa, *b = pb;
+	int c = memscope_pos_cmp(a->pos, b->pos);
+
+	return c ? c : a->line < b->line ? -1 : a->line > b->line;
 }
 
 static int add_kernel(struct lproc *p, const struct memscope_event *ev)
@@ -385,13 +406,15 @@ static int add_kernel(struct lproc *p, const struct memscope_event *ev)
 	unsigned char tmp[20];
 	size_t n;
 
-	if (memscope_pos_cmp(memscope_pos_of(ev), p->last_kernel) < 0)
-		p->kernels_unordered = 1;
 	n = varint_put(tmp, zigzag((int64_t)(ev->ts_ns - p->last_kernel.ts_ns)));
 	n += varint_put(tmp + n, zigzag((int64_t)(ev->id - p->last_kernel.id)));
+	if (buf_append(&p->kernels, tmp, n))
+		return MEMSCOPE_E_NOMEM;
+	if (memscope_pos_cmp(memscope_pos_of(ev), p->last_kernel) < 0)
+		p->kernels_unordered = 1;
 	p->last_kernel = memscope_pos_of(ev);
 	p->n_kernels++;
-	return buf_append(&p->kernels, tmp, n);
+	return 0;
 }
 
 /* used after a pool row, into the min/max of the step window it falls in (§5.2) */
@@ -402,7 +425,7 @@ static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 	struct key k = { ev->pid, ev->src, ev->device, ev->pool, 0 };
 	uint64_t w = memscope_steps_at(sp, at);
 	struct fgroup *f = l->last_fg;
-	struct fsample *x;
+	uint64_t lo, hi;
 
 	/* the reference tracks from step 2 on; after a step's end its samples go to the next */
 	if (w <= l->o.skip_steps)
@@ -410,20 +433,28 @@ static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 	if (memscope_steps_end(sp, w, &end) && memscope_pos_cmp(at, end) > 0)
 		w++;
 	if (!f || !same_key(&f->key, &k)) {
-		GET_ENTRY(l, l->fgroups, k, struct fgroup, f);
-		if (!(l->last_fg = f))
-			return MEMSCOPE_E_NOMEM;
+		unsigned n = HASH_COUNT(l->fgroups);
+
+		HASH_FIND(hh, l->fgroups, &k, sizeof(k), f);
+		if (!f && n >= FKEY_MAX_GROUPS)
+			return 0;
+		if (!f) {
+			GET_ENTRY(l, l->fgroups, k, struct fgroup, f);
+			if (!f)
+				return MEMSCOPE_E_NOMEM;
+			f->seq = n;
+		}
+		l->last_fg = f;
 	}
-	if (w >= SIZE_MAX / sizeof(*f->steps) ||
-		grow_array(&f->steps, &f->cap, (size_t)w + 1, sizeof(*f->steps)))
-		return MEMSCOPE_E_NOMEM;
-	x = &f->steps[w];
-	if (!x->seen || ev->used < x->min)
-		x->min = ev->used;
-	if (!x->seen || ev->used > x->max)
-		x->max = ev->used;
-	x->seen = 1;
-	return 0;
+	if (w >> FKEY_STEP_BITS)
+		return 0;
+	if (u64map_get(&l->fmap, fkey(f->seq, w), &lo, &hi)) {
+		lo = ev->used < (int64_t)lo ? (uint64_t)ev->used : lo;
+		hi = ev->used > (int64_t)hi ? (uint64_t)ev->used : hi;
+	} else {
+		lo = hi = (uint64_t)ev->used;
+	}
+	return u64map_put(&l->fmap, fkey(f->seq, w), lo, hi);
 }
 
 static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct memscope_event *ev)
@@ -452,6 +483,11 @@ static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct me
 		return judge(l, &out, 1, memscope_pos_of(ev));
 	case MEMSCOPE_PAIR_SHADOW_FREE:
 		l->stats.n_shadow_free++;
+		/* before a later row of its process: not the free at exit */
+		if (out.free_ts_ns < p->last_real_ts) {
+			l->stats.n_shadow_not_exit++;
+			return judge(l, &out, 1, memscope_pos_of(ev));
+		}
 		if (grow_array(&l->shadowed, &l->cap_shadowed, l->n_shadowed + 1,
 			    sizeof(*l->shadowed)))
 			return MEMSCOPE_E_NOMEM;
@@ -490,12 +526,15 @@ int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *e
 		check_late(l, p, ev);
 		return add_mark(l, ev);
 	}
-	if (ev->subtype == MEMSCOPE_SUB_RANGE_START || ev->subtype == MEMSCOPE_SUB_RANGE_END ||
+	if ((ev->kind == MEMSCOPE_KIND_MSTX && (ev->subtype == MEMSCOPE_SUB_RANGE_START ||
+						       ev->subtype == MEMSCOPE_SUB_RANGE_END)) ||
 		(ev->kind == MEMSCOPE_KIND_SYSTEM && ev->subtype == MEMSCOPE_SUB_STEP)) {
 		if (l->complete || !(l->o.kinds & MEMSCOPE_LEAK_STEP))
 			return 0;
-		check_late(l, p, ev);
 		r = memscope_steps_feed(l->steps, ev);
+		/* only a step's start or end moves a verdict */
+		if (r == 2)
+			check_late(l, p, ev);
 		return r < 0 ? r : 0;
 	}
 	if (ev->kind == MEMSCOPE_KIND_KERNEL_LAUNCH && ev->subtype == MEMSCOPE_SUB_KERNEL_LAUNCH &&
@@ -629,7 +668,8 @@ static int kernel_indexes(struct memscope_leaks *l)
 {
 	size_t i = 0, j;
 
-	qsort(l->leaks, l->n_leaks, sizeof(*l->leaks), cmp_leak_proc_alloc);
+	if (l->n_leaks > 1)
+		qsort(l->leaks, l->n_leaks, sizeof(*l->leaks), cmp_leak_proc_alloc);
 	while (i < l->n_leaks) {
 		struct lproc *p = proc_of(l, l->leaks[i].blk.src, l->leaks[i].blk.pid);
 		struct kwalk w;
@@ -663,70 +703,102 @@ static int cmp_fgroup(const void *pa, const void *pb)
 		&(*(const struct fgroup *const *)pb)->key);
 }
 
-/* The fluctuation of every group: its ended steps, and the steps of the extreme ratios. */
+static int cmp_entry_key(const void *pa, const void *pb)
+{
+	const struct u64map_entry *a = pa, *b = pb;
+
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* One group's fluctuation from its samples (ascending steps): the ended steps, the extremes. */
+static void fluct_of(struct memscope_leaks *l, const struct fgroup *g, const struct u64map_entry *e,
+	size_t n, struct memscope_fluct *x)
+{
+	const struct memscope_step_proc *sp = memscope_steps_proc(l->steps, g->key.src, g->key.pid);
+	double lo = 0, hi = 0;
+	size_t i;
+
+	memset(x, 0, sizeof(*x));
+	x->src = g->key.src;
+	x->pid = g->key.pid;
+	x->device = g->key.device;
+	x->pool = (uint16_t)g->key.pool;
+	x->steps = &l->fl_steps[l->n_fl_steps];
+	for (i = 0; i < n; i++) {
+		uint64_t w = e[i].key & ((UINT64_C(1) << FKEY_STEP_BITS) - 1);
+		struct memscope_fluct_step *o;
+		struct memscope_pos end;
+		double r;
+
+		/* a step is judged at its end, as the reference does */
+		if (!memscope_steps_end(sp, w, &end))
+			continue;
+		o = &l->fl_steps[l->n_fl_steps++];
+		*o = (struct memscope_fluct_step){ w, (int64_t)e[i].a, (int64_t)e[i].b };
+		if (o->max <= 0) {
+			x->n_zero_max++;
+			continue;
+		}
+		r = (double)o->min / (double)o->max;
+		if (!x->has_gaps || r < lo) {
+			lo = r;
+			x->min_gap = (size_t)(o - x->steps);
+		}
+		if (!x->has_gaps || r > hi) {
+			hi = r;
+			x->max_gap = (size_t)(o - x->steps);
+		}
+		x->has_gaps = 1;
+	}
+	x->n_steps = (size_t)(&l->fl_steps[l->n_fl_steps] - x->steps);
+}
+
+/* The fluctuation of every group, by (input, process, device, pool). */
 static int finish_fluct(struct memscope_leaks *l)
 {
-	size_t n = HASH_COUNT(l->fgroups), n_steps = 0, i, w, at = 0;
-	struct fgroup **all, *f, *tmp;
+	size_t n = HASH_COUNT(l->fgroups), n_e = 0, i;
+	struct fgroup **all = NULL, *f, *tmp;
+	struct u64map_entry *e = NULL;
 	int rc = MEMSCOPE_E_NOMEM;
 
 	if (!n)
 		return 0;
-	if (!(all = malloc(n * sizeof(*all))))
-		return rc;
+	all = malloc(n * sizeof(*all));
+	e = malloc((l->fmap.n ? l->fmap.n : 1) * sizeof(*e));
+	l->fl_out = calloc(n, sizeof(*l->fl_out));
+	l->fl_steps = calloc(l->fmap.n ? l->fmap.n : 1, sizeof(*l->fl_steps));
+	if (!all || !e || !l->fl_out || !l->fl_steps)
+		goto out;
+	for (i = 0; l->fmap.n && i <= l->fmap.mask; i++)
+		if (l->fmap.e[i].used)
+			e[n_e++] = l->fmap.e[i];
+	if (n_e > 1)
+		qsort(e, n_e, sizeof(*e), cmp_entry_key);
 	i = 0;
 	HASH_ITER(hh, l->fgroups, f, tmp)
-	{
-		all[i++] = f;
-		n_steps += f->cap;
-	}
+	all[i++] = f;
 	qsort(all, n, sizeof(*all), cmp_fgroup);
-	l->fl_out = calloc(n, sizeof(*l->fl_out));
-	l->fl_steps = calloc(n_steps ? n_steps : 1, sizeof(*l->fl_steps));
-	if (!l->fl_out || !l->fl_steps)
-		goto out;
 	for (i = 0; i < n; i++) {
-		const struct memscope_step_proc *sp =
-			memscope_steps_proc(l->steps, all[i]->key.src, all[i]->key.pid);
-		struct memscope_fluct *x = &l->fl_out[l->n_fl_out];
-		double lo = 0, hi = 0;
+		size_t at = 0, end = n_e;
 
-		memset(x, 0, sizeof(*x));
-		x->src = all[i]->key.src;
-		x->pid = all[i]->key.pid;
-		x->device = all[i]->key.device;
-		x->pool = (uint16_t)all[i]->key.pool;
-		x->steps = &l->fl_steps[at];
-		for (w = 0; w < all[i]->cap; w++) {
-			const struct fsample *s = &all[i]->steps[w];
-			struct memscope_pos end;
-			double r;
+		/* the group's samples: from the first key of its seq */
+		while (at < end) {
+			size_t mid = at + (end - at) / 2;
 
-			/* a step is judged at its end, as the reference does */
-			if (!s->seen || !memscope_steps_end(sp, w, &end))
-				continue;
-			l->fl_steps[at++] = (struct memscope_fluct_step){ w, s->min, s->max };
-			if (s->max <= 0) {
-				x->n_zero_max++;
-				continue;
-			}
-			r = (double)s->min / (double)s->max;
-			if (!x->has_gaps || r < lo) {
-				lo = r;
-				x->min_gap = (size_t)(&l->fl_steps[at - 1] - x->steps);
-			}
-			if (!x->has_gaps || r > hi) {
-				hi = r;
-				x->max_gap = (size_t)(&l->fl_steps[at - 1] - x->steps);
-			}
-			x->has_gaps = 1;
+			if (e[mid].key < fkey(all[i]->seq, 0))
+				at = mid + 1;
+			else
+				end = mid;
 		}
-		x->n_steps = (size_t)(&l->fl_steps[at] - x->steps);
-		l->n_fl_out += x->n_steps != 0;
+		while (end < n_e && e[end].key >> FKEY_STEP_BITS == all[i]->seq)
+			end++;
+		fluct_of(l, all[i], &e[at], end - at, &l->fl_out[l->n_fl_out]);
+		l->n_fl_out += l->fl_out[l->n_fl_out].n_steps != 0;
 	}
 	rc = 0;
 out:
 	free(all);
+	free(e);
 	return rc;
 }
 
@@ -761,8 +833,8 @@ static int finish_marks(struct memscope_leaks *l)
 		*g = m->g;
 		g->checked = m->n >= k + 3;
 		for (j = 0; j < 3 && g->checked; j++) {
-			g->mark[j] = m->marks[k + j];
-			g->mark_line[j] = m->lines[k + j];
+			g->mark[j] = m->marks[k + j].pos;
+			g->mark_line[j] = m->marks[k + j].line;
 		}
 		if (!g->checked)
 			l->stats.n_unchecked_mark_blocks += m->n_blocks;
@@ -926,7 +998,15 @@ int memscope_leaks_needs_rewind(const struct memscope_leaks *l, uint32_t *src, u
 
 int memscope_leaks_rewind(struct memscope_leaks *l)
 {
+	struct mgroup *m, *tmp;
+
 	clear_pass(l);
+	HASH_ITER(hh, l->mgroups, m, tmp)
+	{
+		if (m->dirty)
+			qsort(m->marks, m->n, sizeof(*m->marks), cmp_mark_at);
+		m->dirty = 0;
+	}
 	l->late = 0;
 	l->complete = 1;
 	if (memscope_steps_resolve(l->steps))

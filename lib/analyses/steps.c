@@ -34,11 +34,11 @@ struct memscope_step_proc {
 	size_t n, cap;
 	uint64_t *ended; /* numbers of the steps that have an end, ascending */
 	size_t n_ended, cap_ended;
-	int open;		  /* an mstx step is running */
-	uint64_t open_tid;	  /* its thread */
-	uint64_t depth;		  /* other ranges opened on that thread since, still open */
-	struct memscope_pos last; /* latest boundary applied */
-	int dirty;		  /* a boundary came out of order: rebuild on resolve */
+	int open;		     /* an mstx step is running */
+	uint64_t open_tid;	     /* its thread */
+	uint64_t depth;		     /* other ranges opened on that thread since, still open */
+	struct memscope_pos max_raw; /* latest boundary fed */
+	int dirty;		     /* a boundary came out of order: rebuild on resolve */
 	struct raw *raws;
 	size_t n_raws, cap_raws;
 	UT_hash_handle hh;
@@ -130,10 +130,10 @@ static int set_end(struct memscope_step_proc *p, struct memscope_pos at)
 	return 0;
 }
 
-/* Apply one boundary in time order. 0 or MEMSCOPE_E_NOMEM. */
+/* Apply one boundary in time order: 1 when it started or ended a step, 0 when not, or
+ * MEMSCOPE_E_NOMEM. */
 static int apply(struct memscope_step_proc *p, const struct raw *r)
 {
-	p->last = r->pos;
 	switch (r->kind) {
 	case RAW_STEP_START:
 		if (p->source == MEMSCOPE_STEPS_SYSTEM) {
@@ -144,7 +144,7 @@ static int apply(struct memscope_step_proc *p, const struct raw *r)
 		p->open = 1;
 		p->open_tid = r->tid;
 		p->depth = 0;
-		return push_start(p, r->pos);
+		return push_start(p, r->pos) ? MEMSCOPE_E_NOMEM : 1;
 	case RAW_RANGE:
 		if (p->open && r->tid == p->open_tid)
 			p->depth++;
@@ -157,16 +157,17 @@ static int apply(struct memscope_step_proc *p, const struct raw *r)
 			return 0;
 		}
 		p->open = 0;
-		return set_end(p, r->pos);
+		return set_end(p, r->pos) ? MEMSCOPE_E_NOMEM : 1;
 	default: /* RAW_SYS_STEP */
 		if (p->source == MEMSCOPE_STEPS_MSTX) {
 			p->ignored++;
 			return 0;
 		}
 		p->source = MEMSCOPE_STEPS_SYSTEM;
-		if ((!p->n && push_start(p, (struct memscope_pos){ 0, 0 })) || set_end(p, r->pos))
+		if ((!p->n && push_start(p, (struct memscope_pos){ 0, 0 })) || set_end(p, r->pos) ||
+			push_start(p, r->pos))
 			return MEMSCOPE_E_NOMEM;
-		return push_start(p, r->pos);
+		return 1;
 	}
 }
 
@@ -194,10 +195,11 @@ int memscope_steps_feed(struct memscope_steps *s, const struct memscope_event *e
 {
 	struct memscope_step_proc *p;
 	struct raw r;
+	int rc, relevant, late;
 
-	if (ev->subtype == MEMSCOPE_SUB_RANGE_START)
+	if (ev->kind == MEMSCOPE_KIND_MSTX && ev->subtype == MEMSCOPE_SUB_RANGE_START)
 		r.kind = is_step_start(s, ev->name) ? RAW_STEP_START : RAW_RANGE;
-	else if (ev->subtype == MEMSCOPE_SUB_RANGE_END)
+	else if (ev->kind == MEMSCOPE_KIND_MSTX && ev->subtype == MEMSCOPE_SUB_RANGE_END)
 		r.kind = RAW_END;
 	else if (ev->kind == MEMSCOPE_KIND_SYSTEM && ev->subtype == MEMSCOPE_SUB_STEP)
 		r.kind = RAW_SYS_STEP;
@@ -211,7 +213,16 @@ int memscope_steps_feed(struct memscope_steps *s, const struct memscope_event *e
 		grow_array(&p->raws, &p->cap_raws, p->n_raws + 1, sizeof(*p->raws)))
 		return MEMSCOPE_E_NOMEM;
 	p->raws[p->n_raws++] = r;
-	if (!p->dirty && p->n_raws > 1 && memscope_pos_cmp(r.pos, p->last) < 0) {
+	/* mstx ranges matter only to a process with mstx steps; before its first step start they
+	 * change nothing, unless that start comes earlier than them (checked against max_raw) */
+	relevant = r.kind == RAW_STEP_START || r.kind == RAW_SYS_STEP ||
+		   p->source == MEMSCOPE_STEPS_MSTX;
+	late = p->n_raws > 1 && memscope_pos_cmp(r.pos, p->max_raw) < 0;
+	if (memscope_pos_cmp(r.pos, p->max_raw) > 0 || p->n_raws == 1)
+		p->max_raw = r.pos;
+	if (!relevant && !p->dirty)
+		return 1;
+	if (!p->dirty && late) {
 		p->dirty = 1;
 		if (!s->out_of_order) {
 			s->out_of_order = 1;
@@ -219,9 +230,11 @@ int memscope_steps_feed(struct memscope_steps *s, const struct memscope_event *e
 			s->ooo_line = ev->line;
 		}
 	}
-	if (!p->dirty && apply(p, &r))
-		return MEMSCOPE_E_NOMEM;
-	return 1;
+	/* out of order, whether it starts or ends a step is known after the resolve */
+	if (p->dirty)
+		return r.kind == RAW_RANGE ? 1 : 2;
+	rc = apply(p, &r);
+	return rc < 0 ? rc : 1 + rc;
 }
 
 int memscope_steps_out_of_order(const struct memscope_steps *s, uint32_t *src, uint64_t *line)
@@ -262,7 +275,7 @@ int memscope_steps_resolve(struct memscope_steps *s)
 		p->depth = 0;
 		p->dirty = 0;
 		for (i = 0; i < p->n_raws; i++)
-			if (apply(p, &p->raws[i]))
+			if (apply(p, &p->raws[i]) < 0)
 				return MEMSCOPE_E_NOMEM;
 	}
 	s->out_of_order = 0;

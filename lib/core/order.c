@@ -211,6 +211,7 @@ int memscope_blocks_feed(
 	struct memscope_blocks *b, const struct memscope_event *ev, struct memscope_block *out)
 {
 	const struct memscope_attr *owner;
+	uint32_t owner_id = 0;
 	struct blk *x;
 	int by_id, res = MEMSCOPE_PAIR_ALLOC;
 
@@ -241,6 +242,10 @@ int memscope_blocks_feed(
 		unlink_blk(b, x);
 		return res;
 	}
+	/* the owner first, so a failure leaves the map as it was */
+	if (b->st && (owner = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && owner->val_len &&
+		memscope_strtab_intern(b->st, owner->val, owner->val_len, &owner_id))
+		return MEMSCOPE_E_NOMEM;
 	if (x) {
 		x->b.flags |= MEMSCOPE_BLOCK_REPLACED;
 		if (out)
@@ -267,12 +272,7 @@ int memscope_blocks_feed(
 	x->b.pool = ev->pool;
 	x->b.stack_py = ev->stack_py;
 	x->b.stack_c = ev->stack_c;
-	if (b->st && (owner = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && owner->val_len &&
-		memscope_strtab_intern(b->st, owner->val, owner->val_len, &x->b.owner)) {
-		x->next_free = b->free_list;
-		b->free_list = x;
-		return MEMSCOPE_E_NOMEM;
-	}
+	x->b.owner = owner_id;
 	if (ev->flags & MEMSCOPE_EV_SHADOW)
 		x->b.flags |= MEMSCOPE_BLOCK_SHADOW_ALLOC;
 	x->by_id = by_id;

@@ -116,6 +116,7 @@ struct report {
 	const struct memscope_leaks_input *inputs;
 	size_t n_inputs;
 	int printed; /* text: a section has been written */
+	int nomem;   /* a stack could not be written */
 };
 
 static const char *input_name(const struct report *r, uint32_t src)
@@ -190,7 +191,9 @@ static void text_step(struct report *r, uint32_t src)
 				" at step %" PRIu64 ".\n",
 				pool_names(y->blk.pool).step, (double)y->blk.size / MIB, y->blk.ptr,
 				y->kernel_index, y->alloc_step);
-			bytes += y->blk.size > 0 ? (uint64_t)y->blk.size : 0;
+			if (y->blk.size > 0 &&
+				__builtin_add_overflow(bytes, (uint64_t)y->blk.size, &bytes))
+				bytes = UINT64_MAX;
 			count++;
 		}
 		fprintf(r->out,
@@ -236,7 +239,7 @@ static void text_gap(struct report *r, uint32_t src)
 static void text_mark(struct report *r, uint32_t src)
 {
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
-	size_t n, i, j, nl = memscope_leaks_count(r->l);
+	size_t n, i, j = 0, nl = memscope_leaks_count(r->l);
 	const struct memscope_mark_group *g = memscope_leaks_mark_groups(r->l, &n);
 	struct several sv = { 0, 0, 0 };
 	const char *noun =
@@ -266,12 +269,15 @@ static void text_mark(struct report *r, uint32_t src)
 		}
 		fprintf(r->out, "====== ERROR: Detected memory leaks on device %s%s ======\n", dev,
 			proc);
-		for (j = 0; j < nl; j++) {
+		/* the MARK findings come by group: walk them once */
+		for (; j < nl; j++) {
 			const struct memscope_leak *x = memscope_leaks_get(r->l, j);
 			char size[48], ptr[32];
 
-			if (x->kind != MEMSCOPE_LEAK_MARK || x->group != i)
+			if (x->kind != MEMSCOPE_LEAK_MARK || x->group < i)
 				continue;
+			if (x->group > i)
+				break;
 			fmt_pyfloat(size, sizeof(size), (double)x->blk.size / MIB);
 			ptr_text(r, &x->blk, ptr, sizeof(ptr));
 			fprintf(r->out,
@@ -650,7 +656,7 @@ static void csv_field(FILE *out, const char *s, size_t n)
 }
 
 /* a stack as the dump writes it: frames one per line, in one field */
-static void csv_stack(const struct report *r, uint32_t stack)
+static void csv_stack(struct report *r, uint32_t stack)
 {
 	size_t n, i;
 	const uint32_t *fr = memscope_strtab_stack(r->st, stack, &n);
@@ -663,13 +669,12 @@ static void csv_stack(const struct report *r, uint32_t stack)
 
 		oom |= (i && buf_append(&b, "\n", 1)) || buf_append(&b, s, len);
 	}
-	if (oom)
-		errno = ENOMEM;
+	r->nomem |= oom;
 	csv_field(r->out, b.p ? b.p : "", oom ? 0 : b.len);
 	buf_free(&b);
 }
 
-static void write_csv(const struct report *r)
+static void write_csv(struct report *r)
 {
 	size_t n = memscope_leaks_count(r->l), i;
 
@@ -712,7 +717,7 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
 	size_t n_inputs)
 {
-	struct report r = { out, l, st, inputs, n_inputs, 0 };
+	struct report r = { out, l, st, inputs, n_inputs, 0, 0 };
 
 	if (fmt == MEMSCOPE_LEAKS_JSON)
 		write_json(&r);
@@ -720,5 +725,9 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 		write_csv(&r);
 	else
 		write_text(&r);
+	if (r.nomem) {
+		errno = ENOMEM;
+		return MEMSCOPE_E_NOMEM;
+	}
 	return ferror(out) ? MEMSCOPE_E_IO : 0;
 }

@@ -271,7 +271,7 @@ START_TEST(steps_resolve_any_order)
 			order[j] = t;
 		}
 		for (i = 0; i < 7; i++)
-			ck_assert_int_eq(memscope_steps_feed(s, &r[order[i]].ev), 1);
+			ck_assert_int_ge(memscope_steps_feed(s, &r[order[i]].ev), 1);
 		ck_assert_int_eq(memscope_steps_resolve(s), 0);
 		ck_assert_int_eq(memscope_steps_out_of_order(s, NULL, NULL), 0);
 		p = memscope_steps_proc(s, 0, 7);
@@ -308,8 +308,8 @@ START_TEST(system_steps)
 
 	mk(&r[0], MEMSCOPE_KIND_SYSTEM, MEMSCOPE_SUB_STEP, 10, MEMSCOPE_STR_NA);
 	mk(&r[1], MEMSCOPE_KIND_SYSTEM, MEMSCOPE_SUB_STEP, 20, MEMSCOPE_STR_NA);
-	ck_assert_int_eq(memscope_steps_feed(s, &r[0].ev), 1);
-	ck_assert_int_eq(memscope_steps_feed(s, &r[1].ev), 1);
+	ck_assert_int_eq(memscope_steps_feed(s, &r[0].ev), 2);
+	ck_assert_int_eq(memscope_steps_feed(s, &r[1].ev), 2);
 	p = memscope_steps_proc(s, 0, 7);
 	ck_assert_uint_eq(memscope_steps_count(p), 3);
 	ck_assert_uint_eq(memscope_steps_at(p, (struct memscope_pos){ 1, 1 }), 1);

@@ -126,7 +126,7 @@ struct memscope_leaks;
 
 /*
  * o may be NULL (defaults). st is the table the events' strings are in; owner tags are interned
- * there too (borrowed, must outlive the analysis). NULL on OOM.
+ * there too (borrowed, must outlive the analysis). NULL on OOM or a mark_index above 2^32.
  */
 struct memscope_leaks *memscope_leaks_new(
 	const struct memscope_leaks_opts *o, struct memscope_strtab *st);
@@ -176,7 +176,7 @@ enum memscope_leaks_format {
 
 /*
  * Write the results of a finished analysis. inputs[src] names each input (n_inputs of them).
- * 0 or MEMSCOPE_E_IO (errno set by the failing write).
+ * 0, MEMSCOPE_E_IO (errno set by the failing write) or MEMSCOPE_E_NOMEM.
  */
 int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct memscope_leaks *l,
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,

@@ -52,7 +52,8 @@ void memscope_steps_free(struct memscope_steps *s);
 
 /*
  * Take ev if it is a boundary row (an mstx Range_start or Range_end, a SYSTEM STEP row): returns
- * 1 when taken, 0 when ev is not one, MEMSCOPE_E_NOMEM. Boundaries are applied as they come,
+ * 2 when it starts or ends a step (or may, when it came out of order), 1 for another boundary
+ * row, 0 when ev is not one, MEMSCOPE_E_NOMEM. Boundaries are applied as they come,
  * which is right while each process's boundaries come in time order; one that comes earlier than
  * a boundary fed before it marks the steps out of order until memscope_steps_resolve.
  */
