@@ -544,10 +544,10 @@ static void js_summary(const struct report *r)
 
 	fprintf(r->out,
 		"{\"events\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64
-		",\"shadow_frees\":%" PRIu64 ",\"unmatched_frees\":%" PRIu64
-		",\"replaced\":%" PRIu64,
-		s->n_events, s->n_alloc, s->n_free, s->n_shadow_free, s->n_unmatched_free,
-		s->n_replaced);
+		",\"shadow_frees\":%" PRIu64 ",\"shadow_frees_not_at_exit\":%" PRIu64
+		",\"unmatched_frees\":%" PRIu64 ",\"replaced\":%" PRIu64,
+		s->n_events, s->n_alloc, s->n_free, s->n_shadow_free, s->n_shadow_not_exit,
+		s->n_unmatched_free, s->n_replaced);
 	fputs(",\"step\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_STEP)
 		fprintf(r->out,
@@ -562,8 +562,8 @@ static void js_summary(const struct report *r)
 		js_cstr(r->out, o->mark);
 		fprintf(r->out,
 			",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64 ",\"bytes\":%" PRIu64
-			",\"groups\":[",
-			o->mark_index, s->n_mark_leaks, s->mark_bytes);
+			",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
+			o->mark_index, s->n_mark_leaks, s->mark_bytes, s->n_unchecked_mark_blocks);
 		m = memscope_leaks_mark_groups(r->l, &n);
 		for (i = 0; i < n; i++) {
 			char dev[16];
