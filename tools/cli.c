@@ -77,6 +77,26 @@ int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_read_input(const struct cli_tool *t, const char *path, struct memscope_strtab *st,
+	const struct memscope_read_opts *ro, memscope_event_fn fn, void *ctx, int report,
+	enum memscope_layout *layout)
+{
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	int rc;
+
+	memscope_error_clear(&err);
+	rc = memscope_source_open(&src, path, st, ro, &err);
+	if (!rc)
+		rc = memscope_source_read(src, fn, ctx, &err);
+	if (!rc && report)
+		cli_report_read(t, path, memscope_source_stats(src));
+	if (!rc && layout)
+		*layout = memscope_source_stats(src)->layout;
+	memscope_source_close(src);
+	return rc ? cli_error(t, &err) : 0;
+}
+
 void cli_report_read(
 	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s)
 {

@@ -69,6 +69,15 @@ int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
 void cli_report_read(
 	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s);
 
+/*
+ * Stream every event of path to fn (ro->src numbers it): open, read, close. With report, the
+ * read's unusual counts go to stderr (cli_report_read). *layout, if given, gets the dump layout.
+ * 0 or the exit status, the error already printed.
+ */
+int cli_read_input(const struct cli_tool *t, const char *path, struct memscope_strtab *st,
+	const struct memscope_read_opts *ro, memscope_event_fn fn, void *ctx, int report,
+	enum memscope_layout *layout);
+
 /* --help text on stdout. */
 void cli_help(const struct cli_tool *t);
 

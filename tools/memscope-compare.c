@@ -282,20 +282,10 @@ static char *default_output(const char *dir)
 static int read_side(const struct compare_opts *o, int i, struct memscope_strtab *st,
 	struct memscope_compare_side *side)
 {
-	struct memscope_source *src = NULL;
 	struct memscope_read_opts ro = o->common.read;
-	struct memscope_error err;
-	int rc;
 
 	ro.src = (uint32_t)i;
-	memscope_error_clear(&err);
-	rc = memscope_source_open(&src, o->inputs[i], st, &ro, &err);
-	if (!rc)
-		rc = memscope_source_read(src, add_event, side, &err);
-	if (!rc)
-		cli_report_read(&tool, o->inputs[i], memscope_source_stats(src));
-	memscope_source_close(src);
-	return rc ? cli_error(&tool, &err) : 0;
+	return cli_read_input(&tool, o->inputs[i], st, &ro, add_event, side, 1, NULL);
 }
 
 int main(int argc, char **argv)

@@ -217,25 +217,14 @@ static int read_inputs(const struct leaks_opts *o, struct memscope_strtab *st,
 
 	for (i = 0; i < o->n_inputs; i++) {
 		struct memscope_read_opts ro = o->common.read;
-		struct memscope_source *src = NULL;
-		struct memscope_error err;
+		enum memscope_layout layout = MEMSCOPE_LAYOUT_UNKNOWN;
 		int rc;
 
 		ro.src = (uint32_t)i;
-		memscope_error_clear(&err);
-		rc = memscope_source_open(&src, o->inputs[i], st, &ro, &err);
-		if (!rc)
-			rc = memscope_source_read(src, feed, l, &err);
-		if (!rc) {
-			names[i].name = o->inputs[i];
-			names[i].ptr_decimal =
-				memscope_source_stats(src)->layout == MEMSCOPE_LAYOUT_LEGACY;
-			if (report)
-				cli_report_read(&tool, o->inputs[i], memscope_source_stats(src));
-		}
-		memscope_source_close(src);
-		if (rc)
-			return cli_error(&tool, &err);
+		if ((rc = cli_read_input(&tool, o->inputs[i], st, &ro, feed, l, report, &layout)))
+			return rc;
+		names[i].name = o->inputs[i];
+		names[i].ptr_decimal = layout == MEMSCOPE_LAYOUT_LEGACY;
 	}
 	return 0;
 }
@@ -352,16 +341,15 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
 	}
 	/* groups short of marks are worth a line each only when others were checked */
 	for (i = 0; i < n && checked; i++) {
-		char dev[16];
+		char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 		if (g[i].checked || !g[i].n_marks)
 			continue;
-		snprintf(dev, sizeof(dev), "%d", (int)g[i].device);
 		cli_msg(&tool,
 			"%s: device %s of process %" PRIu64 " has %" PRIu64 " Mark row(s) '%s', "
 			"fewer than --start-index + 3 = %" PRIu64 ": not checked",
-			o->inputs[g[i].src], g[i].device == MEMSCOPE_DEVICE_HOST ? "cpu" : dev,
-			g[i].pid, g[i].n_marks, o->leaks.mark, o->leaks.mark_index + 3);
+			o->inputs[g[i].src], memscope_device_text(g[i].device, dev), g[i].pid,
+			g[i].n_marks, o->leaks.mark, o->leaks.mark_index + 3);
 	}
 	if (!checked) {
 		cli_msg(&tool,

@@ -243,31 +243,19 @@ static struct mgroup *mgroup_of(struct memscope_leaks *l, uint32_t src, uint64_t
 {
 	struct key k = { pid, src, dev, 0, 0 };
 	struct mgroup *m = l->last_mg;
+	unsigned n;
 
 	if (m && same_key(&m->key, &k))
 		return m;
-	HASH_FIND(hh, l->mgroups, &k, sizeof(k), m);
-	if (!m) {
-		unsigned n = HASH_COUNT(l->mgroups);
-
-		GET_ENTRY(l, l->mgroups, k, struct mgroup, m);
-		if (m) {
-			m->g.src = src;
-			m->g.pid = pid;
-			m->g.device = dev;
-			m->seq = n;
-		}
+	n = HASH_COUNT(l->mgroups);
+	GET_ENTRY(l, l->mgroups, k, struct mgroup, m);
+	if (m && HASH_COUNT(l->mgroups) > n) {
+		m->g.src = src;
+		m->g.pid = pid;
+		m->g.device = dev;
+		m->seq = n;
 	}
 	return l->last_mg = m;
-}
-
-static int sat_add(uint64_t *acc, int64_t size)
-{
-	uint64_t v = size > 0 ? (uint64_t)size : 0;
-
-	if (__builtin_add_overflow(*acc, v, acc))
-		*acc = UINT64_MAX;
-	return 0;
 }
 
 static int add_leak(struct memscope_leaks *l, unsigned kind, const struct memscope_block *b,
@@ -302,8 +290,7 @@ static int judge_step(struct memscope_leaks *l, const struct memscope_block *b, 
 	struct memscope_pos end;
 	uint64_t s, k;
 
-	if (!(l->o.kinds & MEMSCOPE_LEAK_STEP) || !(l->pools_step & MEMSCOPE_POOL_BIT(b->pool)) ||
-		(b->flags & MEMSCOPE_BLOCK_SHADOW_ALLOC))
+	if (!(l->o.kinds & MEMSCOPE_LEAK_STEP) || !(l->pools_step & MEMSCOPE_POOL_BIT(b->pool)))
 		return 0;
 	p = memscope_steps_proc(l->steps, b->src, b->pid);
 	s = memscope_steps_at(p, alloc_pos(b));
@@ -317,7 +304,8 @@ static int judge_step(struct memscope_leaks *l, const struct memscope_block *b, 
 	x->alloc_step = s;
 	x->detected_step = k;
 	l->stats.n_step_leaks++;
-	return sat_add(&l->stats.step_bytes, b->size);
+	add_bytes(&l->stats.step_bytes, b->size);
+	return 0;
 }
 
 /* Marked range: allocated between marks A and B (inclusive), not freed by mark C. */
@@ -330,7 +318,7 @@ static int judge_mark(struct memscope_leaks *l, const struct memscope_block *b, 
 	size_t i = l->o.mark_index;
 
 	if (!(l->o.kinds & MEMSCOPE_LEAK_MARK) || !(l->pools_mark & MEMSCOPE_POOL_BIT(b->pool)) ||
-		(b->flags & MEMSCOPE_BLOCK_SHADOW_ALLOC) || b->device == MEMSCOPE_DEVICE_NONE)
+		b->device == MEMSCOPE_DEVICE_NONE)
 		return 0;
 	if (!(m = mgroup_of(l, b->src, b->pid, b->device)))
 		return MEMSCOPE_E_NOMEM;
@@ -344,16 +332,22 @@ static int judge_mark(struct memscope_leaks *l, const struct memscope_block *b, 
 		return MEMSCOPE_E_NOMEM;
 	x->group = m->seq;
 	m->g.n_leaks++;
-	sat_add(&m->g.bytes, b->size);
+	add_bytes(&m->g.bytes, b->size);
 	l->stats.n_mark_leaks++;
-	return sat_add(&l->stats.mark_bytes, b->size);
+	add_bytes(&l->stats.mark_bytes, b->size);
+	return 0;
 }
 
+/* The step and mark verdicts of a block; a promoted historical block (its allocation time is
+ * not its own) has neither. */
 static int judge(struct memscope_leaks *l, const struct memscope_block *b, const int freed,
 	struct memscope_pos free_pos)
 {
-	int rc = judge_step(l, b, freed, free_pos);
+	int rc;
 
+	if (b->flags & MEMSCOPE_BLOCK_SHADOW_ALLOC)
+		return 0;
+	rc = judge_step(l, b, freed, free_pos);
 	return rc ? rc : judge_mark(l, b, freed, free_pos);
 }
 
@@ -435,15 +429,14 @@ static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 	if (!f || !same_key(&f->key, &k)) {
 		unsigned n = HASH_COUNT(l->fgroups);
 
-		HASH_FIND(hh, l->fgroups, &k, sizeof(k), f);
-		if (!f && n >= FKEY_MAX_GROUPS)
-			return 0;
-		if (!f) {
+		if (n < FKEY_MAX_GROUPS)
 			GET_ENTRY(l, l->fgroups, k, struct fgroup, f);
-			if (!f)
-				return MEMSCOPE_E_NOMEM;
+		else
+			HASH_FIND(hh, l->fgroups, &k, sizeof(k), f);
+		if (!f)
+			return n < FKEY_MAX_GROUPS ? MEMSCOPE_E_NOMEM : 0;
+		if (HASH_COUNT(l->fgroups) > n)
 			f->seq = n;
-		}
 		l->last_fg = f;
 	}
 	if (w >> FKEY_STEP_BITS)
@@ -455,6 +448,21 @@ static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 		lo = hi = (uint64_t)ev->used;
 	}
 	return u64map_put(&l->fmap, fkey(f->seq, w), lo, hi);
+}
+
+static int on_live(void *ctx, const struct memscope_block *b);
+
+/* A block the reference freed with a shadow FREE: alive at exit unless that free comes before
+ * a later row of its process (freed while not tracing, or its address reused). */
+static int judge_shadowed(
+	struct memscope_leaks *l, const struct lproc *p, const struct memscope_block *b)
+{
+	struct memscope_pos at = { b->free_ts_ns, b->free_event_id };
+
+	if (b->free_ts_ns >= p->last_real_ts)
+		return on_live(l, b);
+	l->stats.n_shadow_not_exit++;
+	return judge(l, b, 1, at);
 }
 
 static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct memscope_event *ev)
@@ -483,11 +491,8 @@ static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct me
 		return judge(l, &out, 1, memscope_pos_of(ev));
 	case MEMSCOPE_PAIR_SHADOW_FREE:
 		l->stats.n_shadow_free++;
-		/* before a later row of its process: not the free at exit */
-		if (out.free_ts_ns < p->last_real_ts) {
-			l->stats.n_shadow_not_exit++;
-			return judge(l, &out, 1, memscope_pos_of(ev));
-		}
+		if (out.free_ts_ns < p->last_real_ts)
+			return judge_shadowed(l, p, &out);
 		if (grow_array(&l->shadowed, &l->cap_shadowed, l->n_shadowed + 1,
 			    sizeof(*l->shadowed)))
 			return MEMSCOPE_E_NOMEM;
@@ -520,22 +525,19 @@ int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *e
 	if ((l->o.kinds & MEMSCOPE_LEAK_MARK) && ev->device != MEMSCOPE_DEVICE_NONE &&
 		!mgroup_of(l, ev->src, ev->pid, ev->device))
 		return MEMSCOPE_E_NOMEM;
-	if (is_mark) {
-		if (l->complete)
-			return 0;
+	/* boundaries are taken in the first pass only; the second one knows them all */
+	if (is_mark && !l->complete) {
 		check_late(l, p, ev);
 		return add_mark(l, ev);
 	}
-	if ((ev->kind == MEMSCOPE_KIND_MSTX && (ev->subtype == MEMSCOPE_SUB_RANGE_START ||
-						       ev->subtype == MEMSCOPE_SUB_RANGE_END)) ||
-		(ev->kind == MEMSCOPE_KIND_SYSTEM && ev->subtype == MEMSCOPE_SUB_STEP)) {
-		if (l->complete || !(l->o.kinds & MEMSCOPE_LEAK_STEP))
-			return 0;
-		r = memscope_steps_feed(l->steps, ev);
+	if (!l->complete && (l->o.kinds & MEMSCOPE_LEAK_STEP)) {
+		if ((r = memscope_steps_feed(l->steps, ev)) < 0)
+			return r;
 		/* only a step's start or end moves a verdict */
 		if (r == 2)
 			check_late(l, p, ev);
-		return r < 0 ? r : 0;
+		if (r)
+			return 0;
 	}
 	if (ev->kind == MEMSCOPE_KIND_KERNEL_LAUNCH && ev->subtype == MEMSCOPE_SUB_KERNEL_LAUNCH &&
 		(l->o.kinds & MEMSCOPE_LEAK_STEP))
@@ -559,28 +561,21 @@ static int on_live(void *ctx, const struct memscope_block *b)
 		return MEMSCOPE_E_NOMEM;
 	x->shadow = (b->flags & MEMSCOPE_BLOCK_SHADOW_FREE) != 0;
 	l->stats.n_exit_leaks++;
-	return sat_add(&l->stats.exit_bytes, b->size);
+	add_bytes(&l->stats.exit_bytes, b->size);
+	return 0;
 }
 
-/* Shadow-freed blocks: alive at exit when the shadow free is not before the process's last row. */
+/* Shadow-freed blocks: alive at exit when the shadow free is not before the process's last row
+ * (known when a later row came, else at finish). */
 static int finish_shadowed(struct memscope_leaks *l)
 {
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < l->n_shadowed && !rc; i++) {
-		const struct memscope_block *b = &l->shadowed[i];
-		struct lproc *p = proc_of(l, b->src, b->pid);
-		struct memscope_pos at = { b->free_ts_ns, b->free_event_id };
+		struct lproc *p = proc_of(l, l->shadowed[i].src, l->shadowed[i].pid);
 
-		if (!p)
-			return MEMSCOPE_E_NOMEM;
-		if (b->free_ts_ns >= p->last_real_ts) {
-			rc = on_live(l, b);
-		} else {
-			l->stats.n_shadow_not_exit++;
-			rc = judge(l, b, 1, at);
-		}
+		rc = p ? judge_shadowed(l, p, &l->shadowed[i]) : MEMSCOPE_E_NOMEM;
 	}
 	return rc;
 }
@@ -906,7 +901,7 @@ static int finish_groups(struct memscope_leaks *l)
 		}
 		x->group = (uint32_t)e->idx;
 		l->groups[e->idx].n++;
-		sat_add(&l->groups[e->idx].bytes, x->blk.size);
+		add_bytes(&l->groups[e->idx].bytes, x->blk.size);
 	}
 	if (!l->n_groups) {
 		rc = 0;

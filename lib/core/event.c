@@ -124,6 +124,16 @@ unsigned memscope_func_parse(const char *s, size_t len)
 	return lookup(func_names, MEMSCOPE_FUNC_COUNT_, s, len);
 }
 
+const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_MAX])
+{
+	if (device == MEMSCOPE_DEVICE_HOST)
+		return "cpu";
+	if (device < 0)
+		return "N/A";
+	buf[fmt_u64(buf, (uint64_t)device)] = '\0';
+	return buf;
+}
+
 int memscope_subtype_is_pool(unsigned subtype)
 {
 	return subtype >= MEMSCOPE_SUB_PTA && subtype <= MEMSCOPE_SUB_GE;

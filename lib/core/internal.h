@@ -70,6 +70,14 @@ static inline int64_t unzigzag(uint64_t v)
 
 uint64_t hash_bytes(const void *p, size_t n);
 
+/* Add a block's size to a byte total: negative sizes (legacy FREE rows) count 0, the total
+ * saturates at UINT64_MAX. */
+static inline void add_bytes(uint64_t *total, int64_t size)
+{
+	if (size > 0 && __builtin_add_overflow(*total, (uint64_t)size, total))
+		*total = UINT64_MAX;
+}
+
 struct memscope_event;
 struct memscope_attr;
 /*

@@ -181,12 +181,9 @@ int memscope_csv_writer_write(
 	rc |= outbuf_put(o, tmp, n);
 	rc |= put_num_or_na(o, ev->pid);
 	rc |= put_num_or_na(o, ev->tid);
-	if (ev->device == MEMSCOPE_DEVICE_HOST)
-		rc |= outbuf_put(o, "cpu,", 4);
-	else if (ev->device < 0)
-		rc |= outbuf_put(o, "N/A,", 4);
-	else
-		rc |= put_num_or_na(o, (uint64_t)ev->device);
+	s = memscope_device_text(ev->device, tmp);
+	rc |= outbuf_put(o, s, strlen(s));
+	rc |= outbuf_put(o, ",", 1);
 	if (ev->flags & MEMSCOPE_EV_PTR) {
 		fmt_hex16(tmp, ev->ptr);
 		tmp[18] = ',';

@@ -1,5 +1,4 @@
 /* The leak reports: text in the reference's line shapes, JSON, and CSV. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +42,6 @@ static struct pool_names pool_names(unsigned pool)
 	default:
 		return (struct pool_names){ "unknown memory", "unknown memory", "unknown" };
 	}
-}
-
-/* The Device Id column's text: "0", "cpu", "N/A". */
-static const char *device_text(int32_t device, char *buf, size_t n)
-{
-	if (device == MEMSCOPE_DEVICE_HOST)
-		return "cpu";
-	if (device < 0)
-		return "N/A";
-	snprintf(buf, n, "%d", (int)device);
-	return buf;
 }
 
 /* Python's repr() of a double (shortest text that reads back the same), as print() shows it. */
@@ -116,7 +104,6 @@ struct report {
 	const struct memscope_leaks_input *inputs;
 	size_t n_inputs;
 	int printed; /* text: a section has been written */
-	int nomem;   /* a stack could not be written */
 };
 
 static const char *input_name(const struct report *r, uint32_t src)
@@ -169,7 +156,7 @@ static void text_step(struct report *r, uint32_t src)
 	}
 	for (i = 0; i < n;) {
 		const struct memscope_leak *x = memscope_leaks_get(r->l, i);
-		char dev[16], proc[48];
+		char dev[MEMSCOPE_DEVICE_TEXT_MAX], proc[48];
 		uint64_t bytes = 0, count = 0;
 
 		if (x->kind != MEMSCOPE_LEAK_STEP || x->blk.src != src) {
@@ -179,7 +166,7 @@ static void text_step(struct report *r, uint32_t src)
 		process_suffix(proc, sizeof(proc), sv.several, x->blk.pid);
 		r->printed = 1;
 		fprintf(r->out, "====== ERROR: Detected memory leaks on device %s%s ======\n",
-			device_text(x->blk.device, dev, sizeof(dev)), proc);
+			memscope_device_text(x->blk.device, dev), proc);
 		for (j = i; j < n; j++) {
 			const struct memscope_leak *y = memscope_leaks_get(r->l, j);
 
@@ -191,9 +178,7 @@ static void text_step(struct report *r, uint32_t src)
 				" at step %" PRIu64 ".\n",
 				pool_names(y->blk.pool).step, (double)y->blk.size / MIB, y->blk.ptr,
 				y->kernel_index, y->alloc_step);
-			if (y->blk.size > 0 &&
-				__builtin_add_overflow(bytes, (uint64_t)y->blk.size, &bytes))
-				bytes = UINT64_MAX;
+			add_bytes(&bytes, y->blk.size);
 			count++;
 		}
 		fprintf(r->out,
@@ -215,7 +200,7 @@ static void text_gap(struct report *r, uint32_t src)
 			several_add(&sv, f[i].pid);
 	for (i = 0; i < n; i++) {
 		const struct memscope_fluct_step *lo, *hi;
-		char dev[16], proc[48];
+		char dev[MEMSCOPE_DEVICE_TEXT_MAX], proc[48];
 
 		if (f[i].src != src || !f[i].has_gaps)
 			continue;
@@ -224,8 +209,7 @@ static void text_gap(struct report *r, uint32_t src)
 		process_suffix(proc, sizeof(proc), sv.several, f[i].pid);
 		r->printed = 1;
 		fprintf(r->out, "======= %s Gap Analysis of Device %s%s =======\n",
-			pool_names(f[i].pool).gap, device_text(f[i].device, dev, sizeof(dev)),
-			proc);
+			pool_names(f[i].pool).gap, memscope_device_text(f[i].device, dev), proc);
 		fprintf(r->out, "\t%-25s%-25s%s\n", "MinAlloc/MaxAlloc(%)", "MinAllocMem(MB)",
 			"StepId");
 		fprintf(r->out, "MinGap\t%-25.4f%-25.4f%" PRIu64 "\n",
@@ -257,12 +241,13 @@ static void text_mark(struct report *r, uint32_t src)
 	r->printed = 1;
 	fprintf(r->out, "\nLeak Analysis Results for the Custom Range:\n");
 	for (i = 0; i < n; i++) {
-		char dev[16], proc[48];
+		char buf[MEMSCOPE_DEVICE_TEXT_MAX], proc[48];
+		const char *dev;
 
 		if (g[i].src != src || !g[i].checked)
 			continue;
 		process_suffix(proc, sizeof(proc), sv.several, g[i].pid);
-		device_text(g[i].device, dev, sizeof(dev));
+		dev = memscope_device_text(g[i].device, buf);
 		if (!g[i].n_leaks) {
 			fprintf(r->out, "No %s leaks detected on device %s%s.\n", noun, dev, proc);
 			continue;
@@ -312,7 +297,7 @@ static void text_exit(struct report *r)
 	r->printed = 1;
 	for (i = 0; i < n; i++) {
 		const struct memscope_leak *x = NULL;
-		char dev[16], ptr[32];
+		char dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[32];
 
 		while (j < nl && (x = memscope_leaks_get(r->l, j))->kind != MEMSCOPE_LEAK_EXIT)
 			j++;
@@ -330,7 +315,7 @@ static void text_exit(struct report *r)
 			fprintf(r->out,
 				"; first %s:%" PRIu64 " (process %" PRIu64 ", device %s, %s)",
 				input_name(r, x->blk.src), x->blk.alloc_line, x->blk.pid,
-				device_text(x->blk.device, dev, sizeof(dev)), ptr);
+				memscope_device_text(x->blk.device, dev), ptr);
 		}
 		fputc('\n', r->out);
 		text_frames(r, g[i].stack_py, "py");
@@ -467,12 +452,12 @@ static const char *kind_name(unsigned kind)
 static void js_leak(const struct report *r, const struct memscope_leak *x)
 {
 	const struct memscope_block *b = &x->blk;
-	char dev[16];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 	fprintf(r->out, "{\"kind\":\"%s\",\"input\":", kind_name(x->kind));
 	js_cstr(r->out, input_name(r, b->src));
 	fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", b->pid);
-	js_cstr(r->out, device_text(b->device, dev, sizeof(dev)));
+	js_cstr(r->out, memscope_device_text(b->device, dev));
 	fprintf(r->out,
 		",\"pool\":\"%s\",\"ptr\":\"0x%016" PRIx64 "\",\"size\":%" PRId64
 		",\"allocation_id\":",
@@ -506,13 +491,13 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 static void js_fluct(const struct report *r, const struct memscope_fluct *f)
 {
 	static const char *const names[2] = { "min_gap", "max_gap" };
-	char dev[16];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 	size_t i;
 
 	fputs("{\"input\":", r->out);
 	js_cstr(r->out, input_name(r, f->src));
 	fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", f->pid);
-	js_cstr(r->out, device_text(f->device, dev, sizeof(dev)));
+	js_cstr(r->out, memscope_device_text(f->device, dev));
 	fprintf(r->out, ",\"pool\":\"%s\",\"steps\":[", memscope_subtype_name(f->pool));
 	for (i = 0; i < f->n_steps; i++)
 		fprintf(r->out, "%s{\"step\":%" PRIu64 ",\"min\":%" PRId64 ",\"max\":%" PRId64 "}",
@@ -566,12 +551,12 @@ static void js_summary(const struct report *r)
 			o->mark_index, s->n_mark_leaks, s->mark_bytes, s->n_unchecked_mark_blocks);
 		m = memscope_leaks_mark_groups(r->l, &n);
 		for (i = 0; i < n; i++) {
-			char dev[16];
+			char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 			fprintf(r->out, "%s{\"input\":", i ? "," : "");
 			js_cstr(r->out, input_name(r, m[i].src));
 			fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", m[i].pid);
-			js_cstr(r->out, device_text(m[i].device, dev, sizeof(dev)));
+			js_cstr(r->out, memscope_device_text(m[i].device, dev));
 			fprintf(r->out, ",\"marks\":%" PRIu64 ",\"checked\":%s", m[i].n_marks,
 				m[i].checked ? "true" : "false");
 			if (m[i].checked)
@@ -636,45 +621,60 @@ static void write_json(const struct report *r)
 
 /* ---- CSV ---- */
 
-/* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *out, const char *s, size_t n)
+static int csv_special(const char *s, size_t n)
+{
+	return memchr(s, ',', n) || memchr(s, '"', n) || memchr(s, '\n', n) || memchr(s, '\r', n);
+}
+
+/* Text inside a quoted CSV field: quotes doubled. */
+static void csv_quoted(FILE *out, const char *s, size_t n)
 {
 	size_t i;
 
-	if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n) &&
-		!memchr(s, '\r', n)) {
-		fwrite(s, 1, n, out);
-		return;
-	}
-	fputc('"', out);
 	for (i = 0; i < n; i++) {
 		if (s[i] == '"')
 			fputc('"', out);
 		fputc(s[i], out);
 	}
+}
+
+/* A CSV field, quoted when it holds a comma, quote or line break. */
+static void csv_field(FILE *out, const char *s, size_t n)
+{
+	if (!csv_special(s, n)) {
+		fwrite(s, 1, n, out);
+		return;
+	}
+	fputc('"', out);
+	csv_quoted(out, s, n);
 	fputc('"', out);
 }
 
 /* a stack as the dump writes it: frames one per line, in one field */
-static void csv_stack(struct report *r, uint32_t stack)
+static void csv_stack(const struct report *r, uint32_t stack)
 {
-	size_t n, i;
+	size_t n, i, len;
 	const uint32_t *fr = memscope_strtab_stack(r->st, stack, &n);
-	struct buf b = { NULL, 0, 0 };
-	int oom = 0;
+	int quote = fr && n > 1;
+	const char *s;
 
-	for (i = 0; fr && i < n; i++) {
-		size_t len;
-		const char *s = memscope_strtab_str(r->st, fr[i], &len);
-
-		oom |= (i && buf_append(&b, "\n", 1)) || buf_append(&b, s, len);
+	for (i = 0; fr && i < n && !quote; i++) {
+		s = memscope_strtab_str(r->st, fr[i], &len);
+		quote = csv_special(s, len);
 	}
-	r->nomem |= oom;
-	csv_field(r->out, b.p ? b.p : "", oom ? 0 : b.len);
-	buf_free(&b);
+	if (quote)
+		fputc('"', r->out);
+	for (i = 0; fr && i < n; i++) {
+		s = memscope_strtab_str(r->st, fr[i], &len);
+		if (i)
+			fputc('\n', r->out);
+		csv_quoted(r->out, s, len);
+	}
+	if (quote)
+		fputc('"', r->out);
 }
 
-static void write_csv(struct report *r)
+static void write_csv(const struct report *r)
 {
 	size_t n = memscope_leaks_count(r->l), i;
 
@@ -685,14 +685,14 @@ static void write_csv(struct report *r)
 		const struct memscope_leak *x = memscope_leaks_get(r->l, i);
 		const struct memscope_block *b = &x->blk;
 		const char *name = input_name(r, b->src);
-		char dev[16];
+		char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 		size_t len = 0;
 		const char *owner = b->owner ? memscope_strtab_str(r->st, b->owner, &len) : "";
 
 		fprintf(r->out, "%s,", kind_name(x->kind));
 		csv_field(r->out, name, strlen(name));
 		fprintf(r->out, ",%" PRIu64 ",%s,%s,0x%016" PRIx64 ",%" PRId64 ",", b->pid,
-			device_text(b->device, dev, sizeof(dev)), memscope_subtype_name(b->pool),
+			memscope_device_text(b->device, dev), memscope_subtype_name(b->pool),
 			b->ptr, b->size);
 		if (b->alloc_id)
 			fprintf(r->out, "%" PRIu64, b->alloc_id);
@@ -717,7 +717,7 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
 	size_t n_inputs)
 {
-	struct report r = { out, l, st, inputs, n_inputs, 0, 0 };
+	struct report r = { out, l, st, inputs, n_inputs, 0 };
 
 	if (fmt == MEMSCOPE_LEAKS_JSON)
 		write_json(&r);
@@ -725,9 +725,5 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 		write_csv(&r);
 	else
 		write_text(&r);
-	if (r.nomem) {
-		errno = ENOMEM;
-		return MEMSCOPE_E_NOMEM;
-	}
 	return ferror(out) ? MEMSCOPE_E_IO : 0;
 }

@@ -9,16 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "memscope/memscope.h"
 
-static uint64_t rng = 88172645463325252ull;
+static uint64_t rng = BENCH_SEED;
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return bench_rand(&rng);
 }
 
 /* Element i's op name: a vocabulary of 300 aten ops, in a repeating training-loop pattern. */
@@ -103,14 +101,6 @@ static int count_row(void *ctx, const struct memscope_compare_row *r)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Read both files and compare them in a child; print wall time and the child's peak RSS. */
 static void measure(const char *label, const char *a, const char *b)
 {
@@ -131,7 +121,7 @@ static void measure(const char *label, const char *a, const char *b)
 		struct memscope_compare_stats stats;
 		struct memscope_error err;
 		uint64_t rows = 0;
-		double t0 = now_s(), t1;
+		double t0 = bench_now_s(), t1;
 		int i;
 
 		for (i = 0; i < 2; i++) {
@@ -142,14 +132,14 @@ static void measure(const char *label, const char *a, const char *b)
 				_exit(3);
 			memscope_source_close(src);
 		}
-		t1 = now_s();
+		t1 = bench_now_s();
 		if (memscope_compare_run(s[0], s[1], &opts, st, count_row, &rows, &stats, &err))
 			_exit(4);
 		printf("%s: %" PRIu64 " rows out (%" PRIu64 " matched, %" PRIu64
 		       " base-only, %" PRIu64
 		       " compare-only), read %.3f s + compare %.3f s = %.3f s",
 			label, rows, stats.n_matched, stats.n_base_only, stats.n_cmp_only, t1 - t0,
-			now_s() - t1, now_s() - t0);
+			bench_now_s() - t1, bench_now_s() - t0);
 		fflush(stdout);
 		_exit(0);
 	}

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "memscope/memscope.h"
 
 /* options, with every default next to its flag */
@@ -28,14 +29,11 @@ struct bench_opts {
 	int no_step_leaks;  /* -L: no blocks leaking across steps (0: 3% of the blocks) */
 };
 
-static uint64_t rng = 88172645463325252ull;
+static uint64_t rng = BENCH_SEED;
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return bench_rand(&rng);
 }
 
 static uint64_t rand_below(uint64_t n)
@@ -537,14 +535,6 @@ struct result {
 	int rewound;			  /* a second pass was needed */
 };
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int count_event(void *ctx, const struct memscope_event *ev)
 {
 	(void)ev;
@@ -584,13 +574,13 @@ static int run_leaks(const char *path, struct result *r)
 	struct memscope_leaks *l = st ? memscope_leaks_new(NULL, st) : NULL;
 	struct memscope_leaks_input in = { path, 0 };
 	const struct memscope_leaks_stats *s;
-	double t0 = now_s(), t1, t2;
+	double t0 = bench_now_s(), t1, t2;
 	FILE *out = fopen("/dev/null", "w");
 	int rc = -1;
 
 	if (!l || !out || read_into(path, st, l, &r->n_events))
 		goto out;
-	t1 = now_s();
+	t1 = bench_now_s();
 	if (memscope_leaks_finish(l))
 		goto out;
 	if (memscope_leaks_needs_rewind(l, NULL, NULL)) {
@@ -599,7 +589,7 @@ static int run_leaks(const char *path, struct result *r)
 			memscope_leaks_finish(l))
 			goto out;
 	}
-	t2 = now_s();
+	t2 = bench_now_s();
 	if (memscope_leaks_write(out, MEMSCOPE_LEAKS_TEXT, l, st, &in, 1) || fflush(out))
 		goto out;
 	s = memscope_leaks_stats(l);
@@ -608,7 +598,7 @@ static int run_leaks(const char *path, struct result *r)
 	memscope_leaks_fluct(l, &r->n_fluct);
 	r->t_read = t1 - t0;
 	r->t_finish = t2 - t1;
-	r->t_write = now_s() - t2;
+	r->t_write = bench_now_s() - t2;
 	rc = 0;
 out:
 	if (out)
@@ -623,13 +613,13 @@ static int run_parse(const char *path, struct result *r)
 	struct memscope_strtab *st = memscope_strtab_new();
 	struct memscope_source *src = NULL;
 	struct memscope_error err;
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	int rc = -1;
 
 	if (st && !memscope_source_open(&src, path, st, NULL, &err) &&
 		!memscope_source_read(src, count_event, &r->n_events, &err))
 		rc = 0;
-	r->t_read = now_s() - t0;
+	r->t_read = bench_now_s() - t0;
 	memscope_source_close(src);
 	memscope_strtab_free(st);
 	return rc;
@@ -639,12 +629,12 @@ static int run_read(const char *path, struct result *r)
 {
 	char *buf = malloc(1 << 20);
 	int fd = open(path, O_RDONLY);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	ssize_t n = 0;
 
 	while (buf && fd >= 0 && (n = read(fd, buf, 1 << 20)) > 0)
 		r->n_events += (uint64_t)n;
-	r->t_read = now_s() - t0;
+	r->t_read = bench_now_s() - t0;
 	free(buf);
 	if (fd >= 0)
 		close(fd);
@@ -703,7 +693,7 @@ static long measure(enum mode m, const char *label, const char *path, const char
 		return 0;
 	fflush(stdout);
 	fflush(stderr);
-	t0 = now_s();
+	t0 = bench_now_s();
 	pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
@@ -719,7 +709,7 @@ static long measure(enum mode m, const char *label, const char *path, const char
 			status);
 		return 0;
 	}
-	wall = now_s() - t0;
+	wall = bench_now_s() - t0;
 	if (m == MODE_FLOOR) {
 		printf("%-6s %-10s peak RSS %.1f MiB\n", label, mode_names[m],
 			(double)ru.ru_maxrss / 1024);
@@ -828,7 +818,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < 2; i++) {
 		struct stat sb;
-		double t0 = now_s();
+		double t0 = bench_now_s();
 
 		snprintf(path[i], sizeof(path[i]), "%s/bench_leaks_%s.csv", o.dir, labels[i]);
 		rows[i] = gen_in_child(path[i], i ? o.rows * o.scale : o.rows, &o);
@@ -838,7 +828,7 @@ int main(int argc, char **argv)
 		}
 		printf("generated %s: %" PRIu64 " rows, %.1f MB (%.0f bytes/row) in %.1f s\n",
 			path[i], rows[i], (double)sb.st_size / 1e6, (double)sb.st_size / rows[i],
-			now_s() - t0);
+			bench_now_s() - t0);
 	}
 	measure(MODE_FLOOR, "-", NULL, NULL, 0, 0);
 	for (i = 0; i < 2; i++)

@@ -17,6 +17,7 @@
 #include <csv.h>
 
 #include "core/capture_fmt.h"
+#include "bench_util.h"
 #include "memscope/memscope.h"
 
 /*
@@ -176,14 +177,6 @@ static uint64_t rng_log(uint64_t *s, uint64_t lo, uint64_t hi)
 	a = lo << k;
 	b = k == octaves ? hi : a << 1;
 	return a + rng_below(s, b > a ? b - a : 1);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1177,11 +1170,11 @@ static void child_read(const void *arg, struct result *r)
 		snprintf(r->msg, sizeof(r->msg), "out of memory");
 		return;
 	}
-	t0 = now_s();
+	t0 = bench_now_s();
 	rc = memscope_source_open(&src, path, st, NULL, &err);
 	if (!rc)
 		rc = memscope_source_read(src, count_event, &r->n, &err);
-	r->wall_s = now_s() - t0;
+	r->wall_s = bench_now_s() - t0;
 	if (rc)
 		set_error(r, &err, rc);
 	if (src)
@@ -1250,7 +1243,7 @@ static void child_libcsv(const void *arg, struct result *r)
 		csv_set_space_func(&p, lc_no_space);
 		csv_set_blk_size(&p, 64 * 1024);
 	}
-	t0 = now_s();
+	t0 = bench_now_s();
 	while ((n = read(fd, buf, BENCH_CHUNK)) > 0) {
 		r->bytes += (uint64_t)n;
 		if (csv_parse(&p, buf, (size_t)n, lc_field, lc_row, &c) != (size_t)n) {
@@ -1261,7 +1254,7 @@ static void child_libcsv(const void *arg, struct result *r)
 		}
 	}
 	csv_fini(&p, lc_field, lc_row, &c);
-	r->wall_s = now_s() - t0;
+	r->wall_s = bench_now_s() - t0;
 	r->n = c.rows ? c.rows - 1 : 0; /* minus the header */
 	csv_free(&p);
 out:
@@ -1284,7 +1277,7 @@ static void child_read_only(const void *arg, struct result *r)
 		snprintf(r->msg, sizeof(r->msg), "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	t0 = now_s();
+	t0 = bench_now_s();
 	while ((n = read(fd, buf, BENCH_CHUNK)) > 0) {
 		const unsigned char *q = buf, *end = buf + n;
 
@@ -1294,7 +1287,7 @@ static void child_read_only(const void *arg, struct result *r)
 			q++;
 		}
 	}
-	r->wall_s = now_s() - t0;
+	r->wall_s = bench_now_s() - t0;
 out:
 	if (fd >= 0)
 		close(fd);
@@ -1326,7 +1319,7 @@ static void child_convert(const void *arg, struct result *r)
 	struct memscope_error err;
 	struct convert_ctx c;
 	FILE *out = fopen(a->out, "w");
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	int rc;
 
 	memscope_error_clear(&err);
@@ -1344,7 +1337,7 @@ static void child_convert(const void *arg, struct result *r)
 		rc = memscope_capture_writer_finish(c.w, &err);
 	if (rc)
 		set_error(r, c.werr.code ? &c.werr : &err, rc);
-	r->wall_s = now_s() - t0;
+	r->wall_s = bench_now_s() - t0;
 	r->n = src ? memscope_source_stats(src)->n_events : 0;
 	r->aux = src ? memscope_source_stats(src)->bytes : 0;
 	r->bytes = memscope_capture_writer_bytes(c.w);
@@ -1424,14 +1417,14 @@ struct gen_csv_arg {
 static void child_gen_csv(const void *arg, struct result *r)
 {
 	const struct gen_csv_arg *a = arg;
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	struct stat sb;
 
 	if (gen_csv(a->path, a->rows, a->stack_pct, a->seed, r->msg, sizeof(r->msg))) {
 		r->rc = -1;
 		return;
 	}
-	r->wall_s = now_s() - t0;
+	r->wall_s = bench_now_s() - t0;
 	if (stat(a->path, &sb) == 0)
 		r->bytes = (uint64_t)sb.st_size;
 }
@@ -1448,7 +1441,7 @@ static void child_gen_host(const void *arg, struct result *r)
 	const struct gen_host_arg *a = arg;
 	struct host_gen g;
 	FILE *out = fopen(a->path, "w");
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	unsigned i;
 
 	memset(&g, 0, sizeof(g));
@@ -1478,7 +1471,7 @@ static void child_gen_host(const void *arg, struct result *r)
 			snprintf(r->msg, sizeof(r->msg), "host stream: out of memory");
 		r->rc = -1;
 	}
-	r->wall_s = now_s() - t0;
+	r->wall_s = bench_now_s() - t0;
 	r->n = g.id;
 	r->bytes = memscope_capture_writer_bytes(g.w);
 out:

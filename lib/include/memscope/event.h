@@ -164,6 +164,10 @@ unsigned memscope_func_parse(const char *s, size_t len);
 /* True for the pool subtypes (PTA ... GE). */
 int memscope_subtype_is_pool(unsigned subtype);
 
+/* The Device Id column's text of a device: "0", "cpu" or "N/A". Returns buf or a constant. */
+#define MEMSCOPE_DEVICE_TEXT_MAX 12
+const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_MAX]);
+
 /* First attr with key id `key`, or NULL. */
 const struct memscope_attr *memscope_event_attr(const struct memscope_event *ev, uint32_t key);
 

@@ -176,7 +176,7 @@ enum memscope_leaks_format {
 
 /*
  * Write the results of a finished analysis. inputs[src] names each input (n_inputs of them).
- * 0, MEMSCOPE_E_IO (errno set by the failing write) or MEMSCOPE_E_NOMEM.
+ * 0 or MEMSCOPE_E_IO (errno set by the failing write).
  */
 int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct memscope_leaks *l,
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
