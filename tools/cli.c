@@ -1,4 +1,5 @@
 /* Implementation of the shared CLI helper (cli.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -189,6 +190,30 @@ int cli_parse_uint(const char *s, unsigned long long *v)
 	errno = 0;
 	*v = strtoull(s, &end, 10);
 	return errno || *end ? -1 : 0;
+}
+
+int cli_parse_size(const char *s, unsigned long long *v)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n = 0, mult = 1;
+	const char *u;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, *s - '0', &n))
+			return -1;
+	if (*s && (u = strchr(units, toupper((unsigned char)*s))) != NULL) {
+		mult = 1ull << (10 * (u - units + 1));
+		s++;
+		if ((*s == 'i' || *s == 'I') && (s[1] == 'B' || s[1] == 'b'))
+			s++;
+	}
+	if (*s == 'B' || *s == 'b')
+		s++;
+	if (*s || __builtin_mul_overflow(n, mult, v))
+		return -1;
+	return 0;
 }
 
 int cli_out_open(

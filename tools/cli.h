@@ -92,6 +92,9 @@ int cli_exit_status(int code);
 
 /* Strict number parsing for option values ("12abc" is refused). 0 or -1. */
 int cli_parse_uint(const char *s, unsigned long long *v);
+/* A byte count: digits, then optionally K, M, G or T (powers of 1024), optionally followed by
+ * "B" or "iB", any case ("64K", "1MiB", "512b"). 0 or -1 (bad text or overflow). */
+int cli_parse_size(const char *s, unsigned long long *v);
 
 /*
  * An output file written to a temporary name beside it and renamed into place on success, so

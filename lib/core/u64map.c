@@ -1,5 +1,6 @@
 /* Implementation of the u64 hash map of u64map.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "memscope/error.h"
 #include "u64map.h"
@@ -98,6 +99,13 @@ int u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b)
 	m->e[at].used = 0;
 	m->n--;
 	return 1;
+}
+
+void u64map_clear(struct u64map *m)
+{
+	if (m->e)
+		memset(m->e, 0, (m->mask + 1) * sizeof(*m->e));
+	m->n = 0;
 }
 
 void u64map_free(struct u64map *m)

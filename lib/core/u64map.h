@@ -24,6 +24,8 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b);
 int u64map_get(const struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
 /* Remove; 1 (and the values) if it was present. */
 int u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
+/* Remove every entry, keep the memory. */
+void u64map_clear(struct u64map *m);
 void u64map_free(struct u64map *m);
 
 #endif

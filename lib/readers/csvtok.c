@@ -72,7 +72,7 @@ int csvtok_row(
 	t->row_nl = 0;
 	t->unq.len = 0;
 	for (;;) {
-		struct csvtok_field fld = { s, 0, 0, 0 };
+		struct csvtok_field fld = { s, 0, 0, 0, (size_t)(s - p), 0 };
 		int escaped = 0;
 
 		if (s < end && *s == '"') {
@@ -110,6 +110,7 @@ int csvtok_row(
 			fld.null = fld.len == 0;
 			s = c;
 		}
+		fld.raw_len = (size_t)(s - p) - fld.raw_off;
 		if (t->n < CSVTOK_MAX_FIELDS) {
 			if (escaped) {
 				if (unescape(t, fld.p, fld.len, &unq_off[t->n], &fld.len))
@@ -128,7 +129,8 @@ int csvtok_row(
 				if (!final)
 					return CSVTOK_MORE;
 				if (t->n < CSVTOK_MAX_FIELDS)
-					t->f[t->n] = (struct csvtok_field){ s, 0, 1, 0 };
+					t->f[t->n] = (struct csvtok_field){ s, 0, 1, 0,
+						(size_t)(s - p), 0 };
 				t->n++;
 				break;
 			}

@@ -9,6 +9,8 @@
 #include "../core/internal.h"
 
 #define CSVTOK_MAX_FIELDS 64
+/* a row longer than this is taken for an unterminated quote */
+#define CSVTOK_MAX_ROW_BYTES ((size_t)64 << 20)
 
 /*
  * The dialect is exactly what libcsv 3 does with CSV_REPALL_NL | CSV_EMPTY_IS_NULL and a
@@ -24,6 +26,8 @@ struct csvtok_field {
 	size_t len;
 	int null; /* empty and unquoted */
 	int quoted;
+	size_t raw_off; /* the field as written, quotes included: raw_len bytes at p + raw_off, */
+	size_t raw_len; /* p being the buffer given to csvtok_row */
 };
 
 struct csvtok {

@@ -9,7 +9,6 @@
 #include "reader.h"
 
 #define MAX_FIELDS CSVTOK_MAX_FIELDS
-#define MAX_ROW_BYTES ((size_t)64 << 20) /* a row longer than this is an unterminated quote */
 
 enum col {
 	COL_ID,
@@ -452,11 +451,11 @@ int dump_csv_read(
 			cs.line += cs.tok.row_nl;
 			cs.rc = cs.have_header ? data_row(&cs, line) : header_row(&cs, line);
 		} else if (r == CSVTOK_MORE) {
-			cs.rc = window_fill(&w, src, MAX_ROW_BYTES, err);
+			cs.rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
 			if (cs.rc == MEMSCOPE_E_INVALID)
 				cs.rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name,
 					cs.line, "row longer than %zu MiB (unterminated quote?)",
-					MAX_ROW_BYTES >> 20);
+					CSVTOK_MAX_ROW_BYTES >> 20);
 		} else if (r == CSVTOK_END) {
 			break;
 		} else if (r == CSVTOK_OPEN_QUOTE) {

@@ -6,6 +6,7 @@
 #include "../core/internal.h"
 #include "memscope/leaks.h"
 #include "memscope/strtab.h"
+#include "report.h"
 
 #define MIB 1048576.0
 
@@ -362,85 +363,12 @@ static void write_text(struct report *r)
 
 /* ---- JSON ---- */
 
-/* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
-static void js_str(FILE *out, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-
-	fputc('"', out);
-	while (p < end) {
-		unsigned c = *p;
-		size_t len = c < 0x80	      ? 1
-			     : (c >> 5) == 6  ? 2
-			     : (c >> 4) == 14 ? 3
-			     : (c >> 3) == 30 ? 4
-					      : 0;
-		size_t k;
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc((int)c, out);
-			p++;
-			continue;
-		}
-		if (c < 0x20) {
-			fprintf(out, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		for (k = 1; len && k < len; k++)
-			if (p + k >= end || (p[k] & 0xc0) != 0x80)
-				len = 0;
-		/* overlong forms and surrogates are invalid too */
-		if ((len == 2 && c < 0xc2) || (len == 3 && c == 0xe0 && p[1] < 0xa0) ||
-			(len == 3 && c == 0xed && p[1] >= 0xa0) ||
-			(len == 4 && (c > 0xf4 || (c == 0xf0 && p[1] < 0x90) ||
-					     (c == 0xf4 && p[1] >= 0x90))))
-			len = 0;
-		if (!len) {
-			fputs("\xef\xbf\xbd", out);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, len, out);
-		p += len;
-	}
-	fputc('"', out);
-}
-
-static void js_cstr(FILE *out, const char *s)
-{
-	js_str(out, s, strlen(s));
-}
-
-static void js_id(FILE *out, const struct memscope_strtab *st, uint32_t id)
-{
-	size_t n;
-	const char *s = memscope_strtab_str(st, id, &n);
-
-	js_str(out, s ? s : "", s ? n : 0);
-}
-
-static void js_frames(const struct report *r, uint32_t stack)
-{
-	size_t n, i;
-	const uint32_t *fr = memscope_strtab_stack(r->st, stack, &n);
-
-	fputc('[', r->out);
-	for (i = 0; fr && i < n; i++) {
-		if (i)
-			fputc(',', r->out);
-		js_id(r->out, r->st, fr[i]);
-	}
-	fputc(']', r->out);
-}
-
 static void js_stack(const struct report *r, uint32_t py, uint32_t c)
 {
 	fputs("{\"python\":", r->out);
-	js_frames(r, py);
+	json_frames(r->out, r->st, py);
 	fputs(",\"c\":", r->out);
-	js_frames(r, c);
+	json_frames(r->out, r->st, c);
 	fputc('}', r->out);
 }
 
@@ -455,9 +383,9 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 	fprintf(r->out, "{\"kind\":\"%s\",\"input\":", kind_name(x->kind));
-	js_cstr(r->out, input_name(r, b->src));
+	json_cstr(r->out, input_name(r, b->src));
 	fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", b->pid);
-	js_cstr(r->out, memscope_device_text(b->device, dev));
+	json_cstr(r->out, memscope_device_text(b->device, dev));
 	fprintf(r->out,
 		",\"pool\":\"%s\",\"ptr\":\"0x%016" PRIx64 "\",\"size\":%" PRId64
 		",\"allocation_id\":",
@@ -480,7 +408,7 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 			(unsigned)x->group + 1);
 	fputs(",\"owner\":", r->out);
 	if (b->owner)
-		js_id(r->out, r->st, b->owner);
+		json_id(r->out, r->st, b->owner);
 	else
 		fputs("null", r->out);
 	fputs(",\"stack\":", r->out);
@@ -495,9 +423,9 @@ static void js_fluct(const struct report *r, const struct memscope_fluct *f)
 	size_t i;
 
 	fputs("{\"input\":", r->out);
-	js_cstr(r->out, input_name(r, f->src));
+	json_cstr(r->out, input_name(r, f->src));
 	fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", f->pid);
-	js_cstr(r->out, memscope_device_text(f->device, dev));
+	json_cstr(r->out, memscope_device_text(f->device, dev));
 	fprintf(r->out, ",\"pool\":\"%s\",\"steps\":[", memscope_subtype_name(f->pool));
 	for (i = 0; i < f->n_steps; i++)
 		fprintf(r->out, "%s{\"step\":%" PRIu64 ",\"min\":%" PRId64 ",\"max\":%" PRId64 "}",
@@ -544,7 +472,7 @@ static void js_summary(const struct report *r)
 	fputs(",\"mark\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_MARK) {
 		fputs("{\"text\":", r->out);
-		js_cstr(r->out, o->mark);
+		json_cstr(r->out, o->mark);
 		fprintf(r->out,
 			",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64 ",\"bytes\":%" PRIu64
 			",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
@@ -554,9 +482,9 @@ static void js_summary(const struct report *r)
 			char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 			fprintf(r->out, "%s{\"input\":", i ? "," : "");
-			js_cstr(r->out, input_name(r, m[i].src));
+			json_cstr(r->out, input_name(r, m[i].src));
 			fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", m[i].pid);
-			js_cstr(r->out, memscope_device_text(m[i].device, dev));
+			json_cstr(r->out, memscope_device_text(m[i].device, dev));
 			fprintf(r->out, ",\"marks\":%" PRIu64 ",\"checked\":%s", m[i].n_marks,
 				m[i].checked ? "true" : "false");
 			if (m[i].checked)
@@ -584,7 +512,7 @@ static void js_summary(const struct report *r)
 				i ? "," : "", i + 1, memscope_subtype_name(g[i].pool), g[i].n,
 				g[i].bytes);
 			if (g[i].owner)
-				js_id(r->out, r->st, g[i].owner);
+				json_id(r->out, r->st, g[i].owner);
 			else
 				fputs("null", r->out);
 			fputs(",\"stack\":", r->out);
@@ -621,59 +549,6 @@ static void write_json(const struct report *r)
 
 /* ---- CSV ---- */
 
-static int csv_special(const char *s, size_t n)
-{
-	return memchr(s, ',', n) || memchr(s, '"', n) || memchr(s, '\n', n) || memchr(s, '\r', n);
-}
-
-/* Text inside a quoted CSV field: quotes doubled. */
-static void csv_quoted(FILE *out, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"')
-			fputc('"', out);
-		fputc(s[i], out);
-	}
-}
-
-/* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *out, const char *s, size_t n)
-{
-	if (!csv_special(s, n)) {
-		fwrite(s, 1, n, out);
-		return;
-	}
-	fputc('"', out);
-	csv_quoted(out, s, n);
-	fputc('"', out);
-}
-
-/* a stack as the dump writes it: frames one per line, in one field */
-static void csv_stack(const struct report *r, uint32_t stack)
-{
-	size_t n, i, len;
-	const uint32_t *fr = memscope_strtab_stack(r->st, stack, &n);
-	int quote = fr && n > 1;
-	const char *s;
-
-	for (i = 0; fr && i < n && !quote; i++) {
-		s = memscope_strtab_str(r->st, fr[i], &len);
-		quote = csv_special(s, len);
-	}
-	if (quote)
-		fputc('"', r->out);
-	for (i = 0; fr && i < n; i++) {
-		s = memscope_strtab_str(r->st, fr[i], &len);
-		if (i)
-			fputc('\n', r->out);
-		csv_quoted(r->out, s, len);
-	}
-	if (quote)
-		fputc('"', r->out);
-}
-
 static void write_csv(const struct report *r)
 {
 	size_t n = memscope_leaks_count(r->l), i;
@@ -706,9 +581,9 @@ static void write_csv(const struct report *r)
 		fputc(',', r->out);
 		csv_field(r->out, owner ? owner : "", owner ? len : 0);
 		fputc(',', r->out);
-		csv_stack(r, b->stack_py);
+		csv_stack(r->out, r->st, b->stack_py);
 		fputc(',', r->out);
-		csv_stack(r, b->stack_c);
+		csv_stack(r->out, r->st, b->stack_c);
 		fputc('\n', r->out);
 	}
 }

@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "steps.h"
 #include "leaks.h"
+#include "inefficient.h"
 
 /* Release version of the library ("0.1.0"); independent of any file format version. */
 const char *memscope_version(void);

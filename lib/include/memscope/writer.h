@@ -11,6 +11,7 @@
 struct memscope_strtab;
 struct memscope_csv_writer;
 struct memscope_capture_writer;
+struct memscope_source;
 
 /*
  * A writer of the reference's memscope_dump CSV (formats/dump-csv.md): the 12-column header, then
@@ -48,5 +49,26 @@ int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct mem
 uint64_t memscope_capture_writer_bytes(const struct memscope_capture_writer *w);
 
 void memscope_capture_writer_free(struct memscope_capture_writer *w);
+
+/* One Attr change for memscope_dump_copy_edit. */
+struct memscope_attr_edit {
+	uint64_t line;	   /* the row's first line */
+	uint64_t event_id; /* its ID column, checked before the change */
+	const char *key;   /* attr key to set (borrowed) */
+	const char *val;   /* its new value, val_len bytes (borrowed) */
+	size_t val_len;
+};
+
+/*
+ * Copy the dump CSV src (opened by memscope_source_open, not read) to out byte for byte, but for
+ * the rows at edits[].line (ascending, one edit per row), whose Attr gets key:val: the value is
+ * replaced when the Attr has the key, appended as the last entry otherwise. Such an Attr is
+ * written quoted, as "{k:v,...}". 0, MEMSCOPE_E_UNSUPPORTED (not a dump CSV), MEMSCOPE_E_INVALID
+ * (an edited line is not the start of a row with that ID, or there is no Attr column: the file
+ * is not the one analysed), MEMSCOPE_E_TRUNCATED, MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM; err says
+ * where.
+ */
+int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_attr_edit *edits,
+	size_t n_edits, FILE *out, struct memscope_error *err);
 
 #endif

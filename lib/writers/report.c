@@ -1,0 +1,134 @@
+/* Implementation of the report writers' shared helpers (report.h). */
+#include <string.h>
+
+#include "memscope/strtab.h"
+#include "report.h"
+
+/* ---- JSON ---- */
+
+/* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
+void json_str(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	fputc('"', out);
+	while (p < end) {
+		unsigned c = *p;
+		size_t len = c < 0x80	      ? 1
+			     : (c >> 5) == 6  ? 2
+			     : (c >> 4) == 14 ? 3
+			     : (c >> 3) == 30 ? 4
+					      : 0;
+		size_t k;
+
+		if (c == '"' || c == '\\') {
+			fputc('\\', out);
+			fputc((int)c, out);
+			p++;
+			continue;
+		}
+		if (c < 0x20) {
+			fprintf(out, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		for (k = 1; len && k < len; k++)
+			if (p + k >= end || (p[k] & 0xc0) != 0x80)
+				len = 0;
+		/* overlong forms and surrogates are invalid too */
+		if ((len == 2 && c < 0xc2) || (len == 3 && c == 0xe0 && p[1] < 0xa0) ||
+			(len == 3 && c == 0xed && p[1] >= 0xa0) ||
+			(len == 4 && (c > 0xf4 || (c == 0xf0 && p[1] < 0x90) ||
+					     (c == 0xf4 && p[1] >= 0x90))))
+			len = 0;
+		if (!len) {
+			fputs("\xef\xbf\xbd", out);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, len, out);
+		p += len;
+	}
+	fputc('"', out);
+}
+
+void json_cstr(FILE *out, const char *s)
+{
+	json_str(out, s, strlen(s));
+}
+
+void json_id(FILE *out, const struct memscope_strtab *st, uint32_t id)
+{
+	size_t n;
+	const char *s = memscope_strtab_str(st, id, &n);
+
+	json_str(out, s ? s : "", s ? n : 0);
+}
+
+void json_frames(FILE *out, const struct memscope_strtab *st, uint32_t stack)
+{
+	size_t n, i;
+	const uint32_t *fr = memscope_strtab_stack(st, stack, &n);
+
+	fputc('[', out);
+	for (i = 0; fr && i < n; i++) {
+		if (i)
+			fputc(',', out);
+		json_id(out, st, fr[i]);
+	}
+	fputc(']', out);
+}
+
+/* ---- CSV ---- */
+
+static int csv_special(const char *s, size_t n)
+{
+	return memchr(s, ',', n) || memchr(s, '"', n) || memchr(s, '\n', n) || memchr(s, '\r', n);
+}
+
+/* Text inside a quoted CSV field: quotes doubled. */
+static void csv_quoted(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', out);
+		fputc(s[i], out);
+	}
+}
+
+/* A CSV field, quoted when it holds a comma, quote or line break. */
+void csv_field(FILE *out, const char *s, size_t n)
+{
+	if (!csv_special(s, n)) {
+		fwrite(s, 1, n, out);
+		return;
+	}
+	fputc('"', out);
+	csv_quoted(out, s, n);
+	fputc('"', out);
+}
+
+void csv_stack(FILE *out, const struct memscope_strtab *st, uint32_t stack)
+{
+	size_t n, i, len;
+	const uint32_t *fr = memscope_strtab_stack(st, stack, &n);
+	int quote = fr && n > 1;
+	const char *s;
+
+	for (i = 0; fr && i < n && !quote; i++) {
+		s = memscope_strtab_str(st, fr[i], &len);
+		quote = csv_special(s, len);
+	}
+	if (quote)
+		fputc('"', out);
+	for (i = 0; fr && i < n; i++) {
+		s = memscope_strtab_str(st, fr[i], &len);
+		if (i)
+			fputc('\n', out);
+		csv_quoted(out, s, len);
+	}
+	if (quote)
+		fputc('"', out);
+}

@@ -1,0 +1,361 @@
+/* memscope-inefficient: blocks allocated too early, freed too late or left idle, from dumps or
+ * capture files, ranked by the memory they wasted. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "memscope/inefficient.h"
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_IDLE_THRESHOLD,
+	OPT_MIN_SIZE,
+	OPT_TYPES,
+	OPT_ANNOTATE,
+	OPT_FAIL_ON_FINDING,
+};
+
+static const struct cli_option options[] = {
+	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)" },
+	{ "idle-threshold", 0, OPT_IDLE_THRESHOLD, "N",
+		"idle when two uses are more than N APIs apart (default 3000)" },
+	{ "min-size", 0, OPT_MIN_SIZE, "BYTES",
+		"flag only blocks of at least this size; K, M, G suffixes (default 0)" },
+	{ "types", 0, OPT_TYPES, "LIST",
+		"early_allocation,late_deallocation,temporary_idleness or all (default all)" },
+	{ "annotate", 0, OPT_ANNOTATE, "FILE",
+		"write a copy of the input with inefficient_type in the flagged MALLOC rows" },
+	{ "fail-on-finding", 0, OPT_FAIL_ON_FINDING, NULL, "exit 1 when any block is flagged" },
+	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)" },
+	CLI_OPTIONS_SHARED,
+};
+
+static const struct cli_tool tool = {
+	"memscope-inefficient",
+	"[--format text|json|csv] [--idle-threshold N] [--min-size BYTES]\n"
+	"       [--types LIST] [--annotate FILE] [--fail-on-finding] [-o FILE] [-f] [--lenient] "
+	"[-q]\n"
+	"       INPUT...",
+	"Find memory allocated too early, freed too late, or idle between uses.",
+	options,
+};
+
+/* options, with every default next to its flag */
+struct ineff_opts {
+	struct memscope_inefficient_opts ineff; /* all types, threshold 3000, min size 0 */
+	enum memscope_ineff_format format;	/* text */
+	const char *annotate;			/* NULL: no annotated copy */
+	int fail_on_finding;			/* 0: findings do not change the exit status */
+	struct cli_common common;		/* output "-" */
+	char **inputs;
+	size_t n_inputs;
+};
+
+/* "early_allocation,temporary_idleness" or "all" into type bits. 0 or -1. */
+static int parse_types(const char *arg, unsigned *bits)
+{
+	const char *p = arg;
+	unsigned t;
+
+	*bits = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 3 && strncmp(p, "all", 3) == 0) {
+			*bits |= MEMSCOPE_INEFF_ALL;
+		} else {
+			for (t = 1; t <= MEMSCOPE_INEFF_IDLE; t <<= 1)
+				if (strlen(memscope_ineff_type_name(t)) == n &&
+					strncmp(p, memscope_ineff_type_name(t), n) == 0)
+					break;
+			if (t > MEMSCOPE_INEFF_IDLE)
+				return -1;
+			*bits |= t;
+		}
+		p += n;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	return *bits ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, struct ineff_opts *o)
+{
+	unsigned long long n;
+	int c, rc = 0;
+
+	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				o->format = MEMSCOPE_INEFF_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = MEMSCOPE_INEFF_JSON;
+			else if (strcmp(optarg, "csv") == 0)
+				o->format = MEMSCOPE_INEFF_CSV;
+			else {
+				cli_msg(&tool, "--format: expected text, json or csv, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_IDLE_THRESHOLD:
+			if (cli_parse_uint(optarg, &n) || n < 1) {
+				cli_msg(&tool,
+					"--idle-threshold: expected a whole number from 1, got "
+					"'%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o->ineff.idle_threshold = n;
+			break;
+		case OPT_MIN_SIZE:
+			if (cli_parse_size(optarg, &n)) {
+				cli_msg(&tool,
+					"--min-size: expected bytes like 4096, 64K or 1M, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o->ineff.min_size = n;
+			break;
+		case OPT_TYPES:
+			if (parse_types(optarg, &o->ineff.types)) {
+				cli_msg(&tool,
+					"--types: expected early_allocation, late_deallocation, "
+					"temporary_idleness or all, got '%s'",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_ANNOTATE:
+			o->annotate = optarg;
+			break;
+		case OPT_FAIL_ON_FINDING:
+			o->fail_on_finding = 1;
+			break;
+		default:
+			rc = cli_common_option(&tool, c, &o->common);
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind >= argc) {
+		cli_msg(&tool, "no INPUT given (a dump CSV or capture file; - for stdin)");
+		return CLI_EXIT_USAGE;
+	}
+	o->inputs = argv + optind;
+	o->n_inputs = (size_t)(argc - optind);
+	if (o->annotate && o->n_inputs != 1) {
+		cli_msg(&tool, "--annotate takes exactly one INPUT, got %zu", o->n_inputs);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->annotate && strcmp(o->common.output, "-") &&
+		strcmp(o->annotate, o->common.output) == 0) {
+		cli_msg(&tool, "--annotate and -o name the same file '%s'", o->annotate);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * The annotated copy reads the input a second time: it must be a regular file and a dump CSV.
+ * 0 or an exit status (reported).
+ */
+static int check_annotate_input(const struct ineff_opts *o, struct memscope_strtab *st)
+{
+	const char *in = o->inputs[0];
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	struct stat sb;
+	int rc;
+
+	if (strcmp(in, "-") == 0 || stat(in, &sb) || !S_ISREG(sb.st_mode)) {
+		if (strcmp(in, "-") && stat(in, &sb))
+			return 0; /* the read reports a missing file */
+		cli_msg(&tool,
+			"--annotate reads the input twice, and %s cannot be read twice: save it to "
+			"a file",
+			strcmp(in, "-") ? in : "standard input");
+		return CLI_EXIT_USAGE;
+	}
+	memscope_error_clear(&err);
+	if ((rc = memscope_source_open(&src, in, st, &o->common.read, &err)))
+		return cli_error(&tool, &err);
+	if (memscope_source_format(src) != MEMSCOPE_FORMAT_DUMP_CSV) {
+		cli_msg(&tool,
+			"%s: --annotate needs a dump CSV and this is a %s file (memscope-convert "
+			"writes one)",
+			in, memscope_format_name(memscope_source_format(src)));
+		rc = CLI_EXIT_INVALID;
+	}
+	memscope_source_close(src);
+	return rc;
+}
+
+static int feed(void *ctx, const struct memscope_event *ev)
+{
+	return memscope_inefficient_feed(ctx, ev);
+}
+
+/* Read every input into the analysis and finish it. 0 or an exit status (reported). */
+static int analyse(
+	const struct ineff_opts *o, struct memscope_strtab *st, struct memscope_inefficient *a)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < o->n_inputs; i++) {
+		struct memscope_read_opts ro = o->common.read;
+
+		ro.src = (uint32_t)i;
+		if ((rc = cli_read_input(&tool, o->inputs[i], st, &ro, feed, a, 1, NULL)))
+			return rc;
+	}
+	if (memscope_inefficient_finish(a)) {
+		cli_msg(&tool, "out of memory");
+		return CLI_EXIT_IO;
+	}
+	return 0;
+}
+
+/* What the analysis skipped or could not judge, on stderr. */
+static void report(const struct ineff_opts *o, const struct memscope_inefficient *a)
+{
+	const struct memscope_inefficient_stats *s = memscope_inefficient_stats(a);
+
+	if (s->n_untracked)
+		cli_msg(&tool,
+			"%s: %" PRIu64 " ACCESS or FREE row(s) of no live block (first: process "
+			"%" PRIu64 ", ID %" PRIu64 "): counted as APIs, not judged",
+			o->inputs[s->untracked_src], s->n_untracked, s->untracked_pid,
+			s->untracked_id);
+	if (s->n_replaced)
+		cli_msg(&tool,
+			"%" PRIu64 " MALLOC row(s) on a block still live: the old block ends there",
+			s->n_replaced);
+	if (o->common.quiet)
+		return;
+	if (s->n_shadow)
+		cli_msg(&tool,
+			"%" PRIu64 " shadow:true row(s) (synthetic, written by msMemScope) are not "
+			"APIs",
+			s->n_shadow);
+	if (s->n_other_access)
+		cli_msg(&tool, "%" PRIu64 " ACCESS row(s) of pools other than PTA and ATB ignored",
+			s->n_other_access);
+	if (!s->n_accesses && s->n_mallocs)
+		cli_msg(&tool, "no ACCESS rows: nothing can be flagged (trace with "
+			       "--events=...,access)");
+}
+
+/* Write the annotated copy of the input into out. 0 or an exit status (reported). */
+static int annotate(const struct ineff_opts *o, struct memscope_strtab *st,
+	const struct memscope_inefficient *a, FILE *out)
+{
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	int rc;
+
+	memscope_error_clear(&err);
+	rc = memscope_source_open(&src, o->inputs[0], st, &o->common.read, &err);
+	if (!rc)
+		rc = memscope_inefficient_annotate(a, 0, src, out, &err);
+	memscope_source_close(src);
+	return rc ? cli_error(&tool, &err) : 0;
+}
+
+/* The report and the annotated copy, both or neither. 0 or an exit status (reported). */
+static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
+	const struct memscope_inefficient *a)
+{
+	struct cli_out out = { NULL, NULL, NULL }, ann = { NULL, NULL, NULL };
+	int status;
+
+	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force, NULL)))
+		goto out;
+	if (memscope_inefficient_write(
+		    out.f, o->format, a, st, (const char *const *)o->inputs, o->n_inputs)) {
+		cli_msg(&tool, "%s: write failed: %s", o->common.output, strerror(errno));
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	if (o->annotate &&
+		((status = cli_out_open(&tool, &ann, o->annotate, o->common.force, o->inputs[0])) ||
+			(status = annotate(o, st, a, ann.f))))
+		goto out;
+	if ((status = cli_out_commit(&tool, &out)) ||
+		(o->annotate && (status = cli_out_commit(&tool, &ann))))
+		goto out;
+out:
+	if (out.f)
+		cli_out_abort(&out);
+	if (ann.f)
+		cli_out_abort(&ann);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct ineff_opts o;
+	struct memscope_strtab *st = NULL;
+	struct memscope_inefficient *a = NULL;
+	const struct memscope_inefficient_stats *s;
+	size_t i;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	memscope_inefficient_opts_init(&o.ineff);
+	o.format = MEMSCOPE_INEFF_TEXT;
+	o.common.output = "-";
+	status = parse_args(argc, argv, &o);
+	if (status) {
+		status = status < 0 ? CLI_EXIT_OK : status;
+		goto out;
+	}
+	st = memscope_strtab_new();
+	if (!st || !(a = memscope_inefficient_new(&o.ineff, st))) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	for (i = 0; i < o.n_inputs; i++) {
+		struct cli_out probe;
+
+		/* no output is ever written over an input */
+		if (strcmp(o.common.output, "-") &&
+			(status = cli_out_open(&tool, &probe, o.common.output, 1, o.inputs[i])))
+			goto out;
+		if (strcmp(o.common.output, "-"))
+			cli_out_abort(&probe);
+		if (o.annotate &&
+			(status = cli_out_open(&tool, &probe, o.annotate, 1, o.inputs[i])))
+			goto out;
+		if (o.annotate)
+			cli_out_abort(&probe);
+	}
+	if (o.annotate && (status = check_annotate_input(&o, st)))
+		goto out;
+	if ((status = analyse(&o, st, a)))
+		goto out;
+	report(&o, a);
+	if ((status = write_outputs(&o, st, a)))
+		goto out;
+	s = memscope_inefficient_stats(a);
+	if (!o.common.quiet)
+		cli_msg(&tool,
+			"%" PRIu64 " inefficient block(s), %" PRIu64
+			" bytes: early_allocation %" PRIu64 ", late_deallocation %" PRIu64
+			", temporary_idleness %" PRIu64 "; from %" PRIu64 " events",
+			s->n_blocks, s->bytes, s->n_type[0], s->n_type[1], s->n_type[2],
+			s->n_events);
+	if (o.fail_on_finding && s->n_blocks)
+		status = CLI_EXIT_FINDINGS;
+out:
+	memscope_inefficient_free(a);
+	memscope_strtab_free(st);
+	return status;
+}
