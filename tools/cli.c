@@ -232,6 +232,18 @@ int cli_out_open(
 		cli_msg(t, "%s: output would overwrite the input", path);
 		return CLI_EXIT_USAGE;
 	}
+	if (stat(path, &so) == 0 && S_ISDIR(so.st_mode)) {
+		cli_msg(t, "%s: is a directory", path);
+		return CLI_EXIT_USAGE;
+	}
+	if (stat(path, &so) == 0 && !S_ISREG(so.st_mode)) {
+		/* a device or pipe (/dev/null, a FIFO): written in place, nothing to replace */
+		if (!(o->f = fopen(path, "wb"))) {
+			cli_msg(t, "%s: cannot open: %s", path, strerror(errno));
+			return CLI_EXIT_IO;
+		}
+		return 0;
+	}
 	if (!force && access(path, F_OK) == 0) {
 		cli_msg(t, "%s: exists (use --force to overwrite)", path);
 		return CLI_EXIT_USAGE;
@@ -273,7 +285,11 @@ int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
 	failed = fflush(o->f) != 0 || ferror(o->f);
 	failed |= fclose(o->f) != 0;
 	o->f = NULL;
-	if (failed || rename(o->tmp, o->path)) {
+	if (!o->tmp && failed) {
+		cli_msg(t, "write failed: %s", strerror(errno));
+		return CLI_EXIT_IO;
+	}
+	if (o->tmp && (failed || rename(o->tmp, o->path))) {
 		cli_msg(t, "%s: write failed: %s", o->path, strerror(errno));
 		cli_out_abort(o);
 		return CLI_EXIT_IO;

@@ -77,7 +77,8 @@ struct bstate {
 	uint64_t fa;	   /* API of its first ACCESS in another API than the MALLOC (0: none) */
 	struct memscope_ineff_api alloc, first_access, last_access;
 	uint64_t n_access, max_idle, idle_sum;
-	uint32_t next_free; /* free list of the slots */
+	uint64_t early_free, late_malloc, idle_from, idle_to; /* evidence of each type */
+	uint32_t next_free;				      /* free list of the slots */
 };
 
 struct memscope_inefficient {
@@ -388,6 +389,11 @@ static int settle(struct memscope_inefficient *a, const struct iproc *p, const s
 		memset(&x->free, 0, sizeof(x->free));
 		if (freed)
 			x->free = *freed;
+		x->early_free_api = b->early_free;
+		x->early_use_api = b->types & MEMSCOPE_INEFF_EARLY ? b->fa : 0;
+		x->late_malloc_api = b->late_malloc;
+		x->idle_from_api = b->idle_from;
+		x->idle_to_api = b->idle_to;
 		x->n_access = b->n_access;
 		x->max_idle_apis = b->max_idle;
 		x->unused_apis = 0;
@@ -461,16 +467,21 @@ static void on_access(struct memscope_inefficient *a, const struct iproc *p, str
 		b->max_idle = gap > b->max_idle ? gap : b->max_idle;
 		if (gap > a->o.idle_threshold) {
 			b->idle_sum += gap;
-			if (can_flag(a, p, b, MEMSCOPE_INEFF_IDLE))
+			if (can_flag(a, p, b, MEMSCOPE_INEFF_IDLE)) {
 				flag(b, MEMSCOPE_INEFF_IDLE);
+				b->idle_from = b->prev_api;
+				b->idle_to = at->api;
+			}
 		}
 	}
 	if (!b->fa && at->api != b->alloc.api)
 		b->fa = at->api;
 	/* some other API freed memory after the MALLOC's API and before the first use's */
 	if (f->free_tmp && b->fa && b->alloc.api != f->free_tmp && b->alloc.api < f->free_tmp &&
-		f->free_tmp < b->fa && can_flag(a, p, b, MEMSCOPE_INEFF_EARLY))
+		f->free_tmp < b->fa && can_flag(a, p, b, MEMSCOPE_INEFF_EARLY)) {
 		flag(b, MEMSCOPE_INEFF_EARLY);
+		b->early_free = f->free_tmp;
+	}
 	b->last_access = *at;
 	b->prev_kind = R_ACCESS;
 	b->prev_api = at->api;
@@ -488,8 +499,10 @@ static int on_free(struct memscope_inefficient *a, const struct iproc *p, const 
 	/* some other API allocated memory after the last use's API and before the FREE's */
 	if (f->malloc_tmp && b->prev_kind == R_ACCESS && b->prev_api != f->api &&
 		b->prev_api < f->malloc_tmp && f->malloc_tmp < f->api &&
-		can_flag(a, p, b, MEMSCOPE_INEFF_LATE))
+		can_flag(a, p, b, MEMSCOPE_INEFF_LATE)) {
 		flag(b, MEMSCOPE_INEFF_LATE);
+		b->late_malloc = f->malloc_tmp;
+	}
 	return settle(a, p, r, slot, at);
 }
 

@@ -86,6 +86,22 @@ static void text_block(const struct report *r, size_t rank, const struct memscop
 		fprintf(r->out, ", %s", input_name(r, b->src));
 	fprintf(r->out, "\n    unused for %" PRIu64 " %s API(s): %" PRIu64 " byte-APIs wasted\n",
 		b->unused_apis, family_names[b->family], b->wasted);
+	if (b->types & MEMSCOPE_INEFF_EARLY)
+		fprintf(r->out,
+			"    why: API %" PRIu64 " freed memory between the allocation (API %" PRIu64
+			") and the first use in another API (API %" PRIu64 ")\n",
+			b->early_free_api, b->alloc.api, b->early_use_api);
+	if (b->types & MEMSCOPE_INEFF_LATE)
+		fprintf(r->out,
+			"    why: API %" PRIu64
+			" allocated memory between the last use (API %" PRIu64
+			") and the free (API %" PRIu64 ")\n",
+			b->late_malloc_api, b->last_access.api, b->free.api);
+	if (b->types & MEMSCOPE_INEFF_IDLE)
+		fprintf(r->out,
+			"    why: unused from API %" PRIu64 " to API %" PRIu64 ", %" PRIu64
+			" APIs apart\n",
+			b->idle_from_api, b->idle_to_api, b->idle_to_api - b->idle_from_api);
 	text_api(r, "allocated", &b->alloc);
 	text_api(r, "first use", &b->first_access);
 	text_api(r, "last use", &b->last_access);
@@ -174,6 +190,21 @@ static void js_block(const struct report *r, size_t rank, const struct memscope_
 	js_api(r, "first_access", &b->first_access);
 	js_api(r, "last_access", &b->last_access);
 	js_api(r, "free", &b->free);
+	fputs(",\"why\":{", r->out);
+	for (i = 0; i < b->n_types; i++) {
+		unsigned t = b->order[i];
+
+		fprintf(r->out, "%s\"%s\":", i ? "," : "", memscope_ineff_type_name(t));
+		if (t == MEMSCOPE_INEFF_EARLY)
+			fprintf(r->out, "{\"free_api\":%" PRIu64 ",\"use_api\":%" PRIu64 "}",
+				b->early_free_api, b->early_use_api);
+		else if (t == MEMSCOPE_INEFF_LATE)
+			fprintf(r->out, "{\"malloc_api\":%" PRIu64 "}", b->late_malloc_api);
+		else
+			fprintf(r->out, "{\"from_api\":%" PRIu64 ",\"to_api\":%" PRIu64 "}",
+				b->idle_from_api, b->idle_to_api);
+	}
+	fputc('}', r->out);
 	fprintf(r->out,
 		",\"accesses\":%" PRIu64 ",\"max_idle_apis\":%" PRIu64 ",\"unused_apis\":%" PRIu64
 		",\"wasted_byte_apis\":%" PRIu64 ",\"owner\":",
@@ -253,7 +284,7 @@ static void write_csv(const struct report *r)
 	fputs("rank,input,pid,device,pool,allocation_id,ptr,size,types,alloc_api,first_access_api,"
 	      "last_access_api,free_api,max_idle_apis,unused_apis,wasted_byte_apis,alloc_event_id,"
 	      "alloc_line,alloc_ts_ns,free_ts_ns,alloc_op,first_access_op,last_access_op,"
-	      "free_op\n",
+	      "free_op,early_free_api,early_use_api,late_malloc_api,idle_from_api,idle_to_api\n",
 		r->out);
 	for (i = 0; i < n; i++) {
 		const struct memscope_ineff_block *b = memscope_inefficient_get(r->a, i);
@@ -282,6 +313,11 @@ static void write_csv(const struct report *r)
 		csv_op(r, &b->first_access);
 		csv_op(r, &b->last_access);
 		csv_op(r, &b->free);
+		csv_api(r, b->early_free_api);
+		csv_api(r, b->early_use_api);
+		csv_api(r, b->late_malloc_api);
+		csv_api(r, b->idle_from_api);
+		csv_api(r, b->idle_to_api);
 		fputc('\n', r->out);
 	}
 }

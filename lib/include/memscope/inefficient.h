@@ -74,12 +74,16 @@ struct memscope_ineff_block {
 	uint32_t stack_py, stack_c;
 	int freed; /* a FREE was seen (else free.api is 0) */
 	struct memscope_ineff_api alloc, first_access, last_access, free;
-	uint64_t n_access;	/* ACCESS rows */
-	uint64_t max_idle_apis; /* longest distance between two consecutive uses */
-	uint64_t unused_apis;	/* APIs it sat unused for its types: first use - MALLOC (early),
-				   FREE - last use (late), and every idle distance above the
-				   threshold (idle) */
-	uint64_t wasted;	/* size x unused_apis, byte-APIs (saturating) */
+	uint64_t early_free_api;  /* early: the other API that freed memory in between */
+	uint64_t early_use_api;	  /* early: the first use in another API than the MALLOC's */
+	uint64_t late_malloc_api; /* late: the other API that allocated memory in between */
+	uint64_t idle_from_api, idle_to_api; /* idle: the first distance above the threshold */
+	uint64_t n_access;		     /* ACCESS rows */
+	uint64_t max_idle_apis;		     /* longest distance between two consecutive uses */
+	uint64_t unused_apis; /* APIs it sat unused for its types: first use - MALLOC (early),
+				 FREE - last use (late), and every idle distance above the
+				 threshold (idle) */
+	uint64_t wasted;      /* size x unused_apis, byte-APIs (saturating) */
 };
 
 struct memscope_inefficient_stats {
