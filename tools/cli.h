@@ -108,7 +108,8 @@ struct cli_out {
 
 /*
  * Open path for writing. Refuses an existing file unless force, and a path that is the same file
- * as avoid (the input; may be NULL). A device or pipe (/dev/null) is written in place. On failure prints the reason and returns the exit status.
+ * as avoid (the input; may be NULL). A device or pipe (/dev/null) is written in place. On failure
+ * prints the reason and returns the exit status.
  */
 int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
 	const char *avoid);

@@ -2,6 +2,7 @@
  * capture files, ranked by the memory they wasted. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@ enum {
 	OPT_TYPES,
 	OPT_ANNOTATE,
 	OPT_FAIL_ON_FINDING,
+	OPT_TOP,
 };
 
 static const struct cli_option options[] = {
@@ -28,6 +30,9 @@ static const struct cli_option options[] = {
 		"early_allocation,late_deallocation,temporary_idleness or all (default all)" },
 	{ "annotate", 0, OPT_ANNOTATE, "FILE",
 		"write a copy of the input with inefficient_type in the flagged MALLOC rows" },
+	{ "top", 0, OPT_TOP, "N",
+		"report the N most wasteful blocks, 0 for all (default 20 in text, all "
+		"otherwise)" },
 	{ "fail-on-finding", 0, OPT_FAIL_ON_FINDING, NULL, "exit 1 when any block is flagged" },
 	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)" },
 	CLI_OPTIONS_SHARED,
@@ -36,9 +41,8 @@ static const struct cli_option options[] = {
 static const struct cli_tool tool = {
 	"memscope-inefficient",
 	"[--format text|json|csv] [--idle-threshold N] [--min-size BYTES]\n"
-	"       [--types LIST] [--annotate FILE] [--fail-on-finding] [-o FILE] [-f] [--lenient] "
-	"[-q]\n"
-	"       INPUT...",
+	"       [--types LIST] [--top N] [--annotate FILE] [--fail-on-finding] [-o FILE] [-f]\n"
+	"       [--lenient] [-q] INPUT...",
 	"Find memory allocated too early, freed too late, or idle between uses.",
 	options,
 };
@@ -48,6 +52,8 @@ struct ineff_opts {
 	struct memscope_inefficient_opts ineff; /* all types, threshold 3000, min size 0 */
 	enum memscope_ineff_format format;	/* text */
 	const char *annotate;			/* NULL: no annotated copy */
+	unsigned long long top;			/* blocks in the report; 0: all */
+	int top_given;				/* else 20 in text, all otherwise */
 	int fail_on_finding;			/* 0: findings do not change the exit status */
 	struct cli_common common;		/* output "-" */
 	char **inputs;
@@ -133,6 +139,13 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 		case OPT_ANNOTATE:
 			o->annotate = optarg;
 			break;
+		case OPT_TOP:
+			if (cli_parse_uint(optarg, &o->top)) {
+				cli_msg(&tool, "--top: expected a whole number, got '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o->top_given = 1;
+			break;
 		case OPT_FAIL_ON_FINDING:
 			o->fail_on_finding = 1;
 			break;
@@ -149,6 +162,8 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 	}
 	o->inputs = argv + optind;
 	o->n_inputs = (size_t)(argc - optind);
+	if (!o->top_given)
+		o->top = o->format == MEMSCOPE_INEFF_TEXT ? 20 : 0;
 	if (o->annotate && o->n_inputs != 1) {
 		cli_msg(&tool, "--annotate takes exactly one INPUT, got %zu", o->n_inputs);
 		return CLI_EXIT_USAGE;
@@ -277,8 +292,8 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 
 	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force, NULL)))
 		goto out;
-	if (memscope_inefficient_write(
-		    out.f, o->format, a, st, (const char *const *)o->inputs, o->n_inputs)) {
+	if (memscope_inefficient_write(out.f, o->format, a, st, (const char *const *)o->inputs,
+		    o->n_inputs, o->top > SIZE_MAX ? SIZE_MAX : (size_t)o->top)) {
 		cli_msg(&tool, "%s: write failed: %s", o->common.output, strerror(errno));
 		status = CLI_EXIT_IO;
 		goto out;

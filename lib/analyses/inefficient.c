@@ -45,10 +45,19 @@ struct pkey {
 	uint32_t pad;
 };
 
+/* rows are kept in chunks, each sorted on its own at finish and merged while replaying: no
+ * reallocation while feeding, no sort buffer the size of the input */
+#define CHUNK_RECS 65536
+
+struct chunk {
+	struct rec *r;
+	size_t n;
+};
+
 struct iproc {
 	struct pkey key;
-	struct rec *recs;
-	size_t n, cap;
+	struct chunk *chunks;
+	size_t n_chunks, cap_chunks;
 	struct malloc_info *mallocs;
 	size_t n_mallocs, cap_mallocs;
 	UT_hash_handle hh;
@@ -137,11 +146,15 @@ struct memscope_inefficient *memscope_inefficient_new(
 
 static void proc_release(struct iproc *p)
 {
-	free(p->recs);
+	size_t i;
+
+	for (i = 0; i < p->n_chunks; i++)
+		free(p->chunks[i].r);
+	free(p->chunks);
 	free(p->mallocs);
-	p->recs = NULL;
+	p->chunks = NULL;
 	p->mallocs = NULL;
-	p->n = p->cap = p->n_mallocs = p->cap_mallocs = 0;
+	p->n_chunks = p->cap_chunks = p->n_mallocs = p->cap_mallocs = 0;
 }
 
 void memscope_inefficient_free(struct memscope_inefficient *a)
@@ -259,8 +272,26 @@ static int add_malloc(struct memscope_inefficient *a, struct iproc *p,
 	return 0;
 }
 
+/* The chunk the next row of p goes into. NULL on OOM. */
+static struct chunk *room(struct iproc *p)
+{
+	struct chunk *c = p->n_chunks ? &p->chunks[p->n_chunks - 1] : NULL;
+
+	if (c && c->n < CHUNK_RECS)
+		return c;
+	if (grow_array(&p->chunks, &p->cap_chunks, p->n_chunks + 1, sizeof(*p->chunks)))
+		return NULL;
+	c = &p->chunks[p->n_chunks];
+	if (!(c->r = malloc(CHUNK_RECS * sizeof(*c->r))))
+		return NULL;
+	c->n = 0;
+	p->n_chunks++;
+	return c;
+}
+
 int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memscope_event *ev)
 {
+	struct chunk *c;
 	struct iproc *p;
 	struct rec r;
 	int family;
@@ -269,8 +300,7 @@ int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memsc
 	memset(&r, 0, sizeof(r));
 	if (classify_row(a, ev, &r.kind, &family))
 		return 0;
-	if (!(p = proc_of(a, ev->src, ev->pid)) ||
-		grow_array(&p->recs, &p->cap, p->n + 1, sizeof(*p->recs)))
+	if (!(p = proc_of(a, ev->src, ev->pid)) || !(c = room(p)))
 		return MEMSCOPE_E_NOMEM;
 	r.ts_ns = ev->ts_ns;
 	r.id = ev->id;
@@ -281,7 +311,7 @@ int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memsc
 		r.aux = ev->name;
 	else if (r.kind == R_MALLOC && add_malloc(a, p, ev, &r.aux))
 		return MEMSCOPE_E_NOMEM;
-	p->recs[p->n++] = r;
+	c->r[c->n++] = r;
 	a->stats.rows_held++;
 	return 0;
 }
@@ -580,11 +610,37 @@ static int cmp_proc(const void *pa, const void *pb)
 	return x->key.pid < y->key.pid ? -1 : x->key.pid > y->key.pid;
 }
 
+/* the next row of chunk k */
+static const struct rec *head(const struct iproc *p, const size_t *at, uint32_t k)
+{
+	return &p->chunks[k].r[at[k]];
+}
+
+static void sift_down(const struct iproc *p, const size_t *at, uint32_t *heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t t;
+
+		if (l < n && cmp_rec(head(p, at, heap[l]), head(p, at, heap[m])) < 0)
+			m = l;
+		if (l + 1 < n && cmp_rec(head(p, at, heap[l + 1]), head(p, at, heap[m])) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = heap[i];
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
 /* Put one process in time order and replay it; its rows are dropped after. 0 or NOMEM. */
 static int replay(struct memscope_inefficient *a, struct iproc *p)
 {
 	struct fam_state fs[MEMSCOPE_INEFF_FAMILIES];
-	size_t i;
+	uint32_t *heap = NULL;
+	size_t *at = NULL, i, n_heap;
 	int rc = 0;
 
 	memset(fs, 0, sizeof(fs));
@@ -592,10 +648,27 @@ static int replay(struct memscope_inefficient *a, struct iproc *p)
 	u64map_clear(&a->by_ptr);
 	a->n_slots = 0;
 	a->free_slot = 0;
-	if (p->n > 1)
-		qsort(p->recs, p->n, sizeof(*p->recs), cmp_rec);
-	for (i = 0; i < p->n && !rc; i++)
-		rc = replay_row(a, p, fs, &p->recs[i]);
+	if (!(heap = malloc((p->n_chunks ? p->n_chunks : 1) * sizeof(*heap))) ||
+		!(at = calloc(p->n_chunks ? p->n_chunks : 1, sizeof(*at)))) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->n_chunks; i++) {
+		qsort(p->chunks[i].r, p->chunks[i].n, sizeof(struct rec), cmp_rec);
+		heap[i] = (uint32_t)i;
+	}
+	/* a k-way merge of the sorted chunks: heap[0] is the chunk with the earliest next row */
+	n_heap = p->n_chunks;
+	for (i = n_heap / 2; i-- > 0;)
+		sift_down(p, at, heap, n_heap, i);
+	while (n_heap && !rc) {
+		uint32_t k = heap[0];
+
+		rc = replay_row(a, p, fs, &p->chunks[k].r[at[k]++]);
+		if (at[k] == p->chunks[k].n)
+			heap[0] = heap[--n_heap];
+		sift_down(p, at, heap, n_heap, 0);
+	}
 	/* blocks never freed are judged as they stand */
 	for (i = 0; !rc && a->by_id.e && i <= a->by_id.mask; i++)
 		if (a->by_id.e[i].used)
@@ -603,6 +676,9 @@ static int replay(struct memscope_inefficient *a, struct iproc *p)
 	for (i = 0; !rc && a->by_ptr.e && i <= a->by_ptr.mask; i++)
 		if (a->by_ptr.e[i].used)
 			rc = settle(a, p, NULL, a->by_ptr.e[i].a, NULL);
+out:
+	free(heap);
+	free(at);
 	proc_release(p);
 	return rc;
 }

@@ -17,6 +17,7 @@ struct report {
 	const struct memscope_strtab *st;
 	const char *const *names;
 	size_t n_names;
+	size_t n_blocks; /* blocks shown */
 };
 
 static const char *input_name(const struct report *r, uint32_t src)
@@ -119,7 +120,7 @@ static void write_text(const struct report *r)
 {
 	const struct memscope_inefficient_stats *s = memscope_inefficient_stats(r->a);
 	const struct memscope_inefficient_opts *o = memscope_inefficient_opts(r->a);
-	size_t n = memscope_inefficient_count(r->a), i;
+	size_t n = r->n_blocks, i;
 	char buf[32];
 	unsigned t;
 
@@ -132,6 +133,9 @@ static void write_text(const struct report *r)
 		fputc('\n', r->out);
 		text_block(r, i + 1, memscope_inefficient_get(r->a, i));
 	}
+	if (n < memscope_inefficient_count(r->a))
+		fprintf(r->out, "\n(%zu more block(s) not shown)\n",
+			memscope_inefficient_count(r->a) - n);
 	fprintf(r->out, "\n%-20s %10s %20s\n", "type", "blocks", "bytes");
 	for (t = 0; t < 3; t++) {
 		if (!(o->types & (1u << t)))
@@ -248,7 +252,7 @@ static void js_summary(const struct report *r)
 
 static void write_json(const struct report *r)
 {
-	size_t n = memscope_inefficient_count(r->a), i;
+	size_t n = r->n_blocks, i;
 
 	fputs("{\"blocks\":[", r->out);
 	for (i = 0; i < n; i++) {
@@ -279,7 +283,7 @@ static void csv_op(const struct report *r, const struct memscope_ineff_api *x)
 
 static void write_csv(const struct report *r)
 {
-	size_t n = memscope_inefficient_count(r->a), i;
+	size_t n = r->n_blocks, i;
 
 	fputs("rank,input,pid,device,pool,allocation_id,ptr,size,types,alloc_api,first_access_api,"
 	      "last_access_api,free_api,max_idle_apis,unused_apis,wasted_byte_apis,alloc_event_id,"
@@ -324,9 +328,10 @@ static void write_csv(const struct report *r)
 
 int memscope_inefficient_write(FILE *out, enum memscope_ineff_format fmt,
 	const struct memscope_inefficient *a, const struct memscope_strtab *st,
-	const char *const *names, size_t n_names)
+	const char *const *names, size_t n_names, size_t top)
 {
-	struct report r = { out, a, st, names, n_names };
+	size_t n = memscope_inefficient_count(a);
+	struct report r = { out, a, st, names, n_names, top && top < n ? top : n };
 
 	if (fmt == MEMSCOPE_INEFF_JSON)
 		write_json(&r);

@@ -581,13 +581,9 @@ static int gen(const char *path, uint64_t rows, const struct bench_opts *o, stru
 		add_access(&g, g.weight[i], OP_COPY, 1, TID_MAIN);
 		row_op(&g, "ATEN_END", OP_COPY, TID_MAIN);
 	}
-	for (;;) {
+	while (g.id < rows && !g.oom) { /* every row so far has an ID, shadow frees aside */
 		unsigned n;
 
-		g.k.rows = g.k.ops + g.k.kernels + g.k.mstx + g.k.system + g.k.mallocs + g.k.frees +
-			   g.k.hal + g.k.reads + g.k.writes;
-		if (g.k.rows >= rows || g.oom)
-			break;
 		step++;
 		for (n = 0; n < N_EXPERTS; n++)
 			g.routed[n] = (uint8_t)chance(125);
@@ -716,7 +712,7 @@ static int run_lib(const char *path, struct result *r)
 	if (memscope_inefficient_finish(a))
 		goto out;
 	t2 = bench_now_s();
-	if (memscope_inefficient_write(out, MEMSCOPE_INEFF_TEXT, a, st, names, 1) || fflush(out))
+	if (memscope_inefficient_write(out, MEMSCOPE_INEFF_TEXT, a, st, names, 1, 0) || fflush(out))
 		goto out;
 	s = memscope_inefficient_stats(a);
 	r->n_apis = s->n_apis[MEMSCOPE_INEFF_PTA] + s->n_apis[MEMSCOPE_INEFF_ATB];

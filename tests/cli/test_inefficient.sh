@@ -44,6 +44,13 @@ expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation
 expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation 100:5:temporary_idleness" --idle-threshold 3 --min-size 8KiB rules.csv
 expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation 100:5:temporary_idleness 100:8:early_allocation" --idle-threshold 3 --min-size 2048 rules.csv
 
+# --top: the ranking is cut, the summary still counts every block
+expect_status 0 "$I" -q --idle-threshold 3 --top 2 rules.csv
+if [ "$(grep -c '^#' "$WORK/out")" -eq 2 ] && grep -q '^(3 more block(s) not shown)$' "$WORK/out" &&
+	grep -q '^flagged blocks  *5  *3156224$' "$WORK/out"; then ok; else bad "--top 2"; fi
+expect_flagged "100:3:late_deallocation" --idle-threshold 3 --top 1 rules.csv
+expect_status 2 "$I" --top -1 rules.csv
+
 # PTA and ATB count APIs apart (an ATB free does not make P early, a PTA free does not make R
 # early); ops on two threads share one in-op flag, so thread 202's rows after thread 201's op
 # ends are APIs of their own and W is freed late

@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (memscope_inefficient_finish(a))
 		abort();
 	for (fmt = MEMSCOPE_INEFF_TEXT; fmt <= MEMSCOPE_INEFF_CSV; fmt++)
-		memscope_inefficient_write(out, (enum memscope_ineff_format)fmt, a, st, names, 1);
+		memscope_inefficient_write(
+			out, (enum memscope_ineff_format)fmt, a, st, names, 1, size % 3);
 	if (rc == 0)
 		check_annotate(data, size, st, a);
 	fclose(out);

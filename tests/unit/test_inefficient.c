@@ -21,7 +21,7 @@ static uint64_t rnd(uint64_t n)
 
 /* A random run of one or two processes, in time order; ids, lines and timestamps follow. */
 struct run {
-	struct memscope_event ev[MAX_EVENTS];
+	struct memscope_event *ev;
 	size_t n;
 };
 
@@ -42,12 +42,15 @@ static struct memscope_event *add(struct run *r, uint64_t pid, uint16_t kind, ui
 	return e;
 }
 
-static void make_run(struct run *r, int n_procs)
+/* target events (0: a random number up to MAX_EVENTS) into r->ev, which has room for them */
+static void make_run(struct run *r, int n_procs, size_t target)
 {
 	uint64_t live[2][MAX_LIVE], next_id[2] = { 1, 1 };
 	uint16_t live_pool[2][MAX_LIVE];
-	size_t n_live[2] = { 0, 0 }, target = 50 + rnd(MAX_EVENTS - 60);
+	size_t n_live[2] = { 0, 0 };
 
+	if (!target)
+		target = 50 + rnd(MAX_EVENTS - 60);
 	r->n = 0;
 	while (r->n < target) {
 		int p = (int)rnd((uint64_t)n_procs);
@@ -160,9 +163,23 @@ static size_t writer_order(const struct run *r, const struct memscope_event **ou
 	return n;
 }
 
+static void shuffle(const struct memscope_event **v, size_t n)
+{
+	size_t i;
+
+	for (i = n; i > 1; i--) {
+		size_t k = rnd(i);
+		const struct memscope_event *t = v[i - 1];
+
+		v[i - 1] = v[k];
+		v[k] = t;
+	}
+}
+
 START_TEST(any_feed_order)
 {
-	static struct run r;
+	static struct memscope_event evs[MAX_EVENTS];
+	struct run r = { evs, 0 };
 	const struct memscope_event *in_time[MAX_EVENTS], *shuffled[MAX_EVENTS],
 		*written[MAX_EVENTS];
 	uint64_t flagged = 0, types = 0;
@@ -173,16 +190,10 @@ START_TEST(any_feed_order)
 		struct memscope_inefficient *a, *b, *c;
 		size_t i;
 
-		make_run(&r, 1 + run % 2);
+		make_run(&r, 1 + run % 2, 0);
 		for (i = 0; i < r.n; i++)
 			in_time[i] = shuffled[i] = &r.ev[i];
-		for (i = r.n; i > 1; i--) {
-			size_t k = rnd(i);
-			const struct memscope_event *t = shuffled[i - 1];
-
-			shuffled[i - 1] = shuffled[k];
-			shuffled[k] = t;
-		}
+		shuffle(shuffled, r.n);
 		ck_assert_uint_eq(writer_order(&r, written), r.n);
 		a = analyse(in_time, r.n);
 		b = analyse(shuffled, r.n);
@@ -202,10 +213,39 @@ START_TEST(any_feed_order)
 }
 END_TEST
 
+/* A process of several chunks of rows (merged while replaying) in any order. */
+START_TEST(many_chunks)
+{
+	size_t n = 300000, i;
+	struct run r = { calloc(n, sizeof(struct memscope_event)), 0 };
+	const struct memscope_event **in_time = calloc(n, sizeof(*in_time));
+	const struct memscope_event **shuffled = calloc(n, sizeof(*shuffled));
+	struct memscope_inefficient *a, *b;
+
+	ck_assert(r.ev && in_time && shuffled);
+	rng_state = 0x5eed;
+	make_run(&r, 1, n);
+	for (i = 0; i < r.n; i++)
+		in_time[i] = shuffled[i] = &r.ev[i];
+	shuffle(shuffled, r.n);
+	a = analyse(in_time, r.n);
+	b = analyse(shuffled, r.n);
+	ck_assert_uint_gt(memscope_inefficient_count(a), 1000);
+	ck_assert_uint_gt(memscope_inefficient_stats(a)->rows_held, 4 * 65536);
+	assert_same(a, b);
+	memscope_inefficient_free(a);
+	memscope_inefficient_free(b);
+	free(r.ev);
+	free(in_time);
+	free(shuffled);
+}
+END_TEST
+
 /* Two processes in one input give what each gives alone. */
 START_TEST(processes_apart)
 {
-	static struct run r;
+	static struct memscope_event evs[MAX_EVENTS];
+	struct run r = { evs, 0 };
 	const struct memscope_event *all[MAX_EVENTS], *one[MAX_EVENTS];
 	int run;
 
@@ -215,7 +255,7 @@ START_TEST(processes_apart)
 		uint64_t pid;
 		size_t i, n_all = 0;
 
-		make_run(&r, 2);
+		make_run(&r, 2, 0);
 		for (i = 0; i < r.n; i++)
 			all[n_all++] = &r.ev[i];
 		both = analyse(all, n_all);
@@ -343,6 +383,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, any_feed_order);
+	tcase_add_test(tc, many_chunks);
 	tcase_add_test(tc, processes_apart);
 	tcase_add_test(tc, copy_edit_attrs);
 	tcase_add_test(tc, copy_edit_refuses);

@@ -108,7 +108,7 @@ struct memscope_inefficient_stats {
  * The analysis. Feed it every event of every input (src numbers them), then finish. The
  * reference's files are not in time order (a block's rows are written when it is freed), and an
  * API count depends on every row before it, so the rows of the PTA and ATB families (ops,
- * MALLOC, FREE, ACCESS) are kept, 32 bytes each plus 48 per MALLOC, until finish puts each
+ * MALLOC, FREE, ACCESS) are kept, 32 bytes each plus 56 per MALLOC, until finish puts each
  * process in time order and replays it. Other rows cost nothing.
  */
 struct memscope_inefficient;
@@ -143,12 +143,13 @@ enum memscope_ineff_format {
 };
 
 /*
- * Write the report of a finished analysis. names[src] names each input (n_names of them).
- * 0 or MEMSCOPE_E_IO (errno set by the failing write).
+ * Write the report of a finished analysis: the first `top` blocks of the ranking (0: all), and
+ * the summary of all. names[src] names each input (n_names of them). 0 or MEMSCOPE_E_IO (errno
+ * set by the failing write).
  */
 int memscope_inefficient_write(FILE *out, enum memscope_ineff_format fmt,
 	const struct memscope_inefficient *a, const struct memscope_strtab *st,
-	const char *const *names, size_t n_names);
+	const char *const *names, size_t n_names, size_t top);
 
 /*
  * The reference's annotation: copy the dump CSV src (opened, not read yet) to out, byte for byte
