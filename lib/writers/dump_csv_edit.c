@@ -1,6 +1,7 @@
 /* A dump CSV copied byte for byte but for the Attr of chosen rows (memscope_dump_copy_edit). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../readers/csvtok.h"
@@ -13,6 +14,9 @@ struct copy {
 	struct memscope_error *err;
 	struct buf attr; /* the new Attr field */
 	int attr_col, id_col;
+	const struct memscope_attr_edit *edits;
+	size_t n_edits, k;   /* edits before k are of lines already passed */
+	unsigned char *done; /* per edit: its row was found */
 };
 
 static int put(struct copy *c, const void *p, size_t n)
@@ -102,10 +106,45 @@ static int build_attr(
 	return 0;
 }
 
-static int bad_row(struct copy *c, uint64_t line, const char *what)
+static int missing(struct copy *c, const struct memscope_attr_edit *e)
 {
-	return memscope_error_set(c->err, MEMSCOPE_E_INVALID, c->src->name, line,
-		"%s (is this the file that was analysed?)", what);
+	return memscope_error_set(c->err, MEMSCOPE_E_INVALID, c->src->name, e->line,
+		"no row with ID %" PRIu64
+		" starts on this line (is this the file that was analysed?)",
+		e->event_id);
+}
+
+/* Every edit of a line before `line` must have found its row. */
+static int passed(struct copy *c, uint64_t line)
+{
+	for (; c->k < c->n_edits && c->edits[c->k].line < line; c->k++)
+		if (!c->done[c->k])
+			return missing(c, &c->edits[c->k]);
+	return 0;
+}
+
+/*
+ * The edit of the row in t, which starts on `line`: an unused edit of that line with the row's
+ * ID. (Lines count line feeds; rows ended by a lone CR can share one.)
+ */
+static const struct memscope_attr_edit *edit_of(
+	struct copy *c, const struct csvtok *t, uint64_t line)
+{
+	const struct csvtok_field *f;
+	uint64_t id;
+	size_t j;
+
+	if (c->id_col < 0 || (unsigned)c->id_col >= t->n)
+		return NULL;
+	f = &t->f[c->id_col];
+	if (parse_u64(f->p, f->len, &id))
+		return NULL;
+	for (j = c->k; j < c->n_edits && c->edits[j].line == line; j++)
+		if (!c->done[j] && c->edits[j].event_id == id) {
+			c->done[j] = 1;
+			return &c->edits[j];
+		}
+	return NULL;
 }
 
 /* One data row at p[0..used) starting on `line`, edited when e is its edit. */
@@ -113,17 +152,13 @@ static int copy_row(struct copy *c, const struct csvtok *t, const char *p, size_
 	uint64_t line, const struct memscope_attr_edit *e)
 {
 	const struct csvtok_field *f;
-	uint64_t id;
 	int rc;
 
 	if (!e)
 		return put(c, p, used);
-	if (c->attr_col < 0 || c->id_col < 0 || (unsigned)c->attr_col >= t->n ||
-		(unsigned)c->id_col >= t->n)
-		return bad_row(c, line, "the row to annotate has no ID or Attr field");
-	f = &t->f[c->id_col];
-	if (parse_u64(f->p, f->len, &id) || id != e->event_id)
-		return bad_row(c, line, "the row to annotate has another ID");
+	if (c->attr_col < 0 || (unsigned)c->attr_col >= t->n)
+		return memscope_error_set(c->err, MEMSCOPE_E_INVALID, c->src->name, line,
+			"the row to annotate has no Attr field");
 	f = &t->f[c->attr_col];
 	if ((rc = build_attr(c, f, e)))
 		return memscope_error_set(c->err, rc, c->src->name, line, "out of memory");
@@ -135,14 +170,14 @@ static int copy_row(struct copy *c, const struct csvtok *t, const char *p, size_
 int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_attr_edit *edits,
 	size_t n_edits, FILE *out, struct memscope_error *err)
 {
-	struct copy c = { src, out, err, { NULL, 0, 0 }, -1, -1 };
+	struct copy c = { src, out, err, { NULL, 0, 0 }, -1, -1, edits, n_edits, 0, NULL };
 	struct csvtok tok;
 	struct window w;
 	uint64_t line = 1;
-	size_t k = 0;
 	int rc, have_header = 0;
 
 	memset(&tok, 0, sizeof(tok));
+	memset(&w, 0, sizeof(w));
 	if (src->format != MEMSCOPE_FORMAT_DUMP_CSV)
 		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
 			"only dump CSV files can be annotated, this is a %s file",
@@ -151,8 +186,10 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 		return memscope_error_set(
 			err, MEMSCOPE_E_ARG, src->name, 0, "the source has been read already");
 	src->read_done = 1;
+	if (!(c.done = calloc(n_edits ? n_edits : 1, 1)))
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	if ((rc = window_open(&w, src, err)))
-		return rc;
+		goto out;
 	if (w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0) {
 		rc = put(&c, w.data, 3); /* the byte order mark, kept */
 		w.start = 3;
@@ -165,17 +202,12 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 
 		line += lead;
 		if (r == CSVTOK_ROW) {
-			const struct memscope_attr_edit *e = NULL;
 			unsigned i;
 
-			if (k < n_edits && edits[k].line < line) {
-				rc = bad_row(&c, edits[k].line, "no row starts on this line");
+			if ((rc = passed(&c, line)))
 				break;
-			}
-			if (k < n_edits && edits[k].line == line)
-				e = &edits[k++];
 			if (have_header) {
-				rc = copy_row(&c, &tok, p, used, line, e);
+				rc = copy_row(&c, &tok, p, used, line, edit_of(&c, &tok, line));
 			} else {
 				for (i = 0; i < tok.n && i < CSVTOK_MAX_FIELDS; i++) {
 					if (field_is(&tok, i, "Attr"))
@@ -184,8 +216,7 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 						c.id_col = (int)i;
 				}
 				have_header = 1;
-				rc = e ? bad_row(&c, line, "the header cannot be annotated")
-				       : put(&c, p, used);
+				rc = put(&c, p, used);
 			}
 			line += tok.row_nl;
 			w.start += used;
@@ -205,9 +236,11 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 			rc = memscope_error_set(
 				err, MEMSCOPE_E_NOMEM, src->name, line, "out of memory");
 	}
-	if (!rc && k < n_edits)
-		rc = bad_row(&c, edits[k].line, "no row starts on this line");
+	if (!rc)
+		rc = passed(&c, UINT64_MAX);
+out:
 	window_close(&w);
+	free(c.done);
 	buf_free(&tok.unq);
 	buf_free(&c.attr);
 	return rc;

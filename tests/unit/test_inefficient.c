@@ -345,6 +345,25 @@ START_TEST(copy_edit_attrs)
 }
 END_TEST
 
+/* Rows ended by a lone CR start on one line: told apart by ID, in any order. */
+START_TEST(copy_edit_cr_rows)
+{
+	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{size:1}\"\r"
+				     "x\r"
+				     "2,MALLOC,PTA,N/A,6,1,1,0,0x2,\"{size:2}\"\r";
+	static const char want[] = HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{size:1,k:b}\"\r"
+				       "x\r"
+				       "2,MALLOC,PTA,N/A,6,1,1,0,0x2,\"{size:2,k:a}\"\r";
+	struct memscope_attr_edit ed[2] = { { 2, 2, "k", "a", 1 }, { 2, 1, "k", "b", 1 } };
+	struct memscope_error err;
+	char *out = NULL;
+
+	ck_assert_int_eq(copy_edit(in, ed, 2, &out, &err), 0);
+	ck_assert_str_eq(out, want);
+	free(out);
+}
+END_TEST
+
 START_TEST(copy_edit_refuses)
 {
 	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{size:8}\",\"x\ny\"\n"
@@ -386,6 +405,7 @@ int main(void)
 	tcase_add_test(tc, many_chunks);
 	tcase_add_test(tc, processes_apart);
 	tcase_add_test(tc, copy_edit_attrs);
+	tcase_add_test(tc, copy_edit_cr_rows);
 	tcase_add_test(tc, copy_edit_refuses);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -61,12 +61,12 @@ struct memscope_attr_edit {
 
 /*
  * Copy the dump CSV src (opened by memscope_source_open, not read) to out byte for byte, but for
- * the rows at edits[].line (ascending, one edit per row), whose Attr gets key:val: the value is
- * replaced when the Attr has the key, appended as the last entry otherwise. Such an Attr is
- * written quoted, as "{k:v,...}". 0, MEMSCOPE_E_UNSUPPORTED (not a dump CSV), MEMSCOPE_E_INVALID
- * (an edited line is not the start of a row with that ID, or there is no Attr column: the file
- * is not the one analysed), MEMSCOPE_E_TRUNCATED, MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM; err says
- * where.
+ * the row of each edit (the row starting on edits[].line with ID edits[].event_id; edits sorted
+ * by line, one per row), whose Attr gets key:val: the value is replaced when the Attr has the
+ * key, appended as the last entry otherwise. Such an Attr is written quoted, as "{k:v,...}".
+ * 0, MEMSCOPE_E_UNSUPPORTED (not a dump CSV), MEMSCOPE_E_INVALID (an edit's row is not there or
+ * has no Attr: the file is not the one analysed), MEMSCOPE_E_TRUNCATED, MEMSCOPE_E_IO,
+ * MEMSCOPE_E_NOMEM; err says where.
  */
 int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_attr_edit *edits,
 	size_t n_edits, FILE *out, struct memscope_error *err);
