@@ -138,11 +138,12 @@ void cli_help(const struct cli_tool *t)
 				o->arg ? o->arg : "");
 		printf("  %-26s %s\n", left, o->help);
 	}
-	for (o = t->opts; o->name && strcmp(o->name, "fail-on-leak"); o++)
+	for (o = t->opts; o->name && strncmp(o->name, "fail-on-", 8); o++)
 		;
-	printf("\nExit status: 0 ok, %s2 usage error, 3 invalid input, 4 I/O or internal error.\n"
-	       "See %s(1).\n",
-		o->name ? "1 findings (with --fail-on-leak), " : "", t->name);
+	printf("\nExit status: 0 ok, %s%s%s2 usage error, 3 invalid input, 4 I/O or internal "
+	       "error.\nSee %s(1).\n",
+		o->name ? "1 findings (with --" : "", o->name ? o->name : "", o->name ? "), " : "",
+		t->name);
 }
 
 void cli_msg(const struct cli_tool *t, const char *fmt, ...)
@@ -216,17 +217,37 @@ int cli_parse_size(const char *s, unsigned long long *v)
 	return 0;
 }
 
-int cli_out_open(
-	const struct cli_tool *t, struct cli_out *o, const char *path, int force, const char *avoid)
+/* The directory of path resolved, then its last component: one text per file, existing or not.
+ * NULL on failure (malloc'd). */
+static char *canonical(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+	char *real = dir ? realpath(dir, NULL) : NULL, *out = NULL;
+
+	if (real && asprintf(&out, "%s/%s", real, slash ? slash + 1 : path) < 0)
+		out = NULL;
+	free(dir);
+	free(real);
+	return out;
+}
+
+int cli_same_path(const char *a, const char *b)
+{
+	char *x = canonical(a), *y = canonical(b);
+	int same = x && y ? strcmp(x, y) == 0 : strcmp(a, b) == 0;
+
+	free(x);
+	free(y);
+	return same;
+}
+
+int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *avoid)
 {
 	struct stat so, si;
-	int fd;
 
-	memset(o, 0, sizeof(*o));
-	if (strcmp(path, "-") == 0) {
-		o->f = stdout;
+	if (strcmp(path, "-") == 0)
 		return 0;
-	}
 	if (avoid && strcmp(avoid, "-") && stat(path, &so) == 0 && stat(avoid, &si) == 0 &&
 		so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
 		cli_msg(t, "%s: output would overwrite the input", path);
@@ -236,17 +257,34 @@ int cli_out_open(
 		cli_msg(t, "%s: is a directory", path);
 		return CLI_EXIT_USAGE;
 	}
+	if (!force && stat(path, &so) == 0 && S_ISREG(so.st_mode)) {
+		cli_msg(t, "%s: exists (use --force to overwrite)", path);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cli_out_open(
+	const struct cli_tool *t, struct cli_out *o, const char *path, int force, const char *avoid)
+{
+	struct stat so;
+	int fd, rc;
+
+	memset(o, 0, sizeof(*o));
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	if ((rc = cli_out_check(t, path, force, avoid)))
+		return rc;
 	if (stat(path, &so) == 0 && !S_ISREG(so.st_mode)) {
 		/* a device or pipe (/dev/null, a FIFO): written in place, nothing to replace */
 		if (!(o->f = fopen(path, "wb"))) {
 			cli_msg(t, "%s: cannot open: %s", path, strerror(errno));
 			return CLI_EXIT_IO;
 		}
+		o->path = strdup(path); /* for messages; NULL is fine */
 		return 0;
-	}
-	if (!force && access(path, F_OK) == 0) {
-		cli_msg(t, "%s: exists (use --force to overwrite)", path);
-		return CLI_EXIT_USAGE;
 	}
 	o->path = strdup(path);
 	o->tmp = malloc(strlen(path) + 16);
@@ -286,7 +324,9 @@ int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
 	failed |= fclose(o->f) != 0;
 	o->f = NULL;
 	if (!o->tmp && failed) {
-		cli_msg(t, "write failed: %s", strerror(errno));
+		cli_msg(t, "%s: write failed: %s", o->path ? o->path : "output", strerror(errno));
+		free(o->path);
+		o->path = NULL;
 		return CLI_EXIT_IO;
 	}
 	if (o->tmp && (failed || rename(o->tmp, o->path))) {

@@ -113,6 +113,13 @@ struct cli_out {
  */
 int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
 	const char *avoid);
+/*
+ * The checks of cli_out_open without opening anything (for checking outputs before the work):
+ * 0 or the exit status, printed.
+ */
+int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *avoid);
+/* Whether two paths name the same file, existing or not (same directory, same name). */
+int cli_same_path(const char *a, const char *b);
 /* Flush, close and rename into place; prints and returns the exit status on failure. */
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
 /* Drop the temporary file (after a failure). */

@@ -330,17 +330,10 @@ int main(int argc, char **argv)
 	status = cli_out_open(&tool, &c.out, o.common.output, o.common.force, NULL);
 	if (status)
 		goto out;
-	for (i = 0; i < 2 && strcmp(o.common.output, "-"); i++) {
-		struct cli_out probe;
-
-		/* the output is never one of the inputs */
-		if (cli_out_open(&tool, &probe, o.common.output, 1, o.inputs[i]) ==
-			CLI_EXIT_USAGE) {
-			status = CLI_EXIT_USAGE;
+	/* the output is never one of the inputs */
+	for (i = 0; i < 2; i++)
+		if ((status = cli_out_check(&tool, o.common.output, 1, o.inputs[i])))
 			goto out;
-		}
-		cli_out_abort(&probe);
-	}
 	c.st = st;
 	rc = memscope_compare_run(sides[0], sides[1], &o.cmp, st, on_row, &c, &stats, &err);
 	if (rc) {

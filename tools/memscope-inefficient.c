@@ -25,7 +25,7 @@ static const struct cli_option options[] = {
 	{ "idle-threshold", 0, OPT_IDLE_THRESHOLD, "N",
 		"idle when two uses are more than N APIs apart (default 3000)" },
 	{ "min-size", 0, OPT_MIN_SIZE, "BYTES",
-		"flag only blocks of at least this size; K, M, G suffixes (default 0)" },
+		"flag only blocks of at least this size; K, M, G, T suffixes (default 0)" },
 	{ "types", 0, OPT_TYPES, "LIST",
 		"early_allocation,late_deallocation,temporary_idleness or all (default all)" },
 	{ "annotate", 0, OPT_ANNOTATE, "FILE",
@@ -168,8 +168,12 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 		cli_msg(&tool, "--annotate takes exactly one INPUT, got %zu", o->n_inputs);
 		return CLI_EXIT_USAGE;
 	}
+	if (o->annotate && strcmp(o->annotate, "-") == 0) {
+		cli_msg(&tool, "--annotate needs a file name (the report goes to standard output)");
+		return CLI_EXIT_USAGE;
+	}
 	if (o->annotate && strcmp(o->common.output, "-") &&
-		strcmp(o->annotate, o->common.output) == 0) {
+		cli_same_path(o->annotate, o->common.output)) {
 		cli_msg(&tool, "--annotate and -o name the same file '%s'", o->annotate);
 		return CLI_EXIT_USAGE;
 	}
@@ -302,6 +306,15 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 		((status = cli_out_open(&tool, &ann, o->annotate, o->common.force, o->inputs[0])) ||
 			(status = annotate(o, st, a, ann.f))))
 		goto out;
+	/* everything written and flushed before either is renamed into place */
+	if ((fflush(out.f) || ferror(out.f)) && (status = CLI_EXIT_IO)) {
+		cli_msg(&tool, "%s: write failed: %s", o->common.output, strerror(errno));
+		goto out;
+	}
+	if (o->annotate && (fflush(ann.f) || ferror(ann.f)) && (status = CLI_EXIT_IO)) {
+		cli_msg(&tool, "%s: write failed: %s", o->annotate, strerror(errno));
+		goto out;
+	}
 	if ((status = cli_out_commit(&tool, &out)) ||
 		(o->annotate && (status = cli_out_commit(&tool, &ann))))
 		goto out;
@@ -337,21 +350,12 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	for (i = 0; i < o.n_inputs; i++) {
-		struct cli_out probe;
-
-		/* no output is ever written over an input */
-		if (strcmp(o.common.output, "-") &&
-			(status = cli_out_open(&tool, &probe, o.common.output, 1, o.inputs[i])))
+	/* no output is ever written over an input, nor over a file without --force */
+	for (i = 0; i < o.n_inputs; i++)
+		if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs[i])) ||
+			(o.annotate && (status = cli_out_check(
+						&tool, o.annotate, o.common.force, o.inputs[i]))))
 			goto out;
-		if (strcmp(o.common.output, "-"))
-			cli_out_abort(&probe);
-		if (o.annotate &&
-			(status = cli_out_open(&tool, &probe, o.annotate, 1, o.inputs[i])))
-			goto out;
-		if (o.annotate)
-			cli_out_abort(&probe);
-	}
 	if (o.annotate && (status = check_annotate_input(&o, st)))
 		goto out;
 	if ((status = analyse(&o, st, a)))

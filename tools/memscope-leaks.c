@@ -388,14 +388,10 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	for (i = 0; i < o.n_inputs && strcmp(o.common.output, "-"); i++) {
-		struct cli_out probe;
-
-		/* the report is never written over an input */
-		if ((status = cli_out_open(&tool, &probe, o.common.output, 1, o.inputs[i])))
+	/* the report is never written over an input, nor over a file without --force */
+	for (i = 0; i < o.n_inputs; i++)
+		if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs[i])))
 			goto out;
-		cli_out_abort(&probe);
-	}
 	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l)))
 		goto out;
 	if ((status = cli_out_open(&tool, &out, o.common.output, o.common.force, NULL)))

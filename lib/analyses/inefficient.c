@@ -32,6 +32,7 @@ struct rec {
 /* what the report needs of a MALLOC row */
 struct malloc_info {
 	uint64_t ptr, event_id, line;
+	uint64_t seq; /* events fed before it */
 	int64_t size; /* -1 when the row has none (the reference's value then) */
 	int32_t device;
 	uint16_t pool;
@@ -51,7 +52,7 @@ struct pkey {
 
 struct chunk {
 	struct rec *r;
-	size_t n;
+	size_t n, cap; /* a process's chunks grow from 16 rows to CHUNK_RECS */
 };
 
 struct iproc {
@@ -251,6 +252,9 @@ static int add_malloc(struct memscope_inefficient *a, struct iproc *p,
 	const struct memscope_attr *owner = memscope_event_attr(ev, MEMSCOPE_STR_OWNER);
 	struct malloc_info *m;
 
+	/* small first, many processes have few rows */
+	if (!p->cap_mallocs && (p->mallocs = calloc(4, sizeof(*p->mallocs))) != NULL)
+		p->cap_mallocs = 4;
 	if (p->n_mallocs >= UINT32_MAX ||
 		grow_array(&p->mallocs, &p->cap_mallocs, p->n_mallocs + 1, sizeof(*p->mallocs)))
 		return MEMSCOPE_E_NOMEM;
@@ -258,6 +262,7 @@ static int add_malloc(struct memscope_inefficient *a, struct iproc *p,
 	m->ptr = ev->ptr;
 	m->event_id = ev->id;
 	m->line = ev->line;
+	m->seq = a->stats.n_events - 1;
 	m->size = ev->flags & MEMSCOPE_EV_SIZE ? ev->size : -1;
 	m->device = ev->device;
 	m->pool = ev->pool;
@@ -277,14 +282,19 @@ static struct chunk *room(struct iproc *p)
 {
 	struct chunk *c = p->n_chunks ? &p->chunks[p->n_chunks - 1] : NULL;
 
-	if (c && c->n < CHUNK_RECS)
+	size_t cap = c ? (c->cap < CHUNK_RECS ? 2 * c->cap : CHUNK_RECS) : 16;
+
+	if (c && c->n < c->cap)
 		return c;
+	if (!p->cap_chunks && (p->chunks = calloc(2, sizeof(*p->chunks))) != NULL)
+		p->cap_chunks = 2;
 	if (grow_array(&p->chunks, &p->cap_chunks, p->n_chunks + 1, sizeof(*p->chunks)))
 		return NULL;
 	c = &p->chunks[p->n_chunks];
-	if (!(c->r = malloc(CHUNK_RECS * sizeof(*c->r))))
+	if (!(c->r = malloc(cap * sizeof(*c->r))))
 		return NULL;
 	c->n = 0;
+	c->cap = cap;
 	p->n_chunks++;
 	return c;
 }
@@ -409,6 +419,7 @@ static int settle(struct memscope_inefficient *a, const struct iproc *p, const s
 		x->size = m->size;
 		x->alloc_event_id = m->event_id;
 		x->alloc_line = m->line;
+		x->alloc_seq = m->seq;
 		x->owner = m->owner;
 		x->stack_py = m->stack_py;
 		x->stack_c = m->stack_c;
@@ -653,12 +664,12 @@ static int replay(struct memscope_inefficient *a, struct iproc *p)
 		rc = MEMSCOPE_E_NOMEM;
 		goto out;
 	}
-	for (i = 0; i < p->n_chunks; i++) {
-		qsort(p->chunks[i].r, p->chunks[i].n, sizeof(struct rec), cmp_rec);
-		heap[i] = (uint32_t)i;
-	}
 	/* a k-way merge of the sorted chunks: heap[0] is the chunk with the earliest next row */
-	n_heap = p->n_chunks;
+	for (i = n_heap = 0; i < p->n_chunks; i++) {
+		qsort(p->chunks[i].r, p->chunks[i].n, sizeof(struct rec), cmp_rec);
+		if (p->chunks[i].n) /* a chunk left empty by an allocation failure */
+			heap[n_heap++] = (uint32_t)i;
+	}
 	for (i = n_heap / 2; i-- > 0;)
 		sift_down(p, at, heap, n_heap, i);
 	while (n_heap && !rc) {
@@ -680,6 +691,11 @@ out:
 	free(heap);
 	free(at);
 	proc_release(p);
+	/* the next process, maybe a small one, must not pay for clearing big tables */
+	if (a->by_id.mask > 1023)
+		u64map_free(&a->by_id);
+	if (a->by_ptr.mask > 1023)
+		u64map_free(&a->by_ptr);
 	return rc;
 }
 

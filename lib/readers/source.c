@@ -208,20 +208,30 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 int memscope_source_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
+	int rc;
+
 	if (!src || !fn)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "bad argument");
 	if (src->read_done)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0, "source already read");
 	src->read_done = 1;
+	if (err)
+		memscope_error_clear(err);
 	switch (src->format) {
 	case MEMSCOPE_FORMAT_DUMP_CSV:
-		return dump_csv_read(src, fn, ctx, err);
+		rc = dump_csv_read(src, fn, ctx, err);
+		break;
 	case MEMSCOPE_FORMAT_CAPTURE:
-		return capture_read(src, fn, ctx, err);
+		rc = capture_read(src, fn, ctx, err);
+		break;
 	default:
 		return memscope_error_set(
 			err, MEMSCOPE_E_UNSUPPORTED, src->name, 0, "unsupported format");
 	}
+	/* a callback's own failure (out of memory) has no message yet */
+	if (rc < 0 && err && !err->code)
+		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
+	return rc;
 }
 
 enum memscope_format memscope_source_format(const struct memscope_source *src)

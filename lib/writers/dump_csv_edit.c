@@ -13,10 +13,9 @@ struct copy {
 	FILE *out;
 	struct memscope_error *err;
 	struct buf attr; /* the new Attr field */
-	int attr_col, id_col;
+	int attr_col, id_col, pid_col;
 	const struct memscope_attr_edit *edits;
-	size_t n_edits, k;   /* edits before k are of lines already passed */
-	unsigned char *done; /* per edit: its row was found */
+	size_t n_edits, k; /* edits before k have found their rows */
 };
 
 static int put(struct copy *c, const void *p, size_t n)
@@ -117,34 +116,39 @@ static int missing(struct copy *c, const struct memscope_attr_edit *e)
 /* Every edit of a line before `line` must have found its row. */
 static int passed(struct copy *c, uint64_t line)
 {
-	for (; c->k < c->n_edits && c->edits[c->k].line < line; c->k++)
-		if (!c->done[c->k])
-			return missing(c, &c->edits[c->k]);
+	if (c->k < c->n_edits && c->edits[c->k].line < line)
+		return missing(c, &c->edits[c->k]);
 	return 0;
 }
 
+static int field_u64(const struct csvtok *t, int col, uint64_t *v)
+{
+	const struct csvtok_field *f = &t->f[col];
+
+	if (col < 0 || (unsigned)col >= t->n)
+		return -1;
+	if (f->len == 3 && memcmp(f->p, "N/A", 3) == 0) {
+		*v = MEMSCOPE_ID_NONE;
+		return 0;
+	}
+	return parse_u64(f->p, f->len, v);
+}
+
 /*
- * The edit of the row in t, which starts on `line`: an unused edit of that line with the row's
- * ID. (Lines count line feeds; rows ended by a lone CR can share one.)
+ * The edit of the row in t, which starts on `line`: the next edit, if it is of that line, ID and
+ * process. (Lines count line feeds: rows ended by a lone CR can share one.)
  */
 static const struct memscope_attr_edit *edit_of(
 	struct copy *c, const struct csvtok *t, uint64_t line)
 {
-	const struct csvtok_field *f;
-	uint64_t id;
-	size_t j;
+	const struct memscope_attr_edit *e = c->k < c->n_edits ? &c->edits[c->k] : NULL;
+	uint64_t id, pid;
 
-	if (c->id_col < 0 || (unsigned)c->id_col >= t->n)
+	if (!e || e->line != line || field_u64(t, c->id_col, &id) || id != e->event_id ||
+		field_u64(t, c->pid_col, &pid) || pid != e->pid)
 		return NULL;
-	f = &t->f[c->id_col];
-	if (parse_u64(f->p, f->len, &id))
-		return NULL;
-	for (j = c->k; j < c->n_edits && c->edits[j].line == line; j++)
-		if (!c->done[j] && c->edits[j].event_id == id) {
-			c->done[j] = 1;
-			return &c->edits[j];
-		}
-	return NULL;
+	c->k++;
+	return e;
 }
 
 /* One data row at p[0..used) starting on `line`, edited when e is its edit. */
@@ -170,7 +174,7 @@ static int copy_row(struct copy *c, const struct csvtok *t, const char *p, size_
 int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_attr_edit *edits,
 	size_t n_edits, FILE *out, struct memscope_error *err)
 {
-	struct copy c = { src, out, err, { NULL, 0, 0 }, -1, -1, edits, n_edits, 0, NULL };
+	struct copy c = { src, out, err, { NULL, 0, 0 }, -1, -1, -1, edits, n_edits, 0 };
 	struct csvtok tok;
 	struct window w;
 	uint64_t line = 1;
@@ -186,8 +190,6 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 		return memscope_error_set(
 			err, MEMSCOPE_E_ARG, src->name, 0, "the source has been read already");
 	src->read_done = 1;
-	if (!(c.done = calloc(n_edits ? n_edits : 1, 1)))
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	if ((rc = window_open(&w, src, err)))
 		goto out;
 	if (w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0) {
@@ -214,6 +216,8 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 						c.attr_col = (int)i;
 					if (field_is(&tok, i, "ID"))
 						c.id_col = (int)i;
+					if (field_is(&tok, i, "Process Id"))
+						c.pid_col = (int)i;
 				}
 				have_header = 1;
 				rc = put(&c, p, used);
@@ -240,7 +244,6 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 		rc = passed(&c, UINT64_MAX);
 out:
 	window_close(&w);
-	free(c.done);
 	buf_free(&tok.unq);
 	buf_free(&c.attr);
 	return rc;

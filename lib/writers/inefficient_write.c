@@ -351,43 +351,45 @@ struct edit_text {
 	char val[TYPES_MAX];
 };
 
-static int cmp_edit(const void *pa, const void *pb)
+static int cmp_seq(const void *pa, const void *pb)
 {
-	const struct memscope_attr_edit *x = pa, *y = pb;
+	const struct memscope_ineff_block *const *x = pa, *const *y = pb;
 
-	return x->line < y->line ? -1 : x->line > y->line;
+	return (*x)->alloc_seq < (*y)->alloc_seq ? -1 : (*x)->alloc_seq > (*y)->alloc_seq;
 }
 
 int memscope_inefficient_annotate(const struct memscope_inefficient *a, uint32_t input,
 	struct memscope_source *src, FILE *out, struct memscope_error *err)
 {
 	size_t n = memscope_inefficient_count(a), i, k = 0;
+	const struct memscope_ineff_block **bl = calloc(n ? n : 1, sizeof(*bl));
 	struct memscope_attr_edit *ed = calloc(n ? n : 1, sizeof(*ed));
 	struct edit_text *txt = calloc(n ? n : 1, sizeof(*txt));
 	int rc;
 
-	if (!ed || !txt) {
+	if (!bl || !ed || !txt) {
 		rc = memscope_error_set(
 			err, MEMSCOPE_E_NOMEM, memscope_source_name(src), 0, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		const struct memscope_ineff_block *b = memscope_inefficient_get(a, i);
+	for (i = 0; i < n; i++)
+		if (memscope_inefficient_get(a, i)->src == input)
+			bl[k++] = memscope_inefficient_get(a, i);
+	/* the edits in file order */
+	qsort(bl, k, sizeof(*bl), cmp_seq);
+	for (i = 0; i < k; i++) {
 		size_t len = 0;
 		unsigned t;
 
-		if (b->src != input)
-			continue;
-		for (t = 0; t < b->n_types; t++)
-			len += (size_t)snprintf(txt[k].val + len, TYPES_MAX - len, "%s%s",
-				t ? "," : "", memscope_ineff_type_name(b->order[t]));
-		ed[k] = (struct memscope_attr_edit){ b->alloc_line, b->alloc_event_id,
-			"inefficient_type", txt[k].val, len };
-		k++;
+		for (t = 0; t < bl[i]->n_types; t++)
+			len += (size_t)snprintf(txt[i].val + len, TYPES_MAX - len, "%s%s",
+				t ? "," : "", memscope_ineff_type_name(bl[i]->order[t]));
+		ed[i] = (struct memscope_attr_edit){ bl[i]->alloc_line, bl[i]->alloc_event_id,
+			bl[i]->pid, "inefficient_type", txt[i].val, len };
 	}
-	qsort(ed, k, sizeof(*ed), cmp_edit);
 	rc = memscope_dump_copy_edit(src, ed, k, out, err);
 out:
+	free(bl);
 	free(ed);
 	free(txt);
 	return rc;

@@ -326,11 +326,11 @@ START_TEST(copy_edit_attrs)
 		    "4,MALLOC,PTA,N/A,8,1,1,0,0x4,\"{owner:x \"\"q\"\",size:1,k:v,w}\",\"a\nb\"\n"
 		    "5,MALLOC,PTA,N/A,9,1,1,0,0x5,\"{size:1,k:v,w}\"";
 	struct memscope_attr_edit ed[5] = {
-		{ 2, 1, "k", "v,w", 3 },
-		{ 3, 2, "inefficient_type", "v,w", 3 },
-		{ 4, 3, "k", "v,w", 3 },
-		{ 5, 4, "k", "v,w", 3 },
-		{ 7, 5, "k", "v,w", 3 },
+		{ 2, 1, 1, "k", "v,w", 3 },
+		{ 3, 2, 1, "inefficient_type", "v,w", 3 },
+		{ 4, 3, 1, "k", "v,w", 3 },
+		{ 5, 4, 1, "k", "v,w", 3 },
+		{ 7, 5, 1, "k", "v,w", 3 },
 	};
 	struct memscope_error err;
 	char *out = NULL;
@@ -345,21 +345,26 @@ START_TEST(copy_edit_attrs)
 }
 END_TEST
 
-/* Rows ended by a lone CR start on one line: told apart by ID, in any order. */
+/* Rows ended by a lone CR start on one line: told apart by process and ID, in file order. */
 START_TEST(copy_edit_cr_rows)
 {
-	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{size:1}\"\r"
+	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1}\"\r"
 				     "x\r"
-				     "2,MALLOC,PTA,N/A,6,1,1,0,0x2,\"{size:2}\"\r";
-	static const char want[] = HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{size:1,k:b}\"\r"
+				     "1,MALLOC,PTA,N/A,6,8,1,0,0x2,\"{size:2}\"\r";
+	static const char want[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1,k:a}\"\r"
 				       "x\r"
-				       "2,MALLOC,PTA,N/A,6,1,1,0,0x2,\"{size:2,k:a}\"\r";
-	struct memscope_attr_edit ed[2] = { { 2, 2, "k", "a", 1 }, { 2, 1, "k", "b", 1 } };
+				       "1,MALLOC,PTA,N/A,6,8,1,0,0x2,\"{size:2,k:b}\"\r";
+	struct memscope_attr_edit ed[2] = { { 2, 1, 7, "k", "a", 1 }, { 2, 1, 8, "k", "b", 1 } };
 	struct memscope_error err;
 	char *out = NULL;
 
 	ck_assert_int_eq(copy_edit(in, ed, 2, &out, &err), 0);
 	ck_assert_str_eq(out, want);
+	free(out);
+	/* the other process first: not found */
+	ed[0].pid = 8;
+	ed[1].pid = 7;
+	ck_assert_int_eq(copy_edit(in, ed, 2, &out, &err), MEMSCOPE_E_INVALID);
 	free(out);
 }
 END_TEST
@@ -368,7 +373,7 @@ START_TEST(copy_edit_refuses)
 {
 	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{size:8}\",\"x\ny\"\n"
 				     "2,FREE,PTA,N/A,6,1,1,0,0x1,\"{size:8}\"\n";
-	struct memscope_attr_edit ed = { 2, 9, "k", "v", 1 };
+	struct memscope_attr_edit ed = { 2, 9, 1, "k", "v", 1 };
 	struct memscope_error err;
 	char *out = NULL;
 
@@ -377,7 +382,7 @@ START_TEST(copy_edit_refuses)
 	ck_assert_uint_eq(err.line, 2);
 	free(out);
 	/* line 3 is inside row 2's quoted field; line 9 is past the end; line 1 is the header */
-	ed = (struct memscope_attr_edit){ 3, 2, "k", "v", 1 };
+	ed = (struct memscope_attr_edit){ 3, 2, 1, "k", "v", 1 };
 	ck_assert_int_eq(copy_edit(in, &ed, 1, &out, &err), MEMSCOPE_E_INVALID);
 	ck_assert_uint_eq(err.line, 3);
 	free(out);
@@ -388,7 +393,7 @@ START_TEST(copy_edit_refuses)
 	ck_assert_int_eq(copy_edit(in, &ed, 1, &out, &err), MEMSCOPE_E_INVALID);
 	free(out);
 	/* line 4 is row 3 (row 2 spans two lines) */
-	ed = (struct memscope_attr_edit){ 4, 2, "k", "v", 1 };
+	ed = (struct memscope_attr_edit){ 4, 2, 1, "k", "v", 1 };
 	ck_assert_int_eq(copy_edit(in, &ed, 1, &out, &err), 0);
 	ck_assert_ptr_nonnull(strstr(out, "0x1,\"{size:8,k:v}\"\n"));
 	free(out);

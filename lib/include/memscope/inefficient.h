@@ -70,6 +70,7 @@ struct memscope_ineff_block {
 	int64_t size;
 	uint64_t alloc_event_id; /* ID column of the MALLOC row */
 	uint64_t alloc_line;	 /* its line (capture files: record number) */
+	uint64_t alloc_seq;	 /* its place among the events fed (file order) */
 	uint32_t owner;		 /* string id of its owner tag, 0: none */
 	uint32_t stack_py, stack_c;
 	int freed; /* a FREE was seen (else free.api is 0) */
@@ -108,7 +109,7 @@ struct memscope_inefficient_stats {
  * The analysis. Feed it every event of every input (src numbers them), then finish. The
  * reference's files are not in time order (a block's rows are written when it is freed), and an
  * API count depends on every row before it, so the rows of the PTA and ATB families (ops,
- * MALLOC, FREE, ACCESS) are kept, 32 bytes each plus 56 per MALLOC, until finish puts each
+ * MALLOC, FREE, ACCESS) are kept, 32 bytes each plus 64 per MALLOC, until finish puts each
  * process in time order and replays it. Other rows cost nothing.
  */
 struct memscope_inefficient;

@@ -53,7 +53,8 @@ void memscope_capture_writer_free(struct memscope_capture_writer *w);
 /* One Attr change for memscope_dump_copy_edit. */
 struct memscope_attr_edit {
 	uint64_t line;	   /* the row's first line */
-	uint64_t event_id; /* its ID column, checked before the change */
+	uint64_t event_id; /* its ID and Process Id columns, checked (pid MEMSCOPE_ID_NONE: */
+	uint64_t pid;	   /* N/A) */
 	const char *key;   /* attr key to set (borrowed) */
 	const char *val;   /* its new value, val_len bytes (borrowed) */
 	size_t val_len;
@@ -61,8 +62,8 @@ struct memscope_attr_edit {
 
 /*
  * Copy the dump CSV src (opened by memscope_source_open, not read) to out byte for byte, but for
- * the row of each edit (the row starting on edits[].line with ID edits[].event_id; edits sorted
- * by line, one per row), whose Attr gets key:val: the value is replaced when the Attr has the
+ * the row of each edit (the row starting on edits[].line with its ID and pid; edits in file
+ * order, one per row), whose Attr gets key:val: the value is replaced when the Attr has the
  * key, appended as the last entry otherwise. Such an Attr is written quoted, as "{k:v,...}".
  * 0, MEMSCOPE_E_UNSUPPORTED (not a dump CSV), MEMSCOPE_E_INVALID (an edit's row is not there or
  * has no Attr: the file is not the one analysed), MEMSCOPE_E_TRUNCATED, MEMSCOPE_E_IO,
