@@ -14,6 +14,7 @@ struct copy {
 	struct memscope_error *err;
 	struct buf attr; /* the new Attr field */
 	int attr_col, id_col, pid_col;
+	unsigned n_header; /* fields of the header, which every good row has */
 	const struct memscope_attr_edit *edits;
 	size_t n_edits, k; /* edits before k have found their rows */
 };
@@ -144,8 +145,9 @@ static const struct memscope_attr_edit *edit_of(
 	const struct memscope_attr_edit *e = c->k < c->n_edits ? &c->edits[c->k] : NULL;
 	uint64_t id, pid;
 
-	if (!e || e->line != line || field_u64(t, c->id_col, &id) || id != e->event_id ||
-		field_u64(t, c->pid_col, &pid) || pid != e->pid)
+	/* a bad row the reader skipped can share the line, the ID and the process */
+	if (!e || e->line != line || t->n != c->n_header || field_u64(t, c->id_col, &id) ||
+		id != e->event_id || field_u64(t, c->pid_col, &pid) || pid != e->pid)
 		return NULL;
 	c->k++;
 	return e;
@@ -174,7 +176,7 @@ static int copy_row(struct copy *c, const struct csvtok *t, const char *p, size_
 int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_attr_edit *edits,
 	size_t n_edits, FILE *out, struct memscope_error *err)
 {
-	struct copy c = { src, out, err, { NULL, 0, 0 }, -1, -1, -1, edits, n_edits, 0 };
+	struct copy c = { src, out, err, { NULL, 0, 0 }, -1, -1, -1, 0, edits, n_edits, 0 };
 	struct csvtok tok;
 	struct window w;
 	uint64_t line = 1;
@@ -219,6 +221,7 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 					if (field_is(&tok, i, "Process Id"))
 						c.pid_col = (int)i;
 				}
+				c.n_header = tok.n;
 				have_header = 1;
 				rc = put(&c, p, used);
 			}

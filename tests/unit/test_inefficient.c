@@ -307,24 +307,26 @@ static int copy_edit(const char *csv, const struct memscope_attr_edit *ed, size_
 	return rc;
 }
 
-#define HDR "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr\n"
+#define HDR                                                                                        \
+	"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call "     \
+	"Stack(Python)\n"
 
 START_TEST(copy_edit_attrs)
 {
 	static const char in[] =
-		HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{allocation_id:1,size:8}\"\n"
+		HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{allocation_id:1,size:8}\",\n"
 		    "2,MALLOC,HAL,N/A,6,1,1,0,0x2,\"{allocation_id:2,inefficient_type:a,b,"
-		    "page_type:normal}\"\r\n"
-		    "3,MALLOC,PTA,N/A,7,1,1,0,0x3,\n"
+		    "page_type:normal}\",\r\n"
+		    "3,MALLOC,PTA,N/A,7,1,1,0,0x3,,\n"
 		    "4,MALLOC,PTA,N/A,8,1,1,0,0x4,\"{owner:x \"\"q\"\",size:1}\",\"a\nb\"\n"
-		    "5,MALLOC,PTA,N/A,9,1,1,0,0x5,\"{size:1}\"";
+		    "5,MALLOC,PTA,N/A,9,1,1,0,0x5,\"{size:1}\",";
 	static const char want[] =
-		HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{allocation_id:1,size:8,k:v,w}\"\n"
+		HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{allocation_id:1,size:8,k:v,w}\",\n"
 		    "2,MALLOC,HAL,N/A,6,1,1,0,0x2,\"{allocation_id:2,inefficient_type:v,w,"
-		    "page_type:normal}\"\r\n"
-		    "3,MALLOC,PTA,N/A,7,1,1,0,0x3,\"{k:v,w}\"\n"
+		    "page_type:normal}\",\r\n"
+		    "3,MALLOC,PTA,N/A,7,1,1,0,0x3,\"{k:v,w}\",\n"
 		    "4,MALLOC,PTA,N/A,8,1,1,0,0x4,\"{owner:x \"\"q\"\",size:1,k:v,w}\",\"a\nb\"\n"
-		    "5,MALLOC,PTA,N/A,9,1,1,0,0x5,\"{size:1,k:v,w}\"";
+		    "5,MALLOC,PTA,N/A,9,1,1,0,0x5,\"{size:1,k:v,w}\",";
 	struct memscope_attr_edit ed[5] = {
 		{ 2, 1, 1, "k", "v,w", 3 },
 		{ 3, 2, 1, "inefficient_type", "v,w", 3 },
@@ -348,12 +350,12 @@ END_TEST
 /* Rows ended by a lone CR start on one line: told apart by process and ID, in file order. */
 START_TEST(copy_edit_cr_rows)
 {
-	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1}\"\r"
+	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1}\",\r"
 				     "x\r"
-				     "1,MALLOC,PTA,N/A,6,8,1,0,0x2,\"{size:2}\"\r";
-	static const char want[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1,k:a}\"\r"
+				     "1,MALLOC,PTA,N/A,6,8,1,0,0x2,\"{size:2}\",\r";
+	static const char want[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1,k:a}\",\r"
 				       "x\r"
-				       "1,MALLOC,PTA,N/A,6,8,1,0,0x2,\"{size:2,k:b}\"\r";
+				       "1,MALLOC,PTA,N/A,6,8,1,0,0x2,\"{size:2,k:b}\",\r";
 	struct memscope_attr_edit ed[2] = { { 2, 1, 7, "k", "a", 1 }, { 2, 1, 8, "k", "b", 1 } };
 	struct memscope_error err;
 	char *out = NULL;
@@ -372,7 +374,7 @@ END_TEST
 START_TEST(copy_edit_refuses)
 {
 	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,1,1,0,0x1,\"{size:8}\",\"x\ny\"\n"
-				     "2,FREE,PTA,N/A,6,1,1,0,0x1,\"{size:8}\"\n";
+				     "2,FREE,PTA,N/A,6,1,1,0,0x1,\"{size:8}\",\n";
 	struct memscope_attr_edit ed = { 2, 9, 1, "k", "v", 1 };
 	struct memscope_error err;
 	char *out = NULL;
@@ -395,7 +397,7 @@ START_TEST(copy_edit_refuses)
 	/* line 4 is row 3 (row 2 spans two lines) */
 	ed = (struct memscope_attr_edit){ 4, 2, 1, "k", "v", 1 };
 	ck_assert_int_eq(copy_edit(in, &ed, 1, &out, &err), 0);
-	ck_assert_ptr_nonnull(strstr(out, "0x1,\"{size:8,k:v}\"\n"));
+	ck_assert_ptr_nonnull(strstr(out, "0x1,\"{size:8,k:v}\",\n"));
 	free(out);
 }
 END_TEST
