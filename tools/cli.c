@@ -193,6 +193,84 @@ int cli_parse_uint(const char *s, unsigned long long *v)
 	return errno || *end ? -1 : 0;
 }
 
+int cli_parse_count(const struct cli_tool *t, const char *opt, const char *arg,
+	unsigned long long min, uint64_t *v)
+{
+	unsigned long long n;
+
+	if (cli_parse_uint(arg, &n) || n < min) {
+		cli_msg(t, "--%s: expected a whole number from %llu, got '%s'", opt, min, arg);
+		return CLI_EXIT_USAGE;
+	}
+	*v = n;
+	return 0;
+}
+
+int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t n), void *ctx)
+{
+	const char *p = arg;
+
+	if (!*p)
+		return -1;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (!n || item(ctx, p, n))
+			return -1;
+		p += n;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	return 0;
+}
+
+struct names {
+	const char *const *names;
+	unsigned n_names, all_bits, bits;
+};
+
+static int name_item(void *ctx, const char *s, size_t n)
+{
+	struct names *x = ctx;
+	unsigned i;
+
+	if (x->all_bits && n == 3 && strncmp(s, "all", 3) == 0) {
+		x->bits |= x->all_bits;
+		return 0;
+	}
+	for (i = 0; i < x->n_names; i++)
+		if (strlen(x->names[i]) == n && strncmp(s, x->names[i], n) == 0) {
+			x->bits |= 1u << i;
+			return 0;
+		}
+	return -1;
+}
+
+int cli_parse_names(const char *arg, const char *const *names, unsigned n_names, unsigned all_bits,
+	unsigned *bits)
+{
+	struct names x = { names, n_names, all_bits, 0 };
+
+	if (cli_parse_list(arg, name_item, &x))
+		return -1;
+	*bits = x.bits;
+	return 0;
+}
+
+int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format)
+{
+	static const char *const names[] = { "text", "json", "csv" };
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*format = i;
+			return 0;
+		}
+	cli_msg(t, "--format: expected text, json or csv, got '%s'", arg);
+	return CLI_EXIT_USAGE;
+}
+
 int cli_parse_size(const char *s, unsigned long long *v)
 {
 	static const char units[] = "KMGT";
@@ -310,29 +388,36 @@ int cli_out_open(
 	return 0;
 }
 
+int cli_out_flush(const struct cli_tool *t, struct cli_out *o)
+{
+	if (fflush(o->f) == 0 && !ferror(o->f))
+		return 0;
+	cli_msg(t, "%s: write failed: %s",
+		o->f == stdout ? "standard output"
+		: o->path      ? o->path
+			       : "output",
+		strerror(errno));
+	return CLI_EXIT_IO;
+}
+
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
 {
-	int failed;
+	int rc = cli_out_flush(t, o);
 
-	if (o->f == stdout) {
-		failed = fflush(stdout) != 0 || ferror(stdout);
-		if (failed)
-			cli_msg(t, "standard output: write failed: %s", strerror(errno));
-		return failed ? CLI_EXIT_IO : 0;
-	}
-	failed = fflush(o->f) != 0 || ferror(o->f);
-	failed |= fclose(o->f) != 0;
-	o->f = NULL;
-	if (!o->tmp && failed) {
+	if (o->f == stdout)
+		return rc;
+	if (fclose(o->f) && !rc) {
 		cli_msg(t, "%s: write failed: %s", o->path ? o->path : "output", strerror(errno));
-		free(o->path);
-		o->path = NULL;
-		return CLI_EXIT_IO;
+		rc = CLI_EXIT_IO;
 	}
-	if (o->tmp && (failed || rename(o->tmp, o->path))) {
+	o->f = NULL;
+	if (!rc && o->tmp && rename(o->tmp, o->path)) {
 		cli_msg(t, "%s: write failed: %s", o->path, strerror(errno));
+		rc = CLI_EXIT_IO;
+	}
+	if (rc) {
 		cli_out_abort(o);
-		return CLI_EXIT_IO;
+		return rc;
 	}
 	free(o->tmp);
 	free(o->path);

@@ -4,6 +4,7 @@
 #define MEMSCOPE_CLI_H
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "memscope/memscope.h"
@@ -92,6 +93,20 @@ int cli_exit_status(int code);
 
 /* Strict number parsing for option values ("12abc" is refused). 0 or -1. */
 int cli_parse_uint(const char *s, unsigned long long *v);
+/* A whole number of at least min for option --opt into *v; 0 or CLI_EXIT_USAGE (printed). */
+int cli_parse_count(const struct cli_tool *t, const char *opt, const char *arg,
+	unsigned long long min, uint64_t *v);
+/*
+ * A comma-separated list: each item through item(ctx, s, len), which returns 0, or -1 to refuse
+ * it. 0, or -1 for an empty list or item, a trailing comma or a refused item.
+ */
+int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t n), void *ctx);
+/* A list of names into bits (names[i] is bit i; "all" is all_bits when that is not 0). 0 or -1. */
+int cli_parse_names(const char *arg, const char *const *names, unsigned n_names, unsigned all_bits,
+	unsigned *bits);
+/* --format text, json or csv into 0, 1 or 2 (the order of every tool's format enum); 0 or
+ * CLI_EXIT_USAGE (printed). */
+int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format);
 /* A byte count: digits, then optionally K, M, G or T (powers of 1024), optionally followed by
  * "B" or "iB", any case ("64K", "1MiB", "512b"). 0 or -1 (bad text or overflow). */
 int cli_parse_size(const char *s, unsigned long long *v);
@@ -120,6 +135,8 @@ int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, 
 int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *avoid);
 /* Whether two paths name the same file, existing or not (same directory, same name). */
 int cli_same_path(const char *a, const char *b);
+/* Flush; prints and returns the exit status on failure (nothing is renamed or removed). */
+int cli_out_flush(const struct cli_tool *t, struct cli_out *o);
 /* Flush, close and rename into place; prints and returns the exit status on failure. */
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
 /* Drop the temporary file (after a failure). */

@@ -52,7 +52,7 @@ struct ineff_opts {
 	struct memscope_inefficient_opts ineff; /* all types, threshold 3000, min size 0 */
 	enum memscope_ineff_format format;	/* text */
 	const char *annotate;			/* NULL: no annotated copy */
-	unsigned long long top;			/* blocks in the report; 0: all */
+	uint64_t top;				/* blocks in the report; 0: all */
 	int top_given;				/* else 20 in text, all otherwise */
 	int fail_on_finding;			/* 0: findings do not change the exit status */
 	struct cli_common common;		/* output "-" */
@@ -60,63 +60,24 @@ struct ineff_opts {
 	size_t n_inputs;
 };
 
-/* "early_allocation,temporary_idleness" or "all" into type bits. 0 or -1. */
-static int parse_types(const char *arg, unsigned *bits)
-{
-	const char *p = arg;
-	unsigned t;
-
-	*bits = 0;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n == 3 && strncmp(p, "all", 3) == 0) {
-			*bits |= MEMSCOPE_INEFF_ALL;
-		} else {
-			for (t = 1; t <= MEMSCOPE_INEFF_IDLE; t <<= 1)
-				if (strlen(memscope_ineff_type_name(t)) == n &&
-					strncmp(p, memscope_ineff_type_name(t), n) == 0)
-					break;
-			if (t > MEMSCOPE_INEFF_IDLE)
-				return -1;
-			*bits |= t;
-		}
-		p += n;
-		if (*p == ',' && !*++p)
-			return -1;
-	}
-	return *bits ? 0 : -1;
-}
-
 static int parse_args(int argc, char **argv, struct ineff_opts *o)
 {
+	const char *const types[] = { memscope_ineff_type_name(MEMSCOPE_INEFF_EARLY),
+		memscope_ineff_type_name(MEMSCOPE_INEFF_LATE),
+		memscope_ineff_type_name(MEMSCOPE_INEFF_IDLE) };
 	unsigned long long n;
+	unsigned format;
 	int c, rc = 0;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				o->format = MEMSCOPE_INEFF_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o->format = MEMSCOPE_INEFF_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				o->format = MEMSCOPE_INEFF_CSV;
-			else {
-				cli_msg(&tool, "--format: expected text, json or csv, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+			rc = cli_parse_format(&tool, optarg, &format);
+			o->format = (enum memscope_ineff_format)format;
 			break;
 		case OPT_IDLE_THRESHOLD:
-			if (cli_parse_uint(optarg, &n) || n < 1) {
-				cli_msg(&tool,
-					"--idle-threshold: expected a whole number from 1, got "
-					"'%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			o->ineff.idle_threshold = n;
+			rc = cli_parse_count(
+				&tool, "idle-threshold", optarg, 1, &o->ineff.idle_threshold);
 			break;
 		case OPT_MIN_SIZE:
 			if (cli_parse_size(optarg, &n)) {
@@ -128,7 +89,8 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 			o->ineff.min_size = n;
 			break;
 		case OPT_TYPES:
-			if (parse_types(optarg, &o->ineff.types)) {
+			if (cli_parse_names(
+				    optarg, types, 3, MEMSCOPE_INEFF_ALL, &o->ineff.types)) {
 				cli_msg(&tool,
 					"--types: expected early_allocation, late_deallocation, "
 					"temporary_idleness or all, got '%s'",
@@ -140,10 +102,7 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 			o->annotate = optarg;
 			break;
 		case OPT_TOP:
-			if (cli_parse_uint(optarg, &o->top)) {
-				cli_msg(&tool, "--top: expected a whole number, got '%s'", optarg);
-				return CLI_EXIT_USAGE;
-			}
+			rc = cli_parse_count(&tool, "top", optarg, 0, &o->top);
 			o->top_given = 1;
 			break;
 		case OPT_FAIL_ON_FINDING:
@@ -307,15 +266,9 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 			(status = annotate(o, st, a, ann.f))))
 		goto out;
 	/* everything written and flushed before either is renamed into place */
-	if ((fflush(out.f) || ferror(out.f)) && (status = CLI_EXIT_IO)) {
-		cli_msg(&tool, "%s: write failed: %s", o->common.output, strerror(errno));
-		goto out;
-	}
-	if (o->annotate && (fflush(ann.f) || ferror(ann.f)) && (status = CLI_EXIT_IO)) {
-		cli_msg(&tool, "%s: write failed: %s", o->annotate, strerror(errno));
-		goto out;
-	}
-	if ((status = cli_out_commit(&tool, &out)) ||
+	if ((status = cli_out_flush(&tool, &out)) ||
+		(o->annotate && (status = cli_out_flush(&tool, &ann))) ||
+		(status = cli_out_commit(&tool, &out)) ||
 		(o->annotate && (status = cli_out_commit(&tool, &ann))))
 		goto out;
 out:

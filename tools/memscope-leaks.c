@@ -58,94 +58,43 @@ struct leaks_opts {
 	size_t n_inputs;
 };
 
-/* "hal,pta" or "all" into pool bits. 0 or -1. */
-static int parse_pools(const char *arg, uint64_t *bits)
+/* one pool name of --pool ("hal", "pta", ... or "all") into *(uint64_t *)ctx */
+static int pool_item(void *ctx, const char *s, size_t n)
 {
-	const char *p = arg;
-
-	*bits = 0;
-	while (*p) {
-		size_t n = strcspn(p, ","), i;
-		char up[32];
-		unsigned sub;
-
-		if (n == 3 && strncmp(p, "all", 3) == 0) {
-			*bits |= MEMSCOPE_POOLS_ALL;
-		} else {
-			if (n == 0 || n >= sizeof(up))
-				return -1;
-			for (i = 0; i < n; i++)
-				up[i] = (char)toupper((unsigned char)p[i]);
-			sub = memscope_subtype_parse(up, n);
-			if (!memscope_subtype_is_pool(sub))
-				return -1;
-			*bits |= MEMSCOPE_POOL_BIT(sub);
-		}
-		p += n;
-		if (*p == ',' && !*++p)
-			return -1;
-	}
-	return *bits ? 0 : -1;
-}
-
-/* "step,exit" into kind bits. 0 or -1. */
-static int parse_kinds(const char *arg, unsigned *bits)
-{
-	static const char *const names[] = { "step", "mark", "exit" };
-	const char *p = arg;
+	uint64_t *bits = ctx;
+	char up[32];
+	unsigned sub;
 	size_t i;
 
-	*bits = 0;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		for (i = 0; i < 3; i++)
-			if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0)
-				break;
-		if (i == 3)
-			return -1;
-		*bits |= 1u << i;
-		p += n;
-		if (*p == ',' && !*++p)
-			return -1;
+	if (n == 3 && strncmp(s, "all", 3) == 0) {
+		*bits |= MEMSCOPE_POOLS_ALL;
+		return 0;
 	}
-	return *bits ? 0 : -1;
-}
-
-static int parse_count(const char *opt, const char *arg, uint64_t min, uint64_t *v)
-{
-	unsigned long long n;
-
-	if (cli_parse_uint(arg, &n) || n < min) {
-		cli_msg(&tool, "--%s: expected a whole number from %llu, got '%s'", opt,
-			(unsigned long long)min, arg);
-		return CLI_EXIT_USAGE;
-	}
-	*v = n;
+	if (n >= sizeof(up))
+		return -1;
+	for (i = 0; i < n; i++)
+		up[i] = (char)toupper((unsigned char)s[i]);
+	sub = memscope_subtype_parse(up, n);
+	if (!memscope_subtype_is_pool(sub))
+		return -1;
+	*bits |= MEMSCOPE_POOL_BIT(sub);
 	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct leaks_opts *o)
 {
+	static const char *const kind_names[] = { "step", "mark", "exit" }; /* LEAK_* bits */
+	unsigned format;
 	int c, rc = 0;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				o->format = MEMSCOPE_LEAKS_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o->format = MEMSCOPE_LEAKS_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				o->format = MEMSCOPE_LEAKS_CSV;
-			else {
-				cli_msg(&tool, "--format: expected text, json or csv, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+			rc = cli_parse_format(&tool, optarg, &format);
+			o->format = (enum memscope_leaks_format)format;
 			break;
 		case OPT_KINDS:
-			if (parse_kinds(optarg, &o->leaks.kinds)) {
+			if (cli_parse_names(optarg, kind_names, 3, 0, &o->leaks.kinds)) {
 				cli_msg(&tool, "--kinds: expected step, mark and/or exit, got '%s'",
 					optarg);
 				return CLI_EXIT_USAGE;
@@ -153,7 +102,8 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 			o->kinds_given = 1;
 			break;
 		case OPT_POOL:
-			if (parse_pools(optarg, &o->leaks.pools)) {
+			o->leaks.pools = 0;
+			if (cli_parse_list(optarg, pool_item, &o->leaks.pools)) {
 				cli_msg(&tool,
 					"--pool: expected pools (hal, pta, pta_workspace, atb, "
 					"mindspore, host, host_pinned, ge) or all, got '%s'",
@@ -162,10 +112,11 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 			}
 			break;
 		case OPT_SKIP_STEPS:
-			rc = parse_count("skip-steps", optarg, 0, &o->leaks.skip_steps);
+			rc = cli_parse_count(&tool, "skip-steps", optarg, 0, &o->leaks.skip_steps);
 			break;
 		case OPT_MIN_STEPS_ALIVE:
-			rc = parse_count("min-steps-alive", optarg, 1, &o->leaks.min_steps_alive);
+			rc = cli_parse_count(
+				&tool, "min-steps-alive", optarg, 1, &o->leaks.min_steps_alive);
 			break;
 		case OPT_MARK:
 			if (!*optarg) {
@@ -175,7 +126,7 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 			o->leaks.mark = optarg;
 			break;
 		case OPT_START_INDEX:
-			rc = parse_count("start-index", optarg, 0, &o->leaks.mark_index);
+			rc = cli_parse_count(&tool, "start-index", optarg, 0, &o->leaks.mark_index);
 			if (!rc && o->leaks.mark_index > 1000000) {
 				cli_msg(&tool, "--start-index: at most 1000000, got '%s'", optarg);
 				rc = CLI_EXIT_USAGE;

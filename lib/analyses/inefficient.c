@@ -82,9 +82,7 @@ struct bstate {
 	uint32_t m; /* its MALLOC in the process's mallocs */
 	uint8_t family, n_types, order[3];
 	unsigned types;
-	uint8_t prev_kind; /* kind of its latest row */
-	uint64_t prev_api; /* that row's API */
-	uint64_t fa;	   /* API of its first ACCESS in another API than the MALLOC (0: none) */
+	uint64_t fa; /* API of its first ACCESS in another API than the MALLOC (0: none) */
 	struct memscope_ineff_api alloc, first_access, last_access;
 	uint64_t n_access, max_idle, idle_sum;
 	uint64_t early_free, late_malloc, idle_from, idle_to; /* evidence of each type */
@@ -111,16 +109,10 @@ static const char *const type_names[3] = { "early_allocation", "late_deallocatio
 
 const char *memscope_ineff_type_name(unsigned type)
 {
-	switch (type) {
-	case MEMSCOPE_INEFF_EARLY:
-		return type_names[0];
-	case MEMSCOPE_INEFF_LATE:
-		return type_names[1];
-	case MEMSCOPE_INEFF_IDLE:
-		return type_names[2];
-	default:
-		return NULL;
-	}
+	/* one bit of the three: its index in type_names */
+	return type && !(type & (type - 1)) && type <= MEMSCOPE_INEFF_IDLE
+		       ? type_names[__builtin_ctz(type)]
+		       : NULL;
 }
 
 void memscope_inefficient_opts_init(struct memscope_inefficient_opts *o)
@@ -252,9 +244,6 @@ static int add_malloc(struct memscope_inefficient *a, struct iproc *p,
 	const struct memscope_attr *owner = memscope_event_attr(ev, MEMSCOPE_STR_OWNER);
 	struct malloc_info *m;
 
-	/* small first, many processes have few rows */
-	if (!p->cap_mallocs && (p->mallocs = calloc(4, sizeof(*p->mallocs))) != NULL)
-		p->cap_mallocs = 4;
 	if (p->n_mallocs >= UINT32_MAX ||
 		grow_array(&p->mallocs, &p->cap_mallocs, p->n_mallocs + 1, sizeof(*p->mallocs)))
 		return MEMSCOPE_E_NOMEM;
@@ -286,8 +275,6 @@ static struct chunk *room(struct iproc *p)
 
 	if (c && c->n < c->cap)
 		return c;
-	if (!p->cap_chunks && (p->chunks = calloc(2, sizeof(*p->chunks))) != NULL)
-		p->cap_chunks = 2;
 	if (grow_array(&p->chunks, &p->cap_chunks, p->n_chunks + 1, sizeof(*p->chunks)))
 		return NULL;
 	c = &p->chunks[p->n_chunks];
@@ -382,14 +369,9 @@ static void flag(struct bstate *b, unsigned type)
 	b->order[b->n_types++] = (uint8_t)type;
 }
 
-static unsigned type_index(unsigned type)
-{
-	return type == MEMSCOPE_INEFF_EARLY ? 0 : type == MEMSCOPE_INEFF_LATE ? 1 : 2;
-}
-
 /* A judged block leaves the replay: a finding when it was flagged. 0 or MEMSCOPE_E_NOMEM. */
-static int settle(struct memscope_inefficient *a, const struct iproc *p, const struct rec *r,
-	uint64_t slot, const struct memscope_ineff_api *freed)
+static int settle(struct memscope_inefficient *a, const struct iproc *p, uint64_t slot,
+	const struct memscope_ineff_api *freed)
 {
 	struct bstate *b = &a->slots[slot];
 	const struct malloc_info *m = &p->mallocs[b->m];
@@ -397,8 +379,6 @@ static int settle(struct memscope_inefficient *a, const struct iproc *p, const s
 	unsigned i;
 	int rc = 0;
 
-	if (!freed && !r)
-		a->stats.n_alive_at_end++;
 	if (b->types) {
 		if (grow_array(&a->found, &a->cap_found, a->n_found + 1, sizeof(*a->found))) {
 			rc = MEMSCOPE_E_NOMEM;
@@ -427,9 +407,7 @@ static int settle(struct memscope_inefficient *a, const struct iproc *p, const s
 		x->alloc = b->alloc;
 		x->first_access = b->first_access;
 		x->last_access = b->last_access;
-		memset(&x->free, 0, sizeof(x->free));
-		if (freed)
-			x->free = *freed;
+		x->free = freed ? *freed : (struct memscope_ineff_api){ 0, 0, 0 };
 		x->early_free_api = b->early_free;
 		x->early_use_api = b->types & MEMSCOPE_INEFF_EARLY ? b->fa : 0;
 		x->late_malloc_api = b->late_malloc;
@@ -449,8 +427,8 @@ static int settle(struct memscope_inefficient *a, const struct iproc *p, const s
 		a->stats.n_blocks++;
 		add_bytes(&a->stats.bytes, x->size);
 		for (i = 0; i < x->n_types; i++) {
-			a->stats.n_type[type_index(x->order[i])]++;
-			add_bytes(&a->stats.type_bytes[type_index(x->order[i])], x->size);
+			a->stats.n_type[__builtin_ctz(x->order[i])]++;
+			add_bytes(&a->stats.type_bytes[__builtin_ctz(x->order[i])], x->size);
 		}
 	}
 out:
@@ -468,7 +446,7 @@ static int on_malloc(struct memscope_inefficient *a, const struct iproc *p, cons
 
 	if (u64map_del(map, r->key, &slot, &unused)) {
 		a->stats.n_replaced++;
-		if (settle(a, p, r, slot, NULL))
+		if (settle(a, p, slot, NULL))
 			return MEMSCOPE_E_NOMEM;
 	}
 	if (a->free_slot) {
@@ -490,8 +468,6 @@ static int on_malloc(struct memscope_inefficient *a, const struct iproc *p, cons
 	b->key = r->key;
 	b->m = r->aux;
 	b->family = r->family;
-	b->prev_kind = R_MALLOC;
-	b->prev_api = at->api;
 	b->alloc = *at;
 	return 0;
 }
@@ -499,18 +475,18 @@ static int on_malloc(struct memscope_inefficient *a, const struct iproc *p, cons
 static void on_access(struct memscope_inefficient *a, const struct iproc *p, struct bstate *b,
 	const struct fam_state *f, const struct memscope_ineff_api *at)
 {
-	b->n_access++;
-	if (!b->first_access.api)
+	/* the block's row before this one: its last ACCESS once it has one, else its MALLOC */
+	if (!b->n_access++)
 		b->first_access = *at;
-	if (b->prev_kind == R_ACCESS && at->api > b->prev_api) {
-		uint64_t gap = at->api - b->prev_api;
+	else if (at->api > b->last_access.api) {
+		uint64_t gap = at->api - b->last_access.api;
 
 		b->max_idle = gap > b->max_idle ? gap : b->max_idle;
 		if (gap > a->o.idle_threshold) {
 			b->idle_sum += gap;
 			if (can_flag(a, p, b, MEMSCOPE_INEFF_IDLE)) {
 				flag(b, MEMSCOPE_INEFF_IDLE);
-				b->idle_from = b->prev_api;
+				b->idle_from = b->last_access.api;
 				b->idle_to = at->api;
 			}
 		}
@@ -524,27 +500,6 @@ static void on_access(struct memscope_inefficient *a, const struct iproc *p, str
 		b->early_free = f->free_tmp;
 	}
 	b->last_access = *at;
-	b->prev_kind = R_ACCESS;
-	b->prev_api = at->api;
-}
-
-static int on_free(struct memscope_inefficient *a, const struct iproc *p, const struct rec *r,
-	const struct fam_state *f, const struct memscope_ineff_api *at)
-{
-	uint64_t slot, unused;
-	struct bstate *b;
-
-	if (!u64map_del(map_of(a, r), r->key, &slot, &unused))
-		return 0;
-	b = &a->slots[slot];
-	/* some other API allocated memory after the last use's API and before the FREE's */
-	if (f->malloc_tmp && b->prev_kind == R_ACCESS && b->prev_api != f->api &&
-		b->prev_api < f->malloc_tmp && f->malloc_tmp < f->api &&
-		can_flag(a, p, b, MEMSCOPE_INEFF_LATE)) {
-		flag(b, MEMSCOPE_INEFF_LATE);
-		b->late_malloc = f->malloc_tmp;
-	}
-	return settle(a, p, r, slot, at);
 }
 
 static void note_untracked(
@@ -555,6 +510,29 @@ static void note_untracked(
 		a->stats.untracked_pid = p->key.pid;
 		a->stats.untracked_id = r->id;
 	}
+}
+
+/* A FREE: the block's last judgement; a FREE of no live block is only counted. */
+static int on_free(struct memscope_inefficient *a, const struct iproc *p, const struct rec *r,
+	const struct fam_state *f, const struct memscope_ineff_api *at)
+{
+	uint64_t slot, unused;
+	struct bstate *b;
+
+	if (!u64map_del(map_of(a, r), r->key, &slot, &unused)) {
+		note_untracked(a, p, r);
+		return 0;
+	}
+	b = &a->slots[slot];
+	/* the row before the FREE was a use, and some other API allocated memory after that
+	 * use's API and before the FREE's */
+	if (f->malloc_tmp && b->n_access && b->last_access.api != f->api &&
+		b->last_access.api < f->malloc_tmp && f->malloc_tmp < f->api &&
+		can_flag(a, p, b, MEMSCOPE_INEFF_LATE)) {
+		flag(b, MEMSCOPE_INEFF_LATE);
+		b->late_malloc = f->malloc_tmp;
+	}
+	return settle(a, p, slot, at);
 }
 
 /* One row of the replay. 0 or MEMSCOPE_E_NOMEM. */
@@ -604,10 +582,6 @@ static int replay_row(struct memscope_inefficient *a, const struct iproc *p, str
 		return 0;
 	default:
 		a->stats.n_frees++;
-		if (!block_of(a, r)) {
-			note_untracked(a, p, r);
-			return 0;
-		}
 		return on_free(a, p, r, f, &at);
 	}
 }
@@ -650,13 +624,12 @@ static void sift_down(const struct iproc *p, const size_t *at, uint32_t *heap, s
 static int replay(struct memscope_inefficient *a, struct iproc *p)
 {
 	struct fam_state fs[MEMSCOPE_INEFF_FAMILIES];
+	struct u64map *maps[2] = { &a->by_id, &a->by_ptr };
 	uint32_t *heap = NULL;
 	size_t *at = NULL, i, n_heap;
-	int rc = 0;
+	int m, rc = 0;
 
 	memset(fs, 0, sizeof(fs));
-	u64map_clear(&a->by_id);
-	u64map_clear(&a->by_ptr);
 	a->n_slots = 0;
 	a->free_slot = 0;
 	if (!(heap = malloc((p->n_chunks ? p->n_chunks : 1) * sizeof(*heap))) ||
@@ -681,21 +654,22 @@ static int replay(struct memscope_inefficient *a, struct iproc *p)
 		sift_down(p, at, heap, n_heap, 0);
 	}
 	/* blocks never freed are judged as they stand */
-	for (i = 0; !rc && a->by_id.e && i <= a->by_id.mask; i++)
-		if (a->by_id.e[i].used)
-			rc = settle(a, p, NULL, a->by_id.e[i].a, NULL);
-	for (i = 0; !rc && a->by_ptr.e && i <= a->by_ptr.mask; i++)
-		if (a->by_ptr.e[i].used)
-			rc = settle(a, p, NULL, a->by_ptr.e[i].a, NULL);
+	for (m = 0; m < 2; m++)
+		for (i = 0; !rc && maps[m]->e && i <= maps[m]->mask; i++)
+			if (maps[m]->e[i].used) {
+				a->stats.n_alive_at_end++;
+				rc = settle(a, p, maps[m]->e[i].a, NULL);
+			}
 out:
 	free(heap);
 	free(at);
 	proc_release(p);
-	/* the next process, maybe a small one, must not pay for clearing big tables */
-	if (a->by_id.mask > 1023)
-		u64map_free(&a->by_id);
-	if (a->by_ptr.mask > 1023)
-		u64map_free(&a->by_ptr);
+	/* emptied for the next process, which may be small: big tables are not worth clearing */
+	for (m = 0; m < 2; m++)
+		if (maps[m]->mask > 1023)
+			u64map_free(maps[m]);
+		else
+			u64map_clear(maps[m]);
 	return rc;
 }
 

@@ -39,7 +39,7 @@ int buf_append(struct buf *b, const void *p, size_t n)
 
 int grow_array(void *pp, size_t *cap, size_t need, size_t elem)
 {
-	size_t nc = *cap ? *cap : 64;
+	size_t nc = *cap ? *cap : 4; /* small first: many arrays stay small */
 	void *p, *np;
 
 	if (need <= *cap)

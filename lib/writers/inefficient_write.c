@@ -25,13 +25,20 @@ static const char *input_name(const struct report *r, uint32_t src)
 	return src < r->n_names && r->names[src] ? r->names[src] : "-";
 }
 
-/* the types in the order found, joined by sep */
-static void put_types(FILE *out, const struct memscope_ineff_block *b, const char *sep)
+/* the longest list of types: all three names and two separators of up to 2 bytes */
+#define TYPES_MAX 64
+
+/* The block's types in the order found, joined by sep, into buf. Returns the length. */
+static size_t types_text(const struct memscope_ineff_block *b, const char *sep, char *buf)
 {
+	size_t len = 0;
 	unsigned i;
 
+	buf[0] = '\0';
 	for (i = 0; i < b->n_types; i++)
-		fprintf(out, "%s%s", i ? sep : "", memscope_ineff_type_name(b->order[i]));
+		len += (size_t)snprintf(buf + len, TYPES_MAX - len, "%s%s", i ? sep : "",
+			memscope_ineff_type_name(b->order[i]));
+	return len;
 }
 
 static const char *op_name(const struct report *r, uint32_t op)
@@ -72,11 +79,11 @@ static void text_api(const struct report *r, const char *what, const struct mems
 
 static void text_block(const struct report *r, size_t rank, const struct memscope_ineff_block *b)
 {
-	char dev[MEMSCOPE_DEVICE_TEXT_MAX], size[32];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX], size[32], types[TYPES_MAX];
 
 	human(size, sizeof(size), b->size > 0 ? (uint64_t)b->size : 0);
-	fprintf(r->out, "#%zu ", rank);
-	put_types(r->out, b, ", ");
+	types_text(b, ", ", types);
+	fprintf(r->out, "#%zu %s", rank, types);
 	fprintf(r->out, ": %s block", memscope_subtype_name(b->pool));
 	if (b->has_alloc_id)
 		fprintf(r->out, " allocation_id %" PRIu64, b->alloc_id);
@@ -293,7 +300,7 @@ static void write_csv(const struct report *r)
 	for (i = 0; i < n; i++) {
 		const struct memscope_ineff_block *b = memscope_inefficient_get(r->a, i);
 		const char *name = input_name(r, b->src);
-		char dev[MEMSCOPE_DEVICE_TEXT_MAX];
+		char dev[MEMSCOPE_DEVICE_TEXT_MAX], types[TYPES_MAX];
 
 		fprintf(r->out, "%zu,", i + 1);
 		csv_field(r->out, name, strlen(name));
@@ -302,7 +309,8 @@ static void write_csv(const struct report *r)
 		if (b->has_alloc_id)
 			fprintf(r->out, "%" PRIu64, b->alloc_id);
 		fprintf(r->out, ",0x%016" PRIx64 ",%" PRId64 ",", b->ptr, b->size);
-		put_types(r->out, b, ";");
+		types_text(b, ";", types);
+		fputs(types, r->out);
 		csv_api(r, b->alloc.api);
 		csv_api(r, b->first_access.api);
 		csv_api(r, b->last_access.api);
@@ -344,9 +352,6 @@ int memscope_inefficient_write(FILE *out, enum memscope_ineff_format fmt,
 
 /* ---- annotation ---- */
 
-/* the longest value: all three names and two commas */
-#define TYPES_MAX 64
-
 struct edit_text {
 	char val[TYPES_MAX];
 };
@@ -378,12 +383,8 @@ int memscope_inefficient_annotate(const struct memscope_inefficient *a, uint32_t
 	/* the edits in file order */
 	qsort(bl, k, sizeof(*bl), cmp_seq);
 	for (i = 0; i < k; i++) {
-		size_t len = 0;
-		unsigned t;
+		size_t len = types_text(bl[i], ",", txt[i].val);
 
-		for (t = 0; t < bl[i]->n_types; t++)
-			len += (size_t)snprintf(txt[i].val + len, TYPES_MAX - len, "%s%s",
-				t ? "," : "", memscope_ineff_type_name(bl[i]->order[t]));
 		ed[i] = (struct memscope_attr_edit){ bl[i]->alloc_line, bl[i]->alloc_event_id,
 			bl[i]->pid, "inefficient_type", txt[i].val, len };
 	}

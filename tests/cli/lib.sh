@@ -30,6 +30,14 @@ expect_absent() {
 	if [ ! -e "$1" ] && [ -z "$(ls "$1".tmp.* 2>/dev/null)" ]; then ok; else bad "output left behind: $1"; fi
 }
 
+# expect_out WANT_FILE ARGS...: "$TOOL" -q ARGS exits 0 and its stdout equals WANT_FILE
+expect_out() {
+	golden=$1
+	shift
+	expect_status 0 "$TOOL" -q "$@"
+	expect_same "$WORK/out" "$golden"
+}
+
 finish() {
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]

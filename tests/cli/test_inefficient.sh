@@ -4,16 +4,9 @@
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
-I="$BIN/memscope-inefficient"
+TOOL="$BIN/memscope-inefficient"
+I=$TOOL
 cd "$SRC/testdata/inefficient" || exit 1
-
-# expect_out WANT_FILE ARGS...: exit 0 and stdout equal to WANT_FILE
-expect_out() {
-	golden=$1
-	shift
-	expect_status 0 "$I" -q "$@"
-	expect_same "$WORK/out" "$golden"
-}
 
 # expect_flagged WANT ARGS...: exit 0 and the flagged "pid:allocation_id:types" (CSV report,
 # in rank order) are WANT

@@ -4,17 +4,10 @@
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
-L="$BIN/memscope-leaks"
+TOOL="$BIN/memscope-leaks"
+L=$TOOL
 T="$SRC/testdata"
 cd "$T/leaks" || exit 1
-
-# expect_out WANT_FILE ARGS...: exit 0 and stdout equal to WANT_FILE
-expect_out() {
-	golden=$1
-	shift
-	expect_status 0 "$L" -q "$@"
-	expect_same "$WORK/out" "$golden"
-}
 
 # steps_mstx.csv, mstx steps 1-4 (see testdata/README.txt): b freed at the same timestamp as
 # the end of step 3 but before it (lower ID): no leak; c freed 1 ns after it: leak; d allocated

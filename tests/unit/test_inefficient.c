@@ -6,16 +6,6 @@
 
 #include "testutil.h"
 
-static uint64_t rng_state;
-
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return n ? rng_state % n : 0;
-}
-
 #define MAX_EVENTS 400
 #define MAX_LIVE 32
 
@@ -50,18 +40,18 @@ static void make_run(struct run *r, int n_procs, size_t target)
 	size_t n_live[2] = { 0, 0 };
 
 	if (!target)
-		target = 50 + rnd(MAX_EVENTS - 60);
+		target = 50 + trand(MAX_EVENTS - 60);
 	r->n = 0;
 	while (r->n < target) {
-		int p = (int)rnd((uint64_t)n_procs);
+		int p = (int)trand((uint64_t)n_procs);
 		uint64_t pid = 100 + (uint64_t)p;
-		unsigned what = (unsigned)rnd(10);
-		uint16_t pool = rnd(3) ? MEMSCOPE_SUB_PTA : MEMSCOPE_SUB_ATB;
+		unsigned what = (unsigned)trand(10);
+		uint16_t pool = trand(3) ? MEMSCOPE_SUB_PTA : MEMSCOPE_SUB_ATB;
 		struct memscope_event *e;
 		size_t k;
 
 		if (what < 2) {
-			int start = (int)rnd(2);
+			int start = (int)trand(2);
 
 			add(r, pid, MEMSCOPE_KIND_OP_LAUNCH,
 				pool == MEMSCOPE_SUB_PTA
@@ -71,13 +61,13 @@ static void make_run(struct run *r, int n_procs, size_t target)
 			e = add(r, pid, MEMSCOPE_KIND_MALLOC, pool);
 			e->pool = pool;
 			e->alloc_id = next_id[p]++;
-			e->size = (int64_t)(512 << rnd(8));
+			e->size = (int64_t)(512 << trand(8));
 			e->ptr = 0x10000 * e->alloc_id;
 			e->flags = MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_PTR;
 			live[p][n_live[p]] = e->alloc_id;
 			live_pool[p][n_live[p]++] = pool;
 		} else if (n_live[p]) {
-			k = rnd(n_live[p]);
+			k = trand(n_live[p]);
 			e = add(r, pid, what < 9 ? MEMSCOPE_KIND_ACCESS : MEMSCOPE_KIND_FREE,
 				what < 9 ? MEMSCOPE_SUB_READ : live_pool[p][k]);
 			e->pool = live_pool[p][k];
@@ -168,7 +158,7 @@ static void shuffle(const struct memscope_event **v, size_t n)
 	size_t i;
 
 	for (i = n; i > 1; i--) {
-		size_t k = rnd(i);
+		size_t k = trand(i);
 		const struct memscope_event *t = v[i - 1];
 
 		v[i - 1] = v[k];
@@ -185,7 +175,7 @@ START_TEST(any_feed_order)
 	uint64_t flagged = 0, types = 0;
 	int run;
 
-	rng_state = 0x1e4f5a;
+	trand_state = 0x1e4f5a;
 	for (run = 0; run < 500; run++) {
 		struct memscope_inefficient *a, *b, *c;
 		size_t i;
@@ -223,7 +213,7 @@ START_TEST(many_chunks)
 	struct memscope_inefficient *a, *b;
 
 	ck_assert(r.ev && in_time && shuffled);
-	rng_state = 0x5eed;
+	trand_state = 0x5eed;
 	make_run(&r, 1, n);
 	for (i = 0; i < r.n; i++)
 		in_time[i] = shuffled[i] = &r.ev[i];
@@ -249,7 +239,7 @@ START_TEST(processes_apart)
 	const struct memscope_event *all[MAX_EVENTS], *one[MAX_EVENTS];
 	int run;
 
-	rng_state = 0x77aa01;
+	trand_state = 0x77aa01;
 	for (run = 0; run < 300; run++) {
 		struct memscope_inefficient *both, *alone;
 		uint64_t pid;

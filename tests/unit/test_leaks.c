@@ -6,16 +6,6 @@
 
 #include "testutil.h"
 
-static uint64_t rng_state;
-
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return n ? rng_state % n : 0;
-}
-
 #define MAX_STEPS 12
 #define MAX_BLOCKS 60
 #define NO_TS UINT64_MAX
@@ -35,17 +25,17 @@ static void make_run(struct run *r)
 	int i;
 
 	memset(r, 0, sizeof(*r));
-	r->n_steps = 1 + (int)rnd(MAX_STEPS);
+	r->n_steps = 1 + (int)trand(MAX_STEPS);
 	for (i = 0; i < r->n_steps; i++) {
-		r->start[i] = t += 10 + rnd(20) * 10;
+		r->start[i] = t += 10 + trand(20) * 10;
 		/* some steps end only when the next one starts */
-		r->end[i] = rnd(5) ? (t += 10 + rnd(20) * 10) : NO_TS;
+		r->end[i] = trand(5) ? (t += 10 + trand(20) * 10) : NO_TS;
 	}
-	r->n_blocks = (int)rnd(MAX_BLOCKS);
+	r->n_blocks = (int)trand(MAX_BLOCKS);
 	for (i = 0; i < r->n_blocks; i++) {
 		/* odd timestamps for blocks, multiples of 10 for boundaries: never equal */
-		r->alloc[i] = rnd(t + 50) | 1;
-		r->free_at[i] = rnd(3) ? r->alloc[i] + 2 * (1 + rnd(200)) : NO_TS;
+		r->alloc[i] = trand(t + 50) | 1;
+		r->free_at[i] = trand(3) ? r->alloc[i] + 2 * (1 + trand(200)) : NO_TS;
 	}
 }
 
@@ -201,7 +191,7 @@ START_TEST(step_rule_matches_brute_force)
 	uint64_t leaks = 0;
 	int iter, late_runs = 0;
 
-	rng_state = 0x9e3779b97f4a7c15ull;
+	trand_state = 0x9e3779b97f4a7c15ull;
 	ck_assert_ptr_nonnull(st);
 	for (iter = 0; iter < 3000; iter++) {
 		struct run r;
@@ -212,8 +202,8 @@ START_TEST(step_rule_matches_brute_force)
 		make_run(&r);
 		ck_assert_int_eq(memscope_strtab_intern(st, "step start", 10, &r.step_name), 0);
 		memscope_leaks_opts_init(&o);
-		o.skip_steps = rnd(3);
-		o.min_steps_alive = 1 + rnd(3);
+		o.skip_steps = trand(3);
+		o.min_steps_alive = 1 + trand(3);
 		l = memscope_leaks_new(&o, st);
 		ck_assert_ptr_nonnull(l);
 		n = rows_of(&r, rows, late);
@@ -265,7 +255,7 @@ START_TEST(steps_resolve_any_order)
 		int order[7] = { 0, 1, 2, 3, 4, 5, 6 };
 
 		for (i = 6; i > 0 && perm; i--) {
-			int j = (int)rnd((uint64_t)i + 1), t = order[i];
+			int j = (int)trand((uint64_t)i + 1), t = order[i];
 
 			order[i] = order[j];
 			order[j] = t;

@@ -136,3 +136,13 @@ int run_suite(Suite *s)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+uint64_t trand_state = 1;
+
+uint64_t trand(uint64_t n)
+{
+	trand_state ^= trand_state << 13;
+	trand_state ^= trand_state >> 7;
+	trand_state ^= trand_state << 17;
+	return n ? trand_state % n : 0;
+}

@@ -30,6 +30,10 @@ char *slurp(const char *path, size_t *len);
 /* Text of string id. */
 const char *tstr(const struct tread *t, uint32_t id);
 
+/* A small deterministic PRNG for random cases: seed trand_state (not 0); trand(n) is in [0, n). */
+extern uint64_t trand_state;
+uint64_t trand(uint64_t n);
+
 /* Run a suite; returns the process exit status. */
 int run_suite(Suite *s);
 
