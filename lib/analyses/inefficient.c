@@ -7,6 +7,7 @@
 #include "../core/u64map.h"
 #include "memscope/error.h"
 #include "memscope/inefficient.h"
+#include "memscope/steps.h"
 #include "memscope/strtab.h"
 
 /* uthash must not exit on OOM: the failing insert sets a->oom and is undone by uthash. */
@@ -19,8 +20,7 @@ enum rec_kind { R_OP_START, R_OP_END, R_MALLOC, R_FREE, R_ACCESS };
 
 /* one kept row of the PTA or ATB family */
 struct rec {
-	uint64_t ts_ns;
-	uint64_t id;
+	struct memscope_pos pos; /* time order: timestamp, then ID */
 	uint64_t key;	/* allocation id, or the address when the row has none (keyed = 0) */
 	uint32_t aux;	/* op start: the op's name; MALLOC: index into the process's mallocs */
 	uint8_t kind;	/* enum rec_kind */
@@ -299,8 +299,7 @@ int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memsc
 		return 0;
 	if (!(p = proc_of(a, ev->src, ev->pid)) || !(c = room(p)))
 		return MEMSCOPE_E_NOMEM;
-	r.ts_ns = ev->ts_ns;
-	r.id = ev->id;
+	r.pos = memscope_pos_of(ev);
 	r.family = (uint8_t)family;
 	r.keyed = (ev->flags & MEMSCOPE_EV_ALLOC_ID) != 0;
 	r.key = r.keyed ? ev->alloc_id : ev->ptr;
@@ -318,11 +317,10 @@ int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memsc
 static int cmp_rec(const void *pa, const void *pb)
 {
 	const struct rec *x = pa, *y = pb;
+	int c = memscope_pos_cmp(x->pos, y->pos);
 
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
+	if (c)
+		return c;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->key != y->key)
@@ -508,7 +506,7 @@ static void note_untracked(
 	if (!a->stats.n_untracked++) {
 		a->stats.untracked_src = p->key.src;
 		a->stats.untracked_pid = p->key.pid;
-		a->stats.untracked_id = r->id;
+		a->stats.untracked_id = r->pos.id;
 	}
 }
 
@@ -557,7 +555,7 @@ static int replay_row(struct memscope_inefficient *a, const struct iproc *p, str
 		return 0;
 	}
 	f->tmp |= TMP_ANY | (r->kind == R_MALLOC ? TMP_MALLOC : r->kind == R_FREE ? TMP_FREE : 0);
-	at.ts_ns = r->ts_ns;
+	at.ts_ns = r->pos.ts_ns;
 	if (f->in_op) {
 		at.op = f->op;
 	} else {

@@ -169,10 +169,7 @@ static void js_api(const struct report *r, const char *name, const struct memsco
 		return;
 	}
 	fprintf(r->out, "{\"api\":%" PRIu64 ",\"ts_ns\":%" PRIu64 ",\"op\":", x->api, x->ts_ns);
-	if (x->op)
-		json_id(r->out, r->st, x->op);
-	else
-		fputs("null", r->out);
+	json_id_or_null(r->out, r->st, x->op);
 	fputc('}', r->out);
 }
 
@@ -220,15 +217,10 @@ static void js_block(const struct report *r, size_t rank, const struct memscope_
 		",\"accesses\":%" PRIu64 ",\"max_idle_apis\":%" PRIu64 ",\"unused_apis\":%" PRIu64
 		",\"wasted_byte_apis\":%" PRIu64 ",\"owner\":",
 		b->n_access, b->max_idle_apis, b->unused_apis, b->wasted);
-	if (b->owner)
-		json_id(r->out, r->st, b->owner);
-	else
-		fputs("null", r->out);
-	fputs(",\"stack\":{\"python\":", r->out);
-	json_frames(r->out, r->st, b->stack_py);
-	fputs(",\"c\":", r->out);
-	json_frames(r->out, r->st, b->stack_c);
-	fputs("}}", r->out);
+	json_id_or_null(r->out, r->st, b->owner);
+	fputs(",\"stack\":", r->out);
+	json_stack(r->out, r->st, b->stack_py, b->stack_c);
+	fputc('}', r->out);
 }
 
 static void js_summary(const struct report *r)

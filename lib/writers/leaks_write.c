@@ -363,15 +363,6 @@ static void write_text(struct report *r)
 
 /* ---- JSON ---- */
 
-static void js_stack(const struct report *r, uint32_t py, uint32_t c)
-{
-	fputs("{\"python\":", r->out);
-	json_frames(r->out, r->st, py);
-	fputs(",\"c\":", r->out);
-	json_frames(r->out, r->st, c);
-	fputc('}', r->out);
-}
-
 static const char *kind_name(unsigned kind)
 {
 	return kind == MEMSCOPE_LEAK_STEP ? "step" : kind == MEMSCOPE_LEAK_MARK ? "mark" : "exit";
@@ -407,12 +398,9 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 		fprintf(r->out, ",\"freed_by\":\"%s\",\"group\":%u", x->shadow ? "shadow" : "none",
 			(unsigned)x->group + 1);
 	fputs(",\"owner\":", r->out);
-	if (b->owner)
-		json_id(r->out, r->st, b->owner);
-	else
-		fputs("null", r->out);
+	json_id_or_null(r->out, r->st, b->owner);
 	fputs(",\"stack\":", r->out);
-	js_stack(r, b->stack_py, b->stack_c);
+	json_stack(r->out, r->st, b->stack_py, b->stack_c);
 	fputc('}', r->out);
 }
 
@@ -511,12 +499,9 @@ static void js_summary(const struct report *r)
 				",\"bytes\":%" PRIu64 ",\"owner\":",
 				i ? "," : "", i + 1, memscope_subtype_name(g[i].pool), g[i].n,
 				g[i].bytes);
-			if (g[i].owner)
-				json_id(r->out, r->st, g[i].owner);
-			else
-				fputs("null", r->out);
+			json_id_or_null(r->out, r->st, g[i].owner);
 			fputs(",\"stack\":", r->out);
-			js_stack(r, g[i].stack_py, g[i].stack_c);
+			json_stack(r->out, r->st, g[i].stack_py, g[i].stack_c);
 			fputc('}', r->out);
 		}
 		fputs("]}", r->out);

@@ -65,7 +65,7 @@ void json_id(FILE *out, const struct memscope_strtab *st, uint32_t id)
 	json_str(out, s ? s : "", s ? n : 0);
 }
 
-void json_frames(FILE *out, const struct memscope_strtab *st, uint32_t stack)
+static void json_frames(FILE *out, const struct memscope_strtab *st, uint32_t stack)
 {
 	size_t n, i;
 	const uint32_t *fr = memscope_strtab_stack(st, stack, &n);
@@ -77,6 +77,23 @@ void json_frames(FILE *out, const struct memscope_strtab *st, uint32_t stack)
 		json_id(out, st, fr[i]);
 	}
 	fputc(']', out);
+}
+
+void json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c)
+{
+	fputs("{\"python\":", out);
+	json_frames(out, st, py);
+	fputs(",\"c\":", out);
+	json_frames(out, st, c);
+	fputc('}', out);
+}
+
+void json_id_or_null(FILE *out, const struct memscope_strtab *st, uint32_t id)
+{
+	if (id)
+		json_id(out, st, id);
+	else
+		fputs("null", out);
 }
 
 /* ---- CSV ---- */

@@ -14,8 +14,10 @@ void json_str(FILE *out, const char *s, size_t n);
 void json_cstr(FILE *out, const char *s);
 /* String id of st as a JSON string ("" for an unknown id). */
 void json_id(FILE *out, const struct memscope_strtab *st, uint32_t id);
-/* A stack as a JSON array of frame strings ([] for stack 0). */
-void json_frames(FILE *out, const struct memscope_strtab *st, uint32_t stack);
+/* The Python and C stacks as {"python":[frames],"c":[frames]} ([] for stack 0). */
+void json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c);
+/* String id of st as a JSON string, or null for id 0. */
+void json_id_or_null(FILE *out, const struct memscope_strtab *st, uint32_t id);
 
 /* A CSV field, quoted (quotes doubled) when it holds a comma, quote or line break. */
 void csv_field(FILE *out, const char *s, size_t n);
