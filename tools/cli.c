@@ -402,11 +402,11 @@ int cli_out_flush(const struct cli_tool *t, struct cli_out *o)
 
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
 {
-	int rc = cli_out_flush(t, o);
+	int rc = o->f ? cli_out_flush(t, o) : 0;
 
 	if (o->f == stdout)
 		return rc;
-	if (fclose(o->f) && !rc) {
+	if (o->f && fclose(o->f) && !rc) {
 		cli_msg(t, "%s: write failed: %s", o->path ? o->path : "output", strerror(errno));
 		rc = CLI_EXIT_IO;
 	}
@@ -434,4 +434,19 @@ void cli_out_abort(struct cli_out *o)
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));
+}
+
+char *cli_default_output(const char *input, const char *ext)
+{
+	const char *slash = strrchr(input, '/');
+	const char *dot = strrchr(input, '.');
+	size_t base = dot && (!slash || dot > slash) && dot != input ? (size_t)(dot - input)
+								     : strlen(input);
+	char *out = malloc(base + strlen(ext) + 1);
+
+	if (out) {
+		memcpy(out, input, base);
+		strcpy(out + base, ext);
+	}
+	return out;
 }

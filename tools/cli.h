@@ -137,8 +137,13 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
 int cli_same_path(const char *a, const char *b);
 /* Flush; prints and returns the exit status on failure (nothing is renamed or removed). */
 int cli_out_flush(const struct cli_tool *t, struct cli_out *o);
-/* Flush, close and rename into place; prints and returns the exit status on failure. */
+/* Flush, close and rename into place; prints and returns the exit status on failure. A caller
+ * that writes the temporary file by its name (a database) closes f and sets it to NULL first. */
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
+/* input with its extension replaced by ext ("in.csv", ".db" -> "in.db"). NULL on OOM; the caller
+ * frees. */
+char *cli_default_output(const char *input, const char *ext);
+
 /* Drop the temporary file (after a failure). */
 void cli_out_abort(struct cli_out *o);
 

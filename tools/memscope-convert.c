@@ -46,22 +46,6 @@ static int on_event(void *ctx, const struct memscope_event *ev)
 	return memscope_capture_writer_write(c->cap, ev, &c->werr);
 }
 
-/* INPUT with its extension replaced by ext ("in.csv" -> "in.mscap"). Caller frees. */
-static char *default_output(const char *input, const char *ext)
-{
-	const char *slash = strrchr(input, '/');
-	const char *dot = strrchr(input, '.');
-	size_t base = dot && (!slash || dot > slash) && dot != input ? (size_t)(dot - input)
-								     : strlen(input);
-	char *out = malloc(base + strlen(ext) + 1);
-
-	if (out) {
-		memcpy(out, input, base);
-		strcpy(out + base, ext);
-	}
-	return out;
-}
-
 static int parse_args(int argc, char **argv, struct convert_opts *o, const char **input)
 {
 	int c, rc;
@@ -155,7 +139,8 @@ int main(int argc, char **argv)
 		if (strcmp(input, "-") == 0) {
 			o.common.output = "-";
 		} else {
-			default_out = default_output(input, strcmp(to, "csv") ? ".mscap" : ".csv");
+			default_out =
+				cli_default_output(input, strcmp(to, "csv") ? ".mscap" : ".csv");
 			if (!default_out) {
 				cli_msg(&tool, "out of memory");
 				status = CLI_EXIT_IO;

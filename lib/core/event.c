@@ -218,3 +218,28 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 		ev->flags &= ~(uint32_t)MEMSCOPE_EV_REALLOC;
 	return NULL;
 }
+
+uint32_t event_synth_attrs(const struct memscope_event *ev, struct memscope_attr *out, char *buf)
+{
+	const char *fn = memscope_func_name(ev->func);
+	uint32_t n = 0;
+	size_t len;
+
+	if (ev->flags & MEMSCOPE_EV_ALLOC_ID) {
+		len = fmt_u64(buf, ev->alloc_id);
+		out[n++] = (struct memscope_attr){ MEMSCOPE_STR_ALLOCATION_ID, (uint32_t)len, buf };
+		buf += len;
+	}
+	if (ev->flags & MEMSCOPE_EV_PTR) {
+		fmt_hex16(buf, ev->ptr);
+		out[n++] = (struct memscope_attr){ MEMSCOPE_STR_ADDR, 18, buf };
+		buf += 18;
+	}
+	if (ev->flags & MEMSCOPE_EV_SIZE) {
+		len = fmt_i64(buf, ev->size);
+		out[n++] = (struct memscope_attr){ MEMSCOPE_STR_SIZE, (uint32_t)len, buf };
+	}
+	if (fn)
+		out[n++] = (struct memscope_attr){ MEMSCOPE_STR_FUNC, (uint32_t)strlen(fn), fn };
+	return n;
+}

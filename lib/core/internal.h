@@ -87,6 +87,15 @@ struct memscope_attr;
  */
 const char *event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad);
 
+/*
+ * The Attr entries the reference would write for an event that has typed fields and no Attr text
+ * (events of our capture format): allocation_id, addr, size, func, each when set. Values are
+ * written into buf (MEMSCOPE_SYNTH_BUF bytes), out (room for 4) gets the entries. Returns their
+ * count.
+ */
+#define MEMSCOPE_SYNTH_BUF 96
+uint32_t event_synth_attrs(const struct memscope_event *ev, struct memscope_attr *out, char *buf);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -151,6 +151,7 @@ struct blk {
 struct memscope_blocks {
 	struct memscope_strtab *st;
 	struct blk *by_id, *by_ptr, *free_list;
+	struct blk *last; /* allocated by the last feed, for memscope_blocks_tag */
 	struct arena arena;
 	uint64_t seq;
 	int oom;
@@ -186,7 +187,8 @@ static struct blk *find(struct memscope_blocks *b, const struct memscope_event *
 
 		HASH_FIND(hh, b->by_id, &k, sizeof(k), x);
 	} else {
-		struct ptr_key k = { ev->pid, ev->ptr, ev->src, ev->subtype };
+		uint32_t pool = ev->kind == MEMSCOPE_KIND_ACCESS ? ev->pool : ev->subtype;
+		struct ptr_key k = { ev->pid, ev->ptr, ev->src, pool };
 
 		HASH_FIND(hh, b->by_ptr, &k, sizeof(k), x);
 		/* the device is compared only when both rows name one (legacy HAL FREE says N/A) */
@@ -215,11 +217,22 @@ int memscope_blocks_feed(
 	struct blk *x;
 	int by_id, res = MEMSCOPE_PAIR_ALLOC;
 
-	if (ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE)
+	b->last = NULL;
+	if (ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE &&
+		ev->kind != MEMSCOPE_KIND_ACCESS)
 		return MEMSCOPE_PAIR_NONE;
 	if (!(ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_PTR)))
 		return MEMSCOPE_PAIR_NONE;
 	x = find(b, ev, &by_id);
+	if (ev->kind == MEMSCOPE_KIND_ACCESS) {
+		if (!x)
+			return MEMSCOPE_PAIR_NONE;
+		if (!x->b.n_access++ || ev->ts_ns < x->b.first_access_ts_ns)
+			x->b.first_access_ts_ns = ev->ts_ns;
+		if (ev->ts_ns > x->b.last_access_ts_ns)
+			x->b.last_access_ts_ns = ev->ts_ns;
+		return MEMSCOPE_PAIR_ACCESS;
+	}
 	if (ev->kind == MEMSCOPE_KIND_FREE) {
 		if (!x) {
 			b->stats.n_unmatched_free++;
@@ -291,7 +304,14 @@ int memscope_blocks_feed(
 		return MEMSCOPE_E_NOMEM;
 	}
 	b->stats.n_alloc++;
+	b->last = x;
 	return res;
+}
+
+void memscope_blocks_tag(struct memscope_blocks *b, uint64_t tag)
+{
+	if (b->last)
+		b->last->b.tag = tag;
 }
 
 size_t memscope_blocks_live(const struct memscope_blocks *b)

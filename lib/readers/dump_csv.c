@@ -28,6 +28,8 @@ enum col {
 	COL_TS_US, /* "Timestamp(us)": bound to COL_TS, sets the unit */
 };
 
+_Static_assert(N_COLS == DUMP_COLS, "reader.h's column count");
+
 /* clang-format off */
 static const char *const col_names[N_COLS] = {
 	"ID", "Event", "Event Type", "Name", "Timestamp(ns)", "Process Id", "Thread Id",
@@ -416,24 +418,79 @@ nomem:
 	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, line, "out of memory");
 }
 
+static void csv_state_init(struct csv_state *cs, struct memscope_source *src, memscope_event_fn fn,
+	void *ctx, struct memscope_error *err)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->src = src;
+	cs->st = src->st;
+	cs->fn = fn;
+	cs->ctx = ctx;
+	cs->err = err;
+	cs->line = 1;
+	if (src->opts.time_unit != MEMSCOPE_TIME_AUTO) {
+		cs->scale_us = src->opts.time_unit == MEMSCOPE_TIME_US;
+		cs->unit_decided = 1;
+		src->stats.layout = cs->scale_us ? MEMSCOPE_LAYOUT_LEGACY : MEMSCOPE_LAYOUT_CURRENT;
+	}
+}
+
+static void csv_state_done(struct csv_state *cs)
+{
+	buf_free(&cs->tok.unq);
+	free(cs->attrs);
+	free(cs->frames);
+}
+
+struct dump_rows {
+	struct csv_state cs;
+};
+
+int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,
+	void *ctx, struct memscope_error *err)
+{
+	struct dump_rows *d = malloc(sizeof(*d));
+	unsigned c;
+
+	*out = d;
+	if (!d)
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	csv_state_init(&d->cs, src, fn, ctx, err);
+	if (!d->cs.unit_decided) {
+		d->cs.unit_decided = 1; /* databases hold nanoseconds */
+		src->stats.layout = MEMSCOPE_LAYOUT_CURRENT;
+	}
+	for (c = 0; c < N_COLS; c++) {
+		d->cs.pos_of[c] = (int)c;
+		d->cs.col_at[c] = (unsigned char)c;
+	}
+	d->cs.n_header = N_COLS;
+	d->cs.have_header = 1;
+	return 0;
+}
+
+int dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, uint64_t line)
+{
+	memcpy(d->cs.tok.f, f, N_COLS * sizeof(*f));
+	d->cs.tok.n = N_COLS;
+	return data_row(&d->cs, line);
+}
+
+void dump_rows_free(struct dump_rows *d)
+{
+	if (!d)
+		return;
+	csv_state_done(&d->cs);
+	free(d);
+}
+
 int dump_csv_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct csv_state cs;
 	struct window w;
 
-	memset(&cs, 0, sizeof(cs));
-	cs.src = src;
-	cs.st = src->st;
-	cs.fn = fn;
-	cs.ctx = ctx;
-	cs.err = err;
-	cs.line = 1;
-	if (src->opts.time_unit != MEMSCOPE_TIME_AUTO) {
-		cs.scale_us = src->opts.time_unit == MEMSCOPE_TIME_US;
-		cs.unit_decided = 1;
-		src->stats.layout = cs.scale_us ? MEMSCOPE_LAYOUT_LEGACY : MEMSCOPE_LAYOUT_CURRENT;
-	}
+	csv_state_init(&cs, src, fn, ctx, err);
 	cs.rc = window_open(&w, src, err);
 	if (!cs.rc && w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0)
 		w.start = 3; /* UTF-8 byte order mark */
@@ -470,8 +527,6 @@ int dump_csv_read(
 		cs.rc = memscope_error_set(
 			err, MEMSCOPE_E_INVALID, src->name, 0, "empty file (no header line)");
 	window_close(&w);
-	buf_free(&cs.tok.unq);
-	free(cs.attrs);
-	free(cs.frames);
+	csv_state_done(&cs);
 	return cs.rc;
 }

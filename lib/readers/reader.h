@@ -71,6 +71,28 @@ int dump_csv_read(
 int capture_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
 
+int python_trace_read(
+	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
+int db_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
+
+/*
+ * The dump CSV reader's row checks and event building, for inputs whose rows come as the twelve
+ * dump columns (the database reader): fields in the header's column order (ID ... Call Stack(C)),
+ * with the values a CSV field would hold (quotes removed, `quoted` and `null` set). Rows are
+ * checked and delivered like CSV rows (lenient mode too); timestamps are nanoseconds unless the
+ * source's options say otherwise.
+ */
+struct dump_rows;
+struct csvtok_field;
+#define DUMP_COLS 12
+/* 0 or MEMSCOPE_E_NOMEM; *out is dump_rows_free's either way. */
+int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,
+	void *ctx, struct memscope_error *err);
+/* One row: 0, or the status to stop with (err set), as a CSV row. */
+int dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, uint64_t line);
+void dump_rows_free(struct dump_rows *d);
+
 /* The capture file's magic (formats/capture.md). */
 extern const unsigned char capture_magic[8];
 

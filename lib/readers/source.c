@@ -102,6 +102,9 @@ static int peek(struct memscope_source *src, struct memscope_error *err)
 	return 0;
 }
 
+/* The first 16 bytes of every SQLite 3 database file. */
+static const unsigned char sqlite_magic[16] = "SQLite format 3";
+
 static int detect(struct memscope_source *src, struct memscope_error *err)
 {
 	const unsigned char *p = src->fd < 0 ? src->mem : src->buf;
@@ -116,11 +119,21 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	if (n < sizeof(capture_magic) && memcmp(p, capture_magic, n) == 0)
 		return memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
 			"truncated capture file: %zu bytes, shorter than its header", n);
+	if (n >= sizeof(sqlite_magic) && memcmp(p, sqlite_magic, sizeof(sqlite_magic)) == 0) {
+		src->format = MEMSCOPE_FORMAT_DB;
+		return 0;
+	}
 	/* text: the dump CSV reader checks the header and names what is wrong with it */
 	if (memchr(p, '\0', n < 4096 ? n : 4096))
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
-			"not a memscope_dump CSV or capture file (binary data)");
-	src->format = MEMSCOPE_FORMAT_DUMP_CSV;
+			"not a memscope_dump CSV, python_trace CSV, database or capture file "
+			"(binary data)");
+	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3, n -= 3;
+	if (n >= 9 && memcmp(p, "FuncInfo,", 9) == 0)
+		src->format = MEMSCOPE_FORMAT_PYTHON_TRACE;
+	else
+		src->format = MEMSCOPE_FORMAT_DUMP_CSV;
 	return 0;
 }
 
@@ -224,11 +237,38 @@ int memscope_source_read(
 	case MEMSCOPE_FORMAT_CAPTURE:
 		rc = capture_read(src, fn, ctx, err);
 		break;
+	case MEMSCOPE_FORMAT_DB:
+		rc = db_read(src, fn, ctx, err);
+		break;
+	case MEMSCOPE_FORMAT_PYTHON_TRACE:
+		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"a python_trace file holds function calls, no memory events");
 	default:
 		return memscope_error_set(
 			err, MEMSCOPE_E_UNSUPPORTED, src->name, 0, "unsupported format");
 	}
 	/* a callback's own failure (out of memory) has no message yet */
+	if (rc < 0 && err && !err->code)
+		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
+	return rc;
+}
+
+int memscope_source_read_trace(
+	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err)
+{
+	int rc;
+
+	if (!src || !fn)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "bad argument");
+	if (src->format != MEMSCOPE_FORMAT_PYTHON_TRACE)
+		return memscope_error_set(
+			err, MEMSCOPE_E_UNSUPPORTED, src->name, 0, "not a python_trace file");
+	if (src->read_done)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0, "source already read");
+	src->read_done = 1;
+	if (err)
+		memscope_error_clear(err);
+	rc = python_trace_read(src, fn, ctx, err);
 	if (rc < 0 && err && !err->code)
 		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
 	return rc;
@@ -267,6 +307,10 @@ const char *memscope_format_name(enum memscope_format f)
 		return "dump-csv";
 	case MEMSCOPE_FORMAT_CAPTURE:
 		return "capture";
+	case MEMSCOPE_FORMAT_PYTHON_TRACE:
+		return "python-trace";
+	case MEMSCOPE_FORMAT_DB:
+		return "db";
 	default:
 		return "unknown";
 	}

@@ -6,6 +6,7 @@
 #include "../core/internal.h"
 #include "memscope/strtab.h"
 #include "memscope/writer.h"
+#include "dump_text.h"
 #include "outbuf.h"
 
 static const char header[] = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,"
@@ -14,6 +15,8 @@ static const char header[] = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,
 struct memscope_csv_writer {
 	const struct memscope_strtab *st;
 	int header_done;
+	int nomem;
+	struct buf scratch; /* a stack's text */
 	struct outbuf o;
 };
 
@@ -29,6 +32,8 @@ struct memscope_csv_writer *memscope_csv_writer_new(FILE *out, const struct mems
 	w->o.len = 0;
 	w->o.total = 0;
 	w->o.failed = 0;
+	w->scratch = (struct buf){ 0 };
+	w->nomem = 0;
 	return w;
 }
 
@@ -39,6 +44,8 @@ uint64_t memscope_csv_writer_bytes(const struct memscope_csv_writer *w)
 
 void memscope_csv_writer_free(struct memscope_csv_writer *w)
 {
+	if (w)
+		buf_free(&w->scratch);
 	free(w);
 }
 
@@ -60,68 +67,51 @@ static int needs_quotes(const char *s, size_t n)
 	return 0;
 }
 
-static int put_stack(struct outbuf *o, const struct memscope_strtab *st, uint32_t id)
+int dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id)
 {
-	size_t n, i;
+	size_t n, i, len;
 	const uint32_t *frames;
-	int rc = 0;
+	const char *s;
+	int rc;
 
+	b->len = 0;
 	if (!id)
 		return 0;
 	frames = memscope_strtab_stack(st, id, &n);
-	rc |= outbuf_put(o, "\"", 1);
-	for (i = 0; frames && i < n; i++) {
+	rc = buf_append(b, "\"", 1);
+	for (i = 0; frames && i < n && !rc; i++) {
 		if (i)
-			rc |= outbuf_put(o, "\n", 1);
-		rc |= put_str(o, st, frames[i]);
+			rc = buf_append(b, "\n", 1);
+		if ((s = memscope_strtab_str(st, frames[i], &len)) != NULL && !rc)
+			rc = buf_append(b, s, len);
 	}
-	rc |= outbuf_put(o, "\"", 1);
-	return rc;
+	return rc ? rc : buf_append(b, "\"", 1);
 }
 
-/*
- * Events from the capture shim carry typed fields and no Attr text: write the Attr the
- * reference would, {allocation_id:N,addr:0x...,size:N}, plus func:NAME.
- */
-static int put_synthetic_attrs(struct outbuf *o, const struct memscope_event *ev)
+static int put_stack(struct memscope_csv_writer *w, uint32_t id)
 {
-	char tmp[128];
-	size_t n = 0;
-	const char *fn = memscope_func_name(ev->func);
+	if (dump_stack_text(&w->scratch, w->st, id)) {
+		w->nomem = 1;
+		return MEMSCOPE_E_NOMEM;
+	}
+	return outbuf_put(&w->o, w->scratch.p, w->scratch.len);
+}
 
-	tmp[n++] = '"';
-	tmp[n++] = '{';
-	if (ev->flags & MEMSCOPE_EV_ALLOC_ID) {
-		memcpy(tmp + n, "allocation_id:", 14);
-		n += 14;
-		n += fmt_u64(tmp + n, ev->alloc_id);
+/* "{k:v,...}" quoted, from n entries */
+static int put_attrs(struct memscope_csv_writer *w, const struct memscope_attr *a, uint32_t n)
+{
+	struct outbuf *o = &w->o;
+	int rc = outbuf_put(o, "\"{", 2);
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			rc |= outbuf_put(o, ",", 1);
+		rc |= put_str(o, w->st, a[i].key);
+		rc |= outbuf_put(o, ":", 1);
+		rc |= outbuf_put(o, a[i].val, a[i].val_len);
 	}
-	if (ev->flags & MEMSCOPE_EV_PTR) {
-		if (n > 2)
-			tmp[n++] = ',';
-		memcpy(tmp + n, "addr:", 5);
-		n += 5;
-		fmt_hex16(tmp + n, ev->ptr);
-		n += 18;
-	}
-	if (ev->flags & MEMSCOPE_EV_SIZE) {
-		if (n > 2)
-			tmp[n++] = ',';
-		memcpy(tmp + n, "size:", 5);
-		n += 5;
-		n += fmt_i64(tmp + n, ev->size);
-	}
-	if (fn) {
-		if (n > 2)
-			tmp[n++] = ',';
-		memcpy(tmp + n, "func:", 5);
-		n += 5;
-		memcpy(tmp + n, fn, strlen(fn));
-		n += strlen(fn);
-	}
-	tmp[n++] = '}';
-	tmp[n++] = '"';
-	return outbuf_put(o, tmp, n);
+	return rc | outbuf_put(o, "}\"", 2);
 }
 
 static int put_num_or_na(struct outbuf *o, uint64_t v)
@@ -140,10 +130,10 @@ int memscope_csv_writer_write(
 	struct memscope_csv_writer *w, const struct memscope_event *ev, struct memscope_error *err)
 {
 	struct outbuf *o = &w->o;
-	char tmp[32];
+	struct memscope_attr synth[4];
+	char tmp[32], synth_buf[MEMSCOPE_SYNTH_BUF];
 	size_t n, len;
 	const char *s;
-	uint32_t i;
 	int rc = 0;
 
 	if (!w->header_done) {
@@ -198,23 +188,17 @@ int memscope_csv_writer_write(
 			rc |= outbuf_put(o, ev->attrs[0].val, ev->attrs[0].val_len);
 		rc |= outbuf_put(o, "\"", 1);
 	} else if (ev->flags & MEMSCOPE_EV_ATTR) {
-		rc |= outbuf_put(o, "\"{", 2);
-		for (i = 0; i < ev->n_attrs; i++) {
-			if (i)
-				rc |= outbuf_put(o, ",", 1);
-			rc |= put_str(o, w->st, ev->attrs[i].key);
-			rc |= outbuf_put(o, ":", 1);
-			rc |= outbuf_put(o, ev->attrs[i].val, ev->attrs[i].val_len);
-		}
-		rc |= outbuf_put(o, "}\"", 2);
+		rc |= put_attrs(w, ev->attrs, ev->n_attrs);
 	} else if (ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE)) {
-		rc |= put_synthetic_attrs(o, ev);
+		rc |= put_attrs(w, synth, event_synth_attrs(ev, synth, synth_buf));
 	}
 	rc |= outbuf_put(o, ",", 1);
-	rc |= put_stack(o, w->st, ev->stack_py);
+	rc |= put_stack(w, ev->stack_py);
 	rc |= outbuf_put(o, ",", 1);
-	rc |= put_stack(o, w->st, ev->stack_c);
+	rc |= put_stack(w, ev->stack_c);
 	rc |= outbuf_put(o, "\n", 1);
+	if (rc && w->nomem)
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	if (rc)
 		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
 	return 0;

@@ -16,7 +16,7 @@ for page in "$SRC"/man/man1/memscope-*.1; do
 	# examples: lines of the EXAMPLES section's literal displays starting with "$ "
 	awk '/^\.Sh EXAMPLES/{on=1;next} /^\.Sh /{on=0} on && /^\$ /{sub(/^\$ /,""); print}' "$page" >"$WORK/examples"
 	[ -s "$WORK/examples" ] || bad "$tool: no examples in $page"
-	mkdir -p "$WORK/ex" && cp "$SRC"/testdata/*.csv "$SRC"/testdata/leaks/*.csv "$SRC"/testdata/inefficient/*.csv "$WORK/ex/"
+	mkdir -p "$WORK/ex" && cp "$SRC"/testdata/*.csv "$SRC"/testdata/leaks/*.csv "$SRC"/testdata/inefficient/*.csv "$SRC"/testdata/db/*.csv "$WORK/ex/"
 	while IFS= read -r cmd; do
 		if (cd "$WORK/ex" && PATH="$BIN:$PATH" sh -c "$cmd" >/dev/null 2>&1); then ok; else bad "$tool example failed: $cmd"; fi
 	done <"$WORK/examples"

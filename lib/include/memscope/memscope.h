@@ -12,6 +12,7 @@
 #include "steps.h"
 #include "leaks.h"
 #include "inefficient.h"
+#include "db.h"
 
 /* Release version of the library ("0.1.0"); independent of any file format version. */
 const char *memscope_version(void);

@@ -51,8 +51,11 @@ struct memscope_block {
 	uint16_t pool;		    /* enum memscope_subtype */
 	uint16_t flags;		    /* enum memscope_block_flag */
 	uint32_t stack_py, stack_c; /* stacks of the MALLOC */
-	uint32_t owner; /* string id of the MALLOC's `owner` attr; 0 when none or the map has no
-			   string table */
+	uint32_t owner;	   /* string id of the MALLOC's `owner` attr; 0 when none or the map has no
+			      string table */
+	uint64_t n_access; /* ACCESS rows fed while the block was live */
+	uint64_t first_access_ts_ns, last_access_ts_ns; /* their earliest and latest times */
+	uint64_t tag; /* the caller's value, set by memscope_blocks_tag (0 until then) */
 };
 
 enum memscope_block_flag {
@@ -73,6 +76,7 @@ enum memscope_pair {
 	MEMSCOPE_PAIR_UNMATCHED_FREE, /* FREE with no live block (counted) */
 	MEMSCOPE_PAIR_REPLACED, /* MALLOC on a live key: the old block is in *out, flagged REPLACED
 				 */
+	MEMSCOPE_PAIR_ACCESS,	/* an ACCESS of a live block (counted in the block) */
 };
 
 /*
@@ -93,10 +97,14 @@ void memscope_blocks_free(struct memscope_blocks *b);
 
 /*
  * Apply one event. Returns a enum memscope_pair value (>= 0) or MEMSCOPE_E_NOMEM. For FREE,
- * SHADOW_FREE and REPLACED, *out (may be NULL) receives the closed block.
+ * SHADOW_FREE and REPLACED, *out (may be NULL) receives the closed block. An ACCESS finds its
+ * block like a FREE (its pool from the `type` attr when it has no allocation_id).
  */
 int memscope_blocks_feed(
 	struct memscope_blocks *b, const struct memscope_event *ev, struct memscope_block *out);
+
+/* Set the tag of the block the last feed allocated (ALLOC or REPLACED); no effect otherwise. */
+void memscope_blocks_tag(struct memscope_blocks *b, uint64_t tag);
 
 /* Blocks still live (never freed). */
 size_t memscope_blocks_live(const struct memscope_blocks *b);

@@ -14,8 +14,12 @@ struct memscope_source;
 
 enum memscope_format {
 	MEMSCOPE_FORMAT_UNKNOWN = 0,
-	MEMSCOPE_FORMAT_DUMP_CSV, /* msMemScope memscope_dump CSV, current or legacy layout */
-	MEMSCOPE_FORMAT_CAPTURE,  /* our binary capture format (formats/capture.md) */
+	MEMSCOPE_FORMAT_DUMP_CSV,     /* msMemScope memscope_dump CSV, current or legacy layout */
+	MEMSCOPE_FORMAT_CAPTURE,      /* our binary capture format (formats/capture.md) */
+	MEMSCOPE_FORMAT_PYTHON_TRACE, /* msMemScope python_trace CSV: function calls, no memory
+					 events (read with memscope_source_read_trace) */
+	MEMSCOPE_FORMAT_DB, /* an SQLite database with a memscope_dump (or leaks_dump) table:
+			       msMemScope's --format=db, memscope-db's (formats/sqlite.md) */
 };
 
 /* Timestamp unit of a dump CSV: AUTO decides from the first timestamp (see memscope-convert(1)). */
@@ -81,6 +85,27 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 int memscope_source_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
 
+/* One row of a python_trace CSV (msmemscope.md §8.1): a function call and its return. */
+struct memscope_trace_row {
+	const char *func; /* FuncInfo, func_len bytes; borrowed, valid during the callback */
+	size_t func_len;
+	uint64_t start_ns, end_ns; /* MEMSCOPE_ID_NONE for N/A (call or return not seen) */
+	uint64_t tid, pid;
+	uint32_t src;  /* as memscope_read_opts.src */
+	uint64_t line; /* line of the row */
+};
+
+/* Called once per trace row; returns like memscope_event_fn. */
+typedef int (*memscope_trace_fn)(void *ctx, const struct memscope_trace_row *row);
+
+/*
+ * Stream every row of a python_trace source to fn in file order (stats count them as events).
+ * Returns like memscope_source_read; MEMSCOPE_E_UNSUPPORTED for a source of another format, as
+ * memscope_source_read returns for a python_trace source.
+ */
+int memscope_source_read_trace(
+	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
+
 enum memscope_format memscope_source_format(const struct memscope_source *src);
 const struct memscope_read_stats *memscope_source_stats(const struct memscope_source *src);
 /* The name given at open (borrowed, valid until close). */
@@ -89,7 +114,7 @@ const char *memscope_source_name(const struct memscope_source *src);
 /* Close and free. NULL is fine. */
 void memscope_source_close(struct memscope_source *src);
 
-/* "dump-csv", "capture", "unknown" */
+/* "dump-csv", "capture", "python-trace", "db", "unknown" */
 const char *memscope_format_name(enum memscope_format f);
 
 #endif

@@ -1,0 +1,268 @@
+/* Reader of the memscope_dump table of an SQLite database (msMemScope's --format=db, memscope-db's
+ * output): rows become events exactly as the same rows of a dump CSV would. */
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/internal.h"
+#include "csvtok.h"
+#include "reader.h"
+
+struct db_state {
+	struct memscope_source *src;
+	struct memscope_error *err;
+	sqlite3 *db;
+	sqlite3_stmt *rows;
+	struct dump_rows *dr;
+	struct csvtok_field f[DUMP_COLS];
+	char num[4][24]; /* ID, Timestamp, Process Id, Thread Id as text */
+	struct buf attr; /* the Attr as the CSV writes it */
+};
+
+static int db_fail(struct db_state *d, int code, uint64_t line, const char *what)
+{
+	return memscope_error_set(d->err, code, d->src->name, line, "%s: %s", what,
+		d->db ? sqlite3_errmsg(d->db) : "cannot open");
+}
+
+/* A column as the text a CSV field would hold: integers in decimal, NULL as a null field. */
+static void col_text(struct db_state *d, int col, unsigned slot, int na_if_negative)
+{
+	struct csvtok_field *f = &d->f[col - 1];
+	int type = sqlite3_column_type(d->rows, col);
+
+	memset(f, 0, sizeof(*f));
+	if (type == SQLITE_NULL) {
+		f->p = na_if_negative ? "N/A" : "";
+		f->len = na_if_negative ? 3 : 0;
+		f->null = !na_if_negative;
+	} else if (type == SQLITE_INTEGER && slot < ARRAY_SIZE(d->num)) {
+		sqlite3_int64 v = sqlite3_column_int64(d->rows, col);
+
+		if (v == -1 && na_if_negative) {
+			/* the reference binds N/A (UINT64_MAX) as a 32-bit -1; ours are NULL */
+			f->p = "N/A";
+			f->len = 3;
+		} else {
+			f->p = d->num[slot];
+			f->len = fmt_u64(d->num[slot], (uint64_t)v);
+		}
+	} else {
+		f->p = (const char *)sqlite3_column_text(d->rows, col);
+		f->len = (size_t)sqlite3_column_bytes(d->rows, col);
+		if (!f->p)
+			f->p = "";
+	}
+}
+
+/* Take one pair of double quotes off a field that the writers stored with them. */
+static void unquote(struct csvtok_field *f)
+{
+	if (f->len >= 2 && f->p[0] == '"' && f->p[f->len - 1] == '"') {
+		f->p++;
+		f->len -= 2;
+		f->quoted = 1;
+	}
+	f->null = f->len == 0 && !f->quoted;
+}
+
+static int put_json_value(struct buf *b, const cJSON *v)
+{
+	char *s;
+	int rc;
+
+	if (cJSON_IsString(v))
+		return buf_append(b, v->valuestring, strlen(v->valuestring));
+	if (!(s = cJSON_PrintUnformatted(v)))
+		return MEMSCOPE_E_NOMEM;
+	rc = buf_append(b, s, strlen(s));
+	cJSON_free(s);
+	return rc;
+}
+
+/*
+ * The reference's FixJson wraps keys and values in quotes without escaping, so a value holding a
+ * quote gives text that is not JSON; undoing the wrapping gives the CSV Attr back.
+ */
+static int unfix_json(struct buf *b, const char *s, size_t n)
+{
+	const char *in = s + 2;
+	size_t len = n - 4, i = 0;
+	int rc = buf_append(b, "{", 1);
+
+	while (i < len && !rc) {
+		if (i + 3 <= len && in[i] == '"' && (in[i + 1] == ':' || in[i + 1] == ',') &&
+			in[i + 2] == '"') {
+			rc = buf_append(b, in + i + 1, 1);
+			i += 3;
+		} else {
+			rc = buf_append(b, in + i++, 1);
+		}
+	}
+	return rc ? rc : buf_append(b, "}", 1);
+}
+
+/*
+ * Attr JSON back to the dump's text: an object {"k":"v",...} is {k:v,...}; {} or nothing is an
+ * empty field; a JSON string is an Attr that was not {k:v,...} text, kept whole. 0, 1 when the
+ * row is skipped (lenient), or the error.
+ */
+static int attr_field(struct db_state *d, uint64_t line)
+{
+	struct csvtok_field *f = &d->f[9];
+	const char *s = f->p;
+	size_t n = f->len;
+	cJSON *j, *c;
+	int rc = 0;
+
+	d->attr.len = 0;
+	if (n == 0 || (n == 2 && memcmp(s, "{}", 2) == 0)) {
+		f->p = "";
+		f->len = 0;
+		f->null = 1;
+		return 0;
+	}
+	j = cJSON_ParseWithLength(s, n);
+	if (cJSON_IsObject(j)) {
+		rc = buf_append(&d->attr, "{", 1);
+		for (c = j->child; c && !rc; c = c->next) {
+			if (c != j->child)
+				rc = buf_append(&d->attr, ",", 1);
+			if (!rc)
+				rc = buf_append(&d->attr, c->string, strlen(c->string));
+			if (!rc)
+				rc = buf_append(&d->attr, ":", 1);
+			if (!rc)
+				rc = put_json_value(&d->attr, c);
+		}
+		if (!rc)
+			rc = buf_append(&d->attr, "}", 1);
+	} else if (cJSON_IsString(j)) {
+		rc = buf_append(&d->attr, j->valuestring, strlen(j->valuestring));
+	} else if (!j && n >= 4 && memcmp(s, "{\"", 2) == 0 && memcmp(s + n - 2, "\"}", 2) == 0) {
+		rc = unfix_json(&d->attr, s, n);
+	} else {
+		struct memscope_error e;
+
+		cJSON_Delete(j);
+		memscope_error_set(&e, MEMSCOPE_E_INVALID, d->src->name, line,
+			"Attr is not JSON: \"%.*s\"", (int)(n > 40 ? 40 : n), s);
+		rc = source_bad(d->src, &e, d->err);
+		return rc ? rc : 1; /* 1: skipped (lenient) */
+	}
+	cJSON_Delete(j);
+	if (rc)
+		return memscope_error_set(
+			d->err, MEMSCOPE_E_NOMEM, d->src->name, line, "out of memory");
+	f->p = d->attr.p ? d->attr.p : "";
+	f->len = d->attr.len;
+	f->quoted = 1;
+	f->null = 0;
+	return 0;
+}
+
+static int read_row(struct db_state *d)
+{
+	uint64_t line = (uint64_t)sqlite3_column_int64(d->rows, 0);
+	int c, rc;
+
+	col_text(d, 1, 0, 0);
+	for (c = 2; c <= 4; c++)
+		col_text(d, c, 99, 0);
+	col_text(d, 5, 1, 0);
+	col_text(d, 6, 2, 1);
+	col_text(d, 7, 3, 1);
+	for (c = 8; c <= 12; c++)
+		col_text(d, c, 99, 0);
+	/* MSTX names and the stacks are stored with the quotes the CSV has */
+	if (d->f[1].len == 4 && memcmp(d->f[1].p, "MSTX", 4) == 0)
+		unquote(&d->f[3]);
+	unquote(&d->f[10]);
+	unquote(&d->f[11]);
+	if ((rc = attr_field(d, line)))
+		return rc < 0 ? rc : 0;
+	return dump_rows_row(d->dr, d->f, line);
+}
+
+static const char select_rows[] =
+	"SELECT rowid, \"ID\", \"Event\", \"Event Type\", \"Name\", \"Timestamp(ns)\", "
+	"\"Process Id\", \"Thread Id\", \"Device Id\", \"Ptr\", \"Attr\", \"Call Stack(Python)\", "
+	"\"Call Stack(C)\" FROM \"%s\" ORDER BY rowid";
+
+static int open_db(struct db_state *d)
+{
+	struct memscope_source *src = d->src;
+	sqlite3_stmt *st = NULL;
+	char sql[512];
+	const char *table;
+	int rc;
+
+	if (src->fd < 0) {
+		if (sqlite3_open_v2(":memory:", &d->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+			sqlite3_deserialize(d->db, "main", (unsigned char *)src->mem, src->mem_len,
+				src->mem_len, SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
+			return db_fail(d, MEMSCOPE_E_NOMEM, 0, "cannot open the database");
+	} else if (src->fd == 0 && strcmp(src->name, "-") == 0) {
+		return memscope_error_set(d->err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"a database cannot be read from standard input");
+	} else if (sqlite3_open_v2(src->name, &d->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		return db_fail(d, MEMSCOPE_E_IO, 0, "cannot open the database");
+	}
+	rc = sqlite3_prepare_v2(d->db,
+		"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+		"('memscope_dump', 'leaks_dump') ORDER BY name = 'leaks_dump'",
+		-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "not a readable database");
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return db_fail(d, MEMSCOPE_E_INVALID, 0, "not a readable database");
+		return memscope_error_set(d->err, MEMSCOPE_E_INVALID, src->name, 0,
+			"database has no memscope_dump table");
+	}
+	table = (const char *)sqlite3_column_text(st, 0);
+	snprintf(sql, sizeof(sql), select_rows, table ? table : "memscope_dump");
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(d->db, sql, -1, &d->rows, NULL) != SQLITE_OK)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "memscope_dump table lacks a column");
+	return 0;
+}
+
+int db_read(
+	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
+{
+	struct db_state d = { 0 };
+	struct stat sb;
+	int rc;
+
+	d.src = src;
+	d.err = err;
+	src->stats.bytes = src->fd < 0		      ? src->mem_len
+			   : fstat(src->fd, &sb) == 0 ? (uint64_t)sb.st_size
+						      : 0;
+	rc = open_db(&d);
+	if (!rc)
+		rc = dump_rows_new(&d.dr, src, fn, ctx, err);
+	while (!rc) {
+		int r = sqlite3_step(d.rows);
+
+		if (r == SQLITE_DONE)
+			break;
+		if (r != SQLITE_ROW) {
+			rc = db_fail(&d, r == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_INVALID,
+				0, "cannot read the memscope_dump table");
+			break;
+		}
+		rc = read_row(&d);
+	}
+	dump_rows_free(d.dr);
+	sqlite3_finalize(d.rows);
+	sqlite3_close(d.db);
+	buf_free(&d.attr);
+	return rc;
+}

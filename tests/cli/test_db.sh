@@ -1,0 +1,168 @@
+#!/bin/sh
+# Golden CLI cases of memscope-db: the reference's schema, JSON Attrs, round trips, blocks, python_trace
+# tables, reference databases read back, safe outputs and bad input. Args: BIN_DIR SRC_DIR
+BIN=$(cd "$1" && pwd)
+SRC=$(cd "$2" && pwd)
+. "$SRC/tests/cli/lib.sh"
+D="$BIN/memscope-db"
+TOOL=$D
+cd "$WORK" || exit 1
+cp "$SRC"/testdata/baseline.csv "$SRC"/testdata/leaks.csv "$SRC"/testdata/memscope_dump_2025042811381?.csv \
+	"$SRC"/testdata/db/*.csv "$SRC"/testdata/db/*.sql .
+# q DB SQL: one query's result on stdout (python3's sqlite3: no sqlite3 binary needed)
+q() {
+	python3 -c 'import sys, sqlite3
+for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join("" if v is None else str(v) for v in r))' "$@"
+}
+# expect_q DB SQL WANT: the query's output is WANT
+expect_q() {
+	got=$(q "$1" "$2")
+	if [ "$got" = "$3" ]; then ok; else bad "$2 on $1: got '$got', wanted '$3'"; fi
+}
+
+# the shared samples: CSV -> db -> CSV byte-identical (current layout)
+for f in baseline leaks hostile; do
+	expect_status 0 "$D" -q "$f.csv"
+	expect_status 0 "$D" -q --to-csv -o "$f.back.csv" "$f.db"
+	expect_same "$f.csv" "$f.back.csv"
+done
+# legacy files come back as memscope-convert normalises them (ns, hex Ptr, cpu)
+for f in memscope_dump_20250428113810 memscope_dump_20250428113811; do
+	expect_status 0 "$D" -q "$f.csv"
+	expect_status 0 "$D" -q --to-csv -o "$f.back.csv" "$f.db"
+	expect_status 0 "$BIN/memscope-convert" -q -t csv -o "$f.norm.csv" "$f.csv"
+	expect_same "$f.norm.csv" "$f.back.csv"
+done
+cp memscope_dump_20250428113810.db legacy.db
+
+# the reference's DDL, exactly (msmemscope.md §3.1), and no other memscope_dump column
+expect_q baseline.db "SELECT sql FROM sqlite_master WHERE name = 'memscope_dump'" \
+	'CREATE TABLE memscope_dump ("ID" INTEGER, "Event" TEXT, "Event Type" TEXT, "Name" TEXT, "Timestamp(ns)" INTEGER, "Process Id" INTEGER, "Thread Id" INTEGER, "Device Id" TEXT, "Ptr" TEXT, "Attr" TEXT, "Call Stack(Python)" TEXT, "Call Stack(C)" TEXT)'
+expect_q hostile.db "SELECT sql FROM sqlite_master WHERE name = 'memscope_dump'" "$(q baseline.db "SELECT sql FROM sqlite_master WHERE name = 'memscope_dump'")"
+# every Attr is JSON, also values holding : " \ and a tab; keys in source order, values strings
+for f in baseline leaks hostile legacy; do
+	expect_q $f.db "SELECT count(*) - sum(json_valid(\"Attr\")) FROM memscope_dump" 0
+done
+expect_q baseline.db "SELECT \"Attr\" FROM memscope_dump WHERE \"Event\" = 'MALLOC' ORDER BY rowid LIMIT 1" \
+	'{"allocation_id":"4","addr":"0x000012c041400000","size":"16778240","total":"20971520","used":"16780288"}'
+expect_q hostile.db "SELECT json_extract(\"Attr\", '\$.note') = 'a:b c\\d \"q\" ' || char(9) || 'tab' FROM memscope_dump WHERE \"ID\" = 5" 1
+expect_q hostile.db "SELECT \"Attr\" FROM memscope_dump WHERE \"ID\" IN (14, 15, 16, 2) ORDER BY \"ID\"" '{}
+"not k:v text"
+"{}"
+""'
+# the reference's spelling: MSTX names and stacks keep their quotes, N/A ids are NULL
+expect_q hostile.db "SELECT \"Name\", typeof(\"Process Id\") FROM memscope_dump WHERE \"ID\" IN (2, 18) ORDER BY \"ID\"" '"step start"|integer
+k\tname|null'
+expect_q hostile.db "SELECT \"Call Stack(Python)\" FROM memscope_dump WHERE \"ID\" = 3" '"a.py(1): f
+b.py(2): g"'
+# MindStudio Insight's query (§3.2) runs, uses the time index and skips the device-less rows
+n_dev=$(python3 -c 'import csv, sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["Device Id"] not in ("N/A", "", "host")))' baseline.csv)
+expect_q baseline.db "SELECT count(*) FROM (SELECT * FROM memscope_dump WHERE \"Device Id\" NOT IN ('N/A','','host') ORDER BY \"Timestamp(ns)\")" "$n_dev"
+expect_q baseline.db "SELECT min(\"Timestamp(ns)\") FROM (SELECT * FROM memscope_dump WHERE \"Device Id\" NOT IN ('N/A','','host') ORDER BY \"Timestamp(ns)\" LIMIT 1)" \
+	"$(q baseline.db "SELECT min(\"Timestamp(ns)\") FROM memscope_dump WHERE \"Device Id\" != 'N/A'")"
+expect_status 0 python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+plan = " ".join(str(r) for r in c.execute("EXPLAIN QUERY PLAN SELECT * FROM memscope_dump WHERE \"Device Id\" NOT IN (\"N/A\",\"\",\"host\") ORDER BY \"Timestamp(ns)\""))
+sys.exit(0 if "memscope_dump_time" in plan else 1)' baseline.db
+expect_q baseline.db "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name" 'memscope_blocks_process_time
+memscope_dump_event
+memscope_dump_process_time
+memscope_dump_time'
+
+# blocks (testdata/README.txt derives them): freed; shadow-freed before a later real row (not
+# alive at exit); shadow-freed after the last real row and never freed (alive at exit)
+expect_q hostile.db "SELECT allocation_id, pool, size, owner, end_by, leaked_at_exit, n_access, first_access_ts, last_access_ts, malloc_row, free_row, lifetime_ns, malloc_id, free_id FROM memscope_blocks ORDER BY allocation_id" \
+'1|PTA|512|PTA@model@weight|free|0|2|1300|1400|3|6|300|3|6
+2|PTA|256||shadow_free|0|0|||7|8|100|7|8
+3|HAL|4096||none|1|0|||10|||10|
+4|PTA|128||shadow_free|1|0|||16|18|100|11|12'
+expect_q hostile.db "SELECT block_id, call_stack_python, call_stack_c FROM memscope_block_stacks WHERE allocation_id = 1" '1|"a.py(1): f
+b.py(2): g"|"libx.so(+0x1) [0x7f]"'
+expect_q baseline.db "SELECT count(*), sum(leaked_at_exit), sum(end_by = 'free') FROM memscope_blocks" '23|7|16'
+# the exit leaks agree with memscope-leaks --exit on the same file
+expect_status 0 "$BIN/memscope-leaks" -q --kind exit --format csv baseline.csv
+n_exit=$(($(wc -l <"$WORK/out") - 1))
+expect_q baseline.db "SELECT sum(leaked_at_exit) FROM memscope_blocks" "$n_exit"
+
+# several inputs into one database; python_trace files into python_trace_{pid} tables
+expect_status 0 "$D" -o multi.db baseline.csv python_trace.csv leaks.csv
+expect_err_line '^memscope-db: multi.db: 251 rows \(inputs: 3\), 48 blocks \(unreleased at exit: 17, unmatched frees: 0\), 6 python_trace rows \(tables: 2\)$'
+expect_q multi.db "SELECT source, path, format, layout, first_row, last_row, n_rows, n_trace_rows FROM memscope_sources" \
+'0|baseline.csv|dump-csv|current|1|121|121|0
+1|python_trace.csv|python-trace||||0|6
+2|leaks.csv|dump-csv|current|122|251|130|0'
+expect_q multi.db "SELECT sql FROM sqlite_master WHERE name = 'python_trace_7'" \
+	'CREATE TABLE python_trace_7 ("FuncInfo" TEXT, "StartTime(ns)" TEXT, "EndTime(ns)" TEXT, "Thread Id" INTEGER, "Process Id" INTEGER)'
+expect_q multi.db "SELECT * FROM python_trace_7 WHERE \"Thread Id\" = 8" '/w/data,loader.py(5): next|N/A|1150|8|7'
+expect_q multi.db "SELECT count(*) FROM python_trace_9" 1
+expect_status 0 "$D" -q --to-csv -o - multi.db
+{ cat baseline.csv; tail -n +2 leaks.csv; } >multi.expected.csv
+expect_same "$WORK/out" multi.expected.csv
+
+# a capture file goes in as memscope-convert reads it; other tools read databases too
+expect_status 0 "$BIN/memscope-convert" -q -o b.mscap baseline.csv
+expect_status 0 "$D" -q -o cap.db b.mscap
+expect_status 0 "$D" -q --to-csv -o cap.csv cap.db
+expect_status 0 "$BIN/memscope-convert" -q -o cap.expected.csv b.mscap
+expect_same cap.csv cap.expected.csv
+# (positions in a database are rowids: the CSV's line 115 is row 114, the header being line 1)
+expect_status 0 "$BIN/memscope-leaks" -q baseline.csv
+sed 's/baseline.csv:115 /baseline.db:114 /; s/baseline.csv:120 /baseline.db:119 /' "$WORK/out" >leaks.from.csv
+expect_status 0 "$BIN/memscope-leaks" -q baseline.db
+expect_same "$WORK/out" leaks.from.csv
+
+# a database the reference wrote: FixJson attrs (one of them not JSON), -1 for N/A, leaks_dump
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read()); c.commit()' ref.db reference_db.sql
+expect_status 0 "$D" -q --to-csv -o ref.csv ref.db
+expect_same ref.csv reference_db_expected.csv
+expect_status 0 "$D" -q -o ref.fixed.db ref.db
+expect_q ref.fixed.db "SELECT count(*) - sum(json_valid(\"Attr\")) FROM memscope_dump" 0
+expect_q ref.fixed.db "SELECT json_extract(\"Attr\", '\$.shape') FROM memscope_dump WHERE \"ID\" = 3" 'torch.Size([2, 3])'
+
+# outputs: refused when present, replaced with --force, never stdout, never an input
+expect_status 2 "$D" baseline.csv
+expect_err_line '^memscope-db: baseline.db: exists \(use --force to overwrite\)$'
+expect_status 0 "$D" -q -f baseline.csv
+expect_status 2 "$D" -o - baseline.csv
+expect_err_line 'cannot be written to standard output'
+expect_status 2 "$D" -f -o leaks.csv baseline.csv leaks.csv
+expect_err_line '^memscope-db: leaks.csv: output would overwrite the input$'
+expect_status 2 "$D" baseline.csv leaks.csv
+expect_err_line 'name the database with -o'
+expect_status 2 "$D" --to-csv a.db b.db
+expect_status 2 "$D" -o /dev/null baseline.csv
+expect_err_line 'not a regular file'
+expect_status 3 "$D" --to-csv -o x.csv baseline.csv
+expect_err_line '^memscope-db: baseline.csv: not a database'
+expect_absent x.csv
+expect_status 0 sh -c "cat baseline.csv | '$D' -q -o piped.db -"
+expect_q piped.db "SELECT count(*) FROM memscope_dump" 121
+
+# bad input: one line naming file and line, exit 3, nothing left at the output path
+sed '9s/,1764753084427185510,/,17647530844x,/' baseline.csv >bad.csv
+expect_status 3 "$D" -o bad.db bad.csv
+expect_err_line '^memscope-db: bad.csv:9: invalid Timestamp "17647530844x"$'
+expect_absent bad.db
+expect_status 3 "$D" -o bad.db leaks.csv bad.csv
+expect_absent bad.db
+expect_status 0 "$D" -q --lenient -o lenient.db bad.csv
+expect_q lenient.db "SELECT count(*) FROM memscope_dump" 120
+printf 'FuncInfo,StartTime(ns),EndTime(ns),Thread Id,Process Id\nf,1,2,3,4\ng,1,x,3,4\n' >badtrace.csv
+expect_status 3 "$D" -o bad.db badtrace.csv
+expect_err_line '^memscope-db: badtrace.csv:3: invalid EndTime "x"$'
+expect_absent bad.db
+printf 'FuncInfo,Start\n' >badhead.csv
+expect_status 3 "$D" -o bad.db badhead.csv
+expect_err_line '^memscope-db: badhead.csv:1: not a python_trace CSV'
+printf '1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{a:x\001y}",,\n' | cat baseline.csv - | tr '\001' '\000' >nul.csv
+expect_status 3 "$D" -o bad.db nul.csv
+expect_err_line '^memscope-db: nul.csv:123: Attr holds a NUL byte'
+expect_absent bad.db
+head -c 3000 baseline.db >cut.db
+expect_status 3 "$D" --to-csv -o cut.csv cut.db
+expect_absent cut.csv
+expect_status 4 "$D" -o x.db missing.csv
+expect_absent x.db
+finish

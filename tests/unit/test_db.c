@@ -1,0 +1,319 @@
+/* Unit tests of the database writer and reader and of the python_trace reader. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char header[] = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,"
+			     "Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+
+/* a fresh temporary path (the file exists, empty) into buf */
+static void tmp_path(char buf[32])
+{
+	int fd;
+
+	strcpy(buf, "/tmp/test_db.XXXXXX");
+	fd = mkstemp(buf);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+/* t's events into a new database at path as input 0; the writer's stats into *s */
+static void write_db(const struct tread *t, const char *path, struct memscope_db_stats *s)
+{
+	struct memscope_db_writer *w;
+	struct memscope_error err;
+	size_t i;
+
+	ck_assert_int_eq(memscope_db_writer_open(&w, path, t->st, &err), 0);
+	for (i = 0; i < memscope_evbuf_count(t->evs); i++)
+		ck_assert_msg(memscope_db_writer_event(w, memscope_evbuf_get(t->evs, i), &err) == 0,
+			"%s", err.msg);
+	ck_assert_int_eq(memscope_db_writer_end_source(w, 0, "t", MEMSCOPE_FORMAT_DUMP_CSV,
+				 MEMSCOPE_LAYOUT_CURRENT, &err),
+		0);
+	ck_assert_int_eq(memscope_db_writer_finish(w, &err), 0);
+	if (s)
+		*s = *memscope_db_writer_stats(w);
+	memscope_db_writer_free(w);
+}
+
+/* one integer from a query */
+static long long query_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	long long v;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* pieces of hostile rows */
+static const char *const attr_vals[] = { "1", "0x00000000deadbeef", "a:b", "say \"hi\"", "c:\\dir",
+	"tab\there", "torch.Size([2, 3])", "[2,3,]", "early_allocation,late_deallocation", "",
+	"\xe4\xbd\xa0\xff", "x,y" };
+static const char *const keys[] = { "allocation_id", "size", "addr", "owner", "shape", "note",
+	"inefficient_type", "k9" };
+static const char *const names[] = { "N/A", "torch._ops.aten.add.Tensor", "\"step start\"",
+	"\"a, \"b\" c\"", "\"\"", "k\\tname" };
+static const char *const stacks[] = { "", "\"NA\"", "\"a.py(1): f\nb.py(2): g\"", "\"\"",
+	"\"x \"q\" y\"" };
+static const char *const kinds[][2] = { { "MALLOC", "PTA" }, { "FREE", "PTA" },
+	{ "ACCESS", "READ" }, { "MSTX", "Mark" }, { "OP_LAUNCH", "ATEN_START" },
+	{ "SYSTEM", "STEP" }, { "NEW_KIND", "WHATEVER" }, { "MALLOC", "HAL" } };
+
+static void random_attr(FILE *f)
+{
+	unsigned i, n;
+
+	switch (trand(6)) {
+	case 0:
+		return; /* empty field */
+	case 1:
+		fputs("\"{}\"", f);
+		return;
+	case 2:
+		fputs("\"\"", f);
+		return;
+	case 3:
+		fputs("\"not k:v text\"", f);
+		return;
+	}
+	n = 1 + (unsigned)trand(5);
+	fputs("\"{", f);
+	for (i = 0; i < n; i++) {
+		unsigned k = (unsigned)trand(N_OF(keys));
+
+		/* numeric keys get numbers so MALLOC/FREE/ACCESS rows stay valid */
+		fprintf(f, "%s%s:%s", i ? "," : "", keys[k],
+			k < 2 ? "42" : attr_vals[trand(N_OF(attr_vals))]);
+	}
+	fputs("}\"", f);
+}
+
+START_TEST(random_dumps_come_back_through_the_database)
+{
+	unsigned round;
+
+	trand_state = 77;
+	for (round = 0; round < 150; round++) {
+		char *text = NULL, *csv1, *csv2, path[32];
+		size_t len = 0, l1, l2, n, i;
+		FILE *f = open_memstream(&text, &len);
+		struct tread a = { 0 }, b = { 0 };
+		struct memscope_read_opts lenient = { 1, MEMSCOPE_TIME_AUTO, 0 };
+
+		fputs(header, f);
+		n = 1 + trand(40);
+		for (i = 0; i < n; i++) {
+			unsigned k = (unsigned)trand(N_OF(kinds));
+
+			fprintf(f, "%llu,%s,%s,%s,%llu,%s,%s,%s,%s,",
+				trand(4) ? (unsigned long long)i : 18446744073709551000ull,
+				kinds[k][0], kinds[k][1], names[trand(N_OF(names))],
+				1700000000000000000ull + trand(1000), trand(5) ? "7" : "N/A",
+				trand(3) ? "18446744073709551614" : "N/A",
+				trand(4)   ? "0"
+				: trand(2) ? "cpu"
+					   : "N/A",
+				trand(3) ? "0x0000000000001000" : "N/A");
+			random_attr(f);
+			fprintf(f, ",%s,%s\n", stacks[trand(N_OF(stacks))],
+				stacks[trand(N_OF(stacks))]);
+		}
+		fclose(f);
+		tread_mem(&a, text, len, &lenient);
+		tmp_path(path);
+		write_db(&a, path, NULL);
+		ck_assert_int_eq(query_int(path, "SELECT count(*) - sum(json_valid(\"Attr\")) "
+						 "FROM memscope_dump"),
+			0);
+		ck_assert_int_eq(query_int(path, "SELECT count(*) FROM memscope_dump"),
+			(long long)memscope_evbuf_count(a.evs));
+		ck_assert_int_eq(tread_file(&b, path, NULL), 0);
+		csv1 = tread_csv(&a, &l1);
+		csv2 = tread_csv(&b, &l2);
+		ck_assert_msg(l1 == l2 && memcmp(csv1, csv2, l1) == 0,
+			"round %u:\n%.*s\n--- back:\n%.*s", round, (int)l1, csv1, (int)l2, csv2);
+		free(csv1);
+		free(csv2);
+		tread_free(&a);
+		tread_free(&b);
+		unlink(path);
+		free(text);
+	}
+}
+END_TEST
+
+START_TEST(blocks_of_the_hostile_sample)
+{
+	struct tread t = { 0 };
+	struct memscope_db_stats s;
+	char path[32];
+
+	ck_assert_int_eq(tread_file(&t, testdata("db/hostile.csv"), NULL), 0);
+	tmp_path(path);
+	write_db(&t, path, &s);
+	ck_assert_uint_eq(s.n_rows, 18);
+	ck_assert_uint_eq(s.n_blocks, 4);
+	ck_assert_uint_eq(s.n_unreleased, 2);
+	ck_assert_uint_eq(s.n_unmatched_free, 1);
+	ck_assert_int_eq(query_int(path, "SELECT count(*) FROM memscope_blocks WHERE "
+					 "leaked_at_exit AND allocation_id IN (3, 4)"),
+		2);
+	ck_assert_int_eq(
+		query_int(path, "SELECT n_access * 10000 + last_access_ts - "
+				"first_access_ts FROM memscope_blocks WHERE allocation_id = 1"),
+		20100);
+	tread_free(&t);
+	unlink(path);
+}
+END_TEST
+
+/* the inputs' order is the writer's contract: one input at a time, none reopened */
+START_TEST(inputs_come_one_after_the_other)
+{
+	struct tread t = { 0 };
+	struct memscope_db_writer *w;
+	struct memscope_error err;
+	struct memscope_event ev;
+	char path[32];
+
+	ck_assert_int_eq(tread_file(&t, testdata("baseline.csv"), NULL), 0);
+	tmp_path(path);
+	ck_assert_int_eq(memscope_db_writer_open(&w, path, t.st, &err), 0);
+	ev = *memscope_evbuf_get(t.evs, 0);
+	ev.src = 1;
+	ck_assert_int_eq(memscope_db_writer_event(w, &ev, &err), 0);
+	ev.src = 2;
+	ck_assert_int_eq(memscope_db_writer_event(w, &ev, &err), MEMSCOPE_E_ARG);
+	ck_assert_int_eq(memscope_db_writer_finish(w, &err), MEMSCOPE_E_ARG);
+	ck_assert_int_eq(memscope_db_writer_end_source(w, 1, "a", MEMSCOPE_FORMAT_DUMP_CSV,
+				 MEMSCOPE_LAYOUT_CURRENT, &err),
+		0);
+	ev.src = 1;
+	ck_assert_int_eq(memscope_db_writer_event(w, &ev, &err), MEMSCOPE_E_ARG);
+	ck_assert_int_eq(memscope_db_writer_end_source(w, 1, "a", MEMSCOPE_FORMAT_DUMP_CSV,
+				 MEMSCOPE_LAYOUT_CURRENT, &err),
+		MEMSCOPE_E_ARG);
+	ev.src = 2;
+	ck_assert_int_eq(memscope_db_writer_event(w, &ev, &err), 0);
+	ck_assert_int_eq(memscope_db_writer_end_source(w, 2, "b", MEMSCOPE_FORMAT_DUMP_CSV,
+				 MEMSCOPE_LAYOUT_CURRENT, &err),
+		0);
+	ck_assert_int_eq(memscope_db_writer_finish(w, &err), 0);
+	ck_assert_uint_eq(memscope_db_writer_stats(w)->n_sources, 2);
+	memscope_db_writer_free(w);
+	ck_assert_int_eq(query_int(path, "SELECT group_concat(first_row || '-' || last_row) = "
+					 "'1-1,2-2' FROM memscope_sources"),
+		1);
+	tread_free(&t);
+	unlink(path);
+}
+END_TEST
+
+struct trace_rows {
+	char text[512];
+	size_t len;
+};
+
+static int on_trace(void *ctx, const struct memscope_trace_row *r)
+{
+	struct trace_rows *c = ctx;
+
+	c->len += (size_t)snprintf(c->text + c->len, sizeof(c->text) - c->len,
+		"%llu[%.*s|%lld|%lld|%llu|%llu]", (unsigned long long)r->line, (int)r->func_len,
+		r->func, r->start_ns == MEMSCOPE_ID_NONE ? -1 : (long long)r->start_ns,
+		r->end_ns == MEMSCOPE_ID_NONE ? -1 : (long long)r->end_ns,
+		(unsigned long long)r->tid, (unsigned long long)r->pid);
+	return 0;
+}
+
+static int no_event(void *ctx, const struct memscope_event *ev)
+{
+	(void)ctx;
+	(void)ev;
+	ck_abort_msg("a python_trace source delivered an event");
+	return 0;
+}
+
+/* read a python_trace text; the rows as text into c, the status returned */
+static int read_trace(const char *text, int lenient, struct trace_rows *c,
+	struct memscope_error *err, uint64_t *n_skipped)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_read_opts o = { lenient, MEMSCOPE_TIME_AUTO, 0 };
+	struct memscope_source *src = NULL;
+	int rc;
+
+	c->len = 0;
+	c->text[0] = '\0';
+	rc = memscope_source_open_mem(&src, text, strlen(text), "t.csv", st, &o, err);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(memscope_source_format(src), MEMSCOPE_FORMAT_PYTHON_TRACE);
+	ck_assert_int_eq(memscope_source_read(src, no_event, NULL, err), MEMSCOPE_E_UNSUPPORTED);
+	memscope_source_close(src);
+	ck_assert_int_eq(
+		memscope_source_open_mem(&src, text, strlen(text), "t.csv", st, &o, err), 0);
+	rc = memscope_source_read_trace(src, on_trace, c, err);
+	*n_skipped = memscope_source_stats(src)->n_skipped;
+	memscope_source_close(src);
+	memscope_strtab_free(st);
+	return rc;
+}
+
+START_TEST(python_trace_rows)
+{
+	struct trace_rows c;
+	struct memscope_error err;
+	uint64_t skipped;
+
+	ck_assert_int_eq(read_trace("\xef\xbb\xbf"
+				    "FuncInfo,StartTime(ns),EndTime(ns),Thread Id,Process Id\r\n"
+				    "/a,b.py(1): f,10,N/A,3,4\r\n\r\n"
+				    "start: g,N/A,20,3,4",
+				 0, &c, &err, &skipped),
+		0);
+	ck_assert_str_eq(c.text, "2[/a,b.py(1): f|10|-1|3|4]4[start: g|-1|20|3|4]");
+	ck_assert_int_eq(read_trace("FuncInfo,StartTime(ns),EndTime(ns),Thread Id,Process Id\n"
+				    "f,1,2,3,4\ng,1,2,x,4\nh,1,2,3\n",
+				 0, &c, &err, &skipped),
+		MEMSCOPE_E_INVALID);
+	ck_assert_uint_eq(err.line, 3);
+	ck_assert_str_eq(err.msg, "invalid Thread Id \"x\"");
+	ck_assert_int_eq(read_trace("FuncInfo,StartTime(ns),EndTime(ns),Thread Id,Process Id\n"
+				    "f,1,2,3,4\ng,1,2,x,4\nh,1,2,3\ni,-1,2,3,4\nj,1,2,3,4\n",
+				 1, &c, &err, &skipped),
+		0);
+	ck_assert_uint_eq(skipped, 3);
+	ck_assert_str_eq(c.text, "2[f|1|2|3|4]6[j|1|2|3|4]");
+	ck_assert_int_eq(
+		read_trace("FuncInfo,StartTime(ns)\n", 0, &c, &err, &skipped), MEMSCOPE_E_INVALID);
+	ck_assert_uint_eq(err.line, 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("db");
+	TCase *tc = tcase_create("db");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, random_dumps_come_back_through_the_database);
+	tcase_add_test(tc, blocks_of_the_hostile_sample);
+	tcase_add_test(tc, inputs_come_one_after_the_other);
+	tcase_add_test(tc, python_trace_rows);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

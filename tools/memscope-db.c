@@ -1,0 +1,255 @@
+/* memscope-db: dump CSV, capture and python_trace files into the SQLite database MindStudio Insight
+ * opens, and a database back to the dump CSV. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_TO_CSV = 256 };
+
+static const struct cli_option options[] = {
+	{ "output", 'o', 'o', "FILE",
+		"output file (default: the INPUT with .db, or .csv with --to-csv; - for stdout "
+		"with --to-csv)" },
+	{ "to-csv", 0, OPT_TO_CSV, NULL, "INPUT is a database: write its memscope_dump as CSV" },
+	CLI_OPTIONS_SHARED,
+};
+
+static const struct cli_tool tool = {
+	"memscope-db",
+	"[-o OUT.db] [-f] [--lenient] [-q] INPUT... | --to-csv [-o OUT.csv] [-f] [-q] IN.db",
+	"Write memscope_dump CSV, capture and python_trace files into one SQLite database in the "
+	"schema MindStudio Insight opens, or a database back to the dump CSV.",
+	options,
+};
+
+/* options, with every default next to its flag */
+struct db_opts {
+	int to_csv; /* 0: inputs to a database */
+	/* output NULL: the (one) input with its extension replaced; never overwrite; summary on
+	 * stderr; strict reading */
+	struct cli_common common;
+};
+
+/* what the callbacks write to, and the writer's own error */
+struct sink {
+	struct memscope_db_writer *db;
+	struct memscope_csv_writer *csv;
+	struct memscope_error werr;
+};
+
+static int on_event(void *ctx, const struct memscope_event *ev)
+{
+	struct sink *k = ctx;
+
+	if (k->csv)
+		return memscope_csv_writer_write(k->csv, ev, &k->werr);
+	return memscope_db_writer_event(k->db, ev, &k->werr);
+}
+
+static int on_trace(void *ctx, const struct memscope_trace_row *row)
+{
+	struct sink *k = ctx;
+
+	return memscope_db_writer_trace(k->db, row, &k->werr);
+}
+
+static int parse_args(int argc, char **argv, struct db_opts *o)
+{
+	int c, rc;
+
+	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
+		if (c == OPT_TO_CSV)
+			o->to_csv = 1;
+		else if ((rc = cli_common_option(&tool, c, &o->common)))
+			return rc;
+	}
+	if (optind == argc) {
+		cli_msg(&tool, "no INPUT given");
+		return CLI_EXIT_USAGE;
+	}
+	if (o->to_csv && argc - optind != 1) {
+		cli_msg(&tool, "--to-csv takes one database, got %d inputs", argc - optind);
+		return CLI_EXIT_USAGE;
+	}
+	if (!o->common.output && argc - optind > 1) {
+		cli_msg(&tool, "%d inputs: name the database with -o", argc - optind);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Print the writer's error (or the reader's) of a failed read of input; returns the status. */
+static int read_failed(const char *input, struct sink *k, const struct memscope_error *err)
+{
+	if (!k->werr.code)
+		return cli_error(&tool, err);
+	if (!k->werr.file[0])
+		snprintf(k->werr.file, sizeof(k->werr.file), "%s", input);
+	return cli_error(&tool, &k->werr);
+}
+
+/* One input into the database as input number i. 0 or the exit status (printed). */
+static int add_input(const struct db_opts *o, struct sink *k, struct memscope_strtab *st,
+	const char *input, uint32_t i)
+{
+	struct memscope_read_opts ro = o->common.read;
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	enum memscope_format fmt;
+	int rc, status = 0;
+
+	memscope_error_clear(&err);
+	ro.src = i;
+	rc = memscope_source_open(&src, input, st, &ro, &err);
+	if (rc)
+		return cli_error(&tool, &err);
+	fmt = memscope_source_format(src);
+	rc = fmt == MEMSCOPE_FORMAT_PYTHON_TRACE
+		     ? memscope_source_read_trace(src, on_trace, k, &err)
+		     : memscope_source_read(src, on_event, k, &err);
+	if (!rc)
+		rc = memscope_db_writer_end_source(
+			k->db, i, input, fmt, memscope_source_stats(src)->layout, &k->werr);
+	if (rc) {
+		status = read_failed(input, k, &err);
+		goto out;
+	}
+	cli_report_read(&tool, input, memscope_source_stats(src));
+out:
+	memscope_source_close(src);
+	return status;
+}
+
+static int to_db(const struct db_opts *o, int n_in, char **inputs, struct memscope_strtab *st)
+{
+	struct sink k = { 0 };
+	struct cli_out out = { 0 };
+	const char *path = o->common.output;
+	int i, status = 0;
+
+	memscope_error_clear(&k.werr);
+	if (strcmp(path, "-") == 0) {
+		cli_msg(&tool, "a database cannot be written to standard output (use -o FILE)");
+		return CLI_EXIT_USAGE;
+	}
+	for (i = 0; i < n_in; i++)
+		if (strcmp(inputs[i], "-") && cli_same_path(inputs[i], path)) {
+			cli_msg(&tool, "%s: output would overwrite the input", path);
+			return CLI_EXIT_USAGE;
+		}
+	if ((status = cli_out_open(&tool, &out, path, o->common.force, NULL)))
+		return status;
+	if (!out.tmp) {
+		cli_msg(&tool, "%s: not a regular file (a database needs one)", path);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	/* SQLite writes the temporary file by its name */
+	fclose(out.f);
+	out.f = NULL;
+	if (memscope_db_writer_open(&k.db, out.tmp, st, &k.werr)) {
+		cli_msg(&tool, "%s: %s", path, k.werr.msg);
+		status = cli_exit_status(k.werr.code);
+		goto out;
+	}
+	for (i = 0; i < n_in && !status; i++)
+		status = add_input(o, &k, st, inputs[i], (uint32_t)i);
+	if (!status && memscope_db_writer_finish(k.db, &k.werr)) {
+		cli_msg(&tool, "%s: %s", path, k.werr.msg);
+		status = cli_exit_status(k.werr.code);
+	}
+	if (!status)
+		status = cli_out_commit(&tool, &out);
+	if (!status && !o->common.quiet) {
+		const struct memscope_db_stats *s = memscope_db_writer_stats(k.db);
+
+		cli_msg(&tool,
+			"%s: %llu rows (inputs: %llu), %llu blocks (unreleased at exit: %llu, "
+			"unmatched frees: %llu), %llu python_trace rows (tables: %llu)",
+			path, (unsigned long long)s->n_rows, (unsigned long long)s->n_sources,
+			(unsigned long long)s->n_blocks, (unsigned long long)s->n_unreleased,
+			(unsigned long long)s->n_unmatched_free,
+			(unsigned long long)s->n_trace_rows, (unsigned long long)s->n_trace_tables);
+	}
+out:
+	memscope_db_writer_free(k.db);
+	if (status)
+		cli_out_abort(&out);
+	return status;
+}
+
+static int to_csv(const struct db_opts *o, const char *input, struct memscope_strtab *st)
+{
+	struct sink k = { 0 };
+	struct cli_out out = { 0 };
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	int status = 0;
+
+	memscope_error_clear(&err);
+	memscope_error_clear(&k.werr);
+	if (memscope_source_open(&src, input, st, &o->common.read, &err))
+		return cli_error(&tool, &err);
+	if (memscope_source_format(src) != MEMSCOPE_FORMAT_DB) {
+		cli_msg(&tool, "%s: not a database (--to-csv reads one)", input);
+		status = CLI_EXIT_INVALID;
+		goto out;
+	}
+	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force, input)))
+		goto out;
+	if (!(k.csv = memscope_csv_writer_new(out.f, st))) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	if (memscope_source_read(src, on_event, &k, &err) ||
+		memscope_csv_writer_finish(k.csv, &k.werr)) {
+		status = read_failed(input, &k, &err);
+		goto out;
+	}
+	status = cli_out_commit(&tool, &out);
+	if (!status)
+		cli_report_read(&tool, input, memscope_source_stats(src));
+	if (!status && !o->common.quiet)
+		cli_msg(&tool, "%s -> %s: %llu rows", input, o->common.output,
+			(unsigned long long)memscope_source_stats(src)->n_events);
+out:
+	if (status)
+		cli_out_abort(&out);
+	memscope_csv_writer_free(k.csv);
+	memscope_source_close(src);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct db_opts o = { 0 };
+	struct memscope_strtab *st = NULL;
+	char *default_out = NULL;
+	int status;
+
+	status = parse_args(argc, argv, &o);
+	if (status)
+		return status < 0 ? CLI_EXIT_OK : status;
+	if (!o.common.output) {
+		if (strcmp(argv[optind], "-") == 0) {
+			cli_msg(&tool, "input from standard input: name the output with -o");
+			return CLI_EXIT_USAGE;
+		}
+		default_out = cli_default_output(argv[optind], o.to_csv ? ".csv" : ".db");
+		o.common.output = default_out;
+	}
+	st = memscope_strtab_new();
+	if (!st || !o.common.output) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+	} else if (o.to_csv) {
+		status = to_csv(&o, argv[optind], st);
+	} else {
+		status = to_db(&o, argc - optind, argv + optind, st);
+	}
+	memscope_strtab_free(st);
+	free(default_out);
+	return status;
+}
