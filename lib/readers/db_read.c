@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/internal.h"
 #include "csvtok.h"
@@ -145,12 +146,9 @@ static int attr_field(struct db_state *d, uint64_t line)
 	} else if (!j && n >= 4 && memcmp(s, "{\"", 2) == 0 && memcmp(s + n - 2, "\"}", 2) == 0) {
 		rc = unfix_json(&d->attr, s, n);
 	} else {
-		struct memscope_error e;
-
 		cJSON_Delete(j);
-		memscope_error_set(&e, MEMSCOPE_E_INVALID, d->src->name, line,
-			"Attr is not JSON: \"%.*s\"", (int)(n > 40 ? 40 : n), s);
-		rc = source_bad(d->src, &e, d->err);
+		rc = source_bad_row(d->src, d->err, line, "Attr is not JSON: \"%.*s\"",
+			(int)(n > 40 ? 40 : n), s);
 		return rc ? rc : 1; /* 1: skipped (lenient) */
 	}
 	cJSON_Delete(j);
@@ -192,6 +190,45 @@ static const char select_rows[] =
 	"\"Process Id\", \"Thread Id\", \"Device Id\", \"Ptr\", \"Attr\", \"Call Stack(Python)\", "
 	"\"Call Stack(C)\" FROM \"%s\" ORDER BY rowid";
 
+/*
+ * Open the file read-only. A database in WAL mode (the reference's) would get -wal and -shm files
+ * beside it just for being read; when it has no -wal file (all its data is in the file) it is
+ * opened as immutable instead, which creates nothing.
+ */
+static int open_file(struct db_state *d)
+{
+	const struct memscope_source *src = d->src;
+	struct buf uri = { 0 };
+	char *wal = NULL;
+	const char *p;
+	int rc, wal_mode = src->peek_len > 18 && src->buf[18] == 2;
+
+	if (wal_mode && asprintf(&wal, "%s-wal", src->name) < 0)
+		return SQLITE_NOMEM;
+	if (!wal_mode || access(wal, F_OK) == 0) {
+		free(wal);
+		return sqlite3_open_v2(src->name, &d->db, SQLITE_OPEN_READONLY, NULL);
+	}
+	free(wal);
+	rc = buf_append(&uri, "file:", 5);
+	for (p = src->name; *p && !rc; p++) {
+		char esc[4];
+
+		if (*p == '%' || *p == '?' || *p == '#') {
+			snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
+			rc = buf_append(&uri, esc, 3);
+		} else {
+			rc = buf_append(&uri, p, 1);
+		}
+	}
+	if (!rc)
+		rc = buf_append(&uri, "?immutable=1", 13); /* with the NUL */
+	rc = rc ? SQLITE_NOMEM
+		: sqlite3_open_v2(uri.p, &d->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	buf_free(&uri);
+	return rc;
+}
+
 static int open_db(struct db_state *d)
 {
 	struct memscope_source *src = d->src;
@@ -208,8 +245,9 @@ static int open_db(struct db_state *d)
 	} else if (src->fd == 0 && strcmp(src->name, "-") == 0) {
 		return memscope_error_set(d->err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
 			"a database cannot be read from standard input");
-	} else if (sqlite3_open_v2(src->name, &d->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		return db_fail(d, MEMSCOPE_E_IO, 0, "cannot open the database");
+	} else if ((rc = open_file(d)) != SQLITE_OK) {
+		return db_fail(d, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_IO, 0,
+			"cannot open the database");
 	}
 	rc = sqlite3_prepare_v2(d->db,
 		"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "

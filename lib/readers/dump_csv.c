@@ -1,5 +1,4 @@
 /* Streaming reader of msMemScope memscope_dump CSV files (current and legacy layouts). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,23 +60,7 @@ struct csv_state {
 	size_t frames_cap;
 };
 
-static int row_error(struct csv_state *cs, uint64_t line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int row_error(struct csv_state *cs, uint64_t line, const char *fmt, ...)
-{
-	struct memscope_error e;
-	va_list ap;
-
-	memscope_error_clear(&e);
-	e.code = MEMSCOPE_E_INVALID;
-	e.line = line;
-	snprintf(e.file, sizeof(e.file), "%s", cs->src->name);
-	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-	va_end(ap);
-	return source_bad(cs->src, &e, cs->err);
-}
+#define row_error(cs, line, ...) source_bad_row((cs)->src, (cs)->err, line, __VA_ARGS__)
 
 static inline const char *fstr(const struct csv_state *cs, int col, size_t *len)
 {

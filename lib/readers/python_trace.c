@@ -1,5 +1,4 @@
 /* Streaming reader of msMemScope python_trace CSV files: one function call per line. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,23 +15,7 @@ struct trace_state {
 	struct memscope_error *err;
 };
 
-static int trace_error(struct trace_state *ts, uint64_t line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int trace_error(struct trace_state *ts, uint64_t line, const char *fmt, ...)
-{
-	struct memscope_error e;
-	va_list ap;
-
-	memscope_error_clear(&e);
-	e.code = MEMSCOPE_E_INVALID;
-	e.line = line;
-	snprintf(e.file, sizeof(e.file), "%s", ts->src->name);
-	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-	va_end(ap);
-	return source_bad(ts->src, &e, ts->err);
-}
+#define trace_error(ts, line, ...) source_bad_row((ts)->src, (ts)->err, line, __VA_ARGS__)
 
 #define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
 

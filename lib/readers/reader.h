@@ -65,6 +65,9 @@ static inline int source_deliver(struct memscope_source *src, memscope_event_fn 
  * its code. e holds the complaint. */
 int source_bad(
 	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err);
+/* source_bad of an invalid row at line whose complaint is the printf-style message. */
+int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
+	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 int dump_csv_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);

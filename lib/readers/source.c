@@ -2,6 +2,8 @@
  * reader. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,6 +82,22 @@ int source_bad(
 	if (src->stats.n_skipped++ == 0)
 		src->stats.first_skip = *e;
 	return 0;
+}
+
+int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
+	const char *fmt, ...)
+{
+	struct memscope_error e;
+	va_list ap;
+
+	memscope_error_clear(&e);
+	e.code = MEMSCOPE_E_INVALID;
+	e.line = line;
+	snprintf(e.file, sizeof(e.file), "%s", src->name);
+	va_start(ap, fmt);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+	va_end(ap);
+	return source_bad(src, &e, err);
 }
 
 /* Fill the peek buffer (up to READ_CHUNK bytes, or less at end of input). */

@@ -117,6 +117,22 @@ python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read()); c.commit()' ref.db reference_db.sql
 expect_status 0 "$D" -q --to-csv -o ref.csv ref.db
 expect_same ref.csv reference_db_expected.csv
+# an Attr that is neither JSON nor FixJson text is a bad row (its rowid named), skipped with --lenient
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read())
+c.execute("UPDATE leaks_dump SET Attr = ? WHERE ID = 2", ("free:1",)); c.commit()' garbled.db reference_db.sql
+expect_status 3 "$D" --to-csv -o garbled.csv garbled.db
+expect_err_line '^memscope-db: garbled.db:3: Attr is not JSON: "free:1"$'
+expect_absent garbled.csv
+expect_status 0 "$D" -q --lenient --to-csv -o garbled.csv garbled.db
+grep -v '^2,SYSTEM' reference_db_expected.csv >garbled.expected.csv
+expect_same garbled.csv garbled.expected.csv
+# the reference leaves its databases in WAL mode: reading one creates no -wal/-shm files beside it
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA journal_mode=WAL"); c.executescript(open(sys.argv[2]).read()); c.commit(); c.close()' wal.db reference_db.sql
+expect_status 0 "$D" -q --to-csv -o wal.csv wal.db
+expect_same wal.csv reference_db_expected.csv
+if [ ! -e wal.db-wal ] && [ ! -e wal.db-shm ]; then ok; else bad "reading wal.db left side files"; fi
 expect_status 0 "$D" -q -o ref.fixed.db ref.db
 expect_q ref.fixed.db "SELECT count(*) - sum(json_valid(\"Attr\")) FROM memscope_dump" 0
 expect_q ref.fixed.db "SELECT json_extract(\"Attr\", '\$.shape') FROM memscope_dump WHERE \"ID\" = 3" 'torch.Size([2, 3])'
