@@ -175,9 +175,8 @@ static int read_row(struct db_state *d)
 	col_text(d, 7, 3, 1);
 	for (c = 8; c <= 12; c++)
 		col_text(d, c, 99, 0);
-	/* MSTX names and the stacks are stored with the quotes the CSV has */
-	if (d->f[1].len == 4 && memcmp(d->f[1].p, "MSTX", 4) == 0)
-		unquote(&d->f[3]);
+	/* quoted names (the reference's MSTX names) and the stacks are stored with their quotes */
+	unquote(&d->f[3]);
 	unquote(&d->f[10]);
 	unquote(&d->f[11]);
 	if ((rc = attr_field(d, line)))

@@ -317,8 +317,8 @@ static int data_row(struct csv_state *cs, uint64_t line)
 		cs->last_name_len = n;
 		cs->last_name_id = ev.name;
 	}
-	if (ev.kind == MEMSCOPE_KIND_MSTX)
-		ev.flags |= MEMSCOPE_EV_NAME_QUOTED;
+	if (cs->tok.f[cs->pos_of[COL_NAME]].quoted)
+		ev.flags |= MEMSCOPE_EV_NAME_QUOTED; /* the reference quotes MSTX names */
 
 	s = fstr(cs, COL_TS, &n);
 	if (parse_u64(s, n, &u))

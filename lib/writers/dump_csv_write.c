@@ -74,7 +74,6 @@ int dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id
 	const char *s;
 	int rc;
 
-	b->len = 0;
 	if (!id)
 		return 0;
 	frames = memscope_strtab_stack(st, id, &n);
@@ -90,6 +89,7 @@ int dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id
 
 static int put_stack(struct memscope_csv_writer *w, uint32_t id)
 {
+	w->scratch.len = 0;
 	if (dump_stack_text(&w->scratch, w->st, id)) {
 		w->nomem = 1;
 		return MEMSCOPE_E_NOMEM;

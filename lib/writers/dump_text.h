@@ -9,7 +9,7 @@
 struct memscope_strtab;
 
 /*
- * A call stack's field text into b (replacing its content): "" for stack 0, else the frames one
+ * A call stack's field text appended to b: nothing for stack 0, else the frames one
  * per line inside one pair of double quotes, as the reference writes it (and stores it in its
  * database). 0 or MEMSCOPE_E_NOMEM.
  */

@@ -1,5 +1,5 @@
-/* What bench_leaks.c and bench_inefficient.c share: their options, the writer of their
- * training-loop dumps, and the measurement of a run in a child (wall time, and peak RSS from
+/* What bench_leaks.c, bench_inefficient.c and bench_db.c share: their options, the writer of
+ * their training-loop dumps, and the measurement of a run in a child (wall time, and peak RSS from
  * wait4). */
 #ifndef MEMSCOPE_BENCH_DUMP_H
 #define MEMSCOPE_BENCH_DUMP_H
@@ -21,9 +21,9 @@
 /* ------------------------------------------------------------------------------------------ */
 /* options */
 
-/* the options of both benchmarks, with every default next to its flag */
+/* the options the benchmarks share, with every default next to its flag */
 struct dump_opts {
-	uint64_t rows;	    /* -n: data rows of the small dump (300000) */
+	uint64_t rows;	    /* -n: data rows of the small dump (300000; bench_db: 400000) */
 	unsigned scale;	    /* -x: the big dump has this many times the rows (4) */
 	unsigned repeat;    /* -r: runs per measurement (3) */
 	uint64_t seed;	    /* -S: PRNG seed (1) */
@@ -35,7 +35,7 @@ struct dump_opts {
 
 static const struct dump_opts dump_opts_default = { 300000, 4, 3, 1, "/tmp", NULL, 0, 8 };
 
-/* their lines in the usage that are the same in both */
+/* their lines in the usage that are the same in all */
 #define DUMP_OPTS_USAGE "[-n ROWS] [-x SCALE] [-r N] [-S SEED] [-s PCT] [-d DIR]"
 #define DUMP_OPTS_HELP                                                                             \
 	"  -S SEED  PRNG seed (default 1)\n"                                                       \
@@ -53,7 +53,7 @@ static inline int dump_parse_u64(const char *s, uint64_t *v)
 	return *end ? -1 : 0;
 }
 
-/* Option c, one of both benchmarks', with its argument into *o. 0, or -1 after saying on stderr
+/* Option c, one they share, with its argument into *o. 0, or -1 after saying on stderr
  * that the number is bad. */
 static inline int dump_opt(struct dump_opts *o, int c, const char *arg, const char *prog)
 {
@@ -89,7 +89,7 @@ static inline int dump_opt(struct dump_opts *o, int c, const char *arg, const ch
 
 /*
  * The next option of argv that is the benchmark's own (a letter of own, which take no argument),
- * after taking those of both into *o; -1 when there are no more. Exits after the usage on -h (0),
+ * after taking the shared ones into *o; -1 when there are no more. Exits after the usage on -h (0),
  * and on a bad option, number or operand (2).
  */
 static inline int dump_getopt(int argc, char **argv, const char *own, struct dump_opts *o,
@@ -684,7 +684,7 @@ enum bench_kind {
 	BENCH_READ,  /* read(2) of the file in 1 MiB chunks, like cat */
 	BENCH_PARSE, /* memscope_source_read with a callback that only counts */
 	BENCH_LIB,   /* the library path: read + feed, finish, write text to /dev/null */
-	BENCH_TOOL,  /* exec the tool: TOOL -q [--annotate ANN] FILE >/dev/null */
+	BENCH_TOOL,  /* exec the tool: TOOL -q [--annotate ANN] FILE >/dev/null, or argv */
 };
 
 /* what a measured child sends up its pipe, then the result of BENCH_LIB */
@@ -700,6 +700,11 @@ struct bench_job {
 	const char *name;	    /* of the kind, printed after the dump's label */
 	unsigned run;
 	const char *tool, *ann; /* BENCH_TOOL: the binary, --annotate's file */
+	char *const *argv;	/* BENCH_TOOL: the command line instead (argv[0]: the binary) */
+	const char *out;	/* BENCH_TOOL: a file it writes, removed before, its size printed */
+	/* BENCH_LIB: what m.read, m.finish and m.write timed, NULL for a phase not printed; all
+	 * NULL: read+feed, finish, write */
+	const char *phase[3];
 	/* BENCH_LIB: the library path on path, report to out; fills *m, *res. 0 or a status */
 	int (*lib)(const char *path, FILE *out, struct bench_msg *m, void *res);
 	void (*print)(const void *res); /* BENCH_LIB: the end of the line, from *res */
@@ -793,7 +798,9 @@ static inline void bench_child(const struct bench_job *j, int fd)
 		null_fd = open("/dev/null", O_WRONLY);
 		if (null_fd < 0 || dup2(null_fd, STDOUT_FILENO) < 0)
 			_exit(4);
-		if (j->ann)
+		if (j->argv)
+			execv(j->argv[0], j->argv);
+		else if (j->ann)
 			execl(j->tool, j->tool, "-q", "--annotate", j->ann, j->df->path,
 				(char *)NULL);
 		else
@@ -823,12 +830,15 @@ static inline int bench_receive(const struct bench_job *j, int fd, struct bench_
  */
 static inline int bench_measure(struct bench_job *j)
 {
+	static const char *const phase_default[3] = { "read+feed", "finish", "write" };
+	const char *const *phase =
+		j->phase[0] || j->phase[1] || j->phase[2] ? j->phase : phase_default;
 	struct bench_msg m;
 	struct rusage ru;
 	struct stat sb;
-	const char *label = j->df ? j->df->label : "-";
-	double t0, mb;
-	int status = 0, fd[2], got = -1;
+	const char *label = j->df ? j->df->label : "-", *sep = "";
+	double t0, mb, t[3];
+	int status = 0, fd[2], got = -1, i;
 	pid_t pid;
 
 	memset(&m, 0, sizeof(m));
@@ -836,6 +846,8 @@ static inline int bench_measure(struct bench_job *j)
 		memset(j->res, 0, j->size);
 	if (j->ann)
 		unlink(j->ann);
+	if (j->out)
+		unlink(j->out);
 	if (pipe(fd))
 		return -1;
 	fflush(stdout);
@@ -867,14 +879,24 @@ static inline int bench_measure(struct bench_job *j)
 		label, j->name, j->run, j->df->k.rows, mb, j->wall, mb / j->wall,
 		(double)j->rss / 1024);
 	if (j->kind == BENCH_LIB) {
-		printf("  [read+feed %.3f, finish %.3f, write %.3f s; %" PRIu64 " events", m.read,
-			m.finish, m.write, m.n);
+		t[0] = m.read;
+		t[1] = m.finish;
+		t[2] = m.write;
+		printf("  [");
+		for (i = 0; i < 3; i++)
+			if (phase[i]) {
+				printf("%s%s %.3f", sep, phase[i], t[i]);
+				sep = ", ";
+			}
+		printf(" s; %" PRIu64 " events", m.n);
 		j->print(j->res);
 		printf("]");
 	} else if (j->kind == BENCH_PARSE) {
 		printf("  [%" PRIu64 " events]", m.n);
 	} else if (j->kind == BENCH_TOOL && j->ann && !stat(j->ann, &sb)) {
 		printf("  [annotated copy %.1f MB]", (double)sb.st_size / 1e6);
+	} else if (j->kind == BENCH_TOOL && j->out && !stat(j->out, &sb)) {
+		printf("  [wrote %.1f MB]", (double)sb.st_size / 1e6);
 	}
 	printf("\n");
 	return 0;
