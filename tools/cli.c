@@ -1,6 +1,7 @@
 /* Implementation of the shared CLI helper (cli.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,50 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
 	return 0;
 }
 
+/*
+ * Temporary outputs still open, removed if a signal ends the tool (SIGINT, SIGTERM, SIGHUP), so
+ * an interrupted run leaves nothing beside its output either.
+ */
+#define MAX_PENDING 4
+static char *volatile pending_tmp[MAX_PENDING];
+
+static void on_fatal_signal(int sig)
+{
+	unsigned i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (pending_tmp[i])
+			unlink(pending_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void pending_set(char *tmp, char *old)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static int installed;
+	unsigned i;
+
+	if (!installed) {
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+			struct sigaction sa, old_sa;
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_fatal_signal;
+			/* a signal ignored from the start (nohup, a background job) stays ignored
+			 */
+			if (sigaction(sigs[i], NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN)
+				sigaction(sigs[i], &sa, NULL);
+		}
+		installed = 1;
+	}
+	for (i = 0; i < MAX_PENDING; i++)
+		if (pending_tmp[i] == old) {
+			pending_tmp[i] = tmp;
+			return;
+		}
+}
+
 int cli_out_open(
 	const struct cli_tool *t, struct cli_out *o, const char *path, int force, const char *avoid)
 {
@@ -385,6 +430,7 @@ int cli_out_open(
 		return CLI_EXIT_IO;
 	}
 	fchmod(fd, 0644 & ~umask(umask(0)));
+	pending_set(o->tmp, NULL);
 	return 0;
 }
 
@@ -419,6 +465,7 @@ int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
 		cli_out_abort(o);
 		return rc;
 	}
+	pending_set(NULL, o->tmp);
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;
@@ -429,8 +476,10 @@ void cli_out_abort(struct cli_out *o)
 {
 	if (o->f && o->f != stdout)
 		fclose(o->f);
-	if (o->tmp)
+	if (o->tmp) {
+		pending_set(NULL, o->tmp);
 		unlink(o->tmp);
+	}
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));

@@ -19,7 +19,8 @@ static const struct cli_option options[] = {
 static const struct cli_tool tool = {
 	"memscope-convert",
 	"[-t csv|capture] [-o FILE] [-f] [--lenient] [--time-unit auto|ns|us] [-q] INPUT",
-	"Convert a memscope_dump CSV or capture file to the dump CSV layout or the capture format.",
+	"Convert a memscope_dump CSV, capture file or database to the dump CSV layout or the "
+	"capture format.",
 	options,
 };
 

@@ -79,14 +79,41 @@ static int parse_args(int argc, char **argv, struct db_opts *o)
 	return 0;
 }
 
-/* Print the writer's error (or the reader's) of a failed read of input; returns the status. */
-static int read_failed(const char *input, struct sink *k, const struct memscope_error *err)
+/*
+ * Print why a read of input into out failed: the reader's error, or the writer's, which names the
+ * input's row when a row is to blame (a NUL byte in an Attr) and the output otherwise. Returns the
+ * exit status.
+ */
+static int read_failed(
+	const char *input, const char *out, struct sink *k, const struct memscope_error *err)
 {
 	if (!k->werr.code)
 		return cli_error(&tool, err);
 	if (!k->werr.file[0])
-		snprintf(k->werr.file, sizeof(k->werr.file), "%s", input);
+		snprintf(k->werr.file, sizeof(k->werr.file), "%s", k->werr.line ? input : out);
 	return cli_error(&tool, &k->werr);
+}
+
+/*
+ * Stream what one source holds into the database: python_trace rows, or events; a database has
+ * both (its python_trace_{pid} tables are read through a second opening). 0 or the status.
+ */
+static int read_one(struct sink *k, struct memscope_source *src, const char *input,
+	struct memscope_strtab *st, const struct memscope_read_opts *ro, struct memscope_error *err)
+{
+	struct memscope_source *again = NULL;
+	int rc;
+
+	if (memscope_source_format(src) == MEMSCOPE_FORMAT_PYTHON_TRACE)
+		return memscope_source_read_trace(src, on_trace, k, err);
+	rc = memscope_source_read(src, on_event, k, err);
+	if (rc || memscope_source_format(src) != MEMSCOPE_FORMAT_DB)
+		return rc;
+	rc = memscope_source_open(&again, input, st, ro, err);
+	if (!rc)
+		rc = memscope_source_read_trace(again, on_trace, k, err);
+	memscope_source_close(again);
+	return rc;
 }
 
 /* One input into the database as input number i. 0 or the exit status (printed). */
@@ -96,7 +123,6 @@ static int add_input(const struct db_opts *o, struct sink *k, struct memscope_st
 	struct memscope_read_opts ro = o->common.read;
 	struct memscope_source *src = NULL;
 	struct memscope_error err;
-	enum memscope_format fmt;
 	int rc, status = 0;
 
 	memscope_error_clear(&err);
@@ -104,15 +130,12 @@ static int add_input(const struct db_opts *o, struct sink *k, struct memscope_st
 	rc = memscope_source_open(&src, input, st, &ro, &err);
 	if (rc)
 		return cli_error(&tool, &err);
-	fmt = memscope_source_format(src);
-	rc = fmt == MEMSCOPE_FORMAT_PYTHON_TRACE
-		     ? memscope_source_read_trace(src, on_trace, k, &err)
-		     : memscope_source_read(src, on_event, k, &err);
+	rc = read_one(k, src, input, st, &ro, &err);
 	if (!rc)
-		rc = memscope_db_writer_end_source(
-			k->db, i, input, fmt, memscope_source_stats(src)->layout, &k->werr);
+		rc = memscope_db_writer_end_source(k->db, i, input, memscope_source_format(src),
+			memscope_source_stats(src)->layout, &k->werr);
 	if (rc) {
-		status = read_failed(input, k, &err);
+		status = read_failed(input, o->common.output, k, &err);
 		goto out;
 	}
 	cli_report_read(&tool, input, memscope_source_stats(src));
@@ -205,7 +228,7 @@ static int to_csv(const struct db_opts *o, const char *input, struct memscope_st
 	}
 	if (memscope_source_read(src, on_event, &k, &err) ||
 		memscope_csv_writer_finish(k.csv, &k.werr)) {
-		status = read_failed(input, &k, &err);
+		status = read_failed(input, o->common.output, &k, &err);
 		goto out;
 	}
 	status = cli_out_commit(&tool, &out);

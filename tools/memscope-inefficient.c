@@ -116,7 +116,8 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 			return rc;
 	}
 	if (optind >= argc) {
-		cli_msg(&tool, "no INPUT given (a dump CSV or capture file; - for stdin)");
+		cli_msg(&tool,
+			"no INPUT given (a dump CSV, capture file or database; - for stdin)");
 		return CLI_EXIT_USAGE;
 	}
 	o->inputs = argv + optind;

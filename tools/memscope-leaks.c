@@ -143,7 +143,8 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 			return rc;
 	}
 	if (optind >= argc) {
-		cli_msg(&tool, "no INPUT given (a dump CSV or capture file; - for stdin)");
+		cli_msg(&tool,
+			"no INPUT given (a dump CSV, capture file or database; - for stdin)");
 		return CLI_EXIT_USAGE;
 	}
 	if ((o->leaks.kinds & MEMSCOPE_LEAK_MARK) && o->kinds_given && !o->leaks.mark) {

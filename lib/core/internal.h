@@ -96,6 +96,12 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 #define MEMSCOPE_SYNTH_BUF 96
 uint32_t event_synth_attrs(const struct memscope_event *ev, struct memscope_attr *out, char *buf);
 
+/*
+ * path as sqlite3_open_v2 must be given it: SQLite may take a name starting "file:" for a URI,
+ * so such a relative path gets "./" in front. malloc'd (the caller frees); NULL on OOM.
+ */
+char *db_file_path(const char *path);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

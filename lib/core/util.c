@@ -1,6 +1,7 @@
 /* Implementation of the private helpers in internal.h. */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "memscope/error.h"
@@ -296,4 +297,17 @@ uint64_t hash_bytes(const void *p, size_t n)
 	h *= 0x94d049bb133111ebull;
 	h ^= h >> 29;
 	return h;
+}
+
+char *db_file_path(const char *path)
+{
+	size_t n = strlen(path);
+	size_t dot = strncmp(path, "file:", 5) == 0 ? 2 : 0;
+	char *out = malloc(n + 3);
+
+	if (out) {
+		memcpy(out, "./", dot);
+		memcpy(out + dot, path, n + 1);
+	}
+	return out;
 }

@@ -205,8 +205,13 @@ static int open_file(struct db_state *d)
 	if (wal_mode && asprintf(&wal, "%s-wal", src->name) < 0)
 		return SQLITE_NOMEM;
 	if (!wal_mode || access(wal, F_OK) == 0) {
+		char *path = db_file_path(src->name);
+
 		free(wal);
-		return sqlite3_open_v2(src->name, &d->db, SQLITE_OPEN_READONLY, NULL);
+		rc = path ? sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READONLY, NULL)
+			  : SQLITE_NOMEM;
+		free(path);
+		return rc;
 	}
 	free(wal);
 	rc = buf_append(&uri, "file:", 5);
@@ -228,12 +233,11 @@ static int open_file(struct db_state *d)
 	return rc;
 }
 
-static int open_db(struct db_state *d)
+/* Open the source's database (memory or file); SQLite's quirk of taking a double-quoted name
+ * that names no column for a string is turned off, so a missing column is an error. */
+static int open_conn(struct db_state *d)
 {
 	struct memscope_source *src = d->src;
-	sqlite3_stmt *st = NULL;
-	char sql[512];
-	const char *table;
 	int rc;
 
 	if (src->fd < 0) {
@@ -248,6 +252,57 @@ static int open_db(struct db_state *d)
 		return db_fail(d, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_IO, 0,
 			"cannot open the database");
 	}
+	sqlite3_db_config(d->db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)NULL);
+	sqlite3_db_config(d->db, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)NULL);
+	return 0;
+}
+
+/*
+ * Check that table has the n columns named; the others are counted as ignored. 0 or the error
+ * naming the first missing column.
+ */
+static int check_columns(
+	struct db_state *d, const char *table, const char *const *names, unsigned n)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned found = 0, i;
+	int rc;
+
+	if (sqlite3_prepare_v2(d->db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) !=
+		SQLITE_OK)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "not a readable database");
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *col = (const char *)sqlite3_column_text(st, 0);
+		int known = 0;
+
+		for (i = 0; col && i < n; i++)
+			if (strcmp(col, names[i]) == 0) {
+				found |= 1u << i;
+				known = 1;
+			}
+		d->src->stats.n_ignored_columns += !known;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "not a readable database");
+	for (i = 0; i < n; i++)
+		if (!(found & (1u << i)))
+			return memscope_error_set(d->err, MEMSCOPE_E_INVALID, d->src->name, 0,
+				"table %s has no column \"%s\"", table, names[i]);
+	return 0;
+}
+
+static const char *const dump_cols[DUMP_COLS] = { "ID", "Event", "Event Type", "Name",
+	"Timestamp(ns)", "Process Id", "Thread Id", "Device Id", "Ptr", "Attr",
+	"Call Stack(Python)", "Call Stack(C)" };
+
+static int open_dump_table(struct db_state *d)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[512], table[16];
+	int rc;
+
 	rc = sqlite3_prepare_v2(d->db,
 		"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
 		"('memscope_dump', 'leaks_dump') ORDER BY name = 'leaks_dump'",
@@ -259,30 +314,48 @@ static int open_db(struct db_state *d)
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
 			return db_fail(d, MEMSCOPE_E_INVALID, 0, "not a readable database");
-		return memscope_error_set(d->err, MEMSCOPE_E_INVALID, src->name, 0,
+		return memscope_error_set(d->err, MEMSCOPE_E_INVALID, d->src->name, 0,
 			"database has no memscope_dump table");
 	}
-	table = (const char *)sqlite3_column_text(st, 0);
-	snprintf(sql, sizeof(sql), select_rows, table ? table : "memscope_dump");
+	snprintf(table, sizeof(table), "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
+	if ((rc = check_columns(d, table, dump_cols, DUMP_COLS)))
+		return rc;
+	snprintf(sql, sizeof(sql), select_rows, table);
 	if (sqlite3_prepare_v2(d->db, sql, -1, &d->rows, NULL) != SQLITE_OK)
-		return db_fail(d, MEMSCOPE_E_INVALID, 0, "memscope_dump table lacks a column");
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read the memscope_dump table");
 	return 0;
+}
+
+static void db_close(struct db_state *d)
+{
+	sqlite3_finalize(d->rows);
+	sqlite3_close(d->db);
+	buf_free(&d->attr);
+}
+
+static void db_begin(struct db_state *d, struct memscope_source *src, struct memscope_error *err)
+{
+	struct stat sb;
+
+	d->src = src;
+	d->err = err;
+	src->stats.bytes = src->fd < 0		      ? src->mem_len
+			   : fstat(src->fd, &sb) == 0 ? (uint64_t)sb.st_size
+						      : 0;
+	src->stats.layout = MEMSCOPE_LAYOUT_CURRENT;
 }
 
 int db_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct db_state d = { 0 };
-	struct stat sb;
 	int rc;
 
-	d.src = src;
-	d.err = err;
-	src->stats.bytes = src->fd < 0		      ? src->mem_len
-			   : fstat(src->fd, &sb) == 0 ? (uint64_t)sb.st_size
-						      : 0;
-	rc = open_db(&d);
+	db_begin(&d, src, err);
+	rc = open_conn(&d);
+	if (!rc)
+		rc = open_dump_table(&d);
 	if (!rc)
 		rc = dump_rows_new(&d.dr, src, fn, ctx, err);
 	while (!rc) {
@@ -298,8 +371,121 @@ int db_read(
 		rc = read_row(&d);
 	}
 	dump_rows_free(d.dr);
-	sqlite3_finalize(d.rows);
-	sqlite3_close(d.db);
-	buf_free(&d.attr);
+	db_close(&d);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* python_trace_{pid} tables */
+
+static const char *const trace_cols[5] = { "FuncInfo", "StartTime(ns)", "EndTime(ns)", "Thread Id",
+	"Process Id" };
+
+/* Column col as a number: an integer >= 0, or decimal text; with na, also NULL or "N/A". */
+static int trace_num(struct db_state *d, int col, int na, uint64_t *v)
+{
+	const char *s;
+
+	switch (sqlite3_column_type(d->rows, col)) {
+	case SQLITE_INTEGER:
+		*v = (uint64_t)sqlite3_column_int64(d->rows, col);
+		return sqlite3_column_int64(d->rows, col) < 0 && !na ? -1 : 0;
+	case SQLITE_NULL:
+		*v = MEMSCOPE_ID_NONE;
+		return na ? 0 : -1;
+	default:
+		s = (const char *)sqlite3_column_text(d->rows, col);
+		if (na && s && strcmp(s, "N/A") == 0) {
+			*v = MEMSCOPE_ID_NONE;
+			return 0;
+		}
+		return !s || parse_u64(s, strlen(s), v) || *v == MEMSCOPE_ID_NONE ? -1 : 0;
+	}
+}
+
+/* Deliver the rows of one python_trace table; 0 or the status to stop with. */
+static int trace_table_rows(struct db_state *d, const char *table, memscope_trace_fn fn, void *ctx)
+{
+	char sql[320];
+	int rc;
+
+	if ((rc = check_columns(d, table, trace_cols, 5)))
+		return rc;
+	snprintf(sql, sizeof(sql),
+		"SELECT rowid, \"FuncInfo\", \"StartTime(ns)\", \"EndTime(ns)\", \"Thread Id\", "
+		"\"Process Id\" FROM \"%s\" ORDER BY rowid",
+		table);
+	if (sqlite3_prepare_v2(d->db, sql, -1, &d->rows, NULL) != SQLITE_OK)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read a python_trace table");
+	while (!rc) {
+		struct memscope_trace_row r = { 0 };
+		static const char *const what[4] = { "StartTime", "EndTime", "Thread Id",
+			"Process Id" };
+		uint64_t *vals[4] = { &r.start_ns, &r.end_ns, &r.tid, &r.pid };
+		int step = sqlite3_step(d->rows), c, bad = -1;
+
+		if (step == SQLITE_DONE)
+			break;
+		if (step != SQLITE_ROW)
+			return db_fail(d,
+				step == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_INVALID, 0,
+				"cannot read a python_trace table");
+		r.line = (uint64_t)sqlite3_column_int64(d->rows, 0);
+		r.src = d->src->opts.src;
+		r.func = (const char *)sqlite3_column_text(d->rows, 1);
+		r.func_len = (size_t)sqlite3_column_bytes(d->rows, 1);
+		if (!r.func)
+			r.func = "";
+		for (c = 0; c < 4 && bad < 0; c++)
+			if (trace_num(d, c + 2, c < 2, vals[c]))
+				bad = c;
+		if (bad >= 0) {
+			rc = source_bad_row(
+				d->src, d->err, r.line, "%s: invalid %s", table, what[bad]);
+			continue;
+		}
+		d->src->stats.n_events++;
+		rc = fn(ctx, &r);
+		if (rc) {
+			rc = rc < 0 ? rc : MEMSCOPE_E_STOPPED;
+			if (rc != MEMSCOPE_E_NOMEM)
+				memscope_error_set(d->err, rc, d->src->name, r.line, "%s",
+					memscope_strerror(rc));
+		}
+	}
+	sqlite3_finalize(d->rows);
+	d->rows = NULL;
+	return rc;
+}
+
+int db_read_trace(
+	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err)
+{
+	struct db_state d = { 0 };
+	sqlite3_stmt *tables = NULL;
+	int rc;
+
+	db_begin(&d, src, err);
+	rc = open_conn(&d);
+	if (!rc && sqlite3_prepare_v2(d.db,
+			   "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB "
+			   "'python_trace_[0-9]*' ORDER BY length(name), name",
+			   -1, &tables, NULL) != SQLITE_OK)
+		rc = db_fail(&d, MEMSCOPE_E_INVALID, 0, "not a readable database");
+	while (!rc) {
+		int step = sqlite3_step(tables);
+		char table[128];
+
+		if (step == SQLITE_DONE)
+			break;
+		if (step != SQLITE_ROW) {
+			rc = db_fail(&d, MEMSCOPE_E_INVALID, 0, "not a readable database");
+			break;
+		}
+		snprintf(table, sizeof(table), "%s", (const char *)sqlite3_column_text(tables, 0));
+		rc = trace_table_rows(&d, table, fn, ctx);
+	}
+	sqlite3_finalize(tables);
+	db_close(&d);
 	return rc;
 }

@@ -439,10 +439,9 @@ int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_
 	if (!d)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	csv_state_init(&d->cs, src, fn, ctx, err);
-	if (!d->cs.unit_decided) {
-		d->cs.unit_decided = 1; /* databases hold nanoseconds */
-		src->stats.layout = MEMSCOPE_LAYOUT_CURRENT;
-	}
+	d->cs.unit_decided = 1; /* databases hold nanoseconds, whatever the options say */
+	d->cs.scale_us = 0;
+	src->stats.layout = MEMSCOPE_LAYOUT_CURRENT;
 	for (c = 0; c < N_COLS; c++) {
 		d->cs.pos_of[c] = (int)c;
 		d->cs.col_at[c] = (unsigned char)c;

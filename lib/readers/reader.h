@@ -78,6 +78,9 @@ int python_trace_read(
 	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
 int db_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
+/* The rows of a database's python_trace_{pid} tables, table by table (pid order). */
+int db_read_trace(
+	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
 
 /*
  * The dump CSV reader's row checks and event building, for inputs whose rows come as the twelve

@@ -278,15 +278,16 @@ int memscope_source_read_trace(
 
 	if (!src || !fn)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "bad argument");
-	if (src->format != MEMSCOPE_FORMAT_PYTHON_TRACE)
-		return memscope_error_set(
-			err, MEMSCOPE_E_UNSUPPORTED, src->name, 0, "not a python_trace file");
+	if (src->format != MEMSCOPE_FORMAT_PYTHON_TRACE && src->format != MEMSCOPE_FORMAT_DB)
+		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"not a python_trace file or database");
 	if (src->read_done)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0, "source already read");
 	src->read_done = 1;
 	if (err)
 		memscope_error_clear(err);
-	rc = python_trace_read(src, fn, ctx, err);
+	rc = src->format == MEMSCOPE_FORMAT_DB ? db_read_trace(src, fn, ctx, err)
+					       : python_trace_read(src, fn, ctx, err);
 	if (rc < 0 && err && !err->code)
 		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
 	return rc;

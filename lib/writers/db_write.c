@@ -154,13 +154,18 @@ int memscope_db_writer_open(struct memscope_db_writer **out, const char *path,
 	static const char ins_source[] =
 		"INSERT INTO memscope_sources VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 	struct memscope_db_writer *w = calloc(1, sizeof(*w));
+	char *file = NULL;
 	int rc = 0;
 
 	*out = NULL;
 	if (!w)
 		return nomem(err);
 	w->st = st;
-	if (sqlite3_open_v2(path, &w->db,
+	if (!(file = db_file_path(path))) {
+		rc = nomem(err);
+		goto out;
+	}
+	if (sqlite3_open_v2(file, &w->db,
 		    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 		    NULL) != SQLITE_OK) {
 		rc = w->db ? db_error(w, err, path)
@@ -180,6 +185,7 @@ int memscope_db_writer_open(struct memscope_db_writer **out, const char *path,
 	}
 	w->blocks_src = UINT32_MAX;
 out:
+	free(file);
 	if (rc)
 		memscope_db_writer_free(w);
 	else
@@ -555,35 +561,35 @@ int memscope_db_writer_event(
 	return 0;
 }
 
-static struct trace_table *trace_table(
-	struct memscope_db_writer *w, uint64_t pid, struct memscope_error *err)
+/* The insert statement of table python_trace_{pid}, created on first use, into *ins. */
+static int trace_table(
+	struct memscope_db_writer *w, uint64_t pid, sqlite3_stmt **ins, struct memscope_error *err)
 {
-	static const char ins[] = "INSERT INTO python_trace_%llu VALUES (?, ?, ?, ?, ?)";
+	static const char ins_sql[] = "INSERT INTO python_trace_%llu VALUES (?, ?, ?, ?, ?)";
 	char sql[sizeof(trace_ddl) + 24];
 	uint64_t i, unused;
-	struct trace_table *t;
+	sqlite3_stmt *st = NULL;
 
-	if (u64map_get(&w->trace_of, pid, &i, &unused))
-		return &w->traces[i];
+	if (u64map_get(&w->trace_of, pid, &i, &unused)) {
+		*ins = w->traces[i].ins;
+		return 0;
+	}
 	i = w->stats.n_trace_tables;
-	if (grow_array(&w->traces, &w->cap_traces, i + 1, sizeof(*w->traces)) ||
-		u64map_put(&w->trace_of, pid, i, 0)) {
-		nomem(err);
-		return NULL;
-	}
-	w->stats.n_trace_tables++;
-	t = &w->traces[i];
+	if (grow_array(&w->traces, &w->cap_traces, i + 1, sizeof(*w->traces)))
+		return nomem(err);
 	snprintf(sql, sizeof(sql), trace_ddl, (unsigned long long)pid);
-	if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		db_error(w, err, "create python_trace table");
-		return NULL;
+	if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(w, err, "create python_trace table");
+	snprintf(sql, sizeof(sql), ins_sql, (unsigned long long)pid);
+	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(w, err, "create python_trace table");
+	if (u64map_put(&w->trace_of, pid, i, 0)) {
+		sqlite3_finalize(st);
+		return nomem(err);
 	}
-	snprintf(sql, sizeof(sql), ins, (unsigned long long)pid);
-	if (sqlite3_prepare_v2(w->db, sql, -1, &t->ins, NULL) != SQLITE_OK) {
-		db_error(w, err, "create python_trace table");
-		return NULL;
-	}
-	return t;
+	w->traces[i].ins = *ins = st;
+	w->stats.n_trace_tables++;
+	return 0;
 }
 
 static int bind_time_text(sqlite3_stmt *s, int col, uint64_t v)
@@ -598,23 +604,24 @@ static int bind_time_text(sqlite3_stmt *s, int col, uint64_t v)
 int memscope_db_writer_trace(struct memscope_db_writer *w, const struct memscope_trace_row *row,
 	struct memscope_error *err)
 {
-	struct trace_table *t;
+	sqlite3_stmt *ins = NULL;
 	struct src_info *si = src_of(w, row->src);
+	int rc;
 
 	if (!si)
 		return nomem(err);
 	if (si->ended)
 		return memscope_error_set(
 			err, MEMSCOPE_E_ARG, NULL, 0, "input %u already ended", (unsigned)row->src);
-	if (!(t = trace_table(w, row->pid, err)))
-		return err->code;
-	sqlite3_reset(t->ins);
-	bind_text(t->ins, 1, row->func, row->func_len);
-	bind_time_text(t->ins, 2, row->start_ns);
-	bind_time_text(t->ins, 3, row->end_ns);
-	sqlite3_bind_int64(t->ins, 4, (sqlite3_int64)row->tid);
-	sqlite3_bind_int64(t->ins, 5, (sqlite3_int64)row->pid);
-	if (sqlite3_step(t->ins) != SQLITE_DONE)
+	if ((rc = trace_table(w, row->pid, &ins, err)))
+		return rc;
+	sqlite3_reset(ins);
+	bind_text(ins, 1, row->func, row->func_len);
+	bind_time_text(ins, 2, row->start_ns);
+	bind_time_text(ins, 3, row->end_ns);
+	sqlite3_bind_int64(ins, 4, (sqlite3_int64)row->tid);
+	sqlite3_bind_int64(ins, 5, (sqlite3_int64)row->pid);
+	if (sqlite3_step(ins) != SQLITE_DONE)
 		return db_error(w, err, "insert");
 	si->n_trace_rows++;
 	w->stats.n_trace_rows++;

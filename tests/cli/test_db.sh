@@ -156,6 +156,32 @@ expect_absent x.csv
 expect_status 0 sh -c "cat baseline.csv | '$D' -q -o piped.db -"
 expect_q piped.db "SELECT count(*) FROM memscope_dump" 121
 
+# a database given as an input brings its python_trace tables; file: names are files, not URIs
+expect_status 0 "$D" -q -o merged.db multi.db hostile.csv
+expect_q merged.db "SELECT count(*) FROM python_trace_7" 5
+expect_q merged.db "SELECT n_rows, n_trace_rows FROM memscope_sources WHERE source = 0" '251|6'
+mkdir uri && cp baseline.csv uri/file:b.csv && cp leaks.csv uri/b.csv
+expect_status 0 sh -c "cd uri && '$D' -q -o file:b.db file:b.csv && '$D' -q --to-csv -o - file:b.db"
+expect_same "$WORK/out" baseline.csv
+if [ -s uri/file:b.db ] && [ -z "$(ls uri | grep tmp)" ] && [ ! -e uri/b.db ]; then ok; else bad "file: paths: $(ls uri)"; fi
+# a table without a column the reader needs is refused by name (SQLite would read "Name" as text)
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE memscope_dump (\"ID\" INTEGER, \"Event\" TEXT, \"Event Type\" TEXT, \"Timestamp(ns)\" INTEGER, \"Process Id\" INTEGER, \"Thread Id\" INTEGER, \"Device Id\" TEXT, \"Ptr\" TEXT, \"Attr\" TEXT, \"Call Stack(Python)\" TEXT, \"Call Stack(C)\" TEXT)"); c.commit()' noname.db
+expect_status 3 "$D" --to-csv -o noname.csv noname.db
+expect_err_line '^memscope-db: noname.db: table memscope_dump has no column "Name"$'
+expect_absent noname.csv
+# an interrupted run leaves nothing, not even its temporary file
+{ cat baseline.csv; sleep 5; } | "$D" -q -o int.db - 2>/dev/null &
+sleep 1
+kill -TERM $! 2>/dev/null
+wait $! 2>/dev/null
+if [ -z "$(ls | grep '^int\.db')" ]; then ok; else bad "interrupted run left $(ls | grep '^int')"; fi
+# write failures name the output
+if [ -w /dev/full ]; then
+	expect_status 4 sh -c "'$D' -q --to-csv -o - baseline.db >/dev/full"
+	expect_err_line '^memscope-db: -: write failed'
+fi
+
 # bad input: one line naming file and line, exit 3, nothing left at the output path
 sed '9s/,1764753084427185510,/,17647530844x,/' baseline.csv >bad.csv
 expect_status 3 "$D" -o bad.db bad.csv

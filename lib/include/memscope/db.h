@@ -61,6 +61,7 @@ int memscope_db_writer_end_source(struct memscope_db_writer *w, uint32_t src, co
  */
 int memscope_db_writer_finish(struct memscope_db_writer *w, struct memscope_error *err);
 
+/* What w has written (borrowed, valid until w is freed; also after _finish). */
 const struct memscope_db_stats *memscope_db_writer_stats(const struct memscope_db_writer *w);
 
 /* Close (without committing when not finished) and free. NULL is fine. */

@@ -99,9 +99,11 @@ struct memscope_trace_row {
 typedef int (*memscope_trace_fn)(void *ctx, const struct memscope_trace_row *row);
 
 /*
- * Stream every row of a python_trace source to fn in file order (stats count them as events).
- * Returns like memscope_source_read; MEMSCOPE_E_UNSUPPORTED for a source of another format, as
- * memscope_source_read returns for a python_trace source.
+ * Stream every row of a python_trace source to fn in file order, or of a database source's
+ * python_trace_{pid} tables, table by table (stats count them as events; a database's row
+ * numbers are rowids). Returns like memscope_source_read; MEMSCOPE_E_UNSUPPORTED for a source of
+ * another format, as memscope_source_read returns for a python_trace source. A database source
+ * is read by one of the two only: open it again for the other.
  */
 int memscope_source_read_trace(
 	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
