@@ -71,6 +71,36 @@ static int write_db(const uint8_t *data, size_t size, const char *path)
 	return rc;
 }
 
+static int on_trace(void *ctx, const struct memscope_trace_row *r)
+{
+	if (r->tid == MEMSCOPE_ID_NONE || r->pid == MEMSCOPE_ID_NONE || (!r->func && r->func_len))
+		abort();
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+/* A database's python_trace tables, strict and lenient: every failure names itself. */
+static void read_traces(const uint8_t *data, size_t size)
+{
+	int lenient;
+
+	for (lenient = 0; lenient <= 1; lenient++) {
+		struct memscope_strtab *st = memscope_strtab_new();
+		struct memscope_read_opts opts = { lenient, MEMSCOPE_TIME_AUTO, 0 };
+		struct memscope_source *src = NULL;
+		struct memscope_error err;
+		uint64_t n = 0;
+		int rc = memscope_source_open_mem(&src, data, size, "fuzz", st, &opts, &err);
+
+		if (!rc)
+			rc = memscope_source_read_trace(src, on_trace, &n, &err);
+		if (rc && (!err.msg[0] || err.code != rc))
+			abort();
+		memscope_source_close(src);
+		memscope_strtab_free(st);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/fuzz_db.XXXXXX";
@@ -81,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size >= sizeof(sqlite_magic) && memcmp(data, sqlite_magic, sizeof(sqlite_magic)) == 0) {
 		fuzz_both_modes(data, size);
+		read_traces(data, size);
 		return 0;
 	}
 	if ((fd = mkstemp(path)) < 0)
