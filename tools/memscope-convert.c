@@ -9,7 +9,8 @@
 enum { OPT_TIME_UNIT = 256 };
 
 static const struct cli_option options[] = {
-	{ "to", 't', 't', "FORMAT", "output format: csv or capture (default: the other one)" },
+	{ "to", 't', 't', "FORMAT",
+		"output format: csv or capture (default: capture for a CSV, csv otherwise)" },
 	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)" },
 	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
 		"dump CSV timestamps: auto, ns or us (default auto)" },
@@ -133,9 +134,9 @@ int main(int argc, char **argv)
 		status = cli_error(&tool, &err);
 		goto out;
 	}
-	to = o.to						      ? o.to
-	     : memscope_source_format(src) == MEMSCOPE_FORMAT_CAPTURE ? "csv"
-								      : "capture";
+	to = o.to						       ? o.to
+	     : memscope_source_format(src) == MEMSCOPE_FORMAT_DUMP_CSV ? "capture"
+								       : "csv";
 	if (!o.common.output) {
 		if (strcmp(input, "-") == 0) {
 			o.common.output = "-";
