@@ -499,3 +499,38 @@ char *cli_default_output(const char *input, const char *ext)
 	}
 	return out;
 }
+
+/* one pool name of --pool ("hal", "pta", ... or "all") into *(uint64_t *)ctx */
+static int pool_item(void *ctx, const char *s, size_t n)
+{
+	uint64_t *bits = ctx;
+	char up[32];
+	unsigned sub;
+	size_t i;
+
+	if (n == 3 && strncmp(s, "all", 3) == 0) {
+		*bits |= MEMSCOPE_POOLS_ALL;
+		return 0;
+	}
+	if (n >= sizeof(up))
+		return -1;
+	for (i = 0; i < n; i++)
+		up[i] = (char)toupper((unsigned char)s[i]);
+	sub = memscope_subtype_parse(up, n);
+	if (!memscope_subtype_is_pool(sub))
+		return -1;
+	*bits |= MEMSCOPE_POOL_BIT(sub);
+	return 0;
+}
+
+int cli_parse_pools(const struct cli_tool *t, const char *arg, uint64_t *pools)
+{
+	*pools = 0;
+	if (cli_parse_list(arg, pool_item, pools) == 0)
+		return 0;
+	cli_msg(t,
+		"--pool: expected pools (hal, pta, pta_workspace, atb, mindspore, host, "
+		"host_pinned, ge) or all, got '%s'",
+		arg);
+	return CLI_EXIT_USAGE;
+}

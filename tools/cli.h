@@ -104,6 +104,9 @@ int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t
 /* A list of names into bits (names[i] is bit i; "all" is all_bits when that is not 0). 0 or -1. */
 int cli_parse_names(const char *arg, const char *const *names, unsigned n_names, unsigned all_bits,
 	unsigned *bits);
+/* --pool: pool names (hal, pta, ... any case) or all into MEMSCOPE_POOL_BIT bits; 0 or
+ * CLI_EXIT_USAGE (printed). */
+int cli_parse_pools(const struct cli_tool *t, const char *arg, uint64_t *pools);
 /* --format text, json or csv into 0, 1 or 2 (the order of every tool's format enum); 0 or
  * CLI_EXIT_USAGE (printed). */
 int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format);

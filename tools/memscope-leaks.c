@@ -1,6 +1,5 @@
 /* memscope-leaks: step leaks, marked-range leaks and memory unreleased at exit, from dumps or
  * capture files. */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -58,29 +57,6 @@ struct leaks_opts {
 	size_t n_inputs;
 };
 
-/* one pool name of --pool ("hal", "pta", ... or "all") into *(uint64_t *)ctx */
-static int pool_item(void *ctx, const char *s, size_t n)
-{
-	uint64_t *bits = ctx;
-	char up[32];
-	unsigned sub;
-	size_t i;
-
-	if (n == 3 && strncmp(s, "all", 3) == 0) {
-		*bits |= MEMSCOPE_POOLS_ALL;
-		return 0;
-	}
-	if (n >= sizeof(up))
-		return -1;
-	for (i = 0; i < n; i++)
-		up[i] = (char)toupper((unsigned char)s[i]);
-	sub = memscope_subtype_parse(up, n);
-	if (!memscope_subtype_is_pool(sub))
-		return -1;
-	*bits |= MEMSCOPE_POOL_BIT(sub);
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct leaks_opts *o)
 {
 	static const char *const kind_names[] = { "step", "mark", "exit" }; /* LEAK_* bits */
@@ -102,14 +78,7 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 			o->kinds_given = 1;
 			break;
 		case OPT_POOL:
-			o->leaks.pools = 0;
-			if (cli_parse_list(optarg, pool_item, &o->leaks.pools)) {
-				cli_msg(&tool,
-					"--pool: expected pools (hal, pta, pta_workspace, atb, "
-					"mindspore, host, host_pinned, ge) or all, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+			rc = cli_parse_pools(&tool, optarg, &o->leaks.pools);
 			break;
 		case OPT_SKIP_STEPS:
 			rc = cli_parse_count(&tool, "skip-steps", optarg, 0, &o->leaks.skip_steps);

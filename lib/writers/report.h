@@ -9,6 +9,9 @@
 
 struct memscope_strtab;
 
+/* Length of the valid UTF-8 sequence at p (before end), 0 when it is not one. */
+size_t utf8_seq(const unsigned char *p, const unsigned char *end);
+
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
 void json_str(FILE *out, const char *s, size_t n);
 void json_cstr(FILE *out, const char *s);

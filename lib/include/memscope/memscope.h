@@ -13,6 +13,7 @@
 #include "leaks.h"
 #include "inefficient.h"
 #include "db.h"
+#include "flame.h"
 
 /* Release version of the library ("0.1.0"); independent of any file format version. */
 const char *memscope_version(void);

@@ -1,0 +1,451 @@
+/* Memory by allocation site: weights per path (call stack, owner tag) for the flame graph
+ * exporters. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "../core/u64map.h"
+#include "memscope/flame.h"
+#include "memscope/leaks.h"
+#include "memscope/order.h"
+#include "memscope/strtab.h"
+
+/* a block for the peak: where it lived and what it weighs */
+struct prec {
+	struct memscope_pos alloc, free; /* free.ts_ns UINT64_MAX: never freed */
+	uint64_t pid;
+	int64_t size;
+	uint32_t src, path;
+	int32_t device;
+	uint16_t pool;
+};
+
+struct memscope_flame {
+	struct memscope_flame_opts o;
+	struct memscope_strtab *st;
+	struct memscope_blocks *blocks; /* PEAK: pairing */
+	struct memscope_leaks *leaks;	/* LEAKED: the exit check of memscope-leaks */
+	struct u64map weight[MEMSCOPE_FLAME_N_METRICS]; /* path -> weight */
+	struct u64map by_stacks;			/* (stack_py << 32 | stack_c) -> path */
+	struct u64map by_owner;				/* (owner << 16 | pool) -> path */
+	uint32_t *frames;
+	size_t cap_frames;
+	struct prec *recs;
+	size_t n_recs, cap_recs;
+	struct memscope_flame_entry *entries[MEMSCOPE_FLAME_N_METRICS];
+	size_t n_entries[MEMSCOPE_FLAME_N_METRICS];
+	uint64_t total[MEMSCOPE_FLAME_N_METRICS];
+	struct memscope_flame_peak peak;
+};
+
+void memscope_flame_opts_init(struct memscope_flame_opts *o)
+{
+	o->metrics = 1u << MEMSCOPE_FLAME_ALLOCATED;
+	o->group = MEMSCOPE_FLAME_BY_STACK;
+	o->stacks = MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C;
+	o->pools = 0;
+}
+
+const char *memscope_flame_metric_name(unsigned metric)
+{
+	static const char *const names[MEMSCOPE_FLAME_N_METRICS] = { "allocated", "peak", "leaked",
+		"count" };
+
+	return metric < MEMSCOPE_FLAME_N_METRICS ? names[metric] : NULL;
+}
+
+static int wants(const struct memscope_flame *f, unsigned metric)
+{
+	return (f->o.metrics >> metric) & 1;
+}
+
+struct memscope_flame *memscope_flame_new(
+	const struct memscope_flame_opts *o, struct memscope_strtab *st)
+{
+	struct memscope_flame *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	if (o)
+		f->o = *o;
+	else
+		memscope_flame_opts_init(&f->o);
+	if (!f->o.stacks)
+		f->o.stacks = MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C;
+	f->st = st;
+	if (wants(f, MEMSCOPE_FLAME_PEAK) && !(f->blocks = memscope_blocks_new(st)))
+		goto fail;
+	if (wants(f, MEMSCOPE_FLAME_LEAKED)) {
+		struct memscope_leaks_opts lo;
+
+		memscope_leaks_opts_init(&lo);
+		lo.kinds = MEMSCOPE_LEAK_EXIT;
+		lo.pools = f->o.pools;
+		if (!(f->leaks = memscope_leaks_new(&lo, st)))
+			goto fail;
+	}
+	return f;
+fail:
+	memscope_flame_free(f);
+	return NULL;
+}
+
+void memscope_flame_free(struct memscope_flame *f)
+{
+	unsigned m;
+
+	if (!f)
+		return;
+	memscope_blocks_free(f->blocks);
+	memscope_leaks_free(f->leaks);
+	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
+		u64map_free(&f->weight[m]);
+		free(f->entries[m]);
+	}
+	u64map_free(&f->by_stacks);
+	u64map_free(&f->by_owner);
+	free(f->frames);
+	free(f->recs);
+	free(f);
+}
+
+static int push_frame(struct memscope_flame *f, size_t *n, uint32_t id)
+{
+	if (grow_array(&f->frames, &f->cap_frames, *n + 1, sizeof(*f->frames)))
+		return MEMSCOPE_E_NOMEM;
+	f->frames[(*n)++] = id;
+	return 0;
+}
+
+/* The frames of a dump stack (innermost first) appended root first; empty frames dropped. */
+static int add_stack(struct memscope_flame *f, size_t *n, uint32_t stack)
+{
+	size_t k, len;
+	const uint32_t *fr = memscope_strtab_stack(f->st, stack, &k);
+	int rc = 0;
+
+	while (fr && k-- && !rc)
+		if (memscope_strtab_str(f->st, fr[k], &len) && len)
+			rc = push_frame(f, n, fr[k]);
+	return rc;
+}
+
+/* The owner tag's levels, outermost first ("PTA@model@weight": PTA, model, weight). */
+static int add_owner(struct memscope_flame *f, size_t *n, uint32_t owner)
+{
+	size_t len;
+	const char *s = memscope_strtab_str(f->st, owner, &len), *end, *at;
+	uint32_t id;
+	int rc = 0;
+
+	for (end = s + len; s && s < end && !rc; s = at + 1) {
+		at = memchr(s, '@', (size_t)(end - s));
+		if (!at)
+			at = end;
+		if (at > s)
+			rc = memscope_strtab_intern(f->st, s, (size_t)(at - s), &id) ||
+			     push_frame(f, n, id);
+	}
+	return rc ? MEMSCOPE_E_NOMEM : 0;
+}
+
+/* "[PTA, no stack]": the one frame of a block with nothing to group it by. */
+static int add_placeholder(struct memscope_flame *f, size_t *n, unsigned pool)
+{
+	char tmp[64];
+	const char *p = memscope_subtype_name(pool);
+	int len = snprintf(tmp, sizeof(tmp), "[%s, no %s]", p ? p : "memory",
+		f->o.group == MEMSCOPE_FLAME_BY_OWNER ? "owner" : "stack");
+	uint32_t id;
+
+	if (memscope_strtab_intern(f->st, tmp, (size_t)len, &id))
+		return MEMSCOPE_E_NOMEM;
+	return push_frame(f, n, id);
+}
+
+/* The path of a block with these stacks, owner tag and pool, into *path. */
+static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t owner, unsigned pool,
+	uint32_t *path)
+{
+	uint64_t key, a, unused;
+	struct u64map *cache;
+	size_t n = 0;
+	int rc = 0;
+
+	if (f->o.group == MEMSCOPE_FLAME_BY_STACK) {
+		py = (f->o.stacks & MEMSCOPE_FLAME_PYTHON) ? py : 0;
+		c = (f->o.stacks & MEMSCOPE_FLAME_C) ? c : 0;
+	} else {
+		py = c = 0;
+	}
+	cache = py || c ? &f->by_stacks : &f->by_owner;
+	key = py || c ? (uint64_t)py << 32 | c : (uint64_t)owner << 16 | pool;
+	if (u64map_get(cache, key, &a, &unused)) {
+		*path = (uint32_t)a;
+		return 0;
+	}
+	if (py)
+		rc = add_stack(f, &n, py);
+	if (c && !rc)
+		rc = add_stack(f, &n, c);
+	if (!n && owner && !rc)
+		rc = add_owner(f, &n, owner);
+	if (!n && !rc)
+		rc = add_placeholder(f, &n, pool);
+	if (rc || memscope_strtab_intern_stack(f->st, f->frames, n, path) ||
+		u64map_put(cache, key, *path, 0))
+		return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+static int add_weight(struct memscope_flame *f, unsigned metric, uint32_t path, uint64_t w)
+{
+	uint64_t cur = 0, unused;
+
+	if (!w)
+		return 0;
+	u64map_get(&f->weight[metric], path, &cur, &unused);
+	if (__builtin_add_overflow(cur, w, &cur))
+		cur = UINT64_MAX;
+	return u64map_put(&f->weight[metric], path, cur, 0);
+}
+
+static int record_block(struct memscope_flame *f, const struct memscope_block *b)
+{
+	struct prec *r;
+	uint32_t path;
+
+	if (b->size <= 0)
+		return 0;
+	if (path_of(f, b->stack_py, b->stack_c, b->owner, b->pool, &path) ||
+		grow_array(&f->recs, &f->cap_recs, f->n_recs + 1, sizeof(*f->recs)))
+		return MEMSCOPE_E_NOMEM;
+	r = &f->recs[f->n_recs++];
+	r->alloc = (struct memscope_pos){ b->alloc_ts_ns, b->alloc_event_id };
+	r->free = (b->flags & MEMSCOPE_BLOCK_FREED)
+			  ? (struct memscope_pos){ b->free_ts_ns, b->free_event_id }
+			  : (struct memscope_pos){ UINT64_MAX, UINT64_MAX };
+	r->pid = b->pid;
+	r->size = b->size;
+	r->src = b->src;
+	r->path = path;
+	r->device = b->device;
+	r->pool = b->pool;
+	return 0;
+}
+
+int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *ev)
+{
+	struct memscope_block out;
+	const struct memscope_attr *a;
+	uint32_t owner = 0, path;
+	int r;
+
+	if (f->leaks && memscope_leaks_feed(f->leaks, ev))
+		return MEMSCOPE_E_NOMEM;
+	if ((ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE) || !ev->pool ||
+		(f->o.pools && !(f->o.pools & MEMSCOPE_POOL_BIT(ev->pool))))
+		return 0;
+	if (ev->kind == MEMSCOPE_KIND_MALLOC &&
+		(wants(f, MEMSCOPE_FLAME_ALLOCATED) || wants(f, MEMSCOPE_FLAME_COUNT))) {
+		if ((a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && a->val_len &&
+			memscope_strtab_intern(f->st, a->val, a->val_len, &owner))
+			return MEMSCOPE_E_NOMEM;
+		if (path_of(f, ev->stack_py, ev->stack_c, owner, ev->pool, &path) ||
+			((ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0 &&
+				wants(f, MEMSCOPE_FLAME_ALLOCATED) &&
+				add_weight(
+					f, MEMSCOPE_FLAME_ALLOCATED, path, (uint64_t)ev->size)) ||
+			(wants(f, MEMSCOPE_FLAME_COUNT) &&
+				add_weight(f, MEMSCOPE_FLAME_COUNT, path, 1)))
+			return MEMSCOPE_E_NOMEM;
+	}
+	if (!f->blocks)
+		return 0;
+	r = memscope_blocks_feed(f->blocks, ev, &out);
+	if (r < 0)
+		return r;
+	if (r == MEMSCOPE_PAIR_FREE || r == MEMSCOPE_PAIR_SHADOW_FREE ||
+		r == MEMSCOPE_PAIR_REPLACED)
+		return record_block(f, &out);
+	return 0;
+}
+
+static int on_live(void *ctx, const struct memscope_block *b)
+{
+	return record_block(ctx, b);
+}
+
+static int cmp_group(const struct prec *a, const struct prec *b)
+{
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	return (a->pool > b->pool) - (a->pool < b->pool);
+}
+
+static int cmp_prec(const void *pa, const void *pb)
+{
+	const struct prec *a = pa, *b = pb;
+	int c = cmp_group(a, b);
+
+	return c ? c : memscope_pos_cmp(a->alloc, b->alloc);
+}
+
+/* a change of live bytes at a moment */
+struct delta {
+	struct memscope_pos at;
+	int64_t bytes;
+};
+
+static int cmp_delta(const void *pa, const void *pb)
+{
+	const struct delta *a = pa, *b = pb;
+	int c = memscope_pos_cmp(a->at, b->at);
+
+	/* at the same moment a free comes first */
+	return c ? c : (a->bytes > b->bytes) - (a->bytes < b->bytes);
+}
+
+/*
+ * The peak: per (input, process, device, pool), the moment the live bytes went highest; the
+ * highest of those is the profile's, and the blocks live then are its weights.
+ */
+static int find_peak(struct memscope_flame *f)
+{
+	struct delta *d = NULL;
+	size_t i = 0, j, k, best_i = 0, best_j = 0;
+	struct memscope_pos best_at = { 0, 0 };
+	uint64_t best = 0;
+	int rc = 0;
+
+	if (f->n_recs)
+		qsort(f->recs, f->n_recs, sizeof(*f->recs), cmp_prec);
+	if (f->n_recs && !(d = malloc(2 * f->n_recs * sizeof(*d))))
+		return MEMSCOPE_E_NOMEM;
+	for (; i < f->n_recs; i = j) {
+		uint64_t live = 0;
+		size_t n = 0;
+
+		for (j = i; j < f->n_recs && cmp_group(&f->recs[i], &f->recs[j]) == 0; j++) {
+			d[n++] = (struct delta){ f->recs[j].alloc, f->recs[j].size };
+			if (f->recs[j].free.ts_ns != UINT64_MAX || f->recs[j].free.id != UINT64_MAX)
+				d[n++] = (struct delta){ f->recs[j].free, -f->recs[j].size };
+		}
+		qsort(d, n, sizeof(*d), cmp_delta);
+		for (k = 0; k < n; k++) {
+			live += (uint64_t)d[k].bytes; /* wraps back on frees */
+			if (d[k].bytes > 0 && live > best) {
+				best = live;
+				best_at = d[k].at;
+				best_i = i;
+				best_j = j;
+			}
+		}
+	}
+	free(d);
+	if (!best)
+		return 0;
+	f->peak = (struct memscope_flame_peak){ 1, f->recs[best_i].src, f->recs[best_i].pid,
+		f->recs[best_i].device, f->recs[best_i].pool, best_at.ts_ns, best };
+	for (k = best_i; k < best_j && !rc; k++) {
+		const struct prec *r = &f->recs[k];
+
+		if (memscope_pos_cmp(r->alloc, best_at) <= 0 &&
+			memscope_pos_cmp(r->free, best_at) > 0)
+			rc = add_weight(f, MEMSCOPE_FLAME_PEAK, r->path, (uint64_t)r->size);
+	}
+	return rc;
+}
+
+static int add_leaks(struct memscope_flame *f)
+{
+	size_t i, n;
+	uint32_t path;
+	int rc = memscope_leaks_finish(f->leaks);
+
+	n = memscope_leaks_count(f->leaks);
+	for (i = 0; i < n && !rc; i++) {
+		const struct memscope_leak *x = memscope_leaks_get(f->leaks, i);
+
+		if (x->kind != MEMSCOPE_LEAK_EXIT || x->blk.size <= 0)
+			continue;
+		rc = path_of(f, x->blk.stack_py, x->blk.stack_c, x->blk.owner, x->blk.pool,
+			     &path) ||
+		     add_weight(f, MEMSCOPE_FLAME_LEAKED, path, (uint64_t)x->blk.size);
+	}
+	return rc ? MEMSCOPE_E_NOMEM : 0;
+}
+
+static int cmp_entry(const void *pa, const void *pb)
+{
+	const struct memscope_flame_entry *a = pa, *b = pb;
+
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return (a->path > b->path) - (a->path < b->path);
+}
+
+int memscope_flame_finish(struct memscope_flame *f)
+{
+	unsigned m;
+	int rc = 0;
+
+	if (f->blocks && (rc = memscope_blocks_foreach_live(f->blocks, on_live, f)))
+		return rc;
+	if (f->blocks && (rc = find_peak(f)))
+		return rc;
+	if (f->leaks && (rc = add_leaks(f)))
+		return rc;
+	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
+		const struct u64map *w = &f->weight[m];
+		size_t i, n = 0;
+
+		if (!wants(f, m) || !w->n)
+			continue;
+		if (!(f->entries[m] = malloc(w->n * sizeof(*f->entries[m]))))
+			return MEMSCOPE_E_NOMEM;
+		for (i = 0; i <= w->mask; i++) {
+			if (!w->e[i].used)
+				continue;
+			f->entries[m][n++] =
+				(struct memscope_flame_entry){ (uint32_t)w->e[i].key, w->e[i].a };
+			if (__builtin_add_overflow(f->total[m], w->e[i].a, &f->total[m]))
+				f->total[m] = UINT64_MAX;
+		}
+		qsort(f->entries[m], n, sizeof(*f->entries[m]), cmp_entry);
+		f->n_entries[m] = n;
+	}
+	return 0;
+}
+
+const struct memscope_flame_entry *memscope_flame_entries(
+	const struct memscope_flame *f, unsigned metric, size_t *n, uint64_t *total)
+{
+	if (metric >= MEMSCOPE_FLAME_N_METRICS) {
+		*n = 0;
+		*total = 0;
+		return NULL;
+	}
+	*n = f->n_entries[metric];
+	*total = f->total[metric];
+	return f->entries[metric];
+}
+
+const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flame *f)
+{
+	return &f->peak;
+}
+
+const struct memscope_flame_opts *memscope_flame_opts(const struct memscope_flame *f)
+{
+	return &f->o;
+}
+
+const struct memscope_strtab *memscope_flame_strtab(const struct memscope_flame *f)
+{
+	return f->st;
+}

@@ -1,0 +1,109 @@
+/* Memory by allocation site, for flame graphs: bytes (or allocations) per call stack, owner tag
+ * or op, for the exporters of memscope-export. */
+#ifndef MEMSCOPE_FLAME_H
+#define MEMSCOPE_FLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "event.h"
+
+struct memscope_strtab;
+
+/* What a profile weighs; also bits (1 << metric) of memscope_flame_opts.metrics. */
+enum memscope_flame_metric {
+	MEMSCOPE_FLAME_ALLOCATED, /* bytes allocated (every MALLOC, freed or not) */
+	MEMSCOPE_FLAME_PEAK,	  /* bytes of the blocks live when the highest pool peaked */
+	MEMSCOPE_FLAME_LEAKED,	  /* bytes of the blocks unreleased at exit (memscope-leaks exit) */
+	MEMSCOPE_FLAME_COUNT,	  /* number of allocations */
+	MEMSCOPE_FLAME_N_METRICS
+};
+
+/* What a path is made of. */
+enum memscope_flame_group {
+	MEMSCOPE_FLAME_BY_STACK, /* the MALLOC's call stack; its owner tag when it has none */
+	MEMSCOPE_FLAME_BY_OWNER, /* the owner tag's levels (PTA@model@weight) */
+};
+
+/* Which stacks, as bits. */
+enum memscope_flame_stacks {
+	MEMSCOPE_FLAME_PYTHON = 1u << 0,
+	MEMSCOPE_FLAME_C = 1u << 1,
+};
+
+struct memscope_flame_opts {
+	unsigned metrics; /* bits of enum memscope_flame_metric (allocated) */
+	unsigned group;	  /* enum memscope_flame_group (stack) */
+	unsigned stacks;  /* MEMSCOPE_FLAME_PYTHON and/or _C (both): Python frames then C frames */
+	uint64_t pools;	  /* MEMSCOPE_POOL_BIT bits (memscope/leaks.h); 0: every pool */
+};
+
+void memscope_flame_opts_init(struct memscope_flame_opts *o);
+
+/* One path and its weight. The path is a stack id of the analysis' string table whose frames
+ * run from the root to the leaf (the reverse of the dump's innermost-first stacks). */
+struct memscope_flame_entry {
+	uint32_t path;
+	uint64_t weight;
+};
+
+/* Where the peak profile's moment is: the (input, process, device, pool) whose live bytes went
+ * highest, the time of the MALLOC that took them there, and how many bytes. */
+struct memscope_flame_peak {
+	int found; /* 0: no block of the chosen pools */
+	uint32_t src;
+	uint64_t pid;
+	int32_t device;
+	uint16_t pool;
+	uint64_t ts_ns;
+	uint64_t bytes;
+};
+
+/*
+ * The analysis: feed every event of every input (src numbers them), then finish. Memory grows with
+ * the live blocks and the distinct paths; with the peak metric also 40 bytes per block.
+ */
+struct memscope_flame;
+
+/* o may be NULL (defaults); st is where the events' strings are and paths are interned (borrowed,
+ * must outlive the analysis). NULL on OOM. */
+struct memscope_flame *memscope_flame_new(
+	const struct memscope_flame_opts *o, struct memscope_strtab *st);
+void memscope_flame_free(struct memscope_flame *f);
+
+/* One event. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *ev);
+
+/* After the last event. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_flame_finish(struct memscope_flame *f);
+
+/*
+ * After finish: the paths of metric with a weight, heaviest first (then by path id), borrowed
+ * until the analysis is freed; *total gets their sum (saturating). NULL and 0 for a metric not
+ * asked for.
+ */
+const struct memscope_flame_entry *memscope_flame_entries(
+	const struct memscope_flame *f, unsigned metric, size_t *n, uint64_t *total);
+const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flame *f);
+const struct memscope_flame_opts *memscope_flame_opts(const struct memscope_flame *f);
+/* The string table the paths are in (the one given to _new). */
+const struct memscope_strtab *memscope_flame_strtab(const struct memscope_flame *f);
+
+/* "allocated", "peak", "leaked", "count"; NULL out of range. */
+const char *memscope_flame_metric_name(unsigned metric);
+
+/*
+ * speedscope JSON (reference/export-formats.md §1): one sampled profile per metric asked for
+ * (unit bytes, none for count), frames shared, the first profile active. name names the file's
+ * profile group. 0 or MEMSCOPE_E_IO.
+ */
+int memscope_flame_write_speedscope(
+	FILE *out, const struct memscope_flame *f, const char *name, struct memscope_error *err);
+
+/* Folded stacks of one metric: "root;...;leaf weight" per path. 0 or MEMSCOPE_E_IO. */
+int memscope_flame_write_folded(
+	FILE *out, const struct memscope_flame *f, unsigned metric, struct memscope_error *err);
+
+#endif

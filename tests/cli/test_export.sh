@@ -1,0 +1,105 @@
+#!/bin/sh
+# Golden CLI cases of memscope-export: valid speedscope and folded files whose weights sum to the
+# metric's independent total, paths by stack and owner, and bad input. Args: BIN_DIR SRC_DIR
+BIN=$(cd "$1" && pwd)
+SRC=$(cd "$2" && pwd)
+. "$SRC/tests/cli/lib.sh"
+E="$BIN/memscope-export"
+TOOL=$E
+CHECK_SS="$SRC/../shared/tools/check_speedscope.py"
+CHECK_FOLDED="$SRC/../shared/tools/check_folded.py"
+cd "$WORK" || exit 1
+cp "$SRC"/testdata/baseline.csv "$SRC"/testdata/leaks.csv "$SRC"/testdata/db/hostile.csv .
+
+# the validators of ../shared/tools accept every format and metric; weights sum to the totals an
+# independent reading of the CSV gives (export_oracle.py) and that memscope-leaks reports
+for f in baseline leaks; do
+	set -- $(python3 "$SRC/tests/cli/export_oracle.py" $f.csv)
+	want_allocated=$2 want_count=$4 want_peak=$6
+	"$BIN/memscope-leaks" -q --kinds exit --format csv $f.csv >leaks.out
+	want_leaked=$(python3 -c 'import csv, sys
+print(sum(int(r["size"]) for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "exit"))' leaks.out)
+	for m in allocated peak leaked count; do
+		expect_status 0 "$E" -q --format folded --metric $m -o $f.$m.folded $f.csv
+		eval want=\$want_$m
+		expect_status 0 python3 "$CHECK_FOLDED" $f.$m.folded "$want"
+	done
+	expect_status 0 "$E" -q --metric allocated,peak,leaked,count -o $f.json $f.csv
+	expect_status 0 python3 "$CHECK_SS" $f.json
+	expect_status 0 python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); want = [int(x) for x in sys.argv[2:]]
+got = [sum(p["weights"]) for p in d["profiles"]]
+ends = [p["endValue"] for p in d["profiles"]]
+units = [p["unit"] for p in d["profiles"]]
+sys.exit(0 if got == want and ends == want and units == ["bytes"] * 3 + ["none"] else 1)' \
+		$f.json "$want_allocated" "$want_peak" "$want_leaked" "$want_count"
+done
+# the peak profile names its moment
+expect_status 0 python3 -c 'import json, sys
+n = json.load(open(sys.argv[1]))["profiles"][1]["name"]
+sys.exit(0 if n.startswith("peak live bytes: ") and " of process 3101864 " in n and n.endswith(" bytes live") else 1)' baseline.json
+
+# the peak is the moment the highest (process, device, pool) went highest, not the end: process
+# 7's PTA live bytes go 100, 300, 200, 250, 50, 60 (testdata/README.txt), process 8's HAL 250
+cp "$SRC"/testdata/export/peak.csv .
+printf '%s\n' 'b.py(2): B 200' 'a.py(1): A 100' >peak.expected
+expect_out peak.expected --format folded --metric peak peak.csv
+expect_status 0 "$E" -q --metric peak -o peak.json peak.csv
+expect_status 0 python3 -c 'import json, sys
+n = json.load(open(sys.argv[1]))["profiles"][0]["name"]
+sys.exit(0 if n == "peak live bytes: PTA on device 0 of process 7 (input 0) at 1002 ns, 300 bytes live" else 1)' peak.json
+printf '%s\n' 'e.py(5): E 250' >peak_hal.expected
+expect_out peak_hal.expected --format folded --metric peak --pool hal peak.csv
+
+# paths: the Python stack then the C stack, root first; owner levels; a placeholder without either
+cat >hostile.folded.expected <<'X'
+[HAL, no stack] 4096
+b.py(2): g;a.py(1): f;libx.so(+0x1) [0x7f] 512
+[PTA, no stack] 384
+X
+expect_out hostile.folded.expected --format folded hostile.csv
+printf '%s\n' '[HAL, no stack] 4096' 'b.py(2): g;a.py(1): f 512' '[PTA, no stack] 384' >py.expected
+expect_out py.expected --format folded --stack python hostile.csv
+printf '%s\n' 'libx.so(+0x1) [0x7f] 512' '[PTA, no stack] 384' >c.expected
+expect_out c.expected --format folded --stack c --pool pta hostile.csv
+printf '%s\n' '[HAL, no owner] 4096' 'PTA;model;weight 512' '[PTA, no owner] 384' >owner.expected
+expect_out owner.expected --format folded --group-by owner hostile.csv
+# speedscope splits Python frames into name, file and line
+expect_status 0 "$E" -q -o h.json hostile.csv
+expect_status 0 python3 -c 'import json, sys
+fr = json.load(open(sys.argv[1]))["shared"]["frames"]
+sys.exit(0 if {"name": "f", "file": "a.py", "line": 1} in fr and {"name": "libx.so(+0x1) [0x7f]"} in fr else 1)' h.json
+# frames that would break a folded line: ';', a trailing " <digits>", blanks, invalid UTF-8
+python3 -c 'import sys
+open(sys.argv[1], "wb").write(b"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n"
+  b"1,MALLOC,PTA,N/A,1000,7,7,0,0x0000000000001000,\"{allocation_id:1,addr:0x0000000000001000,size:64}\",\"f 12\n  a;b  \",\"\xff\"\n")' frames.csv
+expect_status 0 "$E" -q --format folded --stack python -o frames.folded frames.csv
+expect_status 0 python3 "$CHECK_FOLDED" frames.folded 64
+grep -q '^a:b;f_12 64$' frames.folded && ok || bad "frames.folded: $(cat frames.folded)"
+expect_status 0 "$E" -q --format folded -o frames2.folded frames.csv
+expect_status 0 python3 "$CHECK_FOLDED" frames2.folded 64
+grep -q '^a:b;f 12;? 64$' frames2.folded && ok || bad "frames2.folded: $(cat frames2.folded)"
+
+# several inputs add up
+expect_status 0 "$E" -q --format folded --metric count -o both.folded baseline.csv leaks.csv
+expect_status 0 python3 "$CHECK_FOLDED" both.folded 48
+
+# usage and bad input
+expect_status 2 "$E" --format svg baseline.csv
+expect_err_line 'not in this version'
+expect_status 2 "$E" --format folded --metric allocated,count baseline.csv
+expect_err_line 'folded holds one metric, 2 given'
+expect_status 2 "$E" --group-by nothing baseline.csv
+expect_status 2 "$E" --stack java baseline.csv
+expect_status 2 "$E" --pool nopool baseline.csv
+expect_status 2 "$E" -o baseline.csv baseline.csv
+expect_status 0 "$E" -q -o exists.json baseline.csv
+expect_status 2 "$E" -o exists.json baseline.csv
+expect_err_line 'exists'
+sed '9s/,1764753084427185510,/,17647530844x,/' baseline.csv >bad.csv
+expect_status 3 "$E" -o bad.json bad.csv
+expect_err_line '^memscope-export: bad.csv:9: invalid Timestamp "17647530844x"$'
+expect_absent bad.json
+expect_status 4 "$E" -o x.json missing.csv
+expect_absent x.json
+finish

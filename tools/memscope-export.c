@@ -1,0 +1,205 @@
+/* memscope-export: memory by allocation site as speedscope JSON or folded stacks, for flame
+ * graphs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_FORMAT = 256, OPT_METRIC, OPT_GROUP_BY, OPT_STACK, OPT_POOL };
+
+static const struct cli_option options[] = {
+	{ "format", 0, OPT_FORMAT, "FORMAT", "speedscope or folded (default speedscope)" },
+	{ "metric", 0, OPT_METRIC, "LIST",
+		"allocated, peak, leaked and/or count (default allocated; folded takes one)" },
+	{ "group-by", 0, OPT_GROUP_BY, "WHAT", "stack or owner (default stack)" },
+	{ "stack", 0, OPT_STACK, "WHICH", "python, c or both (default both)" },
+	{ "pool", 0, OPT_POOL, "LIST", "pools counted: hal,pta,atb,... or all (default all)" },
+	{ "output", 'o', 'o', "FILE", "output file (default: standard output)" },
+	CLI_OPTIONS_SHARED,
+};
+
+static const struct cli_tool tool = {
+	"memscope-export",
+	"[--format speedscope|folded] [--metric LIST] [--group-by stack|owner]\n"
+	"       [--stack python|c|both] [--pool LIST] [-o FILE] [-f] [--lenient] [-q] INPUT...",
+	"Bytes (or allocations) per call stack or owner tag as speedscope JSON or folded stacks.",
+	options,
+};
+
+enum format { FORMAT_SPEEDSCOPE, FORMAT_FOLDED };
+
+/* options, with every default next to its flag */
+struct export_opts {
+	enum format format;		  /* speedscope */
+	struct memscope_flame_opts flame; /* allocated, by stack, both stacks, every pool */
+	/* output NULL: standard output; strict reading; summary on stderr */
+	struct cli_common common;
+};
+
+static int parse_args(int argc, char **argv, struct export_opts *o)
+{
+	static const char *const metrics[] = { "allocated", "peak", "leaked", "count" };
+	static const char *const stacks[] = { "python", "c" };
+	int c, rc = 0, n;
+
+	while ((c = cli_getopt(&tool, argc, argv)) != -1 && !rc) {
+		switch (c) {
+		case OPT_FORMAT:
+			if (strcmp(optarg, "speedscope") == 0) {
+				o->format = FORMAT_SPEEDSCOPE;
+			} else if (strcmp(optarg, "folded") == 0) {
+				o->format = FORMAT_FOLDED;
+			} else {
+				cli_msg(&tool,
+					"--format: expected speedscope or folded, got '%s'%s",
+					optarg,
+					strcmp(optarg, "svg") && strcmp(optarg, "chrome-trace")
+						? ""
+						: " (not in this version)");
+				rc = CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_METRIC:
+			if (cli_parse_names(optarg, metrics, 4, 0, &o->flame.metrics)) {
+				cli_msg(&tool,
+					"--metric: expected allocated, peak, leaked and/or count, "
+					"got "
+					"'%s'",
+					optarg);
+				rc = CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_GROUP_BY:
+			if (strcmp(optarg, "stack") == 0) {
+				o->flame.group = MEMSCOPE_FLAME_BY_STACK;
+			} else if (strcmp(optarg, "owner") == 0) {
+				o->flame.group = MEMSCOPE_FLAME_BY_OWNER;
+			} else {
+				cli_msg(&tool, "--group-by: expected stack or owner, got '%s'%s",
+					optarg,
+					strcmp(optarg, "op") ? "" : " (not in this version)");
+				rc = CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_STACK:
+			if (strcmp(optarg, "both") == 0)
+				o->flame.stacks = MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C;
+			else if (cli_parse_names(optarg, stacks, 2, 0, &o->flame.stacks) ||
+				 strchr(optarg, ',')) {
+				cli_msg(&tool, "--stack: expected python, c or both, got '%s'",
+					optarg);
+				rc = CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_POOL:
+			rc = cli_parse_pools(&tool, optarg, &o->flame.pools);
+			break;
+		default:
+			rc = cli_common_option(&tool, c, &o->common);
+			break;
+		}
+	}
+	if (rc)
+		return rc;
+	n = __builtin_popcount(o->flame.metrics);
+	if (o->format == FORMAT_FOLDED && n != 1) {
+		cli_msg(&tool, "--format folded holds one metric, %d given", n);
+		return CLI_EXIT_USAGE;
+	}
+	if (optind == argc) {
+		cli_msg(&tool,
+			"no INPUT given (a dump CSV, capture file or database; - for stdin)");
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int feed(void *ctx, const struct memscope_event *ev)
+{
+	return memscope_flame_feed(ctx, ev);
+}
+
+/* One summary line per metric: paths and total. */
+static void summary(const struct export_opts *o, const struct memscope_flame *f)
+{
+	unsigned m;
+
+	if (o->common.quiet)
+		return;
+	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
+		size_t n;
+		uint64_t total;
+
+		if (!((o->flame.metrics >> m) & 1))
+			continue;
+		memscope_flame_entries(f, m, &n, &total);
+		cli_msg(&tool, "%s: %zu paths, %llu %s", memscope_flame_metric_name(m), n,
+			(unsigned long long)total,
+			m == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct export_opts o = { 0 };
+	struct memscope_strtab *st = NULL;
+	struct memscope_flame *f = NULL;
+	struct memscope_error err;
+	struct cli_out out = { 0 };
+	int i, status;
+	unsigned m = 0;
+
+	o.format = FORMAT_SPEEDSCOPE;
+	memscope_flame_opts_init(&o.flame);
+	status = parse_args(argc, argv, &o);
+	if (status)
+		return status < 0 ? CLI_EXIT_OK : status;
+	if (!o.common.output)
+		o.common.output = "-";
+	for (i = optind; i < argc; i++)
+		if (strcmp(argv[i], "-") && strcmp(o.common.output, "-") &&
+			cli_same_path(argv[i], o.common.output)) {
+			cli_msg(&tool, "%s: output would overwrite the input", o.common.output);
+			return CLI_EXIT_USAGE;
+		}
+	if ((status = cli_out_check(&tool, o.common.output, o.common.force, NULL)))
+		return status;
+	st = memscope_strtab_new();
+	f = st ? memscope_flame_new(&o.flame, st) : NULL;
+	if (!f) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+		goto out;
+	}
+	for (i = optind; i < argc && !status; i++) {
+		o.common.read.src = (uint32_t)(i - optind);
+		status = cli_read_input(&tool, argv[i], st, &o.common.read, feed, f, 1, NULL);
+	}
+	if (!status && memscope_flame_finish(f)) {
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+	}
+	if (!status)
+		status = cli_out_open(&tool, &out, o.common.output, o.common.force, NULL);
+	if (status)
+		goto out;
+	memscope_error_clear(&err);
+	while (m < MEMSCOPE_FLAME_N_METRICS && !((o.flame.metrics >> m) & 1))
+		m++;
+	if (o.format == FORMAT_FOLDED
+			? memscope_flame_write_folded(out.f, f, m, &err)
+			: memscope_flame_write_speedscope(out.f, f, argv[optind], &err)) {
+		cli_msg(&tool, "%s: %s", o.common.output, err.msg);
+		status = cli_exit_status(err.code);
+		goto out;
+	}
+	status = cli_out_commit(&tool, &out);
+	if (!status)
+		summary(&o, f);
+out:
+	if (status)
+		cli_out_abort(&out);
+	memscope_flame_free(f);
+	memscope_strtab_free(st);
+	return status;
+}
