@@ -8,7 +8,8 @@
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_GROUP_BY, OPT_STACK, OPT_POOL };
 
 static const struct cli_option options[] = {
-	{ "format", 0, OPT_FORMAT, "FORMAT", "speedscope or folded (default speedscope)" },
+	{ "format", 0, OPT_FORMAT, "FORMAT",
+		"speedscope, folded or chrome-trace (default speedscope)" },
 	{ "metric", 0, OPT_METRIC, "LIST",
 		"allocated, peak, leaked and/or count (default allocated; folded takes one)" },
 	{ "group-by", 0, OPT_GROUP_BY, "WHAT", "stack or owner (default stack)" },
@@ -20,13 +21,14 @@ static const struct cli_option options[] = {
 
 static const struct cli_tool tool = {
 	"memscope-export",
-	"[--format speedscope|folded] [--metric LIST] [--group-by stack|owner]\n"
+	"[--format speedscope|folded|chrome-trace] [--metric LIST] [--group-by stack|owner]\n"
 	"       [--stack python|c|both] [--pool LIST] [-o FILE] [-f] [--lenient] [-q] INPUT...",
-	"Bytes (or allocations) per call stack or owner tag as speedscope JSON or folded stacks.",
+	"Bytes (or allocations) per call stack or owner tag as speedscope JSON or folded stacks, "
+	"or memory over time as a Chrome trace.",
 	options,
 };
 
-enum format { FORMAT_SPEEDSCOPE, FORMAT_FOLDED };
+enum format { FORMAT_SPEEDSCOPE, FORMAT_FOLDED, FORMAT_CHROME_TRACE };
 
 /* options, with every default next to its flag */
 struct export_opts {
@@ -49,13 +51,15 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 				o->format = FORMAT_SPEEDSCOPE;
 			} else if (strcmp(optarg, "folded") == 0) {
 				o->format = FORMAT_FOLDED;
+			} else if (strcmp(optarg, "chrome-trace") == 0) {
+				o->format = FORMAT_CHROME_TRACE;
 			} else {
 				cli_msg(&tool,
-					"--format: expected speedscope or folded, got '%s'%s",
+					"--format: expected speedscope, folded or chrome-trace, "
+					"got "
+					"'%s'%s",
 					optarg,
-					strcmp(optarg, "svg") && strcmp(optarg, "chrome-trace")
-						? ""
-						: " (not in this version)");
+					strcmp(optarg, "svg") ? "" : " (not in this version)");
 				rc = CLI_EXIT_USAGE;
 			}
 			break;
@@ -119,6 +123,11 @@ static int feed(void *ctx, const struct memscope_event *ev)
 	return memscope_flame_feed(ctx, ev);
 }
 
+static int feed_timeline(void *ctx, const struct memscope_event *ev)
+{
+	return memscope_timeline_feed(ctx, ev);
+}
+
 /* One summary line per metric: paths and total. */
 static void summary(const struct export_opts *o, const struct memscope_flame *f)
 {
@@ -144,6 +153,7 @@ int main(int argc, char **argv)
 	struct export_opts o = { 0 };
 	struct memscope_strtab *st = NULL;
 	struct memscope_flame *f = NULL;
+	struct memscope_timeline *tl = NULL;
 	struct memscope_error err;
 	struct cli_out out = { 0 };
 	int i, status;
@@ -165,17 +175,22 @@ int main(int argc, char **argv)
 	if ((status = cli_out_check(&tool, o.common.output, o.common.force, NULL)))
 		return status;
 	st = memscope_strtab_new();
-	f = st ? memscope_flame_new(&o.flame, st) : NULL;
-	if (!f) {
+	if (o.format == FORMAT_CHROME_TRACE)
+		tl = st ? memscope_timeline_new(o.flame.pools, st) : NULL;
+	else
+		f = st ? memscope_flame_new(&o.flame, st) : NULL;
+	if (!f && !tl) {
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
 		goto out;
 	}
 	for (i = optind; i < argc && !status; i++) {
 		o.common.read.src = (uint32_t)(i - optind);
-		status = cli_read_input(&tool, argv[i], st, &o.common.read, feed, f, 1, NULL);
+		status = tl ? cli_read_input(&tool, argv[i], st, &o.common.read, feed_timeline, tl,
+				      1, NULL)
+			    : cli_read_input(&tool, argv[i], st, &o.common.read, feed, f, 1, NULL);
 	}
-	if (!status && memscope_flame_finish(f)) {
+	if (!status && (tl ? memscope_timeline_finish(tl) : memscope_flame_finish(f))) {
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
 	}
@@ -186,7 +201,9 @@ int main(int argc, char **argv)
 	memscope_error_clear(&err);
 	while (m < MEMSCOPE_FLAME_N_METRICS && !((o.flame.metrics >> m) & 1))
 		m++;
-	if (o.format == FORMAT_FOLDED
+	if (tl ? memscope_timeline_write_chrome(out.f, tl, (const char *const *)argv + optind,
+			 (size_t)(argc - optind), &err)
+		: o.format == FORMAT_FOLDED
 			? memscope_flame_write_folded(out.f, f, m, &err)
 			: memscope_flame_write_speedscope(out.f, f, argv[optind], &err)) {
 		cli_msg(&tool, "%s: %s", o.common.output, err.msg);
@@ -194,12 +211,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = cli_out_commit(&tool, &out);
-	if (!status)
+	if (!status && f)
 		summary(&o, f);
+	if (!status && tl && !o.common.quiet) {
+		size_t n;
+
+		memscope_timeline_points(tl, &n);
+		cli_msg(&tool, "%s: %zu points", o.common.output, n);
+	}
 out:
 	if (status)
 		cli_out_abort(&out);
 	memscope_flame_free(f);
+	memscope_timeline_free(tl);
 	memscope_strtab_free(st);
 	return status;
 }

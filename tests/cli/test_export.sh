@@ -84,6 +84,25 @@ grep -q '^a:b;f 12;? 64$' frames2.folded && ok || bad "frames2.folded: $(cat fra
 expect_status 0 "$E" -q --format folded --metric count -o both.folded baseline.csv leaks.csv
 expect_status 0 python3 "$CHECK_FOLDED" both.folded 48
 
+# chrome-trace: live bytes per process, device and pool over time (peak.csv's are derived in
+# testdata/README.txt), the pools' used/reserved attrs, op slices; valid for trace viewers
+expect_status 0 "$E" -q --format chrome-trace -o peak.trace.json peak.csv
+expect_status 0 python3 "$SRC/tests/cli/check_chrome_trace.py" peak.trace.json
+expect_status 0 python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+s = lambda n: [e["args"]["bytes"] for e in ev if e.get("name") == n]
+sys.exit(0 if s("PTA device 0 live") == [100, 300, 200, 250, 50, 60] and s("HAL device 0 live") == [250, 0] and [e["ts"] for e in ev if e.get("name") == "PTA device 0 live"][:2] == [1.001, 1.002] else 1)' peak.trace.json
+expect_status 0 "$E" -q --format chrome-trace -o baseline.trace.json baseline.csv
+expect_status 0 python3 "$SRC/tests/cli/check_chrome_trace.py" baseline.trace.json
+expect_status 0 python3 -c 'import csv, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+used = sum(1 for r in rows if r["Event"] in ("MALLOC", "FREE") and ",used:" in r["Attr"])
+starts = sum(1 for r in rows if r["Event Type"] in ("ATEN_START", "ATB_START"))
+got_used = sum(1 for e in ev if e.get("ph") == "C" and "used" in e["args"])
+got_b = sum(1 for e in ev if e.get("ph") == "B")
+sys.exit(0 if used and got_used == used and got_b == starts else 1)' baseline.trace.json baseline.csv
+
 # usage and bad input
 expect_status 2 "$E" --format svg baseline.csv
 expect_err_line 'not in this version'

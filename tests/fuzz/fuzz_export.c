@@ -50,6 +50,46 @@ static uint64_t check_folded(const char *s, size_t n)
 	return sum;
 }
 
+static int feed_timeline(void *ctx, const struct memscope_event *ev)
+{
+	if (memscope_timeline_feed(ctx, ev))
+		abort();
+	return 0;
+}
+
+/* The timeline of the same input written as a Chrome trace is JSON. */
+static void check_timeline(const uint8_t *data, size_t size)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
+	struct memscope_source *src = NULL;
+	struct memscope_timeline *t;
+	struct memscope_error err;
+	const char *name = "fuzz";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	cJSON *doc;
+
+	if (!st || !(t = memscope_timeline_new(0, st)))
+		abort();
+	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
+		memscope_source_read(src, feed_timeline, t, &err);
+	out = open_memstream(&text, &len);
+	if (!out || memscope_timeline_finish(t) ||
+		memscope_timeline_write_chrome(out, t, &name, 1, &err))
+		abort();
+	fclose(out);
+	if (!(doc = cJSON_ParseWithLength(text, len)) ||
+		!cJSON_IsArray(cJSON_GetObjectItem(doc, "traceEvents")))
+		abort();
+	cJSON_Delete(doc);
+	free(text);
+	memscope_timeline_free(t);
+	memscope_source_close(src);
+	memscope_strtab_free(st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
@@ -108,6 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	cJSON_Delete(doc);
 	free(text);
+	check_timeline(data, size);
 	memscope_flame_free(f);
 	memscope_source_close(src);
 	memscope_strtab_free(st);

@@ -1,0 +1,162 @@
+/* Memory over time for trace viewers: live bytes and the pools' used/reserved per process,
+ * device and pool, op slices and marks, in time order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "../core/u64map.h"
+#include "memscope/flame.h"
+#include "memscope/leaks.h"
+#include "memscope/memscope.h"
+#include "memscope/order.h"
+#include "memscope/strtab.h"
+
+struct memscope_timeline {
+	uint64_t pools;
+	struct memscope_strtab *st;
+	struct memscope_blocks *blocks;
+	struct memscope_timeline_point *recs;
+	size_t n, cap;
+};
+
+struct memscope_timeline *memscope_timeline_new(uint64_t pools, struct memscope_strtab *st)
+{
+	struct memscope_timeline *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->pools = pools;
+	t->st = st;
+	if (!(t->blocks = memscope_blocks_new(NULL))) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void memscope_timeline_free(struct memscope_timeline *t)
+{
+	if (!t)
+		return;
+	memscope_blocks_free(t->blocks);
+	free(t->recs);
+	free(t);
+}
+
+static struct memscope_timeline_point *add(
+	struct memscope_timeline *t, const struct memscope_event *ev, unsigned kind)
+{
+	struct memscope_timeline_point *r;
+
+	if (grow_array(&t->recs, &t->cap, t->n + 1, sizeof(*t->recs)))
+		return NULL;
+	r = &t->recs[t->n++];
+	r->at = memscope_pos_of(ev);
+	r->pid = ev->pid;
+	r->tid = ev->tid;
+	r->value = 0;
+	r->total = INT64_MIN;
+	r->src = ev->src;
+	r->name = ev->name;
+	r->device = ev->device;
+	r->pool = ev->pool;
+	r->kind = (uint16_t)kind;
+	return r;
+}
+
+/* The live-bytes change of a MALLOC/FREE row: its block's size, added or taken away. */
+static int add_live(struct memscope_timeline *t, const struct memscope_event *ev)
+{
+	struct memscope_block b;
+	struct memscope_timeline_point *r;
+	int res = memscope_blocks_feed(t->blocks, ev, &b);
+
+	if (res < 0)
+		return res;
+	if (res == MEMSCOPE_PAIR_REPLACED || res == MEMSCOPE_PAIR_FREE ||
+		res == MEMSCOPE_PAIR_SHADOW_FREE) {
+		if (b.size > 0) {
+			if (!(r = add(t, ev, MEMSCOPE_TL_LIVE)))
+				return MEMSCOPE_E_NOMEM;
+			r->value = -b.size;
+			r->device = b.device;
+			r->pool = b.pool;
+		}
+	}
+	if ((res == MEMSCOPE_PAIR_ALLOC || res == MEMSCOPE_PAIR_REPLACED) &&
+		(ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0) {
+		if (!(r = add(t, ev, MEMSCOPE_TL_LIVE)))
+			return MEMSCOPE_E_NOMEM;
+		r->value = ev->size;
+	}
+	return 0;
+}
+
+int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_event *ev)
+{
+	struct memscope_timeline_point *r;
+	unsigned sub = ev->subtype;
+
+	switch (ev->kind) {
+	case MEMSCOPE_KIND_MALLOC:
+	case MEMSCOPE_KIND_FREE:
+		if (!ev->pool || (t->pools && !(t->pools & MEMSCOPE_POOL_BIT(ev->pool))))
+			return 0;
+		if (add_live(t, ev))
+			return MEMSCOPE_E_NOMEM;
+		if (ev->flags & MEMSCOPE_EV_USED) {
+			if (!(r = add(t, ev, MEMSCOPE_TL_USED)))
+				return MEMSCOPE_E_NOMEM;
+			r->value = ev->used;
+			if (ev->flags & MEMSCOPE_EV_TOTAL)
+				r->total = ev->total;
+		}
+		return 0;
+	case MEMSCOPE_KIND_OP_LAUNCH:
+		if (sub == MEMSCOPE_SUB_ATEN_START || sub == MEMSCOPE_SUB_ATB_START)
+			return add(t, ev, MEMSCOPE_TL_BEGIN) ? 0 : MEMSCOPE_E_NOMEM;
+		if (sub == MEMSCOPE_SUB_ATEN_END || sub == MEMSCOPE_SUB_ATB_END)
+			return add(t, ev, MEMSCOPE_TL_END) ? 0 : MEMSCOPE_E_NOMEM;
+		return 0;
+	case MEMSCOPE_KIND_MSTX:
+		if (sub == MEMSCOPE_SUB_MARK)
+			return add(t, ev, MEMSCOPE_TL_MARK) ? 0 : MEMSCOPE_E_NOMEM;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_rec(const void *pa, const void *pb)
+{
+	const struct memscope_timeline_point *a = pa, *b = pb;
+	int c;
+
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if ((c = memscope_pos_cmp(a->at, b->at)) != 0)
+		return c;
+	/* one row can give a live change and a used sample: keep the row's order */
+	return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+int memscope_timeline_finish(struct memscope_timeline *t)
+{
+	if (t->n)
+		qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
+	return 0;
+}
+
+const struct memscope_timeline_point *memscope_timeline_points(
+	const struct memscope_timeline *t, size_t *n)
+{
+	*n = t->n;
+	return t->recs;
+}
+
+const struct memscope_strtab *memscope_timeline_strtab(const struct memscope_timeline *t)
+{
+	return t->st;
+}

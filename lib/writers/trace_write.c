@@ -1,0 +1,158 @@
+/* Writer of memory over time as Chrome trace event JSON (Perfetto, chrome://tracing). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "../core/u64map.h"
+#include "memscope/flame.h"
+#include "memscope/memscope.h"
+#include "memscope/strtab.h"
+#include "report.h"
+
+/* "%llu.%03u": nanoseconds as the microseconds of the trace format */
+static void put_ts(FILE *out, uint64_t ns)
+{
+	fprintf(out, "\"ts\":%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+}
+
+/* the track of a (device, pool): "PTA device 0" */
+static void track_name(FILE *out, const struct memscope_timeline_point *r, const char *suffix)
+{
+	char name[64], dev[MEMSCOPE_DEVICE_TEXT_MAX];
+	const char *pool = memscope_subtype_name(r->pool);
+
+	snprintf(name, sizeof(name), "%s device %s%s", pool ? pool : "memory",
+		memscope_device_text(r->device, dev), suffix);
+	json_cstr(out, name);
+}
+
+/* running live bytes of the (device, pool)s of one process */
+struct live_sum {
+	int32_t device;
+	uint16_t pool;
+	int64_t bytes;
+};
+
+int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
+	const char *const *inputs, size_t n_inputs, struct memscope_error *err)
+{
+	struct live_sum *sums = NULL;
+	struct u64map open = { 0 }; /* tid -> open slices, per process */
+	size_t i, j, k, n_sums = 0, cap_sums = 0;
+	int first = 1, rc = 0;
+
+	fprintf(out,
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":"
+		"\"memscope-export@%s\"},\"traceEvents\":[",
+		memscope_version());
+	size_t n_points;
+	const struct memscope_timeline_point *recs = memscope_timeline_points(t, &n_points);
+	const struct memscope_strtab *st = memscope_timeline_strtab(t);
+
+	for (i = 0; i < n_points && !rc; i = j) {
+		const struct memscope_timeline_point *p = &recs[i];
+		char pname[512];
+		uint64_t last_ts = p->at.ts_ns, depth, unused;
+
+		/* one process of one input: its name, its points, then the slices left open */
+		snprintf(pname, sizeof(pname), "process %llu (%s)", (unsigned long long)p->pid,
+			p->src < n_inputs ? inputs[p->src] : "?");
+		fprintf(out,
+			"%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%llu,\"tid\":0,"
+			"\"args\":{\"name\":",
+			first ? "" : ",", (unsigned long long)p->pid);
+		json_cstr(out, pname);
+		fputs("}}", out);
+		first = 0;
+		n_sums = 0;
+		u64map_clear(&open);
+		for (j = i; j < n_points && recs[j].src == p->src && recs[j].pid == p->pid && !rc;
+			j++) {
+			const struct memscope_timeline_point *r = &recs[j];
+			size_t len;
+			const char *name;
+
+			last_ts = r->at.ts_ns;
+			switch (r->kind) {
+			case MEMSCOPE_TL_LIVE:
+				for (k = 0; k < n_sums; k++)
+					if (sums[k].device == r->device && sums[k].pool == r->pool)
+						break;
+				if (k == n_sums) {
+					if (grow_array(
+						    &sums, &cap_sums, n_sums + 1, sizeof(*sums))) {
+						rc = MEMSCOPE_E_NOMEM;
+						break;
+					}
+					sums[n_sums++] = (struct live_sum){ r->device, r->pool, 0 };
+				}
+				sums[k].bytes += r->value;
+				fputs(",{\"name\":", out);
+				track_name(out, r, " live");
+				fputs(",\"ph\":\"C\",", out);
+				put_ts(out, r->at.ts_ns);
+				fprintf(out, ",\"pid\":%llu,\"args\":{\"bytes\":%lld}}",
+					(unsigned long long)r->pid, (long long)sums[k].bytes);
+				break;
+			case MEMSCOPE_TL_USED:
+				fputs(",{\"name\":", out);
+				track_name(out, r, " pool");
+				fputs(",\"ph\":\"C\",", out);
+				put_ts(out, r->at.ts_ns);
+				fprintf(out, ",\"pid\":%llu,\"args\":{\"used\":%lld",
+					(unsigned long long)r->pid, (long long)r->value);
+				if (r->total != INT64_MIN)
+					fprintf(out, ",\"reserved\":%lld", (long long)r->total);
+				fputs("}}", out);
+				break;
+			case MEMSCOPE_TL_BEGIN:
+			case MEMSCOPE_TL_END:
+			case MEMSCOPE_TL_MARK:
+				depth = 0;
+				u64map_get(&open, r->tid, &depth, &unused);
+				if (r->kind == MEMSCOPE_TL_END && !depth)
+					break; /* an end without its start */
+				if (r->kind != MEMSCOPE_TL_MARK &&
+					u64map_put(&open, r->tid,
+						r->kind == MEMSCOPE_TL_BEGIN ? depth + 1
+									     : depth - 1,
+						0)) {
+					rc = MEMSCOPE_E_NOMEM;
+					break;
+				}
+				name = memscope_strtab_str(st, r->name, &len);
+				fputs(",{\"name\":", out);
+				json_str(out, name ? name : "", name ? len : 0);
+				fprintf(out, ",\"cat\":\"%s\",\"ph\":\"%s\",",
+					r->kind == MEMSCOPE_TL_MARK ? "mstx" : "op",
+					r->kind == MEMSCOPE_TL_BEGIN ? "B"
+					: r->kind == MEMSCOPE_TL_END ? "E"
+								     : "i");
+				if (r->kind == MEMSCOPE_TL_MARK)
+					fputs("\"s\":\"t\",", out);
+				put_ts(out, r->at.ts_ns);
+				fprintf(out, ",\"pid\":%llu,\"tid\":%llu}",
+					(unsigned long long)r->pid, (unsigned long long)r->tid);
+				break;
+			}
+		}
+		/* slices still open end with the process's last point */
+		for (k = 0; k <= open.mask && open.n && !rc; k++) {
+			for (depth = open.e[k].used ? open.e[k].a : 0; depth; depth--) {
+				fputs(",{\"ph\":\"E\",", out);
+				put_ts(out, last_ts);
+				fprintf(out, ",\"pid\":%llu,\"tid\":%llu}",
+					(unsigned long long)p->pid,
+					(unsigned long long)open.e[k].key);
+			}
+		}
+	}
+	fputs("]}\n", out);
+	free(sums);
+	u64map_free(&open);
+	if (rc)
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+	if (ferror(out))
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+	return 0;
+}
