@@ -86,7 +86,9 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 					}
 					sums[n_sums++] = (struct live_sum){ r->device, r->pool, 0 };
 				}
-				sums[k].bytes += r->value;
+				/* saturating: sizes near 2^63 are hostile, not real */
+				if (__builtin_add_overflow(sums[k].bytes, r->value, &sums[k].bytes))
+					sums[k].bytes = r->value > 0 ? INT64_MAX : INT64_MIN;
 				fputs(",{\"name\":", out);
 				track_name(out, r, " live");
 				fputs(",\"ph\":\"C\",", out);
