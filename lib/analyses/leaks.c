@@ -459,7 +459,7 @@ static int judge_shadowed(
 {
 	struct memscope_pos at = { b->free_ts_ns, b->free_event_id };
 
-	if (b->free_ts_ns >= p->last_real_ts)
+	if (memscope_shadow_free_at_exit(b, p->last_real_ts))
 		return on_live(l, b);
 	l->stats.n_shadow_not_exit++;
 	return judge(l, b, 1, at);
@@ -491,7 +491,7 @@ static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct me
 		return judge(l, &out, 1, memscope_pos_of(ev));
 	case MEMSCOPE_PAIR_SHADOW_FREE:
 		l->stats.n_shadow_free++;
-		if (out.free_ts_ns < p->last_real_ts)
+		if (!memscope_shadow_free_at_exit(&out, p->last_real_ts))
 			return judge_shadowed(l, p, &out);
 		if (grow_array(&l->shadowed, &l->cap_shadowed, l->n_shadowed + 1,
 			    sizeof(*l->shadowed)))
@@ -519,8 +519,7 @@ int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *e
 	l->stats.n_events++;
 	if (!(p = proc_of(l, ev->src, ev->pid)))
 		return MEMSCOPE_E_NOMEM;
-	if (ev->kind != MEMSCOPE_KIND_SYSTEM && !(ev->flags & MEMSCOPE_EV_SHADOW) &&
-		ev->ts_ns > p->last_real_ts)
+	if (memscope_event_is_real(ev) && ev->ts_ns > p->last_real_ts)
 		p->last_real_ts = ev->ts_ns;
 	if ((l->o.kinds & MEMSCOPE_LEAK_MARK) && ev->device != MEMSCOPE_DEVICE_NONE &&
 		!mgroup_of(l, ev->src, ev->pid, ev->device))

@@ -76,6 +76,12 @@ struct trace_table {
 	sqlite3_stmt *ins;
 };
 
+/* a block closed by the reference's shadow FREE, and that FREE's row */
+struct shadowed {
+	struct memscope_block b;
+	int64_t free_row;
+};
+
 struct src_info {
 	int64_t first_row, last_row; /* 0 when no row */
 	uint64_t n_rows, n_trace_rows;
@@ -92,9 +98,8 @@ struct memscope_db_writer {
 	struct buf batch_text;
 	struct memscope_blocks *blocks; /* of the input being written */
 	uint32_t blocks_src;
-	struct u64map last_ts; /* pid -> latest time of a real row (not SYSTEM, not shadow) */
-	struct memscope_block
-		*shadowed; /* blocks closed by a shadow FREE, judged at the input's end */
+	struct u64map last_ts;	   /* pid -> latest time of a real row (not SYSTEM, not shadow) */
+	struct shadowed *shadowed; /* blocks closed by a shadow FREE, judged at the input's end */
 	size_t n_shadowed, cap_shadowed;
 	struct u64map trace_of; /* pid -> index in traces */
 	struct trace_table *traces;
@@ -303,22 +308,9 @@ static struct src_info *src_of(struct memscope_db_writer *w, uint32_t src)
 	return &w->srcs[src];
 }
 
-/* The kind / subtype text of the Event and Event Type columns. */
-static const char *kind_text(
-	const struct memscope_strtab *st, const struct memscope_event *ev, int sub, size_t *n)
-{
-	const char *s = sub ? memscope_subtype_name(ev->subtype) : memscope_kind_name(ev->kind);
-
-	if (s) {
-		*n = strlen(s);
-		return s;
-	}
-	s = memscope_strtab_str(st, sub ? ev->subtype_text : ev->kind_text, n);
-	return s ? s : (*n = 0, "");
-}
-
-static int insert_block(struct memscope_db_writer *w, const struct memscope_block *b, int leaked,
-	const char *end_by)
+/* One row of memscope_blocks: b, its MALLOC's row in b->tag, the row that ended it (0: none). */
+static int insert_block(struct memscope_db_writer *w, const struct memscope_block *b,
+	int64_t free_row, int leaked, const char *end_by)
 {
 	sqlite3_stmt *s = w->ins_block;
 	char dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[19];
@@ -363,10 +355,10 @@ static int insert_block(struct memscope_db_writer *w, const struct memscope_bloc
 	}
 	sqlite3_bind_int64(s, 17, (sqlite3_int64)b->tag);
 	sqlite3_bind_int64(s, 19, (sqlite3_int64)b->alloc_event_id);
-	if (freed) {
-		sqlite3_bind_int64(s, 18, (sqlite3_int64)b->free_line);
+	if (free_row)
+		sqlite3_bind_int64(s, 18, free_row);
+	if (freed)
 		sqlite3_bind_int64(s, 20, (sqlite3_int64)b->free_event_id);
-	}
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return -1;
 	w->stats.n_blocks++;
@@ -384,7 +376,7 @@ static int pair_row(struct memscope_db_writer *w, const struct memscope_event *e
 	struct memscope_block b;
 	int r;
 
-	if (ev->kind != MEMSCOPE_KIND_SYSTEM && !(ev->flags & MEMSCOPE_EV_SHADOW)) {
+	if (memscope_event_is_real(ev)) {
 		uint64_t ts = 0, unused;
 
 		u64map_get(&w->last_ts, ev->pid, &ts, &unused);
@@ -394,22 +386,20 @@ static int pair_row(struct memscope_db_writer *w, const struct memscope_event *e
 	r = memscope_blocks_feed(w->blocks, ev, &b);
 	if (r < 0)
 		return r;
-	if (r == MEMSCOPE_PAIR_FREE || r == MEMSCOPE_PAIR_SHADOW_FREE)
-		b.free_line = (uint64_t)rowid; /* free_line carries the FREE's rowid from here */
 	switch (r) {
 	case MEMSCOPE_PAIR_ALLOC:
 		memscope_blocks_tag(w->blocks, (uint64_t)rowid);
 		return 0;
 	case MEMSCOPE_PAIR_REPLACED:
 		memscope_blocks_tag(w->blocks, (uint64_t)rowid);
-		return insert_block(w, &b, 0, "replaced") ? MEMSCOPE_E_IO : 0;
+		return insert_block(w, &b, 0, 0, "replaced") ? MEMSCOPE_E_IO : 0;
 	case MEMSCOPE_PAIR_FREE:
-		return insert_block(w, &b, 0, "free") ? MEMSCOPE_E_IO : 0;
+		return insert_block(w, &b, rowid, 0, "free") ? MEMSCOPE_E_IO : 0;
 	case MEMSCOPE_PAIR_SHADOW_FREE:
 		if (grow_array(&w->shadowed, &w->cap_shadowed, w->n_shadowed + 1,
 			    sizeof(*w->shadowed)))
 			return MEMSCOPE_E_NOMEM;
-		w->shadowed[w->n_shadowed++] = b;
+		w->shadowed[w->n_shadowed++] = (struct shadowed){ b, rowid };
 		return 0;
 	case MEMSCOPE_PAIR_UNMATCHED_FREE:
 		w->stats.n_unmatched_free++;
@@ -525,8 +515,8 @@ int memscope_db_writer_event(
 	p->ts_ns = ev->ts_ns;
 	p->pid = ev->pid;
 	p->tid = ev->tid;
-	p->kind = kind_text(w->st, ev, 0, &p->kind_len);
-	p->type = kind_text(w->st, ev, 1, &p->type_len);
+	p->kind = dump_kind_text(w->st, ev, 0, &p->kind_len);
+	p->type = dump_kind_text(w->st, ev, 1, &p->type_len);
 	text = memscope_strtab_str(w->st, ev->name, &n);
 	if (!text)
 		text = "", n = 0;
@@ -630,7 +620,7 @@ int memscope_db_writer_trace(struct memscope_db_writer *w, const struct memscope
 
 static int on_live(void *ctx, const struct memscope_block *b)
 {
-	return insert_block(ctx, b, 1, "none") ? MEMSCOPE_E_IO : 0;
+	return insert_block(ctx, b, 0, 1, "none") ? MEMSCOPE_E_IO : 0;
 }
 
 /* The blocks of the input being written that are still open: shadow-freed, then never freed. */
@@ -640,11 +630,14 @@ static int end_blocks(struct memscope_db_writer *w)
 	int rc = 0;
 
 	for (i = 0; i < w->n_shadowed && !rc; i++) {
-		const struct memscope_block *b = &w->shadowed[i];
+		const struct shadowed *x = &w->shadowed[i];
 		uint64_t last = 0, unused;
 
-		u64map_get(&w->last_ts, b->pid, &last, &unused);
-		rc = insert_block(w, b, b->free_ts_ns >= last, "shadow_free") ? MEMSCOPE_E_IO : 0;
+		u64map_get(&w->last_ts, x->b.pid, &last, &unused);
+		rc = insert_block(w, &x->b, x->free_row, memscope_shadow_free_at_exit(&x->b, last),
+			     "shadow_free")
+			     ? MEMSCOPE_E_IO
+			     : 0;
 	}
 	if (!rc && w->blocks)
 		rc = memscope_blocks_foreach_live(w->blocks, on_live, w);

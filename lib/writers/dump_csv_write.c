@@ -67,6 +67,19 @@ static int needs_quotes(const char *s, size_t n)
 	return 0;
 }
 
+const char *dump_kind_text(
+	const struct memscope_strtab *st, const struct memscope_event *ev, int sub, size_t *n)
+{
+	const char *s = sub ? memscope_subtype_name(ev->subtype) : memscope_kind_name(ev->kind);
+
+	if (s) {
+		*n = strlen(s);
+		return s;
+	}
+	s = memscope_strtab_str(st, sub ? ev->subtype_text : ev->kind_text, n);
+	return s ? s : (*n = 0, "");
+}
+
 int dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id)
 {
 	size_t n, i, len;
@@ -143,15 +156,11 @@ int memscope_csv_writer_write(
 	n = fmt_u64(tmp, ev->id);
 	tmp[n++] = ',';
 	rc |= outbuf_put(o, tmp, n);
-	if ((s = memscope_kind_name(ev->kind)) != NULL)
-		rc |= outbuf_put(o, s, strlen(s));
-	else
-		rc |= put_str(o, w->st, ev->kind_text);
+	s = dump_kind_text(w->st, ev, 0, &len);
+	rc |= outbuf_put(o, s, len);
 	rc |= outbuf_put(o, ",", 1);
-	if ((s = memscope_subtype_name(ev->subtype)) != NULL)
-		rc |= outbuf_put(o, s, strlen(s));
-	else
-		rc |= put_str(o, w->st, ev->subtype_text);
+	s = dump_kind_text(w->st, ev, 1, &len);
+	rc |= outbuf_put(o, s, len);
 	rc |= outbuf_put(o, ",", 1);
 
 	s = memscope_strtab_str(w->st, ev->name, &len);

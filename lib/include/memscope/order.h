@@ -66,6 +66,23 @@ enum memscope_block_flag {
 	MEMSCOPE_BLOCK_REPLACED = 1u << 3,     /* its key was allocated again before any FREE */
 };
 
+/*
+ * The exit rule of msmemscope.md §2.5, shared by the leak check and the database's blocks: a row
+ * is "real" unless it is SYSTEM or one of the reference's synthetic shadow:true rows; a block its
+ * shadow FREE closed was alive at exit when that FREE is not before the last real row of its
+ * process (else it was freed while not tracing, or its address was reused).
+ */
+static inline int memscope_event_is_real(const struct memscope_event *ev)
+{
+	return ev->kind != MEMSCOPE_KIND_SYSTEM && !(ev->flags & MEMSCOPE_EV_SHADOW);
+}
+
+static inline int memscope_shadow_free_at_exit(
+	const struct memscope_block *b, uint64_t last_real_ts)
+{
+	return b->free_ts_ns >= last_real_ts;
+}
+
 /* What one event did to the live-block map. */
 enum memscope_pair {
 	MEMSCOPE_PAIR_NONE = 0,	      /* not a MALLOC or FREE */
