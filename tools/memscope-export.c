@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 		return status;
 	st = memscope_strtab_new();
 	if (o.format == FORMAT_CHROME_TRACE)
-		tl = st ? memscope_timeline_new(o.flame.pools, st) : NULL;
+		tl = st ? memscope_timeline_new(o.flame.pools, 0, st) : NULL;
 	else
 		f = st ? memscope_flame_new(&o.flame, st) : NULL;
 	if (!f && !tl) {

@@ -24,6 +24,7 @@ struct memscope_flame {
 	struct memscope_flame_opts o;
 	struct memscope_strtab *st;
 	struct memscope_blocks *blocks; /* PEAK: pairing */
+	struct memscope_timeline *tl;	/* PEAK: live bytes over time */
 	struct memscope_leaks *leaks;	/* LEAKED: the exit check of memscope-leaks */
 	struct u64map weight[MEMSCOPE_FLAME_N_METRICS]; /* path -> weight */
 	struct u64map by_stacks;			/* (stack_py << 32 | stack_c) -> path */
@@ -73,7 +74,9 @@ struct memscope_flame *memscope_flame_new(
 	if (!f->o.stacks)
 		f->o.stacks = MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C;
 	f->st = st;
-	if (wants(f, MEMSCOPE_FLAME_PEAK) && !(f->blocks = memscope_blocks_new(st)))
+	if (wants(f, MEMSCOPE_FLAME_PEAK) &&
+		(!(f->blocks = memscope_blocks_new(st)) ||
+			!(f->tl = memscope_timeline_new(f->o.pools, 1, st))))
 		goto fail;
 	if (wants(f, MEMSCOPE_FLAME_LEAKED)) {
 		struct memscope_leaks_opts lo;
@@ -97,6 +100,7 @@ void memscope_flame_free(struct memscope_flame *f)
 	if (!f)
 		return;
 	memscope_blocks_free(f->blocks);
+	memscope_timeline_free(f->tl);
 	memscope_leaks_free(f->leaks);
 	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
 		u64map_free(&f->weight[m]);
@@ -210,7 +214,9 @@ static int add_weight(struct memscope_flame *f, unsigned metric, uint32_t path, 
 	return u64map_put(&f->weight[metric], path, cur, 0);
 }
 
-static int record_block(struct memscope_flame *f, const struct memscope_block *b)
+/* A block for the peak; end is where it stopped being live (NULL: never). */
+static int record_block(
+	struct memscope_flame *f, const struct memscope_block *b, const struct memscope_pos *end)
 {
 	struct prec *r;
 	uint32_t path;
@@ -222,9 +228,7 @@ static int record_block(struct memscope_flame *f, const struct memscope_block *b
 		return MEMSCOPE_E_NOMEM;
 	r = &f->recs[f->n_recs++];
 	r->alloc = (struct memscope_pos){ b->alloc_ts_ns, b->alloc_event_id };
-	r->free = (b->flags & MEMSCOPE_BLOCK_FREED)
-			  ? (struct memscope_pos){ b->free_ts_ns, b->free_event_id }
-			  : (struct memscope_pos){ UINT64_MAX, UINT64_MAX };
+	r->free = end ? *end : (struct memscope_pos){ UINT64_MAX, UINT64_MAX };
 	r->pid = b->pid;
 	r->size = b->size;
 	r->src = b->src;
@@ -262,100 +266,44 @@ int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *e
 	}
 	if (!f->blocks)
 		return 0;
+	/* the timeline finds the peak's moment, the blocks say which were live then */
+	if (memscope_timeline_feed(f->tl, ev))
+		return MEMSCOPE_E_NOMEM;
 	r = memscope_blocks_feed(f->blocks, ev, &out);
 	if (r < 0)
 		return r;
 	if (r == MEMSCOPE_PAIR_FREE || r == MEMSCOPE_PAIR_SHADOW_FREE ||
-		r == MEMSCOPE_PAIR_REPLACED)
-		return record_block(f, &out);
+		r == MEMSCOPE_PAIR_REPLACED) {
+		struct memscope_pos end = memscope_pos_of(ev);
+
+		return record_block(f, &out, &end);
+	}
 	return 0;
 }
 
 static int on_live(void *ctx, const struct memscope_block *b)
 {
-	return record_block(ctx, b);
+	return record_block(ctx, b, NULL);
 }
 
-static int cmp_group(const struct prec *a, const struct prec *b)
-{
-	if (a->src != b->src)
-		return a->src < b->src ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	return (a->pool > b->pool) - (a->pool < b->pool);
-}
-
-static int cmp_prec(const void *pa, const void *pb)
-{
-	const struct prec *a = pa, *b = pb;
-	int c = cmp_group(a, b);
-
-	return c ? c : memscope_pos_cmp(a->alloc, b->alloc);
-}
-
-/* a change of live bytes at a moment */
-struct delta {
-	struct memscope_pos at;
-	int64_t bytes;
-};
-
-static int cmp_delta(const void *pa, const void *pb)
-{
-	const struct delta *a = pa, *b = pb;
-	int c = memscope_pos_cmp(a->at, b->at);
-
-	/* at the same moment a free comes first */
-	return c ? c : (a->bytes > b->bytes) - (a->bytes < b->bytes);
-}
-
-/*
- * The peak: per (input, process, device, pool), the moment the live bytes went highest; the
- * highest of those is the profile's, and the blocks live then are its weights.
- */
+/* The peak: the timeline's highest moment; its weights are the blocks of that (input, process,
+ * device, pool) live then. */
 static int find_peak(struct memscope_flame *f)
 {
-	struct delta *d = NULL;
-	size_t i = 0, j, k, best_i = 0, best_j = 0;
-	struct memscope_pos best_at = { 0, 0 };
-	uint64_t best = 0;
-	int rc = 0;
+	const struct memscope_timeline_point *pk;
+	size_t k;
+	int rc = memscope_timeline_finish(f->tl);
 
-	if (f->n_recs)
-		qsort(f->recs, f->n_recs, sizeof(*f->recs), cmp_prec);
-	if (f->n_recs && !(d = malloc(2 * f->n_recs * sizeof(*d))))
-		return MEMSCOPE_E_NOMEM;
-	for (; i < f->n_recs; i = j) {
-		uint64_t live = 0;
-		size_t n = 0;
-
-		for (j = i; j < f->n_recs && cmp_group(&f->recs[i], &f->recs[j]) == 0; j++) {
-			d[n++] = (struct delta){ f->recs[j].alloc, f->recs[j].size };
-			if (f->recs[j].free.ts_ns != UINT64_MAX || f->recs[j].free.id != UINT64_MAX)
-				d[n++] = (struct delta){ f->recs[j].free, -f->recs[j].size };
-		}
-		qsort(d, n, sizeof(*d), cmp_delta);
-		for (k = 0; k < n; k++) {
-			live += (uint64_t)d[k].bytes; /* wraps back on frees */
-			if (d[k].bytes > 0 && live > best) {
-				best = live;
-				best_at = d[k].at;
-				best_i = i;
-				best_j = j;
-			}
-		}
-	}
-	free(d);
-	if (!best)
-		return 0;
-	f->peak = (struct memscope_flame_peak){ 1, f->recs[best_i].src, f->recs[best_i].pid,
-		f->recs[best_i].device, f->recs[best_i].pool, best_at.ts_ns, best };
-	for (k = best_i; k < best_j && !rc; k++) {
+	if (rc || !(pk = memscope_timeline_peak(f->tl)))
+		return rc;
+	f->peak = (struct memscope_flame_peak){ 1, pk->src, pk->pid, pk->device, pk->pool,
+		pk->at.ts_ns, (uint64_t)pk->value };
+	for (k = 0; k < f->n_recs && !rc; k++) {
 		const struct prec *r = &f->recs[k];
 
-		if (memscope_pos_cmp(r->alloc, best_at) <= 0 &&
-			memscope_pos_cmp(r->free, best_at) > 0)
+		if (r->src == pk->src && r->pid == pk->pid && r->device == pk->device &&
+			r->pool == pk->pool && memscope_pos_cmp(r->alloc, pk->at) <= 0 &&
+			memscope_pos_cmp(r->free, pk->at) > 0)
 			rc = add_weight(f, MEMSCOPE_FLAME_PEAK, r->path, (uint64_t)r->size);
 	}
 	return rc;

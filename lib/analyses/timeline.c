@@ -13,19 +13,23 @@
 
 struct memscope_timeline {
 	uint64_t pools;
+	int live_only;
 	struct memscope_strtab *st;
 	struct memscope_blocks *blocks;
 	struct memscope_timeline_point *recs;
 	size_t n, cap;
+	size_t peak; /* index of the highest live point, n when none */
 };
 
-struct memscope_timeline *memscope_timeline_new(uint64_t pools, struct memscope_strtab *st)
+struct memscope_timeline *memscope_timeline_new(
+	uint64_t pools, int live_only, struct memscope_strtab *st)
 {
 	struct memscope_timeline *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
 	t->pools = pools;
+	t->live_only = live_only;
 	t->st = st;
 	if (!(t->blocks = memscope_blocks_new(NULL))) {
 		free(t);
@@ -104,7 +108,7 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 			return 0;
 		if (add_live(t, ev))
 			return MEMSCOPE_E_NOMEM;
-		if (ev->flags & MEMSCOPE_EV_USED) {
+		if ((ev->flags & MEMSCOPE_EV_USED) && !t->live_only) {
 			if (!(r = add(t, ev, MEMSCOPE_TL_USED)))
 				return MEMSCOPE_E_NOMEM;
 			r->value = ev->used;
@@ -113,13 +117,15 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 		}
 		return 0;
 	case MEMSCOPE_KIND_OP_LAUNCH:
+		if (t->live_only)
+			return 0;
 		if (sub == MEMSCOPE_SUB_ATEN_START || sub == MEMSCOPE_SUB_ATB_START)
 			return add(t, ev, MEMSCOPE_TL_BEGIN) ? 0 : MEMSCOPE_E_NOMEM;
 		if (sub == MEMSCOPE_SUB_ATEN_END || sub == MEMSCOPE_SUB_ATB_END)
 			return add(t, ev, MEMSCOPE_TL_END) ? 0 : MEMSCOPE_E_NOMEM;
 		return 0;
 	case MEMSCOPE_KIND_MSTX:
-		if (sub == MEMSCOPE_SUB_MARK)
+		if (sub == MEMSCOPE_SUB_MARK && !t->live_only)
 			return add(t, ev, MEMSCOPE_TL_MARK) ? 0 : MEMSCOPE_E_NOMEM;
 		return 0;
 	default:
@@ -139,14 +145,62 @@ static int cmp_rec(const void *pa, const void *pb)
 	if ((c = memscope_pos_cmp(a->at, b->at)) != 0)
 		return c;
 	/* one row can give a live change and a used sample: keep the row's order */
-	return (a->kind > b->kind) - (a->kind < b->kind);
+	if (a->kind != b->kind)
+		return (a->kind > b->kind) - (a->kind < b->kind);
+	/* a MALLOC replacing a live block: the old one goes first */
+	return (a->value > b->value) - (a->value < b->value);
 }
+
+/* running live bytes of the (device, pool)s of one process */
+struct live_sum {
+	int32_t device;
+	uint16_t pool;
+	int64_t bytes;
+};
 
 int memscope_timeline_finish(struct memscope_timeline *t)
 {
+	struct live_sum *sums = NULL;
+	size_t i, k, n_sums = 0, cap_sums = 0;
+	int64_t best = 0;
+
+	t->peak = t->n;
 	if (t->n)
 		qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
+	/* each live change becomes the live bytes after it, and the highest is the peak */
+	for (i = 0; i < t->n; i++) {
+		struct memscope_timeline_point *r = &t->recs[i];
+
+		if (i && (r->src != r[-1].src || r->pid != r[-1].pid))
+			n_sums = 0;
+		if (r->kind != MEMSCOPE_TL_LIVE)
+			continue;
+		for (k = 0; k < n_sums; k++)
+			if (sums[k].device == r->device && sums[k].pool == r->pool)
+				break;
+		if (k == n_sums) {
+			if (grow_array(&sums, &cap_sums, n_sums + 1, sizeof(*sums))) {
+				free(sums);
+				return MEMSCOPE_E_NOMEM;
+			}
+			sums[n_sums++] = (struct live_sum){ r->device, r->pool, 0 };
+		}
+		/* saturating: sizes near 2^63 are hostile, not real */
+		if (__builtin_add_overflow(sums[k].bytes, r->value, &sums[k].bytes))
+			sums[k].bytes = r->value > 0 ? INT64_MAX : INT64_MIN;
+		r->value = sums[k].bytes;
+		if (r->value > best) {
+			best = r->value;
+			t->peak = i;
+		}
+	}
+	free(sums);
 	return 0;
+}
+
+const struct memscope_timeline_point *memscope_timeline_peak(const struct memscope_timeline *t)
+{
+	return t->peak < t->n ? &t->recs[t->peak] : NULL;
 }
 
 const struct memscope_timeline_point *memscope_timeline_points(

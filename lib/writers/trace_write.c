@@ -26,19 +26,11 @@ static void track_name(FILE *out, const struct memscope_timeline_point *r, const
 	json_cstr(out, name);
 }
 
-/* running live bytes of the (device, pool)s of one process */
-struct live_sum {
-	int32_t device;
-	uint16_t pool;
-	int64_t bytes;
-};
-
 int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 	const char *const *inputs, size_t n_inputs, struct memscope_error *err)
 {
-	struct live_sum *sums = NULL;
 	struct u64map open = { 0 }; /* tid -> open slices, per process */
-	size_t i, j, k, n_sums = 0, cap_sums = 0;
+	size_t i, j, k;
 	int first = 1, rc = 0;
 
 	fprintf(out,
@@ -64,7 +56,6 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 		json_cstr(out, pname);
 		fputs("}}", out);
 		first = 0;
-		n_sums = 0;
 		u64map_clear(&open);
 		for (j = i; j < n_points && recs[j].src == p->src && recs[j].pid == p->pid && !rc;
 			j++) {
@@ -75,26 +66,12 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 			last_ts = r->at.ts_ns;
 			switch (r->kind) {
 			case MEMSCOPE_TL_LIVE:
-				for (k = 0; k < n_sums; k++)
-					if (sums[k].device == r->device && sums[k].pool == r->pool)
-						break;
-				if (k == n_sums) {
-					if (grow_array(
-						    &sums, &cap_sums, n_sums + 1, sizeof(*sums))) {
-						rc = MEMSCOPE_E_NOMEM;
-						break;
-					}
-					sums[n_sums++] = (struct live_sum){ r->device, r->pool, 0 };
-				}
-				/* saturating: sizes near 2^63 are hostile, not real */
-				if (__builtin_add_overflow(sums[k].bytes, r->value, &sums[k].bytes))
-					sums[k].bytes = r->value > 0 ? INT64_MAX : INT64_MIN;
 				fputs(",{\"name\":", out);
 				track_name(out, r, " live");
 				fputs(",\"ph\":\"C\",", out);
 				put_ts(out, r->at.ts_ns);
 				fprintf(out, ",\"pid\":%llu,\"args\":{\"bytes\":%lld}}",
-					(unsigned long long)r->pid, (long long)sums[k].bytes);
+					(unsigned long long)r->pid, (long long)r->value);
 				break;
 			case MEMSCOPE_TL_USED:
 				fputs(",{\"name\":", out);
@@ -150,7 +127,6 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 		}
 	}
 	fputs("]}\n", out);
-	free(sums);
 	u64map_free(&open);
 	if (rc)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");

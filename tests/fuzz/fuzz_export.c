@@ -71,7 +71,7 @@ static void check_timeline(const uint8_t *data, size_t size)
 	FILE *out;
 	cJSON *doc;
 
-	if (!st || !(t = memscope_timeline_new(0, st)))
+	if (!st || !(t = memscope_timeline_new(0, 0, st)))
 		abort();
 	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
 		memscope_source_read(src, feed_timeline, t, &err);

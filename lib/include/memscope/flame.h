@@ -64,7 +64,8 @@ struct memscope_flame_peak {
 
 /*
  * The analysis: feed every event of every input (src numbers them), then finish. Memory grows with
- * the live blocks and the distinct paths; with the peak metric also 40 bytes per block.
+ * the live blocks and the distinct paths; with the peak metric also 48 bytes per block and 64 per
+ * MALLOC/FREE row (the timeline that finds the peak).
  */
 struct memscope_flame;
 
@@ -117,11 +118,14 @@ int memscope_flame_write_folded(
  */
 struct memscope_timeline;
 
-/* pools: MEMSCOPE_POOL_BIT bits, 0 for every pool. st as memscope_flame_new's. NULL on OOM. */
-struct memscope_timeline *memscope_timeline_new(uint64_t pools, struct memscope_strtab *st);
+/* pools: MEMSCOPE_POOL_BIT bits, 0 for every pool; live_only: keep the live bytes only (no used
+ * samples, ops or marks). st as memscope_flame_new's. NULL on OOM. */
+struct memscope_timeline *memscope_timeline_new(
+	uint64_t pools, int live_only, struct memscope_strtab *st);
 void memscope_timeline_free(struct memscope_timeline *t);
 int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_event *ev);
-/* Put everything in time order. 0 or MEMSCOPE_E_NOMEM. */
+/* Put everything in time order and turn the live changes into live bytes. 0 or
+ * MEMSCOPE_E_NOMEM. */
 int memscope_timeline_finish(struct memscope_timeline *t);
 
 enum memscope_timeline_kind {
@@ -136,7 +140,7 @@ enum memscope_timeline_kind {
 struct memscope_timeline_point {
 	struct memscope_pos at;
 	uint64_t pid, tid;
-	int64_t value;	    /* LIVE: bytes added (negative: freed); USED: used */
+	int64_t value;	    /* LIVE: live bytes after it (before finish: the change); USED: used */
 	int64_t total;	    /* USED: reserved, INT64_MIN when the row has none */
 	uint32_t src, name; /* name: string id (ops, marks) */
 	int32_t device;
@@ -147,6 +151,9 @@ struct memscope_timeline_point {
 const struct memscope_timeline_point *memscope_timeline_points(
 	const struct memscope_timeline *t, size_t *n);
 const struct memscope_strtab *memscope_timeline_strtab(const struct memscope_timeline *t);
+/* After finish: the first point where any (input, process, device, pool) had the most live
+ * bytes of all, NULL when no block had a size. Borrowed like the points. */
+const struct memscope_timeline_point *memscope_timeline_peak(const struct memscope_timeline *t);
 
 /*
  * Chrome trace event JSON: "C" counter events (one track per process, device and pool, with
