@@ -9,10 +9,11 @@ enum { OPT_FORMAT = 256, OPT_METRIC, OPT_GROUP_BY, OPT_STACK, OPT_POOL };
 
 static const struct cli_option options[] = {
 	{ "format", 0, OPT_FORMAT, "FORMAT",
-		"speedscope, folded or chrome-trace (default speedscope)" },
+		"speedscope, folded, svg or chrome-trace (default speedscope)" },
 	{ "metric", 0, OPT_METRIC, "LIST",
-		"allocated, peak, leaked and/or count (default allocated; folded takes one)" },
-	{ "group-by", 0, OPT_GROUP_BY, "WHAT", "stack or owner (default stack)" },
+		"allocated, peak, leaked and/or count (default allocated; folded and svg take "
+		"one)" },
+	{ "group-by", 0, OPT_GROUP_BY, "WHAT", "stack, owner or op (default stack)" },
 	{ "stack", 0, OPT_STACK, "WHICH", "python, c or both (default both)" },
 	{ "pool", 0, OPT_POOL, "LIST", "pools counted: hal,pta,atb,... or all (default all)" },
 	{ "output", 'o', 'o', "FILE", "output file (default: standard output)" },
@@ -21,14 +22,15 @@ static const struct cli_option options[] = {
 
 static const struct cli_tool tool = {
 	"memscope-export",
-	"[--format speedscope|folded|chrome-trace] [--metric LIST] [--group-by stack|owner]\n"
+	"[--format speedscope|folded|svg|chrome-trace] [--metric LIST] [--group-by "
+	"stack|owner|op]\n"
 	"       [--stack python|c|both] [--pool LIST] [-o FILE] [-f] [--lenient] [-q] INPUT...",
-	"Bytes (or allocations) per call stack or owner tag as speedscope JSON or folded stacks, "
-	"or memory over time as a Chrome trace.",
+	"Bytes (or allocations) per call stack, owner tag or op as speedscope JSON, folded stacks "
+	"or an SVG flame graph, or memory over time as a Chrome trace.",
 	options,
 };
 
-enum format { FORMAT_SPEEDSCOPE, FORMAT_FOLDED, FORMAT_CHROME_TRACE };
+enum format { FORMAT_SPEEDSCOPE, FORMAT_FOLDED, FORMAT_SVG, FORMAT_CHROME_TRACE };
 
 /* options, with every default next to its flag */
 struct export_opts {
@@ -51,15 +53,16 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 				o->format = FORMAT_SPEEDSCOPE;
 			} else if (strcmp(optarg, "folded") == 0) {
 				o->format = FORMAT_FOLDED;
+			} else if (strcmp(optarg, "svg") == 0) {
+				o->format = FORMAT_SVG;
 			} else if (strcmp(optarg, "chrome-trace") == 0) {
 				o->format = FORMAT_CHROME_TRACE;
 			} else {
 				cli_msg(&tool,
-					"--format: expected speedscope, folded or chrome-trace, "
-					"got "
-					"'%s'%s",
-					optarg,
-					strcmp(optarg, "svg") ? "" : " (not in this version)");
+					"--format: expected speedscope, folded, svg or "
+					"chrome-trace, "
+					"got '%s'",
+					optarg);
 				rc = CLI_EXIT_USAGE;
 			}
 			break;
@@ -78,10 +81,11 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 				o->flame.group = MEMSCOPE_FLAME_BY_STACK;
 			} else if (strcmp(optarg, "owner") == 0) {
 				o->flame.group = MEMSCOPE_FLAME_BY_OWNER;
+			} else if (strcmp(optarg, "op") == 0) {
+				o->flame.group = MEMSCOPE_FLAME_BY_OP;
 			} else {
-				cli_msg(&tool, "--group-by: expected stack or owner, got '%s'%s",
-					optarg,
-					strcmp(optarg, "op") ? "" : " (not in this version)");
+				cli_msg(&tool, "--group-by: expected stack, owner or op, got '%s'",
+					optarg);
 				rc = CLI_EXIT_USAGE;
 			}
 			break;
@@ -106,8 +110,9 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 	if (rc)
 		return rc;
 	n = __builtin_popcount(o->flame.metrics);
-	if (o->format == FORMAT_FOLDED && n != 1) {
-		cli_msg(&tool, "--format folded holds one metric, %d given", n);
+	if ((o->format == FORMAT_FOLDED || o->format == FORMAT_SVG) && n != 1) {
+		cli_msg(&tool, "--format %s holds one metric, %d given",
+			o->format == FORMAT_SVG ? "svg" : "folded", n);
 		return CLI_EXIT_USAGE;
 	}
 	if (optind == argc) {
@@ -126,6 +131,27 @@ static int feed(void *ctx, const struct memscope_event *ev)
 static int feed_timeline(void *ctx, const struct memscope_event *ev)
 {
 	return memscope_timeline_feed(ctx, ev);
+}
+
+/* The flame graph's subtitle: the inputs (the first three) and what the paths are made of. */
+static const char *subtitle(
+	const struct export_opts *o, char *const *inputs, int n, char *buf, size_t size)
+{
+	static const char *const by[] = { "call stack", "owner tag", "op" };
+	static const char *const stacks[] = { "", " (Python frames)", " (C frames)",
+		" (Python frames, then C)" };
+	int i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && i < 3 && len >= 0 && (size_t)len < size; i++)
+		len += snprintf(buf + len, size - (size_t)len, "%s%s", i ? ", " : "", inputs[i]);
+	if (n > 3 && len >= 0 && (size_t)len < size)
+		len += snprintf(buf + len, size - (size_t)len, " and %d more", n - 3);
+	if (len >= 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, "; by %s%s", by[o->flame.group],
+			o->flame.group == MEMSCOPE_FLAME_BY_STACK ? stacks[o->flame.stacks & 3]
+								  : "");
+	return buf;
 }
 
 /* One summary line per metric: paths and total. */
@@ -156,8 +182,9 @@ int main(int argc, char **argv)
 	struct memscope_timeline *tl = NULL;
 	struct memscope_error err;
 	struct cli_out out = { 0 };
-	int i, status;
+	int i, status, rc;
 	unsigned m = 0;
+	char sub[512];
 
 	o.format = FORMAT_SPEEDSCOPE;
 	memscope_flame_opts_init(&o.flame);
@@ -201,11 +228,17 @@ int main(int argc, char **argv)
 	memscope_error_clear(&err);
 	while (m < MEMSCOPE_FLAME_N_METRICS && !((o.flame.metrics >> m) & 1))
 		m++;
-	if (tl ? memscope_timeline_write_chrome(out.f, tl, (const char *const *)argv + optind,
-			 (size_t)(argc - optind), &err)
-		: o.format == FORMAT_FOLDED
-			? memscope_flame_write_folded(out.f, f, m, &err)
-			: memscope_flame_write_speedscope(out.f, f, argv[optind], &err)) {
+	if (tl)
+		rc = memscope_timeline_write_chrome(out.f, tl, (const char *const *)argv + optind,
+			(size_t)(argc - optind), &err);
+	else if (o.format == FORMAT_FOLDED)
+		rc = memscope_flame_write_folded(out.f, f, m, &err);
+	else if (o.format == FORMAT_SVG)
+		rc = memscope_flame_write_svg(out.f, f, m,
+			subtitle(&o, argv + optind, argc - optind, sub, sizeof(sub)), &err);
+	else
+		rc = memscope_flame_write_speedscope(out.f, f, argv[optind], &err);
+	if (rc) {
 		cli_msg(&tool, "%s: %s", o.common.output, err.msg);
 		status = cli_exit_status(err.code);
 		goto out;

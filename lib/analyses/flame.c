@@ -13,12 +13,29 @@
 /* a block for the peak: where it lived and what it weighs */
 struct prec {
 	struct memscope_pos alloc, free; /* free.ts_ns UINT64_MAX: never freed */
-	uint64_t pid;
+	uint64_t pid, tid;
 	int64_t size;
-	uint32_t src, path;
+	uint32_t src, path; /* path 0 when grouped by op (found at finish) */
 	int32_t device;
 	uint16_t pool;
 };
+
+/* Grouped by op: an op's start or end, or a weight for the ops open on its thread then. */
+struct oprec {
+	struct memscope_pos at;
+	uint64_t pid, tid;
+	uint64_t weight;    /* OPR_WEIGHT */
+	uint32_t src, name; /* OPR_BEGIN, OPR_END: the op's name */
+	uint16_t pool;	    /* OPR_WEIGHT: the block's pool */
+	uint8_t kind;	    /* enum oprec_kind: at one position, starts, then weights, then ends */
+	uint8_t metric;	    /* OPR_WEIGHT */
+};
+
+enum oprec_kind { OPR_BEGIN, OPR_WEIGHT, OPR_END };
+
+/* Ops open deeper than this on one thread are not frames (a hostile input's starts without ends
+ * would make every path as long as the file). */
+#define OP_DEPTH 64
 
 struct memscope_flame {
 	struct memscope_flame_opts o;
@@ -33,6 +50,8 @@ struct memscope_flame {
 	size_t cap_frames;
 	struct prec *recs;
 	size_t n_recs, cap_recs;
+	struct oprec *ops; /* grouped by op */
+	size_t n_ops, cap_ops;
 	struct memscope_flame_entry *entries[MEMSCOPE_FLAME_N_METRICS];
 	size_t n_entries[MEMSCOPE_FLAME_N_METRICS];
 	uint64_t total[MEMSCOPE_FLAME_N_METRICS];
@@ -110,6 +129,7 @@ void memscope_flame_free(struct memscope_flame *f)
 	u64map_free(&f->by_owner);
 	free(f->frames);
 	free(f->recs);
+	free(f->ops);
 	free(f);
 }
 
@@ -158,8 +178,9 @@ static int add_placeholder(struct memscope_flame *f, size_t *n, unsigned pool)
 {
 	char tmp[64];
 	const char *p = memscope_subtype_name(pool);
+	static const char *const what[] = { "stack", "owner", "op" };
 	int len = snprintf(tmp, sizeof(tmp), "[%s, no %s]", p ? p : "memory",
-		f->o.group == MEMSCOPE_FLAME_BY_OWNER ? "owner" : "stack");
+		what[f->o.group <= MEMSCOPE_FLAME_BY_OP ? f->o.group : 0]);
 	uint32_t id;
 
 	if (memscope_strtab_intern(f->st, tmp, (size_t)len, &id))
@@ -167,7 +188,8 @@ static int add_placeholder(struct memscope_flame *f, size_t *n, unsigned pool)
 	return push_frame(f, n, id);
 }
 
-/* The path of a block with these stacks, owner tag and pool, into *path. */
+/* The path of a block with these stacks, owner tag and pool, into *path (grouped by op: the
+ * placeholder of pool). */
 static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t owner, unsigned pool,
 	uint32_t *path)
 {
@@ -181,6 +203,7 @@ static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t o
 		c = (f->o.stacks & MEMSCOPE_FLAME_C) ? c : 0;
 	} else {
 		py = c = 0;
+		owner = f->o.group == MEMSCOPE_FLAME_BY_OP ? 0 : owner;
 	}
 	cache = py || c ? &f->by_stacks : &f->by_owner;
 	key = py || c ? (uint64_t)py << 32 | c : (uint64_t)owner << 16 | pool;
@@ -199,6 +222,58 @@ static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t o
 	if (rc || memscope_strtab_intern_stack(f->st, f->frames, n, path) ||
 		u64map_put(cache, key, *path, 0))
 		return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+static struct oprec *add_oprec(struct memscope_flame *f, uint32_t src, uint64_t pid, uint64_t tid,
+	struct memscope_pos at, unsigned kind)
+{
+	struct oprec *r;
+
+	if (grow_array(&f->ops, &f->cap_ops, f->n_ops + 1, sizeof(*f->ops)))
+		return NULL;
+	r = &f->ops[f->n_ops++];
+	*r = (struct oprec){ .at = at, .pid = pid, .tid = tid, .src = src, .kind = (uint8_t)kind };
+	return r;
+}
+
+/* w of metric for the ops open on thread (src, pid, tid) at at, known at finish. */
+static int add_op_weight(struct memscope_flame *f, unsigned metric, uint32_t src, uint64_t pid,
+	uint64_t tid, struct memscope_pos at, unsigned pool, uint64_t w)
+{
+	struct oprec *r = w ? add_oprec(f, src, pid, tid, at, OPR_WEIGHT) : NULL;
+
+	if (!w)
+		return 0;
+	if (!r)
+		return MEMSCOPE_E_NOMEM;
+	r->weight = w;
+	r->pool = (uint16_t)pool;
+	r->metric = (uint8_t)metric;
+	return 0;
+}
+
+/* An ATen or ATB op's start or end row, grouped by op. */
+static int add_op_row(struct memscope_flame *f, const struct memscope_event *ev)
+{
+	unsigned sub = ev->subtype, kind;
+	uint32_t name = ev->name;
+	struct oprec *r;
+	size_t len;
+
+	if (sub == MEMSCOPE_SUB_ATEN_START || sub == MEMSCOPE_SUB_ATB_START)
+		kind = OPR_BEGIN;
+	else if (sub == MEMSCOPE_SUB_ATEN_END || sub == MEMSCOPE_SUB_ATB_END)
+		kind = OPR_END;
+	else
+		return 0;
+	if (!memscope_strtab_str(f->st, ev->name, &len) || !len) {
+		if (memscope_strtab_intern(f->st, "[unnamed op]", 12, &name))
+			return MEMSCOPE_E_NOMEM;
+	}
+	if (!(r = add_oprec(f, ev->src, ev->pid, ev->tid, memscope_pos_of(ev), kind)))
+		return MEMSCOPE_E_NOMEM;
+	r->name = name;
 	return 0;
 }
 
@@ -223,13 +298,16 @@ static int record_block(
 
 	if (b->size <= 0)
 		return 0;
-	if (path_of(f, b->stack_py, b->stack_c, b->owner, b->pool, &path) ||
+	path = 0;
+	if ((f->o.group != MEMSCOPE_FLAME_BY_OP &&
+		    path_of(f, b->stack_py, b->stack_c, b->owner, b->pool, &path)) ||
 		grow_array(&f->recs, &f->cap_recs, f->n_recs + 1, sizeof(*f->recs)))
 		return MEMSCOPE_E_NOMEM;
 	r = &f->recs[f->n_recs++];
 	r->alloc = (struct memscope_pos){ b->alloc_ts_ns, b->alloc_event_id };
 	r->free = end ? *end : (struct memscope_pos){ UINT64_MAX, UINT64_MAX };
 	r->pid = b->pid;
+	r->tid = b->tid;
 	r->size = b->size;
 	r->src = b->src;
 	r->path = path;
@@ -238,32 +316,47 @@ static int record_block(
 	return 0;
 }
 
+/* The allocated and count weights of a MALLOC row. */
+static int add_malloc(struct memscope_flame *f, const struct memscope_event *ev)
+{
+	static const unsigned metric[2] = { MEMSCOPE_FLAME_ALLOCATED, MEMSCOPE_FLAME_COUNT };
+	const uint64_t w[2] = {
+		(ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0 ? (uint64_t)ev->size : 0, 1
+	};
+	const struct memscope_attr *a;
+	uint32_t owner = 0, path = 0;
+	int k, rc = 0;
+
+	if (f->o.group != MEMSCOPE_FLAME_BY_OP &&
+		(((a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && a->val_len &&
+			 memscope_strtab_intern(f->st, a->val, a->val_len, &owner)) ||
+			path_of(f, ev->stack_py, ev->stack_c, owner, ev->pool, &path)))
+		return MEMSCOPE_E_NOMEM;
+	for (k = 0; k < 2 && !rc; k++)
+		if (wants(f, metric[k]))
+			rc = f->o.group == MEMSCOPE_FLAME_BY_OP
+				     ? add_op_weight(f, metric[k], ev->src, ev->pid, ev->tid,
+					       memscope_pos_of(ev), ev->pool, w[k])
+				     : add_weight(f, metric[k], path, w[k]);
+	return rc ? MEMSCOPE_E_NOMEM : 0;
+}
+
 int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *ev)
 {
 	struct memscope_block out;
-	const struct memscope_attr *a;
-	uint32_t owner = 0, path;
 	int r;
 
 	if (f->leaks && memscope_leaks_feed(f->leaks, ev))
 		return MEMSCOPE_E_NOMEM;
+	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH && f->o.group == MEMSCOPE_FLAME_BY_OP)
+		return add_op_row(f, ev);
 	if ((ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE) || !ev->pool ||
 		(f->o.pools && !(f->o.pools & MEMSCOPE_POOL_BIT(ev->pool))))
 		return 0;
 	if (ev->kind == MEMSCOPE_KIND_MALLOC &&
-		(wants(f, MEMSCOPE_FLAME_ALLOCATED) || wants(f, MEMSCOPE_FLAME_COUNT))) {
-		if ((a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && a->val_len &&
-			memscope_strtab_intern(f->st, a->val, a->val_len, &owner))
-			return MEMSCOPE_E_NOMEM;
-		if (path_of(f, ev->stack_py, ev->stack_c, owner, ev->pool, &path) ||
-			((ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0 &&
-				wants(f, MEMSCOPE_FLAME_ALLOCATED) &&
-				add_weight(
-					f, MEMSCOPE_FLAME_ALLOCATED, path, (uint64_t)ev->size)) ||
-			(wants(f, MEMSCOPE_FLAME_COUNT) &&
-				add_weight(f, MEMSCOPE_FLAME_COUNT, path, 1)))
-			return MEMSCOPE_E_NOMEM;
-	}
+		(wants(f, MEMSCOPE_FLAME_ALLOCATED) || wants(f, MEMSCOPE_FLAME_COUNT)) &&
+		add_malloc(f, ev))
+		return MEMSCOPE_E_NOMEM;
 	if (!f->blocks)
 		return 0;
 	/* the timeline finds the peak's moment, the blocks say which were live then */
@@ -304,7 +397,11 @@ static int find_peak(struct memscope_flame *f)
 		if (r->src == pk->src && r->pid == pk->pid && r->device == pk->device &&
 			r->pool == pk->pool && memscope_pos_cmp(r->alloc, pk->at) <= 0 &&
 			memscope_pos_cmp(r->free, pk->at) > 0)
-			rc = add_weight(f, MEMSCOPE_FLAME_PEAK, r->path, (uint64_t)r->size);
+			rc = f->o.group == MEMSCOPE_FLAME_BY_OP
+				     ? add_op_weight(f, MEMSCOPE_FLAME_PEAK, r->src, r->pid, r->tid,
+					       r->alloc, r->pool, (uint64_t)r->size)
+				     : add_weight(
+					       f, MEMSCOPE_FLAME_PEAK, r->path, (uint64_t)r->size);
 	}
 	return rc;
 }
@@ -321,10 +418,91 @@ static int add_leaks(struct memscope_flame *f)
 
 		if (x->kind != MEMSCOPE_LEAK_EXIT || x->blk.size <= 0)
 			continue;
-		rc = path_of(f, x->blk.stack_py, x->blk.stack_c, x->blk.owner, x->blk.pool,
-			     &path) ||
-		     add_weight(f, MEMSCOPE_FLAME_LEAKED, path, (uint64_t)x->blk.size);
+		if (f->o.group == MEMSCOPE_FLAME_BY_OP)
+			rc = add_op_weight(f, MEMSCOPE_FLAME_LEAKED, x->blk.src, x->blk.pid,
+				x->blk.tid,
+				(struct memscope_pos){ x->blk.alloc_ts_ns, x->blk.alloc_event_id },
+				x->blk.pool, (uint64_t)x->blk.size);
+		else
+			rc = path_of(f, x->blk.stack_py, x->blk.stack_c, x->blk.owner, x->blk.pool,
+				     &path) ||
+			     add_weight(f, MEMSCOPE_FLAME_LEAKED, path, (uint64_t)x->blk.size);
 	}
+	return rc ? MEMSCOPE_E_NOMEM : 0;
+}
+
+static int cmp_oprec(const void *pa, const void *pb)
+{
+	const struct oprec *a = pa, *b = pb;
+	int c;
+
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if ((c = memscope_pos_cmp(a->at, b->at)) != 0)
+		return c;
+	return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+/* The ops open on one thread, outermost first, and the paths they make (0: not made yet). */
+struct opstack {
+	uint32_t name[OP_DEPTH], path[OP_DEPTH];
+	size_t depth, hidden; /* hidden: starts past OP_DEPTH, not yet ended */
+};
+
+static int op_path(struct memscope_flame *f, struct opstack *s, uint32_t *path)
+{
+	size_t n = 0, k;
+
+	for (k = 0; !s->path[s->depth - 1] && k < s->depth; k++)
+		if (push_frame(f, &n, s->name[k]))
+			return MEMSCOPE_E_NOMEM;
+	if (n && memscope_strtab_intern_stack(f->st, f->frames, n, &s->path[s->depth - 1]))
+		return MEMSCOPE_E_NOMEM;
+	*path = s->path[s->depth - 1];
+	return 0;
+}
+
+/* Grouped by op: each thread's rows in time order, and every weight to the ops open then (an
+ * end closes the innermost open op of its name, and the ops opened inside it). */
+static int weigh_by_op(struct memscope_flame *f)
+{
+	struct opstack *s = malloc(sizeof(*s));
+	size_t i, k;
+	uint32_t path;
+	int rc = s ? 0 : MEMSCOPE_E_NOMEM;
+
+	if (f->n_ops)
+		qsort(f->ops, f->n_ops, sizeof(*f->ops), cmp_oprec);
+	for (i = 0; i < f->n_ops && !rc; i++) {
+		const struct oprec *r = &f->ops[i];
+
+		if (!i || r->src != r[-1].src || r->pid != r[-1].pid || r->tid != r[-1].tid)
+			s->depth = s->hidden = 0;
+		if (r->kind == OPR_BEGIN && s->depth == OP_DEPTH) {
+			s->hidden++;
+		} else if (r->kind == OPR_BEGIN) {
+			s->name[s->depth] = r->name;
+			s->path[s->depth++] = 0;
+		} else if (r->kind == OPR_END && s->hidden) {
+			s->hidden--;
+		} else if (r->kind == OPR_END) {
+			for (k = s->depth; k && s->name[k - 1] != r->name; k--)
+				;
+			s->depth = k ? k - 1 : s->depth;
+		} else {
+			rc = (s->depth ? op_path(f, s, &path)
+				       : path_of(f, 0, 0, 0, r->pool, &path)) ||
+			     add_weight(f, r->metric, path, r->weight);
+		}
+	}
+	free(s);
+	free(f->ops);
+	f->ops = NULL;
+	f->n_ops = f->cap_ops = 0;
 	return rc ? MEMSCOPE_E_NOMEM : 0;
 }
 
@@ -347,6 +525,8 @@ int memscope_flame_finish(struct memscope_flame *f)
 	if (f->blocks && (rc = find_peak(f)))
 		return rc;
 	if (f->leaks && (rc = add_leaks(f)))
+		return rc;
+	if (f->o.group == MEMSCOPE_FLAME_BY_OP && (rc = weigh_by_op(f)))
 		return rc;
 	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
 		const struct u64map *w = &f->weight[m];

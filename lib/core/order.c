@@ -276,6 +276,7 @@ int memscope_blocks_feed(
 	x->b.src = ev->src;
 	x->b.device = ev->device;
 	x->b.pid = ev->pid;
+	x->b.tid = ev->tid;
 	x->b.alloc_id = (ev->flags & MEMSCOPE_EV_ALLOC_ID) ? ev->alloc_id : 0;
 	x->b.ptr = ev->ptr;
 	x->b.size = (ev->flags & MEMSCOPE_EV_SIZE) ? ev->size : 0;

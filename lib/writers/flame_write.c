@@ -10,9 +10,6 @@
 #include "memscope/strtab.h"
 #include "report.h"
 
-static const char *const profile_names[MEMSCOPE_FLAME_N_METRICS] = { "allocated bytes",
-	"peak live bytes", "bytes unreleased at exit", "allocations" };
-
 /* A frame of speedscope: a Python frame "file(line): func" is split into its parts. */
 static void speedscope_frame(FILE *out, const char *s, size_t n)
 {
@@ -40,25 +37,28 @@ static void speedscope_frame(FILE *out, const char *s, size_t n)
 	fputc('}', out);
 }
 
-/* The profile's name: the metric's, and for the peak which pool peaked, where and when. */
-static void profile_name(FILE *out, const struct memscope_flame *f, unsigned m, uint64_t total)
+void memscope_flame_profile_name(const struct memscope_flame *f, unsigned m, char *buf, size_t size)
 {
+	static const char *const names[MEMSCOPE_FLAME_N_METRICS] = { "allocated bytes",
+		"peak live bytes", "bytes unreleased at exit", "allocations" };
 	const struct memscope_flame_peak *pk = memscope_flame_peak(f);
-	char name[256], dev[MEMSCOPE_DEVICE_TEXT_MAX];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 	const char *pool;
+	size_t n;
+	uint64_t total;
 
 	if (m != MEMSCOPE_FLAME_PEAK || !pk->found) {
-		json_cstr(out, profile_names[m]);
+		snprintf(buf, size, "%s", m < MEMSCOPE_FLAME_N_METRICS ? names[m] : "?");
 		return;
 	}
+	memscope_flame_entries(f, m, &n, &total);
 	pool = memscope_subtype_name(pk->pool);
-	snprintf(name, sizeof(name),
+	snprintf(buf, size,
 		"peak live bytes: %s on device %s of process %llu (input %u) at %llu ns, %llu "
 		"bytes live",
 		pool ? pool : "?", memscope_device_text(pk->device, dev),
 		(unsigned long long)pk->pid, (unsigned)pk->src, (unsigned long long)pk->ts_ns,
 		(unsigned long long)total);
-	json_cstr(out, name);
 }
 
 int memscope_flame_write_speedscope(
@@ -66,6 +66,7 @@ int memscope_flame_write_speedscope(
 {
 	const struct memscope_strtab *st = NULL;
 	struct u64map index = { 0 };
+	char title[256];
 	uint64_t n_frames = 0, at, unused;
 	unsigned m, first = 1;
 	int rc = 0;
@@ -110,7 +111,8 @@ int memscope_flame_write_speedscope(
 			continue;
 		fprintf(out, "%s{\"type\":\"sampled\",\"name\":", first ? "" : ",");
 		first = 0;
-		profile_name(out, f, m, total);
+		memscope_flame_profile_name(f, m, title, sizeof(title));
+		json_cstr(out, title);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
 			m == MEMSCOPE_FLAME_COUNT ? "none" : "bytes", (unsigned long long)total);
 		for (i = 0; i < n; i++) {

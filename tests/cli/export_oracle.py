@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Independent totals of a dump CSV for memscope-export's tests: allocated bytes, allocations, and
 the highest live bytes of any (process, device, pool), with blocks paired by allocation_id.
-Usage: export_oracle.py DUMP.csv -> 'allocated N count N peak N'"""
+Usage: export_oracle.py DUMP.csv -> 'allocated N count N peak N'
+       export_oracle.py --by-op DUMP.csv -> folded lines of the allocated bytes by the ops
+       (ATEN/ATB START..END) open on the MALLOC's thread at its time, outermost first"""
 import csv, re, sys
 
 POOLS = {"PTA", "ATB", "MINDSPORE", "HAL", "HOST_PINNED", "HOST", "GE"}
@@ -11,6 +13,41 @@ def attrs(text):
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1]
     return dict(re.findall(r"(\w+):(.*?)(?=,\w+:|$)", text))
+
+def by_op(path):
+    """Replays each thread's op rows up to every MALLOC; an END closes the innermost open op of
+    its name and the ops opened inside it."""
+    ops, mallocs = {}, []
+    with open(path, newline="") as fh:
+        for r in csv.DictReader(fh):
+            thread = (r["Process Id"], r["Thread Id"])
+            pos = (int(r["Timestamp(ns)"]), int(r["ID"]))
+            if r["Event"] == "OP_LAUNCH" and r["Event Type"] in ("ATEN_START", "ATB_START"):
+                ops.setdefault(thread, []).append((pos, 0, r["Name"] or "[unnamed op]"))
+            elif r["Event"] == "OP_LAUNCH" and r["Event Type"] in ("ATEN_END", "ATB_END"):
+                ops.setdefault(thread, []).append((pos, 2, r["Name"] or "[unnamed op]"))
+            elif r["Event"] == "MALLOC" and r["Event Type"] in POOLS:
+                size = int(attrs(r["Attr"]).get("size", "0"))
+                mallocs.append((thread, pos, r["Event Type"], max(size, 0)))
+    weights = {}
+    for thread, pos, pool, size in mallocs:
+        open_ops = []
+        for opos, kind, name in sorted(ops.get(thread, [])):
+            if (opos, kind) > (pos, 1):
+                break
+            if kind == 0:
+                open_ops.append(name)
+            elif name in open_ops:
+                del open_ops[len(open_ops) - 1 - open_ops[::-1].index(name):]
+        key = ";".join(open_ops) or f"[{pool}, no op]"
+        weights[key] = weights.get(key, 0) + size
+    for key, w in sorted(weights.items()):
+        if w:
+            print(f"{key} {w}")
+
+if sys.argv[1] == "--by-op":
+    by_op(sys.argv[2])
+    sys.exit(0)
 
 alloc = count = 0
 blocks = {}   # (pid, allocation_id) -> (group, size)

@@ -80,6 +80,62 @@ expect_status 0 "$E" -q --format folded -o frames2.folded frames.csv
 expect_status 0 python3 "$CHECK_FOLDED" frames2.folded 64
 grep -q '^a:b;f 12;? 64$' frames2.folded && ok || bad "frames2.folded: $(cat frames2.folded)"
 
+# grouped by op: the ops open on the MALLOC's thread when it ran, outermost first, whatever
+# order the rows come in (ops.csv is derived in testdata/README.txt); the same paths as an
+# independent replay of each thread's op rows up to every MALLOC (export_oracle.py --by-op)
+cp "$SRC"/testdata/export/ops.csv .
+printf '%s\n' 'aten.linear;aten.addmm 64' 'LinearOperation 32' '[PTA, no op] 16' 'a;b 8' >ops.expected
+expect_out ops.expected --format folded --group-by op ops.csv
+printf '%s\n' 'aten.linear;aten.addmm 64' >ops.peak.expected
+expect_out ops.peak.expected --format folded --group-by op --metric peak ops.csv
+printf '%s\n' 'LinearOperation 32' '[PTA, no op] 16' 'a;b 8' >ops.leaked.expected
+expect_out ops.leaked.expected --format folded --group-by op --metric leaked ops.csv
+for f in ops baseline leaks; do
+	python3 "$SRC/tests/cli/export_oracle.py" --by-op $f.csv | sort >$f.op.want
+	"$E" -q --format folded --group-by op $f.csv | sort >$f.op.got
+	[ -s $f.op.want ] && cmp -s $f.op.want $f.op.got && ok || bad "$f: by op differs from the replay"
+done
+expect_status 0 "$E" -q --group-by op --metric allocated,peak,leaked,count -o ops.json baseline.csv
+expect_status 0 python3 "$CHECK_SS" ops.json
+expect_status 0 python3 -c 'import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+tot = lambda d: [sum(p["weights"]) for p in d["profiles"]]
+sys.exit(0 if tot(a) == tot(b) else 1)' ops.json baseline.json
+
+# svg: the flame graph of each metric has the frames, widths, tooltips and labels the folded
+# stacks of the same metric make (check_svg.py); its script, run by headless Chromium, shows a
+# frame's tooltip on hover, zooms on a click, searches and resets (tests/cli/svg_harness.html)
+CHECK_SVG="python3 $SRC/tests/cli/check_svg.py"
+HARNESS="$SRC/tests/cli/svg_harness.html"
+for m in allocated peak leaked count; do
+	expect_status 0 "$E" -q --format svg --metric $m -o baseline.$m.svg baseline.csv
+	unit=bytes
+	[ $m = count ] && unit=allocations
+	expect_status 0 $CHECK_SVG baseline.$m.svg baseline.$m.folded $unit
+done
+expect_status 0 $CHECK_SVG baseline.allocated.svg baseline.allocated.folded bytes "$HARNESS" \
+	'[HAL, no stack]' 'PTA'
+"$E" -q --format folded --group-by op -o ops.folded ops.csv
+expect_status 0 "$E" -q --format svg --group-by op -o ops.svg ops.csv
+expect_status 0 $CHECK_SVG ops.svg ops.folded bytes "$HARNESS" 'aten.linear' '^a'
+grep -q '>peak live bytes: PTA on device 0 of process 7 (input 0) at 1002 ns, 300 bytes live<' \
+	"$(expect_status 0 "$E" -q --format svg --metric peak -o peak.svg peak.csv; echo peak.svg)" &&
+	ok || bad "peak.svg: no peak title"
+grep -q '<title>all (78,330,548 bytes, 100.00%)</title>' baseline.allocated.svg && ok ||
+	bad "baseline.allocated.svg: root tooltip"
+# names that are markup or not UTF-8 stay well-formed XML
+printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)' \
+	'1,MALLOC,PTA,N/A,1000,7,7,0,0x1000,"{allocation_id:1,addr:0x1000,size:64}","<a&b> ""q"" ]]>",' >markup.csv
+printf '\377\001\357\277\276,\n' | sed 's/^/2,MALLOC,PTA,N\/A,1001,7,7,0,0x2000,"{allocation_id:2,addr:0x2000,size:32}",/' >>markup.csv
+expect_status 0 "$E" -q --format svg -o markup.svg markup.csv
+expect_status 0 python3 -c 'import sys, xml.etree.ElementTree as ET
+t = [e.text for e in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}title")]
+sys.exit(0 if "<a&b> \"q\" ]]> (64 bytes, 66.67%)" in t and "? ? (32 bytes, 33.33%)" in t else 1)' markup.svg
+# nothing allocated: the root alone
+head -1 baseline.csv >empty.csv
+expect_status 0 "$E" -q --format svg -o empty.svg empty.csv
+grep -q '<title>all (0 bytes, 100.00%)</title>' empty.svg && ok || bad "empty.svg: no root"
+
 # several inputs add up
 expect_status 0 "$E" -q --format folded --metric count -o both.folded baseline.csv leaks.csv
 expect_status 0 python3 "$CHECK_FOLDED" both.folded 48
@@ -104,8 +160,10 @@ got_b = sum(1 for e in ev if e.get("ph") == "B")
 sys.exit(0 if used and got_used == used and got_b == starts else 1)' baseline.trace.json baseline.csv
 
 # usage and bad input
-expect_status 2 "$E" --format svg baseline.csv
-expect_err_line 'not in this version'
+expect_status 2 "$E" --format svg --metric peak,leaked baseline.csv
+expect_err_line 'svg holds one metric, 2 given'
+expect_status 2 "$E" --format png baseline.csv
+expect_err_line "expected speedscope, folded, svg or chrome-trace, got 'png'"
 expect_status 2 "$E" --format folded --metric allocated,count baseline.csv
 expect_err_line 'folded holds one metric, 2 given'
 expect_status 2 "$E" --group-by nothing baseline.csv

@@ -1,6 +1,7 @@
 /* libFuzzer harness of the flame analysis and its writers on any dump read leniently: the folded
- * lines are well formed and their weights add up to each metric's total, and the speedscope file
- * is JSON whose profiles carry the same totals. */
+ * lines are well formed and their weights add up to each metric's total, the SVG flame graph is
+ * well-formed text, the speedscope file is JSON whose profiles carry the same totals, and
+ * grouping by op gives every metric the total grouping by stack gives. */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,6 +51,66 @@ static uint64_t check_folded(const char *s, size_t n)
 	return sum;
 }
 
+/* XML text: UTF-8 (checked here, not by the library's own check), no control character but tabs
+ * and line breaks, no U+FFFE/U+FFFF, no surrogate or overlong form. */
+static void check_xml_chars(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end) {
+		unsigned c = *p++, n;
+		uint32_t cp;
+
+		if (c < 0x20 && c != '\n' && c != '\t')
+			abort();
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if ((c & 0xf0) == 0xe0)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			abort();
+		for (; n; n--, p++) {
+			if (p >= end || (*p & 0xc0) != 0x80)
+				abort();
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp == 0xfffe ||
+			cp == 0xffff || ((c & 0xf0) == 0xe0 && cp < 0x800) ||
+			(c >= 0xf0 && cp < 0x10000))
+			abort();
+	}
+}
+
+/* The flame graph: XML characters, one closing tag per frame group, and tooltips and labels
+ * without markup (a name's '<' and '&' are escaped). */
+static void check_svg(const char *s, size_t n)
+{
+	const char *p, *end = s + n, *close;
+	size_t open_g = 0, close_g = 0;
+
+	check_xml_chars((const unsigned char *)s, (const unsigned char *)end);
+	if (n < 7 || memcmp(end - 7, "</svg>\n", 7))
+		abort();
+	for (p = s; (p = memmem(p, (size_t)(end - p), "<g>", 3)); p += 3)
+		open_g++;
+	for (p = s; (p = memmem(p, (size_t)(end - p), "</g>", 4)); p += 4)
+		close_g++;
+	if (close_g != open_g + 1)
+		abort();
+	for (p = s; (p = memmem(p, (size_t)(end - p), "<title>", 7)); p = close) {
+		p += 7;
+		if (!(close = memmem(p, (size_t)(end - p), "</title>", 8)) ||
+			memchr(p, '<', (size_t)(close - p)))
+			abort();
+		for (; (p = memchr(p, '&', (size_t)(close - p))); p++)
+			if (strncmp(p, "&lt;", 4) && strncmp(p, "&gt;", 4) &&
+				strncmp(p, "&amp;", 5) && strncmp(p, "&quot;", 6))
+				abort();
+	}
+}
+
 static int feed_timeline(void *ctx, const struct memscope_event *ev)
 {
 	if (memscope_timeline_feed(ctx, ev))
@@ -90,6 +151,34 @@ static void check_timeline(const uint8_t *data, size_t size)
 	memscope_strtab_free(st);
 }
 
+/* Each metric's total grouped by group. */
+static void totals(const uint8_t *data, size_t size, unsigned group, uint64_t *total)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
+	struct memscope_flame_opts fo;
+	struct memscope_source *src = NULL;
+	struct memscope_flame *f;
+	struct memscope_error err;
+	size_t n;
+	unsigned m;
+
+	memscope_flame_opts_init(&fo);
+	fo.metrics = (1u << MEMSCOPE_FLAME_N_METRICS) - 1;
+	fo.group = group;
+	if (!st || !(f = memscope_flame_new(&fo, st)))
+		abort();
+	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
+		memscope_source_read(src, feed, f, &err);
+	if (memscope_flame_finish(f))
+		abort();
+	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++)
+		memscope_flame_entries(f, m, &n, &total[m]);
+	memscope_flame_free(f);
+	memscope_source_close(src);
+	memscope_strtab_free(st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
@@ -107,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memscope_flame_opts_init(&fo);
 	fo.metrics = (1u << MEMSCOPE_FLAME_N_METRICS) - 1;
-	fo.group = size && (data[size - 1] & 1) ? MEMSCOPE_FLAME_BY_OWNER : MEMSCOPE_FLAME_BY_STACK;
+	fo.group = size ? data[size - 1] % 3 : MEMSCOPE_FLAME_BY_STACK;
 	if (!st || !(f = memscope_flame_new(&fo, st)))
 		abort();
 	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
@@ -123,6 +212,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* (a saturated total is not the sum of its weights) */
 		if (check_folded(text, len) != total && total != UINT64_MAX)
 			abort();
+		free(text);
+		text = NULL;
+		out = open_memstream(&text, &len);
+		if (!out || memscope_flame_write_svg(out, f, m, "fuzz", &err))
+			abort();
+		fclose(out);
+		check_svg(text, len);
 		free(text);
 		text = NULL;
 	}
@@ -149,6 +245,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON_Delete(doc);
 	free(text);
 	check_timeline(data, size);
+	/* a block weighs the same whatever its path is made of */
+	{
+		uint64_t a[MEMSCOPE_FLAME_N_METRICS], b[MEMSCOPE_FLAME_N_METRICS];
+
+		totals(data, size, MEMSCOPE_FLAME_BY_STACK, a);
+		totals(data, size, MEMSCOPE_FLAME_BY_OP, b);
+		if (memcmp(a, b, sizeof(a)))
+			abort();
+	}
 	memscope_flame_free(f);
 	memscope_source_close(src);
 	memscope_strtab_free(st);

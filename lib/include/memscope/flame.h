@@ -26,6 +26,8 @@ enum memscope_flame_metric {
 enum memscope_flame_group {
 	MEMSCOPE_FLAME_BY_STACK, /* the MALLOC's call stack; its owner tag when it has none */
 	MEMSCOPE_FLAME_BY_OWNER, /* the owner tag's levels (PTA@model@weight) */
+	MEMSCOPE_FLAME_BY_OP,	 /* the ops (ATen, ATB) open on the MALLOC's thread when it ran,
+				    outermost first */
 };
 
 /* Which stacks, as bits. */
@@ -64,8 +66,10 @@ struct memscope_flame_peak {
 
 /*
  * The analysis: feed every event of every input (src numbers them), then finish. Memory grows with
- * the live blocks and the distinct paths; with the peak metric also 48 bytes per block and 64 per
- * MALLOC/FREE row (the timeline that finds the peak).
+ * the live blocks and the distinct paths; with the peak metric also 56 bytes per block and 64 per
+ * MALLOC/FREE row (the timeline that finds the peak); grouped by op also 56 bytes per op row and
+ * per MALLOC (rows need not come in time order: an op is known to be open at a MALLOC only once
+ * the thread's rows are sorted).
  */
 struct memscope_flame;
 
@@ -96,6 +100,11 @@ const struct memscope_strtab *memscope_flame_strtab(const struct memscope_flame 
 /* "allocated", "peak", "leaked", "count"; NULL out of range. */
 const char *memscope_flame_metric_name(unsigned metric);
 
+/* The profile's name into buf: the metric's ("allocated bytes"), and for the peak which pool
+ * peaked, where and when. */
+void memscope_flame_profile_name(
+	const struct memscope_flame *f, unsigned metric, char *buf, size_t size);
+
 /*
  * speedscope JSON (reference/export-formats.md §1): one sampled profile per metric asked for
  * (unit bytes, none for count), frames shared, the first profile active. name names the file's
@@ -107,6 +116,17 @@ int memscope_flame_write_speedscope(
 /* Folded stacks of one metric: "root;...;leaf weight" per path. 0 or MEMSCOPE_E_IO. */
 int memscope_flame_write_folded(
 	FILE *out, const struct memscope_flame *f, unsigned metric, struct memscope_error *err);
+
+/*
+ * An interactive SVG flame graph of one metric, 1200 pixels wide, the root at the bottom: the
+ * title is the profile's name, subtitle (may be NULL) the line under it, and the root frame "all"
+ * holds the total; a frame's width is its share of the total and its tooltip says its bytes (or
+ * allocations) and percent. Siblings are in name order; frames narrower than 0.1 pixel are left
+ * out, and their weight stays in their parent. The embedded script (flame_svg.js) zooms on click
+ * and searches. 0 or MEMSCOPE_E_IO.
+ */
+int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned metric,
+	const char *subtitle, struct memscope_error *err);
 
 /*
  * Memory over time, for trace viewers (Perfetto, chrome://tracing): per (input, process, device,

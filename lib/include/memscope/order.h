@@ -42,6 +42,7 @@ struct memscope_block {
 	uint32_t src;
 	int32_t device;
 	uint64_t pid;
+	uint64_t tid;	   /* the MALLOC's thread (MEMSCOPE_ID_NONE for N/A) */
 	uint64_t alloc_id; /* 0 when the input has no allocation_id (legacy) */
 	uint64_t ptr;
 	int64_t size; /* the MALLOC's size */

@@ -1,0 +1,277 @@
+/* An interactive SVG flame graph of one metric (memscope_flame_write_svg); its script is
+ * flame_svg.js, embedded at build time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope/flame.h"
+#include "memscope/memscope.h"
+#include "memscope/strtab.h"
+#include "report.h"
+
+extern const char memscope_flame_svg_js[];
+
+/* pixels; CHAR_W is the 12 px monospace font's advance, as in flame_svg.js */
+enum { WIDTH = 1200, PAD = 10, FRAME_H = 16, TOP = 60, BOTTOM = 34 };
+#define CHAR_W 7.2
+#define MIN_WIDTH 0.1
+
+/* one path, for sorting by its frames' names */
+struct item {
+	const struct memscope_strtab *st;
+	const uint32_t *fr;
+	size_t nf;
+	uint64_t weight;
+};
+
+/* a frame being laid out: its string and where it starts, in weight from the left */
+struct open_frame {
+	uint32_t id;
+	uint64_t start;
+};
+
+struct svg {
+	FILE *out;
+	const struct memscope_strtab *st;
+	const char *unit; /* "bytes" or "allocations" */
+	uint64_t total;
+	double scale; /* pixels per unit of weight */
+	size_t depth; /* of the deepest frame; the root "all" is depth 0 */
+};
+
+/* v with thousands separators ("1,234,567") into buf of at least 27 bytes. */
+static const char *thousands(uint64_t v, char *buf)
+{
+	char digits[24];
+	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v), i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* The next character of s: its length in bytes (1 for a byte that is not valid UTF-8, which
+ * *ok says). */
+static size_t next_char(const unsigned char *p, const unsigned char *end, int *ok)
+{
+	size_t len = utf8_seq(p, end);
+
+	/* U+FFFE and U+FFFF are not XML characters */
+	*ok = len && !(len == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe);
+	return len ? len : 1;
+}
+
+/*
+ * s[0..n) as XML text: markup characters escaped, control characters as blanks, bytes that are
+ * not UTF-8 (and U+FFFE, U+FFFF) as '?'; when max is not 0 and s has more characters, its first
+ * max - 2 and "..". The characters counted are those flame_svg.js's label counts for the names
+ * it has.
+ */
+static void xml_text(FILE *out, const char *s, size_t n, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t chars = 0, len;
+	int ok;
+
+	for (; max && p < end; p += len, chars++)
+		len = next_char(p, end, &ok);
+	if (max && chars <= max)
+		max = 0;
+	for (p = (const unsigned char *)s, chars = 0; p < end; p += len, chars++) {
+		len = next_char(p, end, &ok);
+		if (max && chars == max - 2) {
+			fputs("..", out);
+			return;
+		}
+		if (!ok)
+			fputc('?', out);
+		else if (*p == '<')
+			fputs("&lt;", out);
+		else if (*p == '>')
+			fputs("&gt;", out);
+		else if (*p == '&')
+			fputs("&amp;", out);
+		else if (*p == '"')
+			fputs("&quot;", out);
+		else if (*p < 0x20)
+			fputc(' ', out);
+		else
+			fwrite(p, 1, len, out);
+	}
+}
+
+/* A colour of the name's family: Python frames green, placeholders ("[PTA, no stack]") grey,
+ * others (C frames, ops, owner levels) blue; the shade from a hash of the name, so a name has
+ * the same colour in every graph. */
+static void fill(FILE *out, const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+	int py = 0;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+		py |= i + 4 <= n && memcmp(s + i, ".py(", 4) == 0;
+	}
+	if (n && s[0] == '[')
+		fprintf(out, "rgb(%u,%u,%u)", 170 + h % 30, 170 + h % 30, 170 + h % 30);
+	else if (py)
+		fprintf(out, "rgb(%u,%u,%u)", 60 + h % 70, 170 + (h >> 8) % 60,
+			60 + (h >> 16) % 50);
+	else
+		fprintf(out, "rgb(%u,%u,%u)", 60 + h % 60, 150 + (h >> 8) % 60,
+			200 + (h >> 16) % 50);
+}
+
+/* One frame: its group of tooltip, rectangle and label. */
+static void frame(
+	struct svg *g, const char *s, size_t n, size_t depth, uint64_t start, uint64_t weight)
+{
+	double x = PAD + (double)start * g->scale;
+	double w = depth ? (double)weight * g->scale : WIDTH - 2 * PAD;
+	double y = TOP + (double)(g->depth - depth) * FRAME_H;
+	double w_chars = (w - 6) / CHAR_W;
+	char num[32];
+
+	if (w < MIN_WIDTH)
+		return;
+	fputs("<g><title>", g->out);
+	xml_text(g->out, s, n, 0);
+	fprintf(g->out,
+		" (%s %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+		"height=\"%d\" fill=\"",
+		thousands(weight, num), g->unit,
+		g->total ? 100.0 * (double)weight / (double)g->total : 100.0, x, y, w, FRAME_H - 1);
+	if (depth)
+		fill(g->out, s, n);
+	else
+		fputs("rgb(190,190,200)", g->out);
+	fprintf(g->out, "\"/><text x=\"%.2f\" y=\"%.0f\">", x + 3, y + FRAME_H - 4);
+	if (w_chars >= 3)
+		xml_text(g->out, s, n, (size_t)w_chars);
+	fputs("</text></g>\n", g->out);
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+	size_t k, la, lb;
+
+	for (k = 0; k < a->nf && k < b->nf; k++) {
+		const char *sa = memscope_strtab_str(a->st, a->fr[k], &la);
+		const char *sb = memscope_strtab_str(b->st, b->fr[k], &lb);
+		int c = a->fr[k] == b->fr[k] ? 0 : memcmp(sa, sb, la < lb ? la : lb);
+
+		if (c || la != lb)
+			return c ? c : la < lb ? -1 : 1;
+	}
+	return (a->nf > b->nf) - (a->nf < b->nf);
+}
+
+static void close_frame(struct svg *g, const struct open_frame *o, size_t depth, uint64_t at)
+{
+	size_t len;
+	const char *s = memscope_strtab_str(g->st, o->id, &len);
+
+	frame(g, s ? s : "?", s ? len : 1, depth, o->start, at - o->start);
+}
+
+static void header(struct svg *g, const char *title, const char *subtitle, int height)
+{
+	fprintf(g->out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n"
+		"<!-- memscope-export %s -->\n"
+		"<style>\n"
+		"text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
+		"#title { text-anchor: middle; font-size: 17px; }\n"
+		"#subtitle { text-anchor: middle; fill: rgb(90,90,90); }\n"
+		"#search, #matched { text-anchor: end; }\n"
+		"#search, #unzoom, #frames > g { cursor: pointer; }\n"
+		"#frames > g:hover > rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+		".hide { display: none; }\n"
+		".parent { opacity: 0.5; }\n"
+		"</style>\n"
+		"<defs><linearGradient id=\"background\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"1\">"
+		"<stop stop-color=\"#eeeeee\" offset=\"5%%\"/>"
+		"<stop stop-color=\"#e0e8f0\" offset=\"95%%\"/></linearGradient></defs>\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
+		"fill=\"url(#background)\"/>\n"
+		"<text id=\"title\" x=\"%d\" y=\"24\">",
+		WIDTH, height, WIDTH, height, memscope_version(), WIDTH / 2);
+	xml_text(g->out, title, strlen(title), 0);
+	fprintf(g->out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\">", WIDTH / 2);
+	if (subtitle)
+		xml_text(g->out, subtitle, strlen(subtitle), 0);
+	fprintf(g->out,
+		"</text>\n"
+		"<text id=\"unzoom\" x=\"%d\" y=\"24\" class=\"hide\">Reset Zoom</text>\n"
+		"<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
+		"<g id=\"frames\">\n",
+		PAD, WIDTH - PAD, PAD, height - 12, WIDTH - PAD, height - 12);
+}
+
+int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned metric,
+	const char *subtitle, struct memscope_error *err)
+{
+	struct svg g = { out, memscope_flame_strtab(f),
+		metric == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes", 0, 0, 0 };
+	size_t n, i, k, common, depth = 0;
+	const struct memscope_flame_entry *e = memscope_flame_entries(f, metric, &n, &g.total);
+	struct item *items = malloc((n ? n : 1) * sizeof(*items));
+	struct open_frame *open = NULL;
+	uint64_t at = 0;
+	char title[320], num[32];
+
+	for (i = 0; items && i < n; i++) {
+		items[i] = (struct item){ g.st, NULL, 0, e[i].weight };
+		items[i].fr = memscope_strtab_stack(g.st, e[i].path, &items[i].nf);
+		if (items[i].nf > g.depth)
+			g.depth = items[i].nf;
+	}
+	if (!items || !(open = malloc((g.depth + 1) * sizeof(*open)))) {
+		free(items);
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+	}
+	qsort(items, n, sizeof(*items), cmp_item);
+	g.scale = g.total ? (double)(WIDTH - 2 * PAD) / (double)g.total : 0;
+	memscope_flame_profile_name(f, metric, title, sizeof(title));
+	if (metric != MEMSCOPE_FLAME_PEAK || !memscope_flame_peak(f)->found)
+		snprintf(title + strlen(title), sizeof(title) - strlen(title), " (total: %s %s)",
+			thousands(g.total, num), g.unit);
+	header(&g, title, subtitle, TOP + (int)(g.depth + 1) * FRAME_H + BOTTOM);
+	/* the paths in name order: a frame opens with the first path through it and closes, with
+	 * the weight of the paths through it, when a path leaves it */
+	for (i = 0; i < n; i++) {
+		for (common = 0; common < depth && common < items[i].nf &&
+				 open[common].id == items[i].fr[common];
+			common++)
+			;
+		while (depth > common) {
+			depth--;
+			close_frame(&g, &open[depth], depth + 1, at);
+		}
+		for (k = common; k < items[i].nf; k++)
+			open[depth++] = (struct open_frame){ items[i].fr[k], at };
+		if (__builtin_add_overflow(at, items[i].weight, &at))
+			at = UINT64_MAX;
+	}
+	while (depth) {
+		depth--;
+		close_frame(&g, &open[depth], depth + 1, at);
+	}
+	frame(&g, "all", 3, 0, 0, g.total);
+	fprintf(out, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
+		memscope_flame_svg_js);
+	free(open);
+	free(items);
+	if (ferror(out))
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+	return 0;
+}

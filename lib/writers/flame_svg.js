@@ -1,0 +1,190 @@
+// The script of memscope-export's SVG flame graph (embedded by lib/CMakeLists.txt, written by
+// flame_svg.c): hover shows a frame's bytes and share, a click zooms to it, Search (or Ctrl-F)
+// highlights the frames whose name matches a regular expression and says what share of the total
+// they hold, Escape resets both. The state is kept in the address (?x=..&y=.. zoom, ?s=.. search)
+// so a view can be shared and reopened. No other script is loaded.
+"use strict";
+var CHAR_W = 7.2; // the width of a character of the 12 px monospace font, as flame_svg.c has it
+var frames = [], total = null, zoomed = null, pattern = null;
+var details, matched, unzoomBtn, searchBtn;
+
+function el(id) {
+	return document.getElementById(id);
+}
+
+// The label of a frame w pixels wide: the name, cut with ".." or left out when it does not fit.
+function label(name, w) {
+	var n = Math.floor((w - 6) / CHAR_W);
+	if (n < 3)
+		return "";
+	return name.length <= n ? name : name.slice(0, n - 2) + "..";
+}
+
+function place(f, x, w) {
+	f.r.setAttribute("x", x.toFixed(2));
+	f.r.setAttribute("width", w.toFixed(2));
+	f.t.setAttribute("x", (x + 3).toFixed(2));
+	f.t.textContent = label(f.name, w);
+}
+
+function show(f, on) {
+	if (on)
+		f.g.removeAttribute("display");
+	else
+		f.g.setAttribute("display", "none");
+}
+
+function remember() {
+	var q = [];
+	if (zoomed)
+		q.push("x=" + zoomed.x.toFixed(2), "y=" + zoomed.y);
+	if (pattern !== null)
+		q.push("s=" + encodeURIComponent(pattern));
+	try {
+		history.replaceState(null, "", location.pathname + (q.length ? "?" + q.join("&") : ""));
+	} catch (e) {
+		// a file opened where the address cannot change: the view just is not remembered
+	}
+}
+
+// Zoom to z: it and the frames above it fill the width, the frames below it (its callers) are
+// dimmed across the width, everything else is hidden.
+function zoom(z) {
+	var scale = total.w / z.w, eps = 0.01;
+	frames.forEach(function (f) {
+		var inside = f.x >= z.x - eps && f.x + f.w <= z.x + z.w + eps;
+		var around = f.x <= z.x + eps && f.x + f.w >= z.x + z.w - eps;
+		if (f.y <= z.y && inside) {
+			show(f, true);
+			f.g.removeAttribute("class");
+			place(f, total.x + (f.x - z.x) * scale, f.w * scale);
+		} else if (f.y > z.y && around) {
+			show(f, true);
+			f.g.setAttribute("class", "parent");
+			place(f, total.x, total.w);
+		} else {
+			show(f, false);
+		}
+	});
+	zoomed = z === total ? null : z;
+	if (zoomed)
+		unzoomBtn.removeAttribute("class");
+	else
+		unzoomBtn.setAttribute("class", "hide");
+	remember();
+}
+
+function unzoom() {
+	zoom(total);
+}
+
+// Highlight the frames whose name matches re; the share is of the union of their spans, so a
+// match inside another match is not counted twice.
+function search(re) {
+	var rx, spans = [], sum = 0, end = -1;
+	try {
+		rx = new RegExp(re);
+	} catch (e) {
+		matched.textContent = "bad pattern: " + re;
+		return;
+	}
+	frames.forEach(function (f) {
+		var hit = f !== total && rx.test(f.name);
+		f.r.setAttribute("fill", hit ? "rgb(230,0,230)" : f.fill);
+		if (hit)
+			spans.push([f.x, f.x + f.w]);
+	});
+	spans.sort(function (a, b) {
+		return a[0] - b[0];
+	});
+	spans.forEach(function (s) {
+		if (s[1] <= end)
+			return;
+		sum += s[1] - Math.max(s[0], end);
+		end = s[1];
+	});
+	pattern = re;
+	matched.textContent = "Matched: " + (100 * sum / total.w).toFixed(1) + "% (" + spans.length +
+			      " frames)";
+	searchBtn.textContent = "Reset Search";
+	remember();
+}
+
+function resetSearch() {
+	frames.forEach(function (f) {
+		f.r.setAttribute("fill", f.fill);
+	});
+	pattern = null;
+	matched.textContent = " ";
+	searchBtn.textContent = "Search";
+	remember();
+}
+
+function askSearch() {
+	var re = prompt("Frames matching (regular expression):", pattern || "");
+	if (re)
+		search(re);
+}
+
+function init() {
+	var gs = el("frames").getElementsByTagName("g"), i, q;
+	details = el("details");
+	matched = el("matched");
+	unzoomBtn = el("unzoom");
+	searchBtn = el("search");
+	for (i = 0; i < gs.length; i++) {
+		var g = gs[i], r = g.getElementsByTagName("rect")[0];
+		var title = g.getElementsByTagName("title")[0].textContent;
+		var f = {
+			g: g,
+			r: r,
+			t: g.getElementsByTagName("text")[0],
+			title: title,
+			name: title.replace(/ \([^(]*\)$/, ""),
+			x: +r.getAttribute("x"),
+			w: +r.getAttribute("width"),
+			y: +r.getAttribute("y"),
+			fill: r.getAttribute("fill")
+		};
+		frames.push(f);
+		if (!total || f.y > total.y)
+			total = f;
+		g.addEventListener("mouseover", function () {
+			details.textContent = this.title;
+		}.bind(f));
+		g.addEventListener("mouseout", function () {
+			details.textContent = " ";
+		});
+		g.addEventListener("click", function () {
+			zoom(this);
+		}.bind(f));
+	}
+	unzoomBtn.addEventListener("click", unzoom);
+	searchBtn.addEventListener("click", function () {
+		if (pattern === null)
+			askSearch();
+		else
+			resetSearch();
+	});
+	window.addEventListener("keydown", function (e) {
+		if (e.key === "f" && (e.ctrlKey || e.metaKey)) {
+			e.preventDefault();
+			askSearch();
+		} else if (e.key === "Escape") {
+			resetSearch();
+			unzoom();
+		}
+	});
+	if (!total)
+		return;
+	q = new URLSearchParams(location.search);
+	if (q.has("x") && q.has("y"))
+		frames.forEach(function (f) {
+			if (Math.abs(f.x - +q.get("x")) < 0.01 && f.y === +q.get("y"))
+				zoom(f);
+		});
+	if (q.get("s"))
+		search(q.get("s"));
+}
+
+window.addEventListener("load", init);

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Checks an SVG flame graph of memscope-export against the folded stacks of the same metric.
+
+Usage: check_svg.py GRAPH.svg GRAPH.folded UNIT [HARNESS.html FRAME SEARCH]
+
+Static: the file is XML with an <svg> root; the root frame's tooltip is "all (TOTAL UNIT, 100.00%)"
+and the title holds the total; every frame of the tree the folded lines make (siblings in name
+order, a frame's own weight before its children) is there with its x, width and depth, its
+tooltip's weight and percent, and its label cut as the script cuts it; frames narrower than 0.1
+pixel are left out and none is there that the folded lines do not make.
+
+With HARNESS (tests/cli/svg_harness.html), headless Chromium runs the graph's script: hovering
+over FRAME shows its tooltip, clicking it zooms (it fills the width, its callers are dimmed
+across the width, the frames above it scale, the rest hide), searching for SEARCH highlights the
+matching frames and gives the share of the total their spans cover, and Escape brings back the
+first view exactly. MEMSCOPE_SKIP_BROWSER=1 skips this part when Chromium is not installed.
+Exit 0 when all holds, 1 with the first difference."""
+import html, json, os, re, shutil, subprocess, sys, tempfile
+import xml.etree.ElementTree as ET
+
+NS = "{http://www.w3.org/2000/svg}"
+WIDTH, PAD, FRAME_H, TOP, CHAR_W = 1200, 10, 16, 60, 7.2
+EPS = 0.011
+
+
+def fail(msg):
+    print(f"check_svg: {msg}")
+    sys.exit(1)
+
+
+def label(name, w):
+    n = int((w - 6) // CHAR_W)
+    if n < 3:
+        return ""
+    return name if len(name) <= n else name[: n - 2] + ".."
+
+
+def expected_frames(folded):
+    """(name, depth, start, weight) of every frame, and the total and the deepest depth."""
+    weight, own = {}, {}
+    for line in open(folded, encoding="utf-8"):
+        stack, w = line.rstrip("\n").rsplit(" ", 1)
+        path = tuple(stack.split(";"))
+        for k in range(1, len(path) + 1):
+            weight[path[:k]] = weight.get(path[:k], 0) + int(w)
+        own[path] = own.get(path, 0) + int(w)
+    total = sum(w for p, w in weight.items() if len(p) == 1)
+    frames, depth = [("all", 0, 0, total)], 0
+
+    def place(prefix, start):
+        nonlocal depth
+        at = start + own.get(prefix, 0)
+        for p in sorted(p for p in weight if len(p) == len(prefix) + 1 and p[:-1] == prefix):
+            frames.append((p[-1], len(p), at, weight[p]))
+            depth = max(depth, len(p))
+            place(p, at)
+            at += weight[p]
+
+    place((), 0)
+    return frames, total, depth
+
+
+def read_svg(path):
+    root = ET.parse(path).getroot()
+    if root.tag != NS + "svg" or root.get("width") != str(WIDTH):
+        fail(f"{path}: root is {root.tag} of width {root.get('width')}")
+    texts = {t.get("id"): (t.text or "") for t in root.iter(NS + "text") if t.get("id")}
+    frames = []
+    for g in root.find(f"{NS}g[@id='frames']").findall(NS + "g"):
+        r, t = g.find(NS + "rect"), g.find(NS + "text")
+        frames.append({"title": g.find(NS + "title").text, "x": float(r.get("x")),
+                       "y": float(r.get("y")), "width": float(r.get("width")),
+                       "label": t.text or ""})
+    return texts, frames
+
+
+def check_static(svg, folded, unit):
+    want, total, depth = expected_frames(folded)
+    texts, got = read_svg(svg)
+    if f"{total:,} {unit}" not in texts.get("title", "") and "peak" not in texts.get("title", ""):
+        fail(f"title {texts.get('title')!r} does not say {total:,} {unit}")
+    scale = (WIDTH - 2 * PAD) / total if total else 0
+    shown = [f for f in want if f[1] == 0 or f[3] * scale >= 0.1]
+    if len(shown) != len(got):
+        fail(f"{len(got)} frames, {len(shown)} expected")
+    by_pos = {(f["title"].rsplit(" (", 1)[0], round(f["x"], 2), f["y"]): f for f in got}
+    for name, d, start, w in shown:
+        x = PAD + start * scale
+        width = w * scale if d else WIDTH - 2 * PAD
+        y = TOP + (depth - d) * FRAME_H
+        f = by_pos.get((name, round(x, 2), y))
+        pct = 100.0 * w / total if total else 100.0
+        if not f:
+            fail(f"no frame {name!r} at x {x:.2f}, y {y}")
+        if abs(f["width"] - width) > EPS:
+            fail(f"{name!r}: width {f['width']}, expected {width:.2f}")
+        if f["title"] != f"{name} ({w:,} {unit}, {pct:.2f}%)":
+            fail(f"tooltip {f['title']!r}, expected {name} ({w:,} {unit}, {pct:.2f}%)")
+        if f["label"] != label(name, f["width"]):
+            fail(f"label {f['label']!r} of {name!r}, expected {label(name, f['width'])!r}")
+    return got
+
+
+def run_browser(svg, harness, frame, search):
+    browser = shutil.which("chromium")
+    if not browser:
+        if os.environ.get("MEMSCOPE_SKIP_BROWSER") == "1":
+            print("check_svg: chromium not found, script not checked (MEMSCOPE_SKIP_BROWSER=1)")
+            return None
+        fail("chromium not found (tests/install-deps.sh installs it; MEMSCOPE_SKIP_BROWSER=1 skips)")
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(harness, os.path.join(tmp, "h.html"))
+        shutil.copy(svg, os.path.join(tmp, "g.svg"))
+        q = "svg=g.svg&frame=%s&search=%s" % tuple(
+            re.sub(r"[^A-Za-z0-9_.-]", lambda m: "%%%02X" % ord(m.group()), s)
+            for s in (frame, search))
+        p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                            "--allow-file-access-from-files", f"--user-data-dir={tmp}/profile",
+                            "--virtual-time-budget=5000", "--dump-dom",
+                            f"file://{tmp}/h.html?{q}"],
+                           capture_output=True, text=True, timeout=120)
+    m = re.search(r'<pre id="result">(.*?)</pre>', p.stdout, re.S)
+    text = html.unescape(m.group(1)) if m else p.stdout[-500:] + p.stderr[-500:]
+    if not text.startswith("{"):
+        fail(f"the harness did not run: {text}")
+    return json.loads(text)
+
+
+def span_union(spans):
+    total, end = 0.0, -1.0
+    for a, b in sorted(spans):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total
+
+
+def check_script(static, res, frame, search):
+    first = res["initial"]
+    name = lambda f: f["title"].rsplit(" (", 1)[0]
+    if [(round(f["x"], 2), f["width"]) for f in first["frames"]] != \
+            [(round(f["x"], 2), f["width"]) for f in static]:
+        fail("the script moved frames before anything was done")
+    z = next(f for f in first["frames"] if name(f) == frame)
+    if res["hover"]["details"] != z["title"]:
+        fail(f"hover shows {res['hover']['details']!r}, not {z['title']!r}")
+    scale = (WIDTH - 2 * PAD) / z["width"]
+    for before, after in zip(first["frames"], res["zoom"]["frames"]):
+        inside = before["x"] >= z["x"] - 0.01 and before["x"] + before["width"] <= z["x"] + z["width"] + 0.01
+        around = before["x"] <= z["x"] + 0.01 and before["x"] + before["width"] >= z["x"] + z["width"] - 0.01
+        if before["y"] <= z["y"] and inside:
+            want = (True, False, PAD + (before["x"] - z["x"]) * scale, before["width"] * scale)
+        elif before["y"] > z["y"] and around:
+            want = (True, True, PAD, WIDTH - 2 * PAD)
+        else:
+            want = (False, False, None, None)
+        got = (after["shown"], after["parent"], after["x"] if after["shown"] else None,
+               after["width"] if after["shown"] else None)
+        if got[:2] != want[:2] or (want[0] and (abs(got[2] - want[2]) > 0.02 or abs(got[3] - want[3]) > 0.02)):
+            fail(f"after the click on {frame!r}, {name(before)!r} is {got}, expected {want}")
+        if after["shown"] and after["label"] != label(name(after), after["width"]):
+            fail(f"zoomed label {after['label']!r} of {name(after)!r}")
+    if not res["zoom"]["unzoom_shown"]:
+        fail("no Reset Zoom after the click")
+    hits = [f for f in first["frames"] if f["y"] != max(g["y"] for g in first["frames"])
+            and re.search(search, name(f))]
+    share = 100 * span_union([(f["x"], f["x"] + f["width"]) for f in hits]) / (WIDTH - 2 * PAD)
+    want = f"Matched: {share:.1f}% ({len(hits)} frames)"
+    if res["search"]["matched"] != want:
+        fail(f"search shows {res['search']['matched']!r}, expected {want!r}")
+    lit = sum(f["fill"] == "rgb(230,0,230)" for f in res["search"]["frames"])
+    if lit != len(hits) or res["search"]["search_button"] != "Reset Search":
+        fail(f"{lit} frames highlighted, {len(hits)} expected")
+    if res["escape"]["frames"] != first["frames"] or res["escape"]["matched"].strip() or \
+            res["escape"]["unzoom_shown"]:
+        fail("Escape did not bring back the first view")
+
+
+def main():
+    if len(sys.argv) not in (4, 7):
+        print(__doc__)
+        sys.exit(2)
+    static = check_static(sys.argv[1], sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 7:
+        res = run_browser(sys.argv[1], *sys.argv[4:7])
+        if res is not None:
+            check_script(static, res, sys.argv[5], sys.argv[6])
+
+
+if __name__ == "__main__":
+    main()
