@@ -133,7 +133,8 @@ static int feed_timeline(void *ctx, const struct memscope_event *ev)
 	return memscope_timeline_feed(ctx, ev);
 }
 
-/* The flame graph's subtitle: the inputs (the first three) and what the paths are made of. */
+/* The flame graph's subtitle: the inputs' file names (the first three) and what the paths are
+ * made of. */
 static const char *subtitle(
 	const struct export_opts *o, char *const *inputs, int n, char *buf, size_t size)
 {
@@ -144,7 +145,8 @@ static const char *subtitle(
 
 	buf[0] = 0;
 	for (i = 0; i < n && i < 3 && len >= 0 && (size_t)len < size; i++)
-		len += snprintf(buf + len, size - (size_t)len, "%s%s", i ? ", " : "", inputs[i]);
+		len += snprintf(buf + len, size - (size_t)len, "%s%s", i ? ", " : "",
+			strrchr(inputs[i], '/') ? strrchr(inputs[i], '/') + 1 : inputs[i]);
 	if (n > 3 && len >= 0 && (size_t)len < size)
 		len += snprintf(buf + len, size - (size_t)len, " and %d more", n - 3);
 	if (len >= 0 && (size_t)len < size)
@@ -157,6 +159,7 @@ static const char *subtitle(
 /* One summary line per metric: paths and total. */
 static void summary(const struct export_opts *o, const struct memscope_flame *f)
 {
+	const struct memscope_flame_ops *ops = memscope_flame_op_stats(f);
 	unsigned m;
 
 	if (o->common.quiet)
@@ -172,6 +175,12 @@ static void summary(const struct export_opts *o, const struct memscope_flame *f)
 			(unsigned long long)total,
 			m == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes");
 	}
+	if (ops->unmatched_ends || ops->unclosed || ops->deep)
+		cli_msg(&tool,
+			"op rows that made no frame: %llu ends with no open op of their name, %llu "
+			"ops without an end of their own, %llu ops past 64 open on their thread",
+			(unsigned long long)ops->unmatched_ends, (unsigned long long)ops->unclosed,
+			(unsigned long long)ops->deep);
 }
 
 int main(int argc, char **argv)

@@ -29,12 +29,13 @@ struct oprec {
 	uint16_t pool;	    /* OPR_WEIGHT: the block's pool */
 	uint8_t kind;	    /* enum oprec_kind: at one position, starts, then weights, then ends */
 	uint8_t metric;	    /* OPR_WEIGHT */
+	uint32_t seq;	    /* the order it came in (wraps: only ties of one position use it) */
 };
 
 enum oprec_kind { OPR_BEGIN, OPR_WEIGHT, OPR_END };
 
 /* Ops open deeper than this on one thread are not frames (a hostile input's starts without ends
- * would make every path as long as the file). */
+ * would make every path as long as the file); they are still matched with their ends. */
 #define OP_DEPTH 64
 
 struct memscope_flame {
@@ -52,6 +53,7 @@ struct memscope_flame {
 	size_t n_recs, cap_recs;
 	struct oprec *ops; /* grouped by op */
 	size_t n_ops, cap_ops;
+	struct memscope_flame_ops op_stats;
 	struct memscope_flame_entry *entries[MEMSCOPE_FLAME_N_METRICS];
 	size_t n_entries[MEMSCOPE_FLAME_N_METRICS];
 	uint64_t total[MEMSCOPE_FLAME_N_METRICS];
@@ -233,7 +235,12 @@ static struct oprec *add_oprec(struct memscope_flame *f, uint32_t src, uint64_t 
 	if (grow_array(&f->ops, &f->cap_ops, f->n_ops + 1, sizeof(*f->ops)))
 		return NULL;
 	r = &f->ops[f->n_ops++];
-	*r = (struct oprec){ .at = at, .pid = pid, .tid = tid, .src = src, .kind = (uint8_t)kind };
+	*r = (struct oprec){ .at = at,
+		.pid = pid,
+		.tid = tid,
+		.src = src,
+		.kind = (uint8_t)kind,
+		.seq = (uint32_t)f->n_ops };
 	return r;
 }
 
@@ -444,62 +451,107 @@ static int cmp_oprec(const void *pa, const void *pb)
 		return a->tid < b->tid ? -1 : 1;
 	if ((c = memscope_pos_cmp(a->at, b->at)) != 0)
 		return c;
-	return (a->kind > b->kind) - (a->kind < b->kind);
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* The ops open on one thread, outermost first, and the paths they make (0: not made yet). */
+/* The ops open on one thread, outermost first: their names, how many of each name are open, and
+ * the paths the outermost OP_DEPTH make (0: not made yet). */
 struct opstack {
-	uint32_t name[OP_DEPTH], path[OP_DEPTH];
-	size_t depth, hidden; /* hidden: starts past OP_DEPTH, not yet ended */
+	uint32_t *name;
+	size_t depth, cap;
+	struct u64map open; /* name -> ops of that name open */
+	uint32_t path[OP_DEPTH];
 };
 
+/* The path of the open ops (the outermost OP_DEPTH of them). */
 static int op_path(struct memscope_flame *f, struct opstack *s, uint32_t *path)
 {
-	size_t n = 0, k;
+	size_t n = 0, k, top = s->depth < OP_DEPTH ? s->depth : OP_DEPTH;
 
-	for (k = 0; !s->path[s->depth - 1] && k < s->depth; k++)
+	for (k = 0; !s->path[top - 1] && k < top; k++)
 		if (push_frame(f, &n, s->name[k]))
 			return MEMSCOPE_E_NOMEM;
-	if (n && memscope_strtab_intern_stack(f->st, f->frames, n, &s->path[s->depth - 1]))
+	if (n && memscope_strtab_intern_stack(f->st, f->frames, n, &s->path[top - 1]))
 		return MEMSCOPE_E_NOMEM;
-	*path = s->path[s->depth - 1];
+	*path = s->path[top - 1];
 	return 0;
 }
 
-/* Grouped by op: each thread's rows in time order, and every weight to the ops open then (an
- * end closes the innermost open op of its name, and the ops opened inside it). */
+static int op_begin(struct opstack *s, uint32_t name)
+{
+	uint64_t n = 0, unused;
+
+	if (grow_array(&s->name, &s->cap, s->depth + 1, sizeof(*s->name)))
+		return MEMSCOPE_E_NOMEM;
+	u64map_get(&s->open, name, &n, &unused);
+	if (u64map_put(&s->open, name, n + 1, 0))
+		return MEMSCOPE_E_NOMEM;
+	if (s->depth < OP_DEPTH)
+		s->path[s->depth] = 0;
+	s->name[s->depth++] = name;
+	return 0;
+}
+
+/* An end closes the innermost open op of its name and the ops opened inside it (left open);
+ * 0 when none of its name is open. Each op is closed once, so the ends cost what the starts do. */
+static size_t op_end(struct opstack *s, uint32_t name)
+{
+	uint64_t n = 0, unused;
+	size_t closed = 0;
+
+	if (!u64map_get(&s->open, name, &n, &unused) || !n)
+		return 0;
+	do {
+		uint32_t top = s->name[--s->depth];
+
+		u64map_get(&s->open, top, &n, &unused);
+		u64map_put(&s->open, top, n - 1, 0); /* the key is there: no allocation */
+		closed++;
+		if (top == name)
+			break;
+	} while (s->depth);
+	return closed;
+}
+
+/* Grouped by op: each thread's rows in time order (then in the order they came), and every
+ * weight to the ops open then. */
 static int weigh_by_op(struct memscope_flame *f)
 {
-	struct opstack *s = malloc(sizeof(*s));
-	size_t i, k;
+	struct opstack s = { 0 };
+	struct memscope_flame_ops *st = &f->op_stats;
+	size_t i;
 	uint32_t path;
-	int rc = s ? 0 : MEMSCOPE_E_NOMEM;
+	int rc = 0;
 
 	if (f->n_ops)
 		qsort(f->ops, f->n_ops, sizeof(*f->ops), cmp_oprec);
 	for (i = 0; i < f->n_ops && !rc; i++) {
 		const struct oprec *r = &f->ops[i];
 
-		if (!i || r->src != r[-1].src || r->pid != r[-1].pid || r->tid != r[-1].tid)
-			s->depth = s->hidden = 0;
-		if (r->kind == OPR_BEGIN && s->depth == OP_DEPTH) {
-			s->hidden++;
-		} else if (r->kind == OPR_BEGIN) {
-			s->name[s->depth] = r->name;
-			s->path[s->depth++] = 0;
-		} else if (r->kind == OPR_END && s->hidden) {
-			s->hidden--;
+		if (!i || r->src != r[-1].src || r->pid != r[-1].pid || r->tid != r[-1].tid) {
+			st->unclosed += s.depth;
+			s.depth = 0;
+			u64map_clear(&s.open);
+		}
+		if (r->kind == OPR_BEGIN) {
+			st->deep += s.depth >= OP_DEPTH;
+			rc = op_begin(&s, r->name);
 		} else if (r->kind == OPR_END) {
-			for (k = s->depth; k && s->name[k - 1] != r->name; k--)
-				;
-			s->depth = k ? k - 1 : s->depth;
+			size_t closed = op_end(&s, r->name);
+
+			st->unmatched_ends += !closed;
+			st->unclosed += closed > 1 ? closed - 1 : 0;
 		} else {
-			rc = (s->depth ? op_path(f, s, &path)
-				       : path_of(f, 0, 0, 0, r->pool, &path)) ||
+			rc = (s.depth ? op_path(f, &s, &path)
+				      : path_of(f, 0, 0, 0, r->pool, &path)) ||
 			     add_weight(f, r->metric, path, r->weight);
 		}
 	}
-	free(s);
+	st->unclosed += s.depth;
+	free(s.name);
+	u64map_free(&s.open);
 	free(f->ops);
 	f->ops = NULL;
 	f->n_ops = f->cap_ops = 0;
@@ -566,6 +618,11 @@ const struct memscope_flame_entry *memscope_flame_entries(
 const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flame *f)
 {
 	return &f->peak;
+}
+
+const struct memscope_flame_ops *memscope_flame_op_stats(const struct memscope_flame *f)
+{
+	return &f->op_stats;
 }
 
 const struct memscope_flame_opts *memscope_flame_opts(const struct memscope_flame *f)

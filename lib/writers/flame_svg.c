@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/internal.h"
 #include "memscope/flame.h"
 #include "memscope/memscope.h"
 #include "memscope/strtab.h"
@@ -14,28 +15,51 @@ extern const char memscope_flame_svg_js[];
 enum { WIDTH = 1200, PAD = 10, FRAME_H = 16, TOP = 60, BOTTOM = 34 };
 #define CHAR_W 7.2
 #define MIN_WIDTH 0.1
+/* A graph has at most MAX_DEPTH levels (deeper frames are one DEEPER frame) and MAX_FRAMES frames
+ * (the widest, then the shallowest), so a hostile input of a few deep stacks or many narrow ones
+ * cannot make a file a browser cannot open. */
+#define MAX_DEPTH 256
+#define MAX_FRAMES 100000
+#define DEEPER UINT32_MAX
+#define DEEPER_NAME "[deeper frames]"
 
-/* one path, for sorting by its frames' names */
+/* one path, for sorting by its frames' names; a path deeper than MAX_DEPTH is cut to its first
+ * MAX_DEPTH - 1 frames and DEEPER */
 struct item {
 	const struct memscope_strtab *st;
 	const uint32_t *fr;
 	size_t nf;
+	int cut;
 	uint64_t weight;
 };
 
-/* a frame being laid out: its string and where it starts, in weight from the left */
+/* a frame being laid out: its string, where it starts (in weight from the left), and how many
+ * frames had been drawn when it opened (those drawn before it closes are its descendants) */
 struct open_frame {
 	uint32_t id;
 	uint64_t start;
+	size_t drawn;
+};
+
+/* a frame that could be drawn, while choosing the MAX_FRAMES that are */
+struct cand {
+	uint64_t weight;
+	size_t depth;
 };
 
 struct svg {
-	FILE *out;
+	FILE *out; /* NULL: collect the frames that could be drawn in cands */
 	const struct memscope_strtab *st;
 	const char *unit; /* "bytes" or "allocations" */
 	uint64_t total;
 	double scale; /* pixels per unit of weight */
 	size_t depth; /* of the deepest frame; the root "all" is depth 0 */
+	size_t drawn; /* frames drawn so far */
+	struct cand *cands;
+	size_t n_cands, cap_cands, left_out;
+	int oom;
+	struct cand cut; /* with more than MAX_FRAMES frames: a frame no wider than cut.weight is
+			    drawn only when shallower than cut.depth (cut.depth 0: no cut) */
 };
 
 /* v with thousands separators ("1,234,567") into buf of at least 27 bytes. */
@@ -126,25 +150,39 @@ static void fill(FILE *out, const char *s, size_t n)
 			200 + (h >> 16) % 50);
 }
 
-/* One frame: its group of tooltip, rectangle and label. */
-static void frame(
-	struct svg *g, const char *s, size_t n, size_t depth, uint64_t start, uint64_t weight)
+/* One frame, unless narrower than MIN_WIDTH or past the cut: its group of tooltip, rectangle and
+ * label, and how many frames before it are its descendants. */
+static void frame(struct svg *g, const char *s, size_t n, size_t depth, uint64_t start,
+	uint64_t weight, size_t descendants)
 {
 	double x = PAD + (double)start * g->scale;
 	double w = depth ? (double)weight * g->scale : WIDTH - 2 * PAD;
 	double y = TOP + (double)(g->depth - depth) * FRAME_H;
-	double w_chars = (w - 6) / CHAR_W;
-	char num[32];
+	double w_chars;
+	char num[32], width[32];
 
-	if (w < MIN_WIDTH)
+	if (depth && (w < MIN_WIDTH || (g->cut.depth && weight <= g->cut.weight &&
+					       (weight < g->cut.weight || depth >= g->cut.depth))))
 		return;
-	fputs("<g><title>", g->out);
+	g->drawn++;
+	if (!g->out) {
+		if (grow_array(&g->cands, &g->cap_cands, g->n_cands + 1, sizeof(*g->cands)))
+			g->oom = 1;
+		else
+			g->cands[g->n_cands++] = (struct cand){ weight, depth };
+		return;
+	}
+	/* the label fits the width as written, which is what the script has */
+	snprintf(width, sizeof(width), "%.2f", w);
+	w_chars = (strtod(width, NULL) - 6) / CHAR_W;
+	fprintf(g->out, "<g data-n=\"%zu\"><title>", descendants);
 	xml_text(g->out, s, n, 0);
 	fprintf(g->out,
-		" (%s %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+		" (%s %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%s\" "
 		"height=\"%d\" fill=\"",
 		thousands(weight, num), g->unit,
-		g->total ? 100.0 * (double)weight / (double)g->total : 100.0, x, y, w, FRAME_H - 1);
+		g->total ? 100.0 * (double)weight / (double)g->total : 100.0, x, y, width,
+		FRAME_H - 1);
 	if (depth)
 		fill(g->out, s, n);
 	else
@@ -155,28 +193,89 @@ static void frame(
 	fputs("</text></g>\n", g->out);
 }
 
+static int cmp_cand(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return (a->depth > b->depth) - (a->depth < b->depth);
+}
+
+static size_t item_len(const struct item *it)
+{
+	return it->nf + (size_t)it->cut;
+}
+
+static uint32_t item_frame(const struct item *it, size_t k)
+{
+	return k < it->nf ? it->fr[k] : DEEPER;
+}
+
+static const char *frame_str(const struct memscope_strtab *st, uint32_t id, size_t *len)
+{
+	const char *s = id == DEEPER ? DEEPER_NAME : memscope_strtab_str(st, id, len);
+
+	if (id == DEEPER)
+		*len = sizeof(DEEPER_NAME) - 1;
+	else if (!s)
+		*len = 0;
+	return s ? s : "";
+}
+
 static int cmp_item(const void *pa, const void *pb)
 {
 	const struct item *a = pa, *b = pb;
-	size_t k, la, lb;
+	size_t k, la, lb, na = item_len(a), nb = item_len(b);
 
-	for (k = 0; k < a->nf && k < b->nf; k++) {
-		const char *sa = memscope_strtab_str(a->st, a->fr[k], &la);
-		const char *sb = memscope_strtab_str(b->st, b->fr[k], &lb);
-		int c = a->fr[k] == b->fr[k] ? 0 : memcmp(sa, sb, la < lb ? la : lb);
+	for (k = 0; k < na && k < nb; k++) {
+		uint32_t fa = item_frame(a, k), fb = item_frame(b, k);
+		const char *sa = frame_str(a->st, fa, &la), *sb = frame_str(b->st, fb, &lb);
+		int c = fa == fb ? 0 : memcmp(sa, sb, la < lb ? la : lb);
 
 		if (c || la != lb)
 			return c ? c : la < lb ? -1 : 1;
 	}
-	return (a->nf > b->nf) - (a->nf < b->nf);
+	return (na > nb) - (na < nb);
 }
 
 static void close_frame(struct svg *g, const struct open_frame *o, size_t depth, uint64_t at)
 {
 	size_t len;
-	const char *s = memscope_strtab_str(g->st, o->id, &len);
+	const char *s = frame_str(g->st, o->id, &len);
 
-	frame(g, s ? s : "?", s ? len : 1, depth, o->start, at - o->start);
+	frame(g, s, len, depth, o->start, at - o->start, g->drawn - o->drawn);
+}
+
+/* The paths in name order, the root's frames drawn (or counted): a frame opens with the first
+ * path through it and closes, with the weight of the paths through it, when a path leaves it.
+ * open holds g->depth frames. */
+static void sweep(struct svg *g, const struct item *items, size_t n, struct open_frame *open)
+{
+	size_t i, k, common, len, depth = 0;
+	uint64_t at = 0;
+
+	g->drawn = 0;
+	for (i = 0; i < n; i++) {
+		len = item_len(&items[i]);
+		for (common = 0; common < depth && common < len &&
+				 open[common].id == item_frame(&items[i], common);
+			common++)
+			;
+		while (depth > common) {
+			depth--;
+			close_frame(g, &open[depth], depth + 1, at);
+		}
+		for (k = common; k < len; k++)
+			open[depth++] =
+				(struct open_frame){ item_frame(&items[i], k), at, g->drawn };
+		if (__builtin_add_overflow(at, items[i].weight, &at))
+			at = UINT64_MAX;
+	}
+	while (depth) {
+		depth--;
+		close_frame(g, &open[depth], depth + 1, at);
+	}
 }
 
 static void header(struct svg *g, const char *title, const char *subtitle, int height)
@@ -207,33 +306,42 @@ static void header(struct svg *g, const char *title, const char *subtitle, int h
 	fprintf(g->out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\">", WIDTH / 2);
 	if (subtitle)
 		xml_text(g->out, subtitle, strlen(subtitle), 0);
+	if (g->cut.depth)
+		fprintf(g->out, "%s%zu frames left out (the narrowest, then the deepest)",
+			subtitle ? "; " : "", g->left_out);
 	fprintf(g->out,
 		"</text>\n"
 		"<text id=\"unzoom\" x=\"%d\" y=\"24\" class=\"hide\">Reset Zoom</text>\n"
 		"<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
-		"<g id=\"frames\">\n",
-		PAD, WIDTH - PAD, PAD, height - 12, WIDTH - PAD, height - 12);
+		"<g id=\"frames\" data-cut-weight=\"%llu\" data-cut-depth=\"%zu\">\n",
+		PAD, WIDTH - PAD, PAD, height - 12, WIDTH - PAD, height - 12,
+		(unsigned long long)g->cut.weight, g->cut.depth);
 }
 
 int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned metric,
 	const char *subtitle, struct memscope_error *err)
 {
-	struct svg g = { out, memscope_flame_strtab(f),
-		metric == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes", 0, 0, 0 };
-	size_t n, i, k, common, depth = 0;
+	struct svg g = { .st = memscope_flame_strtab(f),
+		.unit = metric == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes" };
+	size_t n, i;
 	const struct memscope_flame_entry *e = memscope_flame_entries(f, metric, &n, &g.total);
 	struct item *items = malloc((n ? n : 1) * sizeof(*items));
 	struct open_frame *open = NULL;
-	uint64_t at = 0;
 	char title[320], num[32];
 
 	for (i = 0; items && i < n; i++) {
-		items[i] = (struct item){ g.st, NULL, 0, e[i].weight };
-		items[i].fr = memscope_strtab_stack(g.st, e[i].path, &items[i].nf);
-		if (items[i].nf > g.depth)
-			g.depth = items[i].nf;
+		struct item *it = &items[i];
+
+		*it = (struct item){ g.st, NULL, 0, 0, e[i].weight };
+		it->fr = memscope_strtab_stack(g.st, e[i].path, &it->nf);
+		if (it->nf > MAX_DEPTH) {
+			it->nf = MAX_DEPTH - 1;
+			it->cut = 1;
+		}
+		if (item_len(it) > g.depth)
+			g.depth = item_len(it);
 	}
 	if (!items || !(open = malloc((g.depth + 1) * sizeof(*open)))) {
 		free(items);
@@ -241,34 +349,35 @@ int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned
 	}
 	qsort(items, n, sizeof(*items), cmp_item);
 	g.scale = g.total ? (double)(WIDTH - 2 * PAD) / (double)g.total : 0;
+	sweep(&g, items, n, open);
+	if (g.n_cands > MAX_FRAMES && !g.oom) {
+		/* the MAX_FRAMES widest, then shallowest: a frame is never wider than its parent
+		 * and is deeper, so the frames kept are a tree */
+		size_t kept = MAX_FRAMES;
+
+		qsort(g.cands, g.n_cands, sizeof(*g.cands), cmp_cand);
+		g.cut = g.cands[MAX_FRAMES];
+		while (kept && !cmp_cand(&g.cands[kept - 1], &g.cut))
+			kept--;
+		g.left_out = g.n_cands - kept;
+	}
+	if (g.oom) {
+		free(g.cands);
+		free(open);
+		free(items);
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+	}
 	memscope_flame_profile_name(f, metric, title, sizeof(title));
 	if (metric != MEMSCOPE_FLAME_PEAK || !memscope_flame_peak(f)->found)
 		snprintf(title + strlen(title), sizeof(title) - strlen(title), " (total: %s %s)",
 			thousands(g.total, num), g.unit);
+	g.out = out;
 	header(&g, title, subtitle, TOP + (int)(g.depth + 1) * FRAME_H + BOTTOM);
-	/* the paths in name order: a frame opens with the first path through it and closes, with
-	 * the weight of the paths through it, when a path leaves it */
-	for (i = 0; i < n; i++) {
-		for (common = 0; common < depth && common < items[i].nf &&
-				 open[common].id == items[i].fr[common];
-			common++)
-			;
-		while (depth > common) {
-			depth--;
-			close_frame(&g, &open[depth], depth + 1, at);
-		}
-		for (k = common; k < items[i].nf; k++)
-			open[depth++] = (struct open_frame){ items[i].fr[k], at };
-		if (__builtin_add_overflow(at, items[i].weight, &at))
-			at = UINT64_MAX;
-	}
-	while (depth) {
-		depth--;
-		close_frame(&g, &open[depth], depth + 1, at);
-	}
-	frame(&g, "all", 3, 0, 0, g.total);
+	sweep(&g, items, n, open);
+	frame(&g, "all", 3, 0, 0, g.total, g.drawn);
 	fprintf(out, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 		memscope_flame_svg_js);
+	free(g.cands);
 	free(open);
 	free(items);
 	if (ferror(out))

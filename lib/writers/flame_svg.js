@@ -12,19 +12,21 @@ function el(id) {
 	return document.getElementById(id);
 }
 
-// The label of a frame w pixels wide: the name, cut with ".." or left out when it does not fit.
+// The label of a frame w pixels wide: the name, cut with ".." or left out when it does not fit
+// (in characters, as flame_svg.c counts them, not UTF-16 units).
 function label(name, w) {
-	var n = Math.floor((w - 6) / CHAR_W);
+	var n = Math.floor((w - 6) / CHAR_W), chars = Array.from(name);
 	if (n < 3)
 		return "";
-	return name.length <= n ? name : name.slice(0, n - 2) + "..";
+	return chars.length <= n ? name : chars.slice(0, n - 2).join("") + "..";
 }
 
 function place(f, x, w) {
+	var width = w.toFixed(2);
 	f.r.setAttribute("x", x.toFixed(2));
-	f.r.setAttribute("width", w.toFixed(2));
+	f.r.setAttribute("width", width);
 	f.t.setAttribute("x", (x + 3).toFixed(2));
-	f.t.textContent = label(f.name, w);
+	f.t.textContent = label(f.name, +width);
 }
 
 function show(f, on) {
@@ -34,31 +36,37 @@ function show(f, on) {
 		f.g.setAttribute("display", "none");
 }
 
+// The view into the address (x, y and s; the address's other parameters stay).
 function remember() {
-	var q = [];
-	if (zoomed)
-		q.push("x=" + zoomed.x.toFixed(2), "y=" + zoomed.y);
+	var q = new URLSearchParams(location.search), s;
+	q.delete("x");
+	q.delete("y");
+	q.delete("s");
+	if (zoomed) {
+		q.set("x", zoomed.x.toFixed(2));
+		q.set("y", String(zoomed.y));
+	}
 	if (pattern !== null)
-		q.push("s=" + encodeURIComponent(pattern));
+		q.set("s", pattern);
+	s = q.toString();
 	try {
-		history.replaceState(null, "", location.pathname + (q.length ? "?" + q.join("&") : ""));
+		history.replaceState(null, "", location.pathname + (s ? "?" + s : "") + location.hash);
 	} catch (e) {
 		// a file opened where the address cannot change: the view just is not remembered
 	}
 }
 
 // Zoom to z: it and the frames above it fill the width, the frames below it (its callers) are
-// dimmed across the width, everything else is hidden.
+// dimmed across the width, everything else is hidden. The frames come in post-order: a frame's
+// data-n descendants are the frames just before it.
 function zoom(z) {
-	var scale = total.w / z.w, eps = 0.01;
+	var scale = total.w / z.w, first = z.i - z.n;
 	frames.forEach(function (f) {
-		var inside = f.x >= z.x - eps && f.x + f.w <= z.x + z.w + eps;
-		var around = f.x <= z.x + eps && f.x + f.w >= z.x + z.w - eps;
-		if (f.y <= z.y && inside) {
+		if (f.i >= first && f.i <= z.i) {
 			show(f, true);
 			f.g.removeAttribute("class");
 			place(f, total.x + (f.x - z.x) * scale, f.w * scale);
-		} else if (f.y > z.y && around) {
+		} else if (f.i > z.i && f.i - f.n <= first) {
 			show(f, true);
 			f.g.setAttribute("class", "parent");
 			place(f, total.x, total.w);
@@ -136,6 +144,8 @@ function init() {
 		var g = gs[i], r = g.getElementsByTagName("rect")[0];
 		var title = g.getElementsByTagName("title")[0].textContent;
 		var f = {
+			i: i,
+			n: +g.getAttribute("data-n"),
 			g: g,
 			r: r,
 			t: g.getElementsByTagName("text")[0],

@@ -19,7 +19,7 @@ import html, json, os, re, shutil, subprocess, sys, tempfile
 import xml.etree.ElementTree as ET
 
 NS = "{http://www.w3.org/2000/svg}"
-WIDTH, PAD, FRAME_H, TOP, CHAR_W = 1200, 10, 16, 60, 7.2
+WIDTH, PAD, FRAME_H, TOP, CHAR_W, MAX_DEPTH, MAX_FRAMES = 1200, 10, 16, 60, 7.2, 256, 100000
 EPS = 0.011
 
 
@@ -36,28 +36,31 @@ def label(name, w):
 
 
 def expected_frames(folded):
-    """(name, depth, start, weight) of every frame, and the total and the deepest depth."""
-    weight, own = {}, {}
+    """(path, depth, start, weight) of every frame, the root's path (); the total; the deepest
+    depth. A path deeper than MAX_DEPTH is cut to MAX_DEPTH - 1 frames and "[deeper frames]"."""
+    weight, own, children = {(): 0}, {}, {}
     for line in open(folded, encoding="utf-8"):
         stack, w = line.rstrip("\n").rsplit(" ", 1)
         path = tuple(stack.split(";"))
-        for k in range(1, len(path) + 1):
-            weight[path[:k]] = weight.get(path[:k], 0) + int(w)
+        if len(path) > MAX_DEPTH:
+            path = path[: MAX_DEPTH - 1] + ("[deeper frames]",)
+        for k in range(len(path) + 1):
+            if path[:k] not in weight:
+                weight[path[:k]] = 0
+                children.setdefault(path[: k - 1], []).append(path[:k])
+            weight[path[:k]] += int(w)
         own[path] = own.get(path, 0) + int(w)
-    total = sum(w for p, w in weight.items() if len(p) == 1)
-    frames, depth = [("all", 0, 0, total)], 0
-
-    def place(prefix, start):
-        nonlocal depth
-        at = start + own.get(prefix, 0)
-        for p in sorted(p for p in weight if len(p) == len(prefix) + 1 and p[:-1] == prefix):
-            frames.append((p[-1], len(p), at, weight[p]))
-            depth = max(depth, len(p))
-            place(p, at)
-            at += weight[p]
-
-    place((), 0)
-    return frames, total, depth
+    frames, depth, todo = [], 0, [((), 0)]
+    while todo:
+        p, start = todo.pop()
+        frames.append((p, len(p), start, weight[p]))
+        depth = max(depth, len(p))
+        at, kids = start + own.get(p, 0), []
+        for c in sorted(children.get(p, []), key=lambda c: c[-1].encode()):
+            kids.append((c, at))
+            at += weight[c]
+        todo.extend(reversed(kids))
+    return frames, weight[()], depth
 
 
 def read_svg(path):
@@ -65,26 +68,40 @@ def read_svg(path):
     if root.tag != NS + "svg" or root.get("width") != str(WIDTH):
         fail(f"{path}: root is {root.tag} of width {root.get('width')}")
     texts = {t.get("id"): (t.text or "") for t in root.iter(NS + "text") if t.get("id")}
+    group = root.find(f"{NS}g[@id='frames']")
     frames = []
-    for g in root.find(f"{NS}g[@id='frames']").findall(NS + "g"):
+    for i, g in enumerate(group.findall(NS + "g")):
         r, t = g.find(NS + "rect"), g.find(NS + "text")
-        frames.append({"title": g.find(NS + "title").text, "x": float(r.get("x")),
+        frames.append({"i": i, "title": g.find(NS + "title").text, "x": float(r.get("x")),
                        "y": float(r.get("y")), "width": float(r.get("width")),
-                       "label": t.text or ""})
-    return texts, frames
+                       "label": t.text or "", "n": int(g.get("data-n"))})
+    return texts, frames, (int(group.get("data-cut-weight")), int(group.get("data-cut-depth")))
 
 
 def check_static(svg, folded, unit):
     want, total, depth = expected_frames(folded)
-    texts, got = read_svg(svg)
+    texts, got, (cut_w, cut_d) = read_svg(svg)
     if f"{total:,} {unit}" not in texts.get("title", "") and "peak" not in texts.get("title", ""):
         fail(f"title {texts.get('title')!r} does not say {total:,} {unit}")
     scale = (WIDTH - 2 * PAD) / total if total else 0
-    shown = [f for f in want if f[1] == 0 or f[3] * scale >= 0.1]
+    # frames under 0.1 px are left out; past MAX_FRAMES, those after the cut in (widest,
+    # shallowest) order too
+    wide = [f for f in want if f[1] == 0 or f[3] * scale >= 0.1]
+    shown = [f for f in wide if f[1] == 0 or not cut_d or (-f[3], f[1]) < (-cut_w, cut_d)]
+    if cut_d and (len(shown) > MAX_FRAMES or
+                  f"{len(wide) - len(shown)} frames left out" not in texts["subtitle"]):
+        fail(f"{len(shown)} of {len(wide)} frames drawn; subtitle {texts['subtitle']!r}")
+    if not cut_d and len(wide) > MAX_FRAMES:
+        fail(f"{len(wide)} frames drawn, more than {MAX_FRAMES}")
     if len(shown) != len(got):
         fail(f"{len(got)} frames, {len(shown)} expected")
     by_pos = {(f["title"].rsplit(" (", 1)[0], round(f["x"], 2), f["y"]): f for f in got}
-    for name, d, start, w in shown:
+    descendants = {}
+    for p, *_ in shown:
+        for k in range(len(p)):
+            descendants[p[:k]] = descendants.get(p[:k], 0) + 1
+    for path, d, start, w in shown:
+        name = path[-1] if path else "all"
         x = PAD + start * scale
         width = w * scale if d else WIDTH - 2 * PAD
         y = TOP + (depth - d) * FRAME_H
@@ -98,6 +115,11 @@ def check_static(svg, folded, unit):
             fail(f"tooltip {f['title']!r}, expected {name} ({w:,} {unit}, {pct:.2f}%)")
         if f["label"] != label(name, f["width"]):
             fail(f"label {f['label']!r} of {name!r}, expected {label(name, f['width'])!r}")
+        # the script finds a frame's descendants by their number: the frames just before it
+        n = descendants.get(path, 0)
+        if f["n"] != n or f["i"] < n:
+            fail(f"{name!r}: data-n {f['n']}, {n} descendants drawn")
+        f["path"] = path
     return got
 
 
@@ -141,16 +163,16 @@ def check_script(static, res, frame, search):
     if [(round(f["x"], 2), f["width"]) for f in first["frames"]] != \
             [(round(f["x"], 2), f["width"]) for f in static]:
         fail("the script moved frames before anything was done")
-    z = next(f for f in first["frames"] if name(f) == frame)
+    zi = next(i for i, f in enumerate(first["frames"]) if name(f) == frame)
+    z, zpath = first["frames"][zi], static[zi]["path"]
     if res["hover"]["details"] != z["title"]:
         fail(f"hover shows {res['hover']['details']!r}, not {z['title']!r}")
     scale = (WIDTH - 2 * PAD) / z["width"]
-    for before, after in zip(first["frames"], res["zoom"]["frames"]):
-        inside = before["x"] >= z["x"] - 0.01 and before["x"] + before["width"] <= z["x"] + z["width"] + 0.01
-        around = before["x"] <= z["x"] + 0.01 and before["x"] + before["width"] >= z["x"] + z["width"] - 0.01
-        if before["y"] <= z["y"] and inside:
+    for s, before, after in zip(static, first["frames"], res["zoom"]["frames"]):
+        p = s["path"]
+        if p[: len(zpath)] == zpath:
             want = (True, False, PAD + (before["x"] - z["x"]) * scale, before["width"] * scale)
-        elif before["y"] > z["y"] and around:
+        elif zpath[: len(p)] == p:
             want = (True, True, PAD, WIDTH - 2 * PAD)
         else:
             want = (False, False, None, None)
@@ -174,6 +196,15 @@ def check_script(static, res, frame, search):
     if res["escape"]["frames"] != first["frames"] or res["escape"]["matched"].strip() or \
             res["escape"]["unzoom_shown"]:
         fail("Escape did not bring back the first view")
+    if res["bad"]["matched"] != "bad pattern: (":
+        fail(f"an invalid pattern shows {res['bad']['matched']!r}")
+    # the address the graph gave itself opens the same view
+    address = res["address"]
+    if f"x={z['x']:.2f}" not in address or "s=" not in address:
+        fail(f"the address {address!r} does not hold the view")
+    for k in ("frames", "matched", "unzoom_shown", "search_button"):
+        if res["reopened"][k] != res["search"][k]:
+            fail(f"reopened at {address!r}, the graph's {k} differs")
 
 
 def main():

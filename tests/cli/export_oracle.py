@@ -3,7 +3,8 @@
 the highest live bytes of any (process, device, pool), with blocks paired by allocation_id.
 Usage: export_oracle.py DUMP.csv -> 'allocated N count N peak N'
        export_oracle.py --by-op DUMP.csv -> folded lines of the allocated bytes by the ops
-       (ATEN/ATB START..END) open on the MALLOC's thread at its time, outermost first"""
+       (ATEN/ATB START..END) open on the MALLOC's thread at its time, the outermost 64 of them;
+       rows of one time and ID: starts, then MALLOCs, then ends, each in file order"""
 import csv, re, sys
 
 POOLS = {"PTA", "ATB", "MINDSPORE", "HAL", "HOST_PINNED", "HOST", "GE"}
@@ -19,27 +20,27 @@ def by_op(path):
     its name and the ops opened inside it."""
     ops, mallocs = {}, []
     with open(path, newline="") as fh:
-        for r in csv.DictReader(fh):
+        for row, r in enumerate(csv.DictReader(fh)):
             thread = (r["Process Id"], r["Thread Id"])
             pos = (int(r["Timestamp(ns)"]), int(r["ID"]))
             if r["Event"] == "OP_LAUNCH" and r["Event Type"] in ("ATEN_START", "ATB_START"):
-                ops.setdefault(thread, []).append((pos, 0, r["Name"] or "[unnamed op]"))
+                ops.setdefault(thread, []).append((pos, 0, row, r["Name"] or "[unnamed op]"))
             elif r["Event"] == "OP_LAUNCH" and r["Event Type"] in ("ATEN_END", "ATB_END"):
-                ops.setdefault(thread, []).append((pos, 2, r["Name"] or "[unnamed op]"))
+                ops.setdefault(thread, []).append((pos, 2, row, r["Name"] or "[unnamed op]"))
             elif r["Event"] == "MALLOC" and r["Event Type"] in POOLS:
                 size = int(attrs(r["Attr"]).get("size", "0"))
                 mallocs.append((thread, pos, r["Event Type"], max(size, 0)))
     weights = {}
     for thread, pos, pool, size in mallocs:
         open_ops = []
-        for opos, kind, name in sorted(ops.get(thread, [])):
+        for opos, kind, _, name in sorted(ops.get(thread, [])):
             if (opos, kind) > (pos, 1):
                 break
             if kind == 0:
                 open_ops.append(name)
             elif name in open_ops:
                 del open_ops[len(open_ops) - 1 - open_ops[::-1].index(name):]
-        key = ";".join(open_ops) or f"[{pool}, no op]"
+        key = ";".join(open_ops[:64]) or f"[{pool}, no op]"
         weights[key] = weights.get(key, 0) + size
     for key, w in sorted(weights.items()):
         if w:

@@ -95,6 +95,31 @@ for f in ops baseline leaks; do
 	"$E" -q --format folded --group-by op $f.csv | sort >$f.op.got
 	[ -s $f.op.want ] && cmp -s $f.op.want $f.op.got && ok || bad "$f: by op differs from the replay"
 done
+# 70 nested ops: the outermost 64 are frames, and the end of the outermost closes them all
+python3 - deep.csv <<'X'
+import sys
+h = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)"
+rows = [f"{k + 1},OP_LAUNCH,ATEN_START,op{k},{100 + k},7,7,0,N/A,,," for k in range(70)]
+rows.append('71,MALLOC,PTA,N/A,200,7,7,0,0x1000,"{allocation_id:1,addr:0x1000,size:64}",,')
+rows.append("72,OP_LAUNCH,ATEN_END,op0,300,7,7,0,N/A,,,")
+rows.append("73,OP_LAUNCH,ATEN_END,zzz,310,7,7,0,N/A,,,")
+rows.append('74,MALLOC,PTA,N/A,400,7,7,0,0x2000,"{allocation_id:2,addr:0x2000,size:16}",,')
+open(sys.argv[1], "w").write("\n".join([h] + rows) + "\n")
+X
+python3 -c 'print(";".join(f"op{k}" for k in range(64)) + " 64")' >deep.expected
+echo '[PTA, no op] 16' >>deep.expected
+expect_out deep.expected --format folded --group-by op deep.csv
+python3 "$SRC/tests/cli/export_oracle.py" --by-op deep.csv | sort >deep.want
+sort deep.expected | cmp -s - deep.want && ok || bad "deep.csv: the replay differs"
+expect_status 0 "$E" --format folded --group-by op -o deep.folded deep.csv
+grep -qx 'memscope-export: op rows that made no frame: 1 ends with no open op of their name, 69 ops without an end of their own, 6 ops past 64 open on their thread' "$WORK/err" &&
+	ok || bad "deep.csv: op rows not reported: $(cat "$WORK/err")"
+# several inputs are apart: an op of one is not open in another
+expect_status 0 "$E" -q --format folded --group-by op -o ops2.folded ops.csv ops.csv
+python3 -c 'import sys
+a = dict(l.rsplit(" ", 1) for l in open(sys.argv[1]).read().splitlines())
+b = dict(l.rsplit(" ", 1) for l in open(sys.argv[2]).read().splitlines())
+sys.exit(0 if a.keys() == b.keys() and all(int(b[k]) == 2 * int(a[k]) for k in a) else 1)' ops.op.got ops2.folded
 expect_status 0 "$E" -q --group-by op --metric allocated,peak,leaked,count -o ops.json baseline.csv
 expect_status 0 python3 "$CHECK_SS" ops.json
 expect_status 0 python3 -c 'import json, sys
@@ -131,6 +156,28 @@ expect_status 0 "$E" -q --format svg -o markup.svg markup.csv
 expect_status 0 python3 -c 'import sys, xml.etree.ElementTree as ET
 t = [e.text for e in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}title")]
 sys.exit(0 if "<a&b> \"q\" ]]> (64 bytes, 66.67%)" in t and "? ? (32 bytes, 33.33%)" in t else 1)' markup.svg
+# a graph stays one a browser opens: a 1000-frame stack is cut at 256 levels, and of 110,000
+# frames the 100,000 widest, then shallowest, are drawn (here: the 90 outermost levels)
+python3 - deep1.csv many.csv <<'X'
+import sys
+h = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)"
+row = lambda i, size, frames: (f'{i},MALLOC,PTA,N/A,{i},7,7,0,{hex(i)},"{{allocation_id:{i},addr:{hex(i)},size:{size}}}","'
+                               + "\n".join(frames) + '",')
+open(sys.argv[1], "w").write(h + "\n" + row(1, 1000000, [f"deep.py({k}): f" for k in range(1000)]) + "\n")
+open(sys.argv[2], "w").write("\n".join([h] + [row(i + 1, 1, [f"s{i}.py({k}): f" for k in range(100)])
+                                         for i in range(1100)]) + "\n")
+X
+expect_status 0 "$E" -q --format svg -o deep1.svg deep1.csv
+"$E" -q --format folded -o deep1.folded deep1.csv
+expect_status 0 $CHECK_SVG deep1.svg deep1.folded bytes
+[ "$(grep -c '<g data-n' deep1.svg)" -eq 257 ] && grep -q '<title>\[deeper frames\] (1,000,000 bytes' deep1.svg &&
+	ok || bad "deep1.svg: not cut at 256 levels"
+expect_status 0 "$E" -q --format svg -o many.svg many.csv
+"$E" -q --format folded -o many.folded many.csv
+expect_status 0 $CHECK_SVG many.svg many.folded bytes
+[ "$(grep -c '<g data-n' many.svg)" -eq 99001 ] && grep -q '; 11000 frames left out (the narrowest, then the deepest)<' many.svg &&
+	ok || bad "many.svg: $(grep -c '<g data-n' many.svg) frames"
+
 # nothing allocated: the root alone
 head -1 baseline.csv >empty.csv
 expect_status 0 "$E" -q --format svg -o empty.svg empty.csv

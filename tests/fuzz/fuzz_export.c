@@ -93,7 +93,7 @@ static void check_svg(const char *s, size_t n)
 	check_xml_chars((const unsigned char *)s, (const unsigned char *)end);
 	if (n < 7 || memcmp(end - 7, "</svg>\n", 7))
 		abort();
-	for (p = s; (p = memmem(p, (size_t)(end - p), "<g>", 3)); p += 3)
+	for (p = s; (p = memmem(p, (size_t)(end - p), "<g data-n=\"", 11)); p += 11)
 		open_g++;
 	for (p = s; (p = memmem(p, (size_t)(end - p), "</g>", 4)); p += 4)
 		close_g++;

@@ -66,10 +66,10 @@ struct memscope_flame_peak {
 
 /*
  * The analysis: feed every event of every input (src numbers them), then finish. Memory grows with
- * the live blocks and the distinct paths; with the peak metric also 56 bytes per block and 64 per
+ * the live blocks and the distinct paths; with the peak metric also 72 bytes per block and 64 per
  * MALLOC/FREE row (the timeline that finds the peak); grouped by op also 56 bytes per op row and
- * per MALLOC (rows need not come in time order: an op is known to be open at a MALLOC only once
- * the thread's rows are sorted).
+ * per MALLOC and metric (rows need not come in time order: an op is known to be open at a MALLOC
+ * only once the thread's rows are sorted).
  */
 struct memscope_flame;
 
@@ -93,6 +93,15 @@ int memscope_flame_finish(struct memscope_flame *f);
 const struct memscope_flame_entry *memscope_flame_entries(
 	const struct memscope_flame *f, unsigned metric, size_t *n, uint64_t *total);
 const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flame *f);
+
+/* Grouped by op, the op rows that made no frame. */
+struct memscope_flame_ops {
+	uint64_t unmatched_ends; /* ends with no open op of their name: ignored */
+	uint64_t unclosed;	 /* starts never ended, or closed by an outer op's end */
+	uint64_t deep;		 /* starts past 64 open ops of their thread: not frames */
+};
+/* After finish; all 0 unless grouped by op. */
+const struct memscope_flame_ops *memscope_flame_op_stats(const struct memscope_flame *f);
 const struct memscope_flame_opts *memscope_flame_opts(const struct memscope_flame *f);
 /* The string table the paths are in (the one given to _new). */
 const struct memscope_strtab *memscope_flame_strtab(const struct memscope_flame *f);
@@ -122,8 +131,10 @@ int memscope_flame_write_folded(
  * title is the profile's name, subtitle (may be NULL) the line under it, and the root frame "all"
  * holds the total; a frame's width is its share of the total and its tooltip says its bytes (or
  * allocations) and percent. Siblings are in name order; frames narrower than 0.1 pixel are left
- * out, and their weight stays in their parent. The embedded script (flame_svg.js) zooms on click
- * and searches. 0 or MEMSCOPE_E_IO.
+ * out, and their weight stays in their parent; at most 256 levels (deeper frames are one
+ * "[deeper frames]" frame) and 100,000 frames (the widest, then the shallowest; the subtitle
+ * says how many were left out). The embedded script (flame_svg.js) zooms on click and searches.
+ * 0, MEMSCOPE_E_NOMEM or MEMSCOPE_E_IO.
  */
 int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned metric,
 	const char *subtitle, struct memscope_error *err);
