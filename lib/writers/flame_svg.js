@@ -63,9 +63,12 @@ function zoom(z) {
 	var scale = total.w / z.w, first = z.i - z.n;
 	frames.forEach(function (f) {
 		if (f.i >= first && f.i <= z.i) {
+			// (the coordinates are rounded: an edge scaled up may pass the zoomed frame's)
+			var left = Math.max(total.x, total.x + (f.x - z.x) * scale);
+			var right = Math.min(total.x + total.w, total.x + (f.x + f.w - z.x) * scale);
 			show(f, true);
 			f.g.removeAttribute("class");
-			place(f, total.x + (f.x - z.x) * scale, f.w * scale);
+			place(f, left, Math.max(0, right - left));
 		} else if (f.i > z.i && f.i - f.n <= first) {
 			show(f, true);
 			f.g.setAttribute("class", "parent");

@@ -171,7 +171,9 @@ def check_script(static, res, frame, search):
     for s, before, after in zip(static, first["frames"], res["zoom"]["frames"]):
         p = s["path"]
         if p[: len(zpath)] == zpath:
-            want = (True, False, PAD + (before["x"] - z["x"]) * scale, before["width"] * scale)
+            left = max(PAD, PAD + (before["x"] - z["x"]) * scale)
+            right = min(WIDTH - PAD, PAD + (before["x"] + before["width"] - z["x"]) * scale)
+            want = (True, False, left, max(0, right - left))
         elif zpath[: len(p)] == p:
             want = (True, True, PAD, WIDTH - 2 * PAD)
         else:
