@@ -151,27 +151,38 @@ static void check_timeline(const uint8_t *data, size_t size)
 	memscope_strtab_free(st);
 }
 
-/* Each metric's total grouped by group. */
-static void totals(const uint8_t *data, size_t size, unsigned group, uint64_t *total)
+/* The flame analysis of every metric of the input, grouped by group, finished; *st and *src are
+ * to free after it. */
+static struct memscope_flame *analyse(const uint8_t *data, size_t size, unsigned group,
+	struct memscope_strtab **st, struct memscope_source **src)
 {
-	struct memscope_strtab *st = memscope_strtab_new();
 	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
 	struct memscope_flame_opts fo;
-	struct memscope_source *src = NULL;
 	struct memscope_flame *f;
 	struct memscope_error err;
-	size_t n;
-	unsigned m;
 
 	memscope_flame_opts_init(&fo);
 	fo.metrics = (1u << MEMSCOPE_FLAME_N_METRICS) - 1;
 	fo.group = group;
-	if (!st || !(f = memscope_flame_new(&fo, st)))
+	*src = NULL;
+	if (!(*st = memscope_strtab_new()) || !(f = memscope_flame_new(&fo, *st)))
 		abort();
-	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
-		memscope_source_read(src, feed, f, &err);
+	if (memscope_source_open_mem(src, data, size, "fuzz", *st, &ro, &err) == 0)
+		memscope_source_read(*src, feed, f, &err);
 	if (memscope_flame_finish(f))
 		abort();
+	return f;
+}
+
+/* Each metric's total grouped by group. */
+static void totals(const uint8_t *data, size_t size, unsigned group, uint64_t *total)
+{
+	struct memscope_strtab *st;
+	struct memscope_source *src;
+	struct memscope_flame *f = analyse(data, size, group, &st, &src);
+	size_t n;
+	unsigned m;
+
 	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++)
 		memscope_flame_entries(f, m, &n, &total[m]);
 	memscope_flame_free(f);
@@ -181,11 +192,10 @@ static void totals(const uint8_t *data, size_t size, unsigned group, uint64_t *t
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct memscope_strtab *st = memscope_strtab_new();
-	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
-	struct memscope_flame_opts fo;
-	struct memscope_source *src = NULL;
-	struct memscope_flame *f;
+	struct memscope_strtab *st;
+	struct memscope_source *src;
+	struct memscope_flame *f =
+		analyse(data, size, size ? data[size - 1] % 3 : MEMSCOPE_FLAME_BY_STACK, &st, &src);
 	struct memscope_error err;
 	char *text = NULL;
 	size_t len = 0, n;
@@ -194,15 +204,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *out;
 	cJSON *doc, *p;
 
-	memscope_flame_opts_init(&fo);
-	fo.metrics = (1u << MEMSCOPE_FLAME_N_METRICS) - 1;
-	fo.group = size ? data[size - 1] % 3 : MEMSCOPE_FLAME_BY_STACK;
-	if (!st || !(f = memscope_flame_new(&fo, st)))
-		abort();
-	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
-		memscope_source_read(src, feed, f, &err);
-	if (memscope_flame_finish(f))
-		abort();
 	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
 		memscope_flame_entries(f, m, &n, &total);
 		out = open_memstream(&text, &len);
