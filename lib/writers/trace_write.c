@@ -26,20 +26,29 @@ static void track_name(FILE *out, const struct memscope_timeline_point *r, const
 	json_cstr(out, name);
 }
 
+/* The start of a counter event of r's track, up to its args' first member. */
+static void counter(FILE *out, const struct memscope_timeline_point *r, const char *suffix)
+{
+	fputs(",{\"name\":", out);
+	track_name(out, r, suffix);
+	fputs(",\"ph\":\"C\",", out);
+	put_ts(out, r->at.ts_ns);
+	fprintf(out, ",\"pid\":%llu,\"args\":{", (unsigned long long)r->pid);
+}
+
 int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 	const char *const *inputs, size_t n_inputs, struct memscope_error *err)
 {
 	struct u64map open = { 0 }; /* tid -> open slices, per process */
-	size_t i, j, k;
+	size_t i, j, k, n_points;
+	const struct memscope_timeline_point *recs = memscope_timeline_points(t, &n_points);
+	const struct memscope_strtab *st = memscope_timeline_strtab(t);
 	int first = 1, rc = 0;
 
 	fprintf(out,
 		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":"
 		"\"memscope-export@%s\"},\"traceEvents\":[",
 		memscope_version());
-	size_t n_points;
-	const struct memscope_timeline_point *recs = memscope_timeline_points(t, &n_points);
-	const struct memscope_strtab *st = memscope_timeline_strtab(t);
 
 	for (i = 0; i < n_points && !rc; i = j) {
 		const struct memscope_timeline_point *p = &recs[i];
@@ -66,20 +75,12 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 			last_ts = r->at.ts_ns;
 			switch (r->kind) {
 			case MEMSCOPE_TL_LIVE:
-				fputs(",{\"name\":", out);
-				track_name(out, r, " live");
-				fputs(",\"ph\":\"C\",", out);
-				put_ts(out, r->at.ts_ns);
-				fprintf(out, ",\"pid\":%llu,\"args\":{\"bytes\":%lld}}",
-					(unsigned long long)r->pid, (long long)r->value);
+				counter(out, r, " live");
+				fprintf(out, "\"bytes\":%lld}}", (long long)r->value);
 				break;
 			case MEMSCOPE_TL_USED:
-				fputs(",{\"name\":", out);
-				track_name(out, r, " pool");
-				fputs(",\"ph\":\"C\",", out);
-				put_ts(out, r->at.ts_ns);
-				fprintf(out, ",\"pid\":%llu,\"args\":{\"used\":%lld",
-					(unsigned long long)r->pid, (long long)r->value);
+				counter(out, r, " pool");
+				fprintf(out, "\"used\":%lld", (long long)r->value);
 				if (r->total != INT64_MIN)
 					fprintf(out, ",\"reserved\":%lld", (long long)r->total);
 				fputs("}}", out);
