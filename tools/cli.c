@@ -1,8 +1,10 @@
 /* Implementation of the shared CLI helper (cli.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +111,10 @@ void cli_report_read(
 		cli_msg(t, "%s: skipped %llu bad rows (first: %s)", input,
 			(unsigned long long)s->n_skipped, buf);
 	}
+	if (s->cut.code) {
+		memscope_error_format(&s->cut, buf, sizeof(buf));
+		cli_msg(t, "%s; every complete record before the cut was read (--lenient)", buf);
+	}
 	if (s->n_unknown_kind)
 		cli_msg(t, "%s: %llu rows with an unknown Event or Event Type (kept as text)",
 			input, (unsigned long long)s->n_unknown_kind);
@@ -149,13 +155,19 @@ void cli_help(const struct cli_tool *t)
 
 void cli_msg(const struct cli_tool *t, const char *fmt, ...)
 {
+	char raw[4096], line[4096];
 	va_list ap;
+	int len;
 
-	fprintf(stderr, "%s: ", t->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* one line whatever the text quotes: control bytes and invalid UTF-8 are escaped */
+	memscope_text_escape(line, sizeof(line), raw,
+		len < 0			    ? 0
+		: (size_t)len < sizeof(raw) ? (size_t)len
+					    : sizeof(raw) - 1);
+	fprintf(stderr, "%s: %s\n", t->name, line);
 }
 
 int cli_exit_status(int code)
@@ -313,30 +325,63 @@ static char *canonical(const char *path)
 
 int cli_same_path(const char *a, const char *b)
 {
-	char *x = canonical(a), *y = canonical(b);
-	int same = x && y ? strcmp(x, y) == 0 : strcmp(a, b) == 0;
+	struct stat sa, sb;
+	char *x, *y;
+	int same;
 
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	x = canonical(a);
+	y = canonical(b);
+	same = x && y ? strcmp(x, y) == 0 : strcmp(a, b) == 0;
 	free(x);
 	free(y);
 	return same;
 }
 
-int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *avoid)
+/* The input among inputs that path is (by identity: links of any kind count), or NULL. */
+static const char *input_at(const char *path, const char *const *inputs, size_t n_inputs)
 {
 	struct stat so, si;
+	size_t i;
 
-	if (strcmp(path, "-") == 0)
+	if (stat(path, &so))
+		return NULL;
+	for (i = 0; i < n_inputs; i++)
+		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && so.st_dev == si.st_dev &&
+			so.st_ino == si.st_ino)
+			return inputs[i];
+	return NULL;
+}
+
+int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *const *inputs,
+	size_t n_inputs)
+{
+	struct stat sl, so;
+	const char *in;
+
+	if (strcmp(path, "-") == 0 || lstat(path, &sl))
 		return 0;
-	if (avoid && strcmp(avoid, "-") && stat(path, &so) == 0 && stat(avoid, &si) == 0 &&
-		so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
-		cli_msg(t, "%s: output would overwrite the input", path);
+	if ((in = input_at(path, inputs, n_inputs))) {
+		if (strcmp(in, path) == 0)
+			cli_msg(t, "%s: output would overwrite the input", path);
+		else
+			cli_msg(t, "%s: output would overwrite the input %s (the same file)", path,
+				in);
 		return CLI_EXIT_USAGE;
 	}
-	if (stat(path, &so) == 0 && S_ISDIR(so.st_mode)) {
+	if (stat(path, &so)) {
+		if (force)
+			return 0;
+		cli_msg(t, "%s: exists as a dangling symbolic link (use --force to replace it)",
+			path);
+		return CLI_EXIT_USAGE;
+	}
+	if (S_ISDIR(so.st_mode)) {
 		cli_msg(t, "%s: is a directory", path);
 		return CLI_EXIT_USAGE;
 	}
-	if (!force && stat(path, &so) == 0 && S_ISREG(so.st_mode)) {
+	if (!force && S_ISREG(so.st_mode)) {
 		cli_msg(t, "%s: exists (use --force to overwrite)", path);
 		return CLI_EXIT_USAGE;
 	}
@@ -344,51 +389,81 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
 }
 
 /*
- * Temporary outputs still open, removed if a signal ends the tool (SIGINT, SIGTERM, SIGHUP), so
- * an interrupted run leaves nothing beside its output either.
+ * Temporary outputs not yet published, removed if a signal ends the tool (SIGINT, SIGTERM,
+ * SIGHUP), so an interrupted run leaves nothing beside its output either. The list changes only
+ * with those signals blocked; the handler only reads it.
  */
-#define MAX_PENDING 4
-static char *volatile pending_tmp[MAX_PENDING];
+static struct cli_out *volatile pending;
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void on_fatal_signal(int sig)
 {
-	unsigned i;
+	struct cli_out *o;
 
-	for (i = 0; i < MAX_PENDING; i++)
-		if (pending_tmp[i])
-			unlink(pending_tmp[i]);
+	for (o = pending; o; o = o->next)
+		unlink(o->tmp);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void pending_set(char *tmp, char *old)
+/* Block (how SIG_BLOCK) or restore the fatal signals; *old keeps the mask to restore. */
+static void fatal_mask(int how, sigset_t *old)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
+	size_t i;
+
+	if (how == SIG_SETMASK) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return;
+	}
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		sigaddset(&set, fatal_sigs[i]);
+	sigprocmask(how, &set, old);
+}
+
+static void pending_add(struct cli_out *o)
+{
 	static int installed;
-	unsigned i;
+	sigset_t old;
+	size_t i;
 
 	if (!installed) {
-		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
 			struct sigaction sa, old_sa;
 
 			memset(&sa, 0, sizeof(sa));
 			sa.sa_handler = on_fatal_signal;
 			/* a signal ignored from the start (nohup, a background job) stays ignored
 			 */
-			if (sigaction(sigs[i], NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN)
-				sigaction(sigs[i], &sa, NULL);
+			if (sigaction(fatal_sigs[i], NULL, &old_sa) == 0 &&
+				old_sa.sa_handler != SIG_IGN)
+				sigaction(fatal_sigs[i], &sa, NULL);
 		}
 		installed = 1;
 	}
-	for (i = 0; i < MAX_PENDING; i++)
-		if (pending_tmp[i] == old) {
-			pending_tmp[i] = tmp;
-			return;
-		}
+	fatal_mask(SIG_BLOCK, &old);
+	o->next = pending;
+	pending = o;
+	fatal_mask(SIG_SETMASK, &old);
 }
 
-int cli_out_open(
-	const struct cli_tool *t, struct cli_out *o, const char *path, int force, const char *avoid)
+static void pending_remove(struct cli_out *o)
+{
+	struct cli_out *volatile *pp;
+	sigset_t old;
+
+	fatal_mask(SIG_BLOCK, &old);
+	for (pp = &pending; *pp; pp = &(*pp)->next)
+		if (*pp == o) {
+			*pp = o->next;
+			break;
+		}
+	fatal_mask(SIG_SETMASK, &old);
+}
+
+int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const char *const *inputs, size_t n_inputs)
 {
 	struct stat so;
 	int fd, rc;
@@ -398,8 +473,11 @@ int cli_out_open(
 		o->f = stdout;
 		return 0;
 	}
-	if ((rc = cli_out_check(t, path, force, avoid)))
+	if ((rc = cli_out_check(t, path, force, inputs, n_inputs)))
 		return rc;
+	o->force = force;
+	o->inputs = inputs;
+	o->n_inputs = n_inputs;
 	if (stat(path, &so) == 0 && !S_ISREG(so.st_mode)) {
 		/* a device or pipe (/dev/null, a FIFO): written in place, nothing to replace */
 		if (!(o->f = fopen(path, "wb"))) {
@@ -430,7 +508,7 @@ int cli_out_open(
 		return CLI_EXIT_IO;
 	}
 	fchmod(fd, 0644 & ~umask(umask(0)));
-	pending_set(o->tmp, NULL);
+	pending_add(o);
 	return 0;
 }
 
@@ -446,6 +524,37 @@ int cli_out_flush(const struct cli_tool *t, struct cli_out *o)
 	return CLI_EXIT_IO;
 }
 
+/*
+ * Move the temporary file to o->path: over what is there with --force, otherwise only if nothing
+ * is (another run may have written the path since the check). 0 or the exit status, printed.
+ */
+static int publish(const struct cli_tool *t, struct cli_out *o)
+{
+	const char *in = input_at(o->path, o->inputs, o->n_inputs);
+
+	if (in) { /* the path became an input after the check */
+		cli_msg(t, "%s: output would overwrite the input %s", o->path, in);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->force ? rename(o->tmp, o->path) == 0
+		     : renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
+		return 0;
+	/* a file system without RENAME_NOREPLACE: a hard link does not replace either */
+	if (!o->force && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) &&
+		link(o->tmp, o->path) == 0) {
+		unlink(o->tmp);
+		return 0;
+	}
+	if (errno == EEXIST) {
+		cli_msg(t,
+			"%s: exists: written by another run meanwhile (use --force to overwrite)",
+			o->path);
+		return CLI_EXIT_USAGE;
+	}
+	cli_msg(t, "%s: write failed: %s", o->path, strerror(errno));
+	return CLI_EXIT_IO;
+}
+
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
 {
 	int rc = o->f ? cli_out_flush(t, o) : 0;
@@ -457,15 +566,18 @@ int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
 		rc = CLI_EXIT_IO;
 	}
 	o->f = NULL;
-	if (!rc && o->tmp && rename(o->tmp, o->path)) {
-		cli_msg(t, "%s: write failed: %s", o->path, strerror(errno));
-		rc = CLI_EXIT_IO;
+	if (!rc && o->tmp) {
+		/* from here the run finishes: a fatal signal waits for the exit, whose status
+		 * then tells what was written */
+		fatal_mask(SIG_BLOCK, NULL);
+		rc = publish(t, o);
 	}
 	if (rc) {
 		cli_out_abort(o);
 		return rc;
 	}
-	pending_set(NULL, o->tmp);
+	if (o->tmp)
+		pending_remove(o);
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;
@@ -477,7 +589,7 @@ void cli_out_abort(struct cli_out *o)
 	if (o->f && o->f != stdout)
 		fclose(o->f);
 	if (o->tmp) {
-		pending_set(NULL, o->tmp);
+		pending_remove(o);
 		unlink(o->tmp);
 	}
 	free(o->tmp);

@@ -115,33 +115,49 @@ int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format
 int cli_parse_size(const char *s, unsigned long long *v);
 
 /*
- * An output file written to a temporary name beside it and renamed into place on success, so
- * nothing half-written is ever left at path. "-" is standard output.
+ * An output file written to a temporary name beside it and moved into place on success, so
+ * nothing half-written is ever left at path. "-" is standard output. The caller owns the struct
+ * and keeps it in place from cli_out_open to cli_out_commit or cli_out_abort (a signal handler
+ * finds the temporary file through it).
  */
 struct cli_out {
 	FILE *f;
 	char *path;
 	char *tmp;
+	int force;
+	const char *const *inputs; /* borrowed: the files the output must never be */
+	size_t n_inputs;
+	struct cli_out *next; /* temporaries a fatal signal removes */
 };
 
 /*
- * Open path for writing. Refuses an existing file unless force, and a path that is the same file
- * as avoid (the input; may be NULL). A device or pipe (/dev/null) is written in place. On failure
- * prints the reason and returns the exit status.
+ * Whether path may be written: refused (exit 2) when it is one of the inputs by identity (a
+ * symbolic or hard link to an input, or an input named through one; "-" inputs are skipped), a
+ * directory, or exists without force (a dangling symbolic link too). A device or pipe
+ * (/dev/null) is fine: it is written in place. 0 or the exit status, printed.
+ */
+int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *const *inputs,
+	size_t n_inputs);
+/*
+ * cli_out_check, then open path's temporary file (a device or pipe: path itself). inputs stay
+ * borrowed until commit or abort, which checks them again. On failure prints the reason and
+ * returns the exit status, with *o cleared.
  */
 int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
-	const char *avoid);
-/*
- * The checks of cli_out_open without opening anything (for checking outputs before the work):
- * 0 or the exit status, printed.
- */
-int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *avoid);
-/* Whether two paths name the same file, existing or not (same directory, same name). */
+	const char *const *inputs, size_t n_inputs);
+/* Whether two paths name the same file: by identity when both exist, else by their resolved
+ * directory and name. */
 int cli_same_path(const char *a, const char *b);
 /* Flush; prints and returns the exit status on failure (nothing is renamed or removed). */
 int cli_out_flush(const struct cli_tool *t, struct cli_out *o);
-/* Flush, close and rename into place; prints and returns the exit status on failure. A caller
- * that writes the temporary file by its name (a database) closes f and sets it to NULL first. */
+/*
+ * Flush, close and move into place: over an existing file only with force; without it, a file
+ * that appeared at path since the check (another run) is kept and the commit fails with exit 2.
+ * From the first commit on, SIGINT, SIGTERM and SIGHUP wait for the exit, so the exit status
+ * always tells what was written. Prints and returns the exit status on failure, the temporary
+ * file removed. A caller that writes the temporary file by its name (a database) closes f and
+ * sets it to NULL first.
+ */
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
 /* input with its extension replaced by ext ("in.csv", ".db" -> "in.db"). NULL on OOM; the caller
  * frees. */

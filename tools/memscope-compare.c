@@ -327,13 +327,10 @@ int main(int argc, char **argv)
 		}
 		o.common.output = default_out;
 	}
-	status = cli_out_open(&tool, &c.out, o.common.output, o.common.force, NULL);
+	status = cli_out_open(
+		&tool, &c.out, o.common.output, o.common.force, (const char *const *)o.inputs, 2);
 	if (status)
 		goto out;
-	/* the output is never one of the inputs */
-	for (i = 0; i < 2; i++)
-		if ((status = cli_out_check(&tool, o.common.output, 1, o.inputs[i])))
-			goto out;
 	c.st = st;
 	rc = memscope_compare_run(sides[0], sides[1], &o.cmp, st, on_row, &c, &stats, &err);
 	if (rc) {

@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
-	status = cli_out_open(&tool, &out, o.common.output, o.common.force, input);
+	status = cli_out_open(&tool, &out, o.common.output, o.common.force, &input, 1);
 	if (status)
 		goto out;
 	if (strcmp(to, "csv") == 0)

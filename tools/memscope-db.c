@@ -156,12 +156,8 @@ static int to_db(const struct db_opts *o, int n_in, char **inputs, struct memsco
 		cli_msg(&tool, "a database cannot be written to standard output (use -o FILE)");
 		return CLI_EXIT_USAGE;
 	}
-	for (i = 0; i < n_in; i++)
-		if (strcmp(inputs[i], "-") && cli_same_path(inputs[i], path)) {
-			cli_msg(&tool, "%s: output would overwrite the input", path);
-			return CLI_EXIT_USAGE;
-		}
-	if ((status = cli_out_open(&tool, &out, path, o->common.force, NULL)))
+	if ((status = cli_out_open(&tool, &out, path, o->common.force, (const char *const *)inputs,
+		     (size_t)n_in)))
 		return status;
 	if (!out.tmp) {
 		cli_msg(&tool, "%s: not a regular file (a database needs one)", path);
@@ -219,7 +215,7 @@ static int to_csv(const struct db_opts *o, const char *input, struct memscope_st
 		status = CLI_EXIT_INVALID;
 		goto out;
 	}
-	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force, input)))
+	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force, &input, 1)))
 		goto out;
 	if (!(k.csv = memscope_csv_writer_new(out.f, st))) {
 		cli_msg(&tool, "out of memory");

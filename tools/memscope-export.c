@@ -202,13 +202,8 @@ int main(int argc, char **argv)
 		return status < 0 ? CLI_EXIT_OK : status;
 	if (!o.common.output)
 		o.common.output = "-";
-	for (i = optind; i < argc; i++)
-		if (strcmp(argv[i], "-") && strcmp(o.common.output, "-") &&
-			cli_same_path(argv[i], o.common.output)) {
-			cli_msg(&tool, "%s: output would overwrite the input", o.common.output);
-			return CLI_EXIT_USAGE;
-		}
-	if ((status = cli_out_check(&tool, o.common.output, o.common.force, NULL)))
+	if ((status = cli_out_check(&tool, o.common.output, o.common.force,
+		     (const char *const *)argv + optind, (size_t)(argc - optind))))
 		return status;
 	st = memscope_strtab_new();
 	if (o.format == FORMAT_CHROME_TRACE)
@@ -231,7 +226,8 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 	}
 	if (!status)
-		status = cli_out_open(&tool, &out, o.common.output, o.common.force, NULL);
+		status = cli_out_open(&tool, &out, o.common.output, o.common.force,
+			(const char *const *)argv + optind, (size_t)(argc - optind));
 	if (status)
 		goto out;
 	memscope_error_clear(&err);

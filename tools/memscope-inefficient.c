@@ -251,10 +251,11 @@ static int annotate(const struct ineff_opts *o, struct memscope_strtab *st,
 static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 	const struct memscope_inefficient *a)
 {
-	struct cli_out out = { NULL, NULL, NULL }, ann = { NULL, NULL, NULL };
+	struct cli_out out = { 0 }, ann = { 0 };
 	int status;
 
-	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force, NULL)))
+	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force,
+		     (const char *const *)o->inputs, o->n_inputs)))
 		goto out;
 	if (memscope_inefficient_write(out.f, o->format, a, st, (const char *const *)o->inputs,
 		    o->n_inputs, o->top > SIZE_MAX ? SIZE_MAX : (size_t)o->top)) {
@@ -262,9 +263,9 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	if (o->annotate &&
-		((status = cli_out_open(&tool, &ann, o->annotate, o->common.force, o->inputs[0])) ||
-			(status = annotate(o, st, a, ann.f))))
+	if (o->annotate && ((status = cli_out_open(&tool, &ann, o->annotate, o->common.force,
+				     (const char *const *)o->inputs, o->n_inputs)) ||
+				   (status = annotate(o, st, a, ann.f))))
 		goto out;
 	/* everything written and flushed before either is renamed into place */
 	if ((status = cli_out_flush(&tool, &out)) ||
@@ -286,7 +287,6 @@ int main(int argc, char **argv)
 	struct memscope_strtab *st = NULL;
 	struct memscope_inefficient *a = NULL;
 	const struct memscope_inefficient_stats *s;
-	size_t i;
 	int status;
 
 	memset(&o, 0, sizeof(o));
@@ -305,11 +305,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* no output is ever written over an input, nor over a file without --force */
-	for (i = 0; i < o.n_inputs; i++)
-		if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs[i])) ||
-			(o.annotate && (status = cli_out_check(
-						&tool, o.annotate, o.common.force, o.inputs[i]))))
-			goto out;
+	if ((status = cli_out_check(&tool, o.common.output, o.common.force,
+		     (const char *const *)o.inputs, o.n_inputs)) ||
+		(o.annotate && (status = cli_out_check(&tool, o.annotate, o.common.force,
+					(const char *const *)o.inputs, o.n_inputs))))
+		goto out;
 	if (o.annotate && (status = check_annotate_input(&o, st)))
 		goto out;
 	if ((status = analyse(&o, st, a)))

@@ -289,8 +289,7 @@ int main(int argc, char **argv)
 	struct memscope_leaks *l = NULL;
 	struct memscope_leaks_input *names = NULL;
 	const struct memscope_leaks_stats *s;
-	struct cli_out out = { NULL, NULL, NULL };
-	size_t i;
+	struct cli_out out = { 0 };
 	int status;
 
 	memset(&o, 0, sizeof(o));
@@ -310,12 +309,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* the report is never written over an input, nor over a file without --force */
-	for (i = 0; i < o.n_inputs; i++)
-		if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs[i])))
-			goto out;
+	if ((status = cli_out_check(&tool, o.common.output, o.common.force,
+		     (const char *const *)o.inputs, o.n_inputs)))
+		goto out;
 	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l)))
 		goto out;
-	if ((status = cli_out_open(&tool, &out, o.common.output, o.common.force, NULL)))
+	if ((status = cli_out_open(&tool, &out, o.common.output, o.common.force,
+		     (const char *const *)o.inputs, o.n_inputs)))
 		goto out;
 	if (memscope_leaks_write(out.f, o.format, l, st, names, o.n_inputs)) {
 		cli_msg(&tool, "%s: write failed: %s", o.common.output, strerror(errno));

@@ -3,7 +3,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "internal.h"
 #include "memscope/error.h"
+
+size_t utf8_seq(const unsigned char *p, const unsigned char *end)
+{
+	unsigned c = *p;
+	size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+	size_t k;
+
+	for (k = 1; len && k < len; k++)
+		if (p + k >= end || (p[k] & 0xc0) != 0x80)
+			len = 0;
+	/* overlong forms and surrogates are invalid too */
+	if ((len == 2 && c < 0xc2) || (len == 3 && c == 0xe0 && p[1] < 0xa0) ||
+		(len == 3 && c == 0xed && p[1] >= 0xa0) ||
+		(len == 4 &&
+			(c > 0xf4 || (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))))
+		len = 0;
+	return len;
+}
 
 void memscope_error_clear(struct memscope_error *err)
 {
@@ -15,14 +34,22 @@ __attribute__((format(printf, 7, 0))) static int error_vset(struct memscope_erro
 	const char *file, uint64_t line, uint64_t offset, int has_offset, const char *fmt,
 	va_list ap)
 {
+	char raw[MEMSCOPE_ERROR_MSG_MAX];
+	int len;
+
 	if (!err)
 		return code;
 	err->code = code;
 	err->line = line;
 	err->offset = offset;
 	err->has_offset = has_offset;
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	memscope_text_escape(
+		err->file, sizeof(err->file), file ? file : "", file ? strlen(file) : 0);
+	len = vsnprintf(raw, sizeof(raw), fmt, ap);
+	memscope_text_escape(err->msg, sizeof(err->msg), raw,
+		len < 0			    ? 0
+		: (size_t)len < sizeof(raw) ? (size_t)len
+					    : sizeof(raw) - 1);
 	return code;
 }
 
@@ -62,6 +89,36 @@ size_t memscope_error_format(const struct memscope_error *err, char *buf, size_t
 	else
 		r = snprintf(buf, n, "%s: %s", err->file, msg);
 	return r < 0 ? 0 : (size_t)r;
+}
+
+size_t memscope_text_escape(char *buf, size_t n, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	size_t w = 0;
+
+	if (!n)
+		return 0;
+	while (p < end) {
+		size_t k = utf8_seq(p, end);
+
+		if (k == 1 && (*p < 0x20 || *p == 0x7f))
+			k = 0;
+		if (k ? w + k >= n : w + 4 >= n)
+			break;
+		if (k) {
+			memcpy(buf + w, p, k);
+			w += k;
+			p += k;
+			continue;
+		}
+		buf[w++] = '\\';
+		buf[w++] = 'x';
+		buf[w++] = hex[*p >> 4];
+		buf[w++] = hex[*p++ & 15];
+	}
+	buf[w] = '\0';
+	return w;
 }
 
 const char *memscope_strerror(int code)

@@ -39,6 +39,9 @@ void arena_free(struct arena *a);
 int grow_array(void *pp, size_t *cap, size_t need, size_t elem);
 void buf_free(struct buf *b);
 
+/* Length of the valid UTF-8 sequence at p (before end), 0 when it is not one. */
+size_t utf8_seq(const unsigned char *p, const unsigned char *end);
+
 /* Strict decimal parsing of exactly len bytes: no sign (u64) or one '-' (i64), no spaces, no
  * overflow. 0 on success, -1 otherwise. */
 int parse_u64(const char *s, size_t len, uint64_t *v);

@@ -577,6 +577,13 @@ int capture_read(
 		rc = memscope_error_set_offset(err, MEMSCOPE_E_TRUNCATED, src->name, cs.offset,
 			"truncated capture file: no end record (%llu events read)",
 			(unsigned long long)cs.n_events);
+	if (rc == MEMSCOPE_E_TRUNCATED && have_header && src->opts.lenient) {
+		/* every complete record was delivered: the cut is reported, not fatal (a file cut
+		 * inside its header is refused: nothing in it could be read) */
+		src->stats.cut = *err;
+		memscope_error_clear(err);
+		rc = 0;
+	}
 out:
 	window_close(&w);
 	buf_free(&cs.vals);

@@ -87,16 +87,14 @@ int source_bad(
 int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
 	const char *fmt, ...)
 {
+	char msg[MEMSCOPE_ERROR_MSG_MAX];
 	struct memscope_error e;
 	va_list ap;
 
-	memscope_error_clear(&e);
-	e.code = MEMSCOPE_E_INVALID;
-	e.line = line;
-	snprintf(e.file, sizeof(e.file), "%s", src->name);
 	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memscope_error_set(&e, MEMSCOPE_E_INVALID, src->name, line, "%s", msg);
 	return source_bad(src, &e, err);
 }
 

@@ -6,24 +6,6 @@
 
 /* ---- JSON ---- */
 
-size_t utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-	unsigned c = *p;
-	size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-	size_t k;
-
-	for (k = 1; len && k < len; k++)
-		if (p + k >= end || (p[k] & 0xc0) != 0x80)
-			len = 0;
-	/* overlong forms and surrogates are invalid too */
-	if ((len == 2 && c < 0xc2) || (len == 3 && c == 0xe0 && p[1] < 0xa0) ||
-		(len == 3 && c == 0xed && p[1] >= 0xa0) ||
-		(len == 4 &&
-			(c > 0xf4 || (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))))
-		len = 0;
-	return len;
-}
-
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
 void json_str(FILE *out, const char *s, size_t n)
 {

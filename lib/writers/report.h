@@ -7,10 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct memscope_strtab;
+#include "../core/internal.h"
 
-/* Length of the valid UTF-8 sequence at p (before end), 0 when it is not one. */
-size_t utf8_seq(const unsigned char *p, const unsigned char *end);
+struct memscope_strtab;
 
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
 void json_str(FILE *out, const char *s, size_t n);

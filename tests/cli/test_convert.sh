@@ -61,8 +61,12 @@ expect_absent out5.mscap
 expect_status 0 "$C" -q --lenient -o out5.mscap badrow.csv
 expect_err_line '^memscope-convert: badrow.csv: skipped 1 bad rows \(first: badrow.csv:6: invalid size "12x"\)$'
 
-# every prefix of a capture file (all of them): exit 3 "truncated", never a crash, no output file
+# every prefix of a capture file (all of them): strict, exit 3 "truncated", never a crash, no
+# output file; --lenient (every 7th past the 16-byte header), exit 0, every complete record (a prefix of the whole file's
+# rows, as many as its one warning line counts) and that warning
 size=$(wc -c <baseline.mscap)
+"$C" -q -t csv -o full.csv baseline.mscap
+mkdir lenient
 cut=1
 prefix_bad=0
 while [ "$cut" -lt "$size" ]; do
@@ -74,8 +78,31 @@ while [ "$cut" -lt "$size" ]; do
 		echo "prefix $cut: exit $st: $(cat cut.err)" >&2
 	fi
 	rm -f cut.csv
+	if [ "$cut" -ge 16 ] && [ $((cut % 7)) -eq 1 ]; then
+		"$C" -q --lenient -t csv -o - cut.mscap >lenient/$cut.csv 2>lenient/$cut.err
+		st=$?
+		if [ "$st" -ne 0 ] || [ "$(wc -l <lenient/$cut.err)" -ne 1 ]; then
+			prefix_bad=$((prefix_bad + 1))
+			echo "lenient prefix $cut: exit $st: $(cat lenient/$cut.err)" >&2
+		fi
+	fi
 	cut=$((cut + 1))
 done
+expect_status 0 python3 - lenient full.csv <<'X'
+import csv, glob, re, sys
+full = open(sys.argv[2], "rb").read()
+bad = 0
+for out in glob.glob(sys.argv[1] + "/*.csv"):
+    err = open(out[:-4] + ".err").read()
+    m = re.search(r"truncated capture file: .* \((\d+) events read\); every complete record "
+                  r"before the cut was read \(--lenient\)$", err)
+    data = open(out, "rb").read()
+    rows = max(0, sum(1 for _ in csv.reader(open(out, newline=""))) - 1)
+    if not m or int(m.group(1)) != rows or not full.startswith(data):
+        print(out, rows, err, file=sys.stderr)
+        bad += 1
+sys.exit(bad != 0)
+X
 [ "$prefix_bad" -eq 0 ] && ok || bad "$prefix_bad prefixes misbehaved"
 
 # usage errors

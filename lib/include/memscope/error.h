@@ -41,7 +41,8 @@ struct memscope_error {
 void memscope_error_clear(struct memscope_error *err);
 
 /*
- * Record an error at a text position (line 0: none). file may be NULL. Returns code, so callers
+ * Record an error at a text position (line 0: none). file may be NULL. The file name and the
+ * message are kept escaped (memscope_text_escape). Returns code, so callers
  * can write `return memscope_error_set(err, MEMSCOPE_E_INVALID, ...)`. err may be NULL.
  */
 int memscope_error_set(struct memscope_error *err, int code, const char *file, uint64_t line,
@@ -56,6 +57,15 @@ int memscope_error_set_offset(struct memscope_error *err, int code, const char *
  * NUL-terminated when n > 0). Returns the length it wanted to write.
  */
 size_t memscope_error_format(const struct memscope_error *err, char *buf, size_t n);
+
+/*
+ * s[0..len) as one printable line into buf (always NUL-terminated when n > 0): every byte below
+ * 0x20, 0x7f and every byte that is not part of valid UTF-8 becomes \xNN, so text quoted from an
+ * input can neither break a message into lines nor drive a terminal. Stops at a whole character
+ * when buf is full. Returns the bytes written, without the NUL. The messages memscope_error_set
+ * records have been through it already.
+ */
+size_t memscope_text_escape(char *buf, size_t n, const char *s, size_t len);
 
 /* Static text for a status code ("invalid input", ...). */
 const char *memscope_strerror(int code);

@@ -53,6 +53,9 @@ struct memscope_read_stats {
 	uint64_t bytes;		    /* input bytes consumed */
 	enum memscope_layout layout;
 	struct memscope_error first_skip; /* why the first skipped row was bad (lenient mode) */
+	struct memscope_error cut;	  /* lenient mode: where a cut capture file stops (code
+					     MEMSCOPE_E_TRUNCATED; 0 when whole), every complete record
+					     before it delivered */
 };
 
 /*
@@ -80,7 +83,8 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 /*
  * Stream every event to fn in file order. Returns 0 at a clean end; on error every event before
  * the bad one has been delivered and err says where (strict mode stops at the first bad row;
- * a cut capture file gives MEMSCOPE_E_TRUNCATED). Can be called once per source.
+ * a cut capture file gives MEMSCOPE_E_TRUNCATED, in lenient mode 0 with the cut in the stats).
+ * Can be called once per source.
  */
 int memscope_source_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
