@@ -195,6 +195,16 @@ int cli_error(const struct cli_tool *t, const struct memscope_error *err)
 	return cli_exit_status(err->code);
 }
 
+int cli_error_io(const struct cli_tool *t, const struct memscope_error *err, const char *input,
+	const char *output)
+{
+	struct memscope_error e = *err;
+
+	if (!e.file[0])
+		snprintf(e.file, sizeof(e.file), "%s", e.line ? input : output);
+	return cli_error(t, &e);
+}
+
 int cli_parse_uint(const char *s, unsigned long long *v)
 {
 	char *end;

@@ -88,6 +88,14 @@ void cli_msg(const struct cli_tool *t, const char *fmt, ...) __attribute__((form
 /* "tool: file:line: message" on stderr; returns the exit status for err->code. */
 int cli_error(const struct cli_tool *t, const struct memscope_error *err);
 
+/*
+ * cli_error for an error of a writer fed by a read of input, or of the read: one without a file
+ * names input when it has a line (a row the output cannot hold) and output otherwise (the library
+ * does not know the output's name). Returns the exit status.
+ */
+int cli_error_io(const struct cli_tool *t, const struct memscope_error *err, const char *input,
+	const char *output);
+
 /* Exit status for a MEMSCOPE_E_* code. */
 int cli_exit_status(int code);
 

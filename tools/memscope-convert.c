@@ -171,8 +171,7 @@ int main(int argc, char **argv)
 	}
 	rc = memscope_source_read(src, on_event, &c, &err);
 	if (rc && c.werr.code) {
-		cli_msg(&tool, "%s: %s", o.common.output, c.werr.msg);
-		status = cli_exit_status(c.werr.code);
+		status = cli_error_io(&tool, &c.werr, input, o.common.output);
 		goto out;
 	}
 	if (rc) {

@@ -87,11 +87,7 @@ static int parse_args(int argc, char **argv, struct db_opts *o)
 static int read_failed(
 	const char *input, const char *out, struct sink *k, const struct memscope_error *err)
 {
-	if (!k->werr.code)
-		return cli_error(&tool, err);
-	if (!k->werr.file[0])
-		snprintf(k->werr.file, sizeof(k->werr.file), "%s", k->werr.line ? input : out);
-	return cli_error(&tool, &k->werr);
+	return cli_error_io(&tool, k->werr.code ? &k->werr : err, input, out);
 }
 
 /*

@@ -244,7 +244,7 @@ static int annotate(const struct ineff_opts *o, struct memscope_strtab *st,
 	if (!rc)
 		rc = memscope_inefficient_annotate(a, 0, src, out, &err);
 	memscope_source_close(src);
-	return rc ? cli_error(&tool, &err) : 0;
+	return rc ? cli_error_io(&tool, &err, o->inputs[0], o->annotate) : 0;
 }
 
 /* The report and the annotated copy, both or neither. 0 or an exit status (reported). */

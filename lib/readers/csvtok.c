@@ -24,15 +24,14 @@ static const char *scan_unquoted(const char *s, const char *end)
 	return s;
 }
 
+/* Line ends in s[0..n): LF, CR LF and a lone CR each end one line. */
 static uint64_t count_nl(const char *s, size_t n)
 {
 	const char *end = s + n;
 	uint64_t k = 0;
 
-	while ((s = memchr(s, '\n', (size_t)(end - s))) != NULL) {
-		k++;
-		s++;
-	}
+	for (; s < end; s++)
+		k += *s == '\n' || (*s == '\r' && (s + 1 == end || s[1] != '\n'));
 	return k;
 }
 
@@ -62,12 +61,17 @@ int csvtok_row(
 	unsigned i, n_unq = 0;
 	uint64_t nl = 0;
 
-	while (s < end && (*s == '\r' || *s == '\n'))
-		nl += *s++ == '\n';
+	/* a CR ends a line unless a LF follows: one at the end waits for the next byte */
+	while (s < end && (*s == '\r' || *s == '\n') && (*s == '\n' || s + 1 < end || final)) {
+		nl += *s == '\n' || s + 1 == end || s[1] != '\n';
+		s++;
+	}
 	*used = (size_t)(s - p);
 	*lead_nl = nl;
 	if (s == end)
 		return final ? CSVTOK_END : CSVTOK_MORE;
+	if (*s == '\r')
+		return CSVTOK_MORE;
 	t->n = 0;
 	t->row_nl = 0;
 	t->unq.len = 0;
@@ -136,7 +140,9 @@ int csvtok_row(
 			}
 			continue;
 		}
-		t->row_nl += *s == '\n';
+		if (*s == '\r' && s + 1 == end && !final)
+			return CSVTOK_MORE; /* a lone CR or the start of CR LF */
+		t->row_nl += *s == '\n' || s + 1 == end || s[1] != '\n';
 		s++;
 		break;
 	}

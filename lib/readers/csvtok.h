@@ -33,7 +33,8 @@ struct csvtok_field {
 struct csvtok {
 	struct csvtok_field f[CSVTOK_MAX_FIELDS];
 	unsigned n;	 /* fields of the row; may exceed CSVTOK_MAX_FIELDS (extra ones not kept) */
-	uint64_t row_nl; /* line feeds of the row: inside quoted fields and its terminator */
+	uint64_t row_nl; /* line ends of the row (LF, CR LF, lone CR): inside quoted fields and
+			    its terminator */
 	struct buf unq;	 /* unescaped copies of fields that held '""' */
 };
 
@@ -47,8 +48,9 @@ enum csvtok_status {
 
 /*
  * Tokenize the next row of p[0..n). final says no input follows. *used gets the bytes consumed
- * (blank lines before the row included, also with CSVTOK_MORE), *lead_nl the line feeds of
- * those blank lines; the row's own line feeds are in t->row_nl. Free t->unq with buf_free.
+ * (blank lines before the row included, also with CSVTOK_MORE), *lead_nl the line ends of
+ * those blank lines; the row's own line ends are in t->row_nl. A line ends at LF, CR LF or a
+ * lone CR, so a CR at the end of non-final input waits for more. Free t->unq with buf_free.
  */
 int csvtok_row(
 	struct csvtok *t, const char *p, size_t n, int final, size_t *used, uint64_t *lead_nl);

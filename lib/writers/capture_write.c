@@ -411,9 +411,9 @@ int memscope_capture_writer_write(struct memscope_capture_writer *w,
 	if (!w->started)
 		rc = start(w);
 	if (!rc && ev->n_attrs > CAP_ATTRS_MAX)
-		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
-			"event has %u attrs, more than the format's %u", ev->n_attrs,
-			CAP_ATTRS_MAX);
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, ev->line,
+			"%u attrs in one event, more than the capture format holds (%u)",
+			ev->n_attrs, CAP_ATTRS_MAX);
 	if (!rc) {
 		rc = try_host(w, ev);
 		if (rc == 0)

@@ -22,8 +22,8 @@ struct copy {
 static int put(struct copy *c, const void *p, size_t n)
 {
 	if (n && fwrite(p, 1, n, c->out) != n)
-		return memscope_error_set(c->err, MEMSCOPE_E_IO, c->src->name, 0,
-			"write failed: %s", strerror(errno));
+		return memscope_error_set(
+			c->err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s", strerror(errno));
 	return 0;
 }
 

@@ -337,7 +337,7 @@ START_TEST(copy_edit_attrs)
 }
 END_TEST
 
-/* Rows ended by a lone CR start on one line: told apart by process and ID, in file order. */
+/* Rows ended by a lone CR: each CR ends a line, so rows 2 and 4 are told apart by line too. */
 START_TEST(copy_edit_cr_rows)
 {
 	static const char in[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1}\",\r"
@@ -346,7 +346,7 @@ START_TEST(copy_edit_cr_rows)
 	static const char want[] = HDR "1,MALLOC,PTA,N/A,5,7,1,0,0x1,\"{size:1,k:a}\",\r"
 				       "x\r"
 				       "1,MALLOC,PTA,N/A,6,8,1,0,0x2,\"{size:2,k:b}\",\r";
-	struct memscope_attr_edit ed[2] = { { 2, 1, 7, "k", "a", 1 }, { 2, 1, 8, "k", "b", 1 } };
+	struct memscope_attr_edit ed[2] = { { 2, 1, 7, "k", "a", 1 }, { 4, 1, 8, "k", "b", 1 } };
 	struct memscope_error err;
 	char *out = NULL;
 

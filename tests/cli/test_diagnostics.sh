@@ -1,0 +1,65 @@
+#!/bin/sh
+# Every tool's diagnostics stay one printable line whatever the input holds (control bytes, escape
+# sequences, invalid UTF-8, quoted line breaks), count lone-CR line ends, and name the file at
+# fault: the input's row or the output. Args: BIN_DIR SRC_DIR
+BIN=$(cd "$1" && pwd)
+SRC=$(cd "$2" && pwd)
+. "$SRC/tests/cli/lib.sh"
+cd "$WORK" || exit 1
+HDR='ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)'
+
+# printable: stderr holds no byte below 0x20 but LF, no 0x7f, only valid UTF-8
+printable() {
+	if python3 -c 'import re, sys
+b = open(sys.argv[1], "rb").read()
+b.decode("utf-8")
+sys.exit(1 if re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", b) else 0)' "$WORK/err" 2>/dev/null; then ok; else bad "stderr not printable: $(od -c "$WORK/err" | head -5)"; fi
+}
+
+# a value that sets the terminal title and colours, invalid UTF-8 and a quoted line break, in a
+# size (an error in every tool) and in a file name
+printf '%s\n1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{size:1\033]0;pwned\007\033[31m\377\376x\ny}",,\n' "$HDR" >evil.csv
+cp evil.csv "$(printf 'ev\033[31mil\n2.csv')"
+for t in convert leaks inefficient db export; do
+	case $t in db) set -- -o out.db ;; convert) set -- -o - ;; *) set -- ;; esac
+	expect_status 3 "$BIN/memscope-$t" "$@" evil.csv
+	expect_err_line "^memscope-$t: evil.csv:2: invalid size \"1\\\\x1b]0;pwned\\\\x07\\\\x1b\[31m\\\\xff\\\\xfex\\\\x0ay\"$"
+	printable
+	expect_status 3 "$BIN/memscope-$t" "$@" ev*il?2.csv
+	expect_err_line "^memscope-$t: ev\\\\x1b\[31mil\\\\x0a2.csv:2: invalid size"
+	printable
+done
+expect_status 3 "$BIN/memscope-compare" -o out.csv --input evil.csv,evil.csv
+expect_err_line '^memscope-compare: evil.csv:2: invalid size "1\\x1b'
+printable
+# --lenient's note quotes the first bad row: one printable line too
+expect_status 0 "$BIN/memscope-convert" -q --lenient -o - evil.csv
+expect_err_line '^memscope-convert: evil.csv: skipped 1 bad rows \(first: evil.csv:2: invalid size "1\\x1b\]0;pwned\\x07'
+printable
+
+# rows ended by a lone CR are counted as lines (CR LF as one, LF as one)
+printf '%s\r1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{size:1}",,\r2,MALLOC,PTA,N/A,2,1,1,0,0x2,"{size:12x}",,\r' "$HDR" >cr.csv
+expect_status 3 "$BIN/memscope-convert" -o - cr.csv
+expect_err_line '^memscope-convert: cr.csv:3: invalid size "12x"$'
+printf '%s\r\n1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{size:1}","a\rb\r\nc",\r\r\n\r2,MALLOC,PTA,N/A,2,1,1,0,0x2,"{size:12x}",,\r' "$HDR" >mixed.csv
+expect_status 3 "$BIN/memscope-convert" -o - mixed.csv
+expect_err_line '^memscope-convert: mixed.csv:7: invalid size "12x"$'
+
+# more attrs than the capture format holds: invalid input (3) naming the row, not the output
+python3 -c 'import sys
+print(sys.argv[1])
+print("1,MALLOC,PTA,N/A,1,1,1,0,0x1,\"{size:1," + ",".join("k%d:%d" % (i, i) for i in range(5000)) + "}\",,")' "$HDR" >attrs.csv
+expect_status 3 "$BIN/memscope-convert" -t capture -o attrs.cap attrs.csv
+expect_err_line '^memscope-convert: attrs.csv:2: 5001 attrs in one event, more than the capture format holds \(4096\)$'
+expect_absent attrs.cap
+
+# a write that fails names the output, not the input
+if [ -w /dev/full ]; then
+	expect_status 4 "$BIN/memscope-inefficient" -q --annotate /dev/full -o /dev/null \
+		"$SRC/testdata/inefficient/rules.csv"
+	expect_err_line '^memscope-inefficient: /dev/full: write failed: No space left on device$'
+	expect_status 4 "$BIN/memscope-convert" -q -t csv -o /dev/full "$SRC/testdata/leaks.csv"
+	expect_err_line '^memscope-convert: /dev/full: write failed'
+fi
+
+finish
