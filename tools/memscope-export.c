@@ -160,6 +160,7 @@ static const char *subtitle(
 static void summary(const struct export_opts *o, const struct memscope_flame *f)
 {
 	const struct memscope_flame_ops *ops = memscope_flame_op_stats(f);
+	char text[MEMSCOPE_BYTES_TEXT_MAX];
 	unsigned m;
 
 	if (o->common.quiet)
@@ -171,9 +172,12 @@ static void summary(const struct export_opts *o, const struct memscope_flame *f)
 		if (!((o->flame.metrics >> m) & 1))
 			continue;
 		memscope_flame_entries(f, m, &n, &total);
-		cli_msg(&tool, "%s: %zu paths, %llu %s", memscope_flame_metric_name(m), n,
-			(unsigned long long)total,
-			m == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes");
+		if (m == MEMSCOPE_FLAME_COUNT)
+			cli_msg(&tool, "%s: %zu paths, %llu allocations",
+				memscope_flame_metric_name(m), n, (unsigned long long)total);
+		else
+			cli_msg(&tool, "%s: %zu paths, %s", memscope_flame_metric_name(m), n,
+				memscope_bytes_text(text, sizeof(text), total));
 	}
 	if (ops->unmatched_ends || ops->unclosed || ops->deep)
 		cli_msg(&tool,

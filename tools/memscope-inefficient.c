@@ -287,6 +287,7 @@ int main(int argc, char **argv)
 	struct memscope_strtab *st = NULL;
 	struct memscope_inefficient *a = NULL;
 	const struct memscope_inefficient_stats *s;
+	char total[MEMSCOPE_BYTES_TEXT_MAX];
 	int status;
 
 	memset(&o, 0, sizeof(o));
@@ -320,11 +321,11 @@ int main(int argc, char **argv)
 	s = memscope_inefficient_stats(a);
 	if (!o.common.quiet)
 		cli_msg(&tool,
-			"%" PRIu64 " inefficient block(s), %" PRIu64
-			" bytes: early_allocation %" PRIu64 ", late_deallocation %" PRIu64
-			", temporary_idleness %" PRIu64 "; from %" PRIu64 " events",
-			s->n_blocks, s->bytes, s->n_type[0], s->n_type[1], s->n_type[2],
-			s->n_events);
+			"%" PRIu64 " inefficient block(s), %s: early_allocation %" PRIu64
+			", late_deallocation %" PRIu64 ", temporary_idleness %" PRIu64
+			"; from %" PRIu64 " events",
+			s->n_blocks, memscope_bytes_text(total, sizeof(total), s->bytes),
+			s->n_type[0], s->n_type[1], s->n_type[2], s->n_events);
 	if (o.fail_on_finding && s->n_blocks)
 		status = CLI_EXIT_FINDINGS;
 out:

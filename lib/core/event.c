@@ -1,4 +1,6 @@
 /* Names of event kinds, subtypes and host functions, and lookups on an event. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -79,6 +81,15 @@ static const struct name func_names[MEMSCOPE_FUNC_COUNT_] = {
 const char *memscope_version(void)
 {
 	return MEMSCOPE_VERSION;
+}
+
+const char *memscope_bytes_text(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes == MEMSCOPE_BYTES_OVERFLOW)
+		snprintf(buf, n, "more than %" PRIu64 " bytes (the total overflowed)", bytes - 1);
+	else
+		snprintf(buf, n, "%" PRIu64 " bytes", bytes);
+	return buf;
 }
 
 const char *memscope_kind_name(unsigned kind)

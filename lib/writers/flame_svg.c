@@ -369,8 +369,11 @@ int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned
 	}
 	memscope_flame_profile_name(f, metric, title, sizeof(title));
 	if (metric != MEMSCOPE_FLAME_PEAK || !memscope_flame_peak(f)->found)
-		snprintf(title + strlen(title), sizeof(title) - strlen(title), " (total: %s %s)",
-			thousands(g.total, num), g.unit);
+		snprintf(title + strlen(title), sizeof(title) - strlen(title),
+			" (total: %s%s %s%s)",
+			g.total == MEMSCOPE_BYTES_OVERFLOW ? "more than " : "",
+			thousands(g.total - (g.total == MEMSCOPE_BYTES_OVERFLOW), num), g.unit,
+			g.total == MEMSCOPE_BYTES_OVERFLOW ? ": the total overflowed" : "");
 	g.out = out;
 	header(&g, title, subtitle, TOP + (int)(g.depth + 1) * FRAME_H + BOTTOM);
 	sweep(&g, items, n, open);

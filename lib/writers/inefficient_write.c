@@ -5,6 +5,7 @@
 
 #include "../core/internal.h"
 #include "memscope/inefficient.h"
+#include "memscope/memscope.h"
 #include "memscope/source.h"
 #include "memscope/strtab.h"
 #include "report.h"
@@ -123,19 +124,29 @@ static void text_block(const struct report *r, size_t rank, const struct memscop
 		b->n_access, b->max_idle_apis, b->alloc_line, b->alloc_event_id);
 }
 
+/* A row of the totals table; a total that overflowed says so in its column. */
+static void table_row(const struct report *r, const char *what, uint64_t blocks, uint64_t bytes)
+{
+	if (bytes == MEMSCOPE_BYTES_OVERFLOW)
+		fprintf(r->out, "%-20s %10" PRIu64 " %20s\n", what, blocks, "overflowed");
+	else
+		fprintf(r->out, "%-20s %10" PRIu64 " %20" PRIu64 "\n", what, blocks, bytes);
+}
+
 static void write_text(const struct report *r)
 {
 	const struct memscope_inefficient_stats *s = memscope_inefficient_stats(r->a);
 	const struct memscope_inefficient_opts *o = memscope_inefficient_opts(r->a);
 	size_t n = r->n_blocks, i;
-	char buf[32];
+	char buf[32], total[MEMSCOPE_BYTES_TEXT_MAX];
 	unsigned t;
 
 	human(buf, sizeof(buf), o->min_size);
 	fprintf(r->out,
-		"Inefficient memory: %" PRIu64 " block(s), %" PRIu64
-		" bytes (idle threshold %" PRIu64 " APIs, minimum size %s)\n",
-		s->n_blocks, s->bytes, o->idle_threshold, buf);
+		"Inefficient memory: %" PRIu64 " block(s), %s (idle threshold %" PRIu64
+		" APIs, minimum size %s)\n",
+		s->n_blocks, memscope_bytes_text(total, sizeof(total), s->bytes), o->idle_threshold,
+		buf);
 	for (i = 0; i < n; i++) {
 		fputc('\n', r->out);
 		text_block(r, i + 1, memscope_inefficient_get(r->a, i));
@@ -147,11 +158,9 @@ static void write_text(const struct report *r)
 	for (t = 0; t < 3; t++) {
 		if (!(o->types & (1u << t)))
 			continue;
-		fprintf(r->out, "%-20s %10" PRIu64 " %20" PRIu64 "\n",
-			memscope_ineff_type_name(1u << t), s->n_type[t], s->type_bytes[t]);
+		table_row(r, memscope_ineff_type_name(1u << t), s->n_type[t], s->type_bytes[t]);
 	}
-	fprintf(r->out, "%-20s %10" PRIu64 " %20" PRIu64 "\n", "flagged blocks", s->n_blocks,
-		s->bytes);
+	table_row(r, "flagged blocks", s->n_blocks, s->bytes);
 	fprintf(r->out,
 		"APIs: PTA %" PRIu64 ", ATB %" PRIu64 "; %" PRIu64 " op(s), %" PRIu64
 		" MALLOC, %" PRIu64 " FREE, %" PRIu64 " ACCESS row(s)\n",
@@ -229,14 +238,16 @@ static void js_summary(const struct report *r)
 	const struct memscope_inefficient_opts *o = memscope_inefficient_opts(r->a);
 	unsigned t, k = 0;
 
-	fprintf(r->out, "{\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"types\":{", s->n_blocks,
-		s->bytes);
+	fprintf(r->out, "{\"blocks\":%" PRIu64, s->n_blocks);
+	json_bytes(r->out, 0, "bytes", s->bytes);
+	fputs(",\"types\":{", r->out);
 	for (t = 0; t < 3; t++) {
 		if (!(o->types & (1u << t)))
 			continue;
-		fprintf(r->out, "%s\"%s\":{\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
-			k++ ? "," : "", memscope_ineff_type_name(1u << t), s->n_type[t],
-			s->type_bytes[t]);
+		fprintf(r->out, "%s\"%s\":{\"blocks\":%" PRIu64, k++ ? "," : "",
+			memscope_ineff_type_name(1u << t), s->n_type[t]);
+		json_bytes(r->out, 0, "bytes", s->type_bytes[t]);
+		fputc('}', r->out);
 	}
 	fprintf(r->out,
 		"},\"idle_threshold\":%" PRIu64 ",\"min_size\":%" PRIu64 ",\"events\":%" PRIu64

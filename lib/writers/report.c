@@ -1,10 +1,18 @@
 /* Implementation of the report writers' shared helpers (report.h). */
+#include <inttypes.h>
 #include <string.h>
 
 #include "memscope/strtab.h"
 #include "report.h"
 
 /* ---- JSON ---- */
+
+void json_bytes(FILE *out, int first, const char *key, uint64_t bytes)
+{
+	fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", key, bytes);
+	if (bytes == UINT64_MAX)
+		fprintf(out, ",\"%s_overflowed\":true", key);
+}
 
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
 void json_str(FILE *out, const char *s, size_t n)

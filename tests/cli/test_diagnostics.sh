@@ -62,4 +62,25 @@ if [ -w /dev/full ]; then
 	expect_err_line '^memscope-convert: /dev/full: write failed'
 fi
 
+# byte totals that saturate say so, in every format
+{
+	echo "$HDR"
+	for i in 1 2 3; do
+		echo "$i,MALLOC,PTA,N/A,$i,1,1,0,0x$i,\"{size:9223372036854775807,total:1,used:1}\",,"
+	done
+} >huge.csv
+OVER='more than 18446744073709551614 bytes \(the total overflowed\)'
+expect_status 0 "$BIN/memscope-export" --format folded -o /dev/null huge.csv
+expect_err_line "^memscope-export: allocated: 1 paths, $OVER$"
+expect_status 0 "$BIN/memscope-export" -q --format svg -o huge.svg huge.csv
+grep -q 'allocated bytes (total: more than 18,446,744,073,709,551,614 bytes: the total overflowed)' huge.svg && ok || bad "svg title: no overflow"
+sed -E 's/size:[0-9]+/size:9223372036854775807/g' "$SRC/testdata/inefficient/rules.csv" >hrules.csv
+expect_status 0 "$BIN/memscope-inefficient" -o hrules.txt hrules.csv
+expect_err_line "^memscope-inefficient: 4 inefficient block\(s\), $OVER: "
+grep -Eq "^Inefficient memory: 4 block\(s\), $OVER " hrules.txt && grep -Eq '^flagged blocks +4 +overflowed$' hrules.txt && ok || bad "inefficient text: no overflow"
+expect_status 0 "$BIN/memscope-inefficient" -q --format json -o hrules.json hrules.csv
+expect_status 0 python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["summary"]
+sys.exit(0 if d["bytes_overflowed"] is True and d["types"]["early_allocation"]["bytes_overflowed"] is True and "bytes_overflowed" not in d["types"]["late_deallocation"] else 1)' hrules.json
+
 finish

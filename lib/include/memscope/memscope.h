@@ -2,6 +2,9 @@
 #ifndef MEMSCOPE_H
 #define MEMSCOPE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "error.h"
 #include "strtab.h"
 #include "event.h"
@@ -14,6 +17,15 @@
 #include "inefficient.h"
 #include "db.h"
 #include "flame.h"
+
+/* Byte totals saturate: one at MEMSCOPE_BYTES_OVERFLOW overflowed (the true sum is larger), and
+ * every report says so rather than print the number as a total. */
+#define MEMSCOPE_BYTES_OVERFLOW UINT64_MAX
+/* Room for any text of memscope_bytes_text. */
+#define MEMSCOPE_BYTES_TEXT_MAX 72
+/* "N bytes", or "more than 18446744073709551614 bytes (the total overflowed)", into buf (n bytes,
+ * MEMSCOPE_BYTES_TEXT_MAX is enough). Returns buf. */
+const char *memscope_bytes_text(char *buf, size_t n, uint64_t bytes);
 
 /* Release version of the library ("0.1.0"); independent of any file format version. */
 const char *memscope_version(void);
