@@ -21,4 +21,9 @@ for page in "$SRC"/man/man1/memscope-*.1; do
 		if (cd "$WORK/ex" && PATH="$BIN:$PATH" sh -c "$cmd" >/dev/null 2>&1); then ok; else bad "$tool example failed: $cmd"; fi
 	done <"$WORK/examples"
 done
+# and every built tool has a page
+for bin in "$BIN"/memscope-*; do
+	[ -x "$bin" ] || continue
+	[ -f "$SRC/man/man1/$(basename "$bin").1" ] && ok || bad "$(basename "$bin"): no man page"
+done
 finish

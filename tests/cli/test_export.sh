@@ -6,12 +6,12 @@ SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
 E="$BIN/memscope-export"
 TOOL=$E
-CHECK_SS="$SRC/../shared/tools/check_speedscope.py"
-CHECK_FOLDED="$SRC/../shared/tools/check_folded.py"
+CHECK_SS="$SRC/tests/cli/check_speedscope.py"
+CHECK_FOLDED="$SRC/tests/cli/check_folded.py"
 cd "$WORK" || exit 1
 cp "$SRC"/testdata/baseline.csv "$SRC"/testdata/leaks.csv "$SRC"/testdata/db/hostile.csv .
 
-# the validators of ../shared/tools accept every format and metric; weights sum to the totals an
+# the stand-alone validators (tests/cli/check_*.py) accept every format and metric; weights sum to the totals an
 # independent reading of the CSV gives (export_oracle.py) and that memscope-leaks reports
 for f in baseline leaks; do
 	set -- $(python3 "$SRC/tests/cli/export_oracle.py" $f.csv)
