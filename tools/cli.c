@@ -155,18 +155,13 @@ void cli_help(const struct cli_tool *t)
 
 void cli_msg(const struct cli_tool *t, const char *fmt, ...)
 {
-	char raw[4096], line[4096];
+	char line[4096];
 	va_list ap;
-	int len;
 
-	va_start(ap, fmt);
-	len = vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
 	/* one line whatever the text quotes: control bytes and invalid UTF-8 are escaped */
-	memscope_text_escape(line, sizeof(line), raw,
-		len < 0			    ? 0
-		: (size_t)len < sizeof(raw) ? (size_t)len
-					    : sizeof(raw) - 1);
+	va_start(ap, fmt);
+	memscope_text_vformat(line, sizeof(line), fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "%s: %s\n", t->name, line);
 }
 
@@ -349,37 +344,61 @@ int cli_same_path(const char *a, const char *b)
 	return same;
 }
 
-/* The input among inputs that path is (by identity: links of any kind count), or NULL. */
+/* What a name is: "-" is fd (standard input or output), any other a path followed through links. */
+static int file_stat(const char *name, int fd, struct stat *st)
+{
+	return strcmp(name, "-") ? stat(name, st) : fstat(fd, st);
+}
+
+/*
+ * The input among inputs that the output path is, by identity (links of any kind count; "-" is
+ * standard input or output, and then only a regular file counts: a terminal is both), or NULL.
+ */
 static const char *input_at(const char *path, const char *const *inputs, size_t n_inputs)
 {
 	struct stat so, si;
 	size_t i;
 
-	if (stat(path, &so))
+	if (file_stat(path, STDOUT_FILENO, &so))
 		return NULL;
 	for (i = 0; i < n_inputs; i++)
-		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && so.st_dev == si.st_dev &&
-			so.st_ino == si.st_ino)
+		if (file_stat(inputs[i], STDIN_FILENO, &si) == 0 && so.st_dev == si.st_dev &&
+			so.st_ino == si.st_ino &&
+			(S_ISREG(so.st_mode) || (strcmp(path, "-") && strcmp(inputs[i], "-"))))
 			return inputs[i];
 	return NULL;
+}
+
+/* Refuse output path when it is an input (cli_out_check's first rule): 0 or CLI_EXIT_USAGE. */
+static int refuse_input(
+	const struct cli_tool *t, const char *path, const char *const *inputs, size_t n_inputs)
+{
+	const char *in = input_at(path, inputs, n_inputs);
+
+	if (!in)
+		return 0;
+	if (strcmp(in, path) == 0)
+		cli_msg(t, "%s: output would overwrite the input", path);
+	else
+		cli_msg(t, "%s: output would overwrite the input %s (the same file)",
+			strcmp(path, "-") ? path : "standard output",
+			strcmp(in, "-") ? in : "standard input");
+	return CLI_EXIT_USAGE;
 }
 
 int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *const *inputs,
 	size_t n_inputs)
 {
 	struct stat sl, so;
-	const char *in;
+	int rc;
 
-	if (strcmp(path, "-") == 0 || lstat(path, &sl))
-		return 0;
-	if ((in = input_at(path, inputs, n_inputs))) {
-		if (strcmp(in, path) == 0)
-			cli_msg(t, "%s: output would overwrite the input", path);
-		else
-			cli_msg(t, "%s: output would overwrite the input %s (the same file)", path,
-				in);
+	if (!*path) {
+		cli_msg(t, "an empty output file name");
 		return CLI_EXIT_USAGE;
 	}
+	if ((rc = refuse_input(t, path, inputs, n_inputs)) || strcmp(path, "-") == 0 ||
+		lstat(path, &sl))
+		return rc;
 	if (stat(path, &so)) {
 		if (force)
 			return 0;
@@ -399,12 +418,12 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
 }
 
 /*
- * Temporary outputs not yet published, removed if a signal ends the tool (SIGINT, SIGTERM,
- * SIGHUP), so an interrupted run leaves nothing beside its output either. The list changes only
- * with those signals blocked; the handler only reads it.
+ * Temporary outputs not yet published, removed if a signal ends the tool, so an interrupted run
+ * leaves nothing beside its output either. The list changes only with those signals blocked; the
+ * handler only reads it.
  */
 static struct cli_out *volatile pending;
-static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
 
 static void on_fatal_signal(int sig)
 {
@@ -416,46 +435,35 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
-/* Block (how SIG_BLOCK) or restore the fatal signals; *old keeps the mask to restore. */
-static void fatal_mask(int how, sigset_t *old)
+/* Block the fatal signals, *old (if given) getting the mask to restore with SIG_SETMASK. */
+static void fatal_block(sigset_t *old)
 {
 	sigset_t set;
 	size_t i;
 
-	if (how == SIG_SETMASK) {
-		sigprocmask(SIG_SETMASK, old, NULL);
-		return;
-	}
 	sigemptyset(&set);
 	for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
 		sigaddset(&set, fatal_sigs[i]);
-	sigprocmask(how, &set, old);
+	sigprocmask(SIG_BLOCK, &set, old);
 }
 
-static void pending_add(struct cli_out *o)
+static void install_handlers(void)
 {
 	static int installed;
-	sigset_t old;
 	size_t i;
 
-	if (!installed) {
-		for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
-			struct sigaction sa, old_sa;
+	if (installed)
+		return;
+	for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
+		struct sigaction sa, old_sa;
 
-			memset(&sa, 0, sizeof(sa));
-			sa.sa_handler = on_fatal_signal;
-			/* a signal ignored from the start (nohup, a background job) stays ignored
-			 */
-			if (sigaction(fatal_sigs[i], NULL, &old_sa) == 0 &&
-				old_sa.sa_handler != SIG_IGN)
-				sigaction(fatal_sigs[i], &sa, NULL);
-		}
-		installed = 1;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		/* a signal ignored from the start (nohup, a background job) stays ignored */
+		if (sigaction(fatal_sigs[i], NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN)
+			sigaction(fatal_sigs[i], &sa, NULL);
 	}
-	fatal_mask(SIG_BLOCK, &old);
-	o->next = pending;
-	pending = o;
-	fatal_mask(SIG_SETMASK, &old);
+	installed = 1;
 }
 
 static void pending_remove(struct cli_out *o)
@@ -463,28 +471,29 @@ static void pending_remove(struct cli_out *o)
 	struct cli_out *volatile *pp;
 	sigset_t old;
 
-	fatal_mask(SIG_BLOCK, &old);
+	fatal_block(&old);
 	for (pp = &pending; *pp; pp = &(*pp)->next)
 		if (*pp == o) {
 			*pp = o->next;
 			break;
 		}
-	fatal_mask(SIG_SETMASK, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
 	const char *const *inputs, size_t n_inputs)
 {
 	struct stat so;
+	sigset_t old;
 	int fd, rc;
 
 	memset(o, 0, sizeof(*o));
+	if ((rc = cli_out_check(t, path, force, inputs, n_inputs)))
+		return rc;
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
 	}
-	if ((rc = cli_out_check(t, path, force, inputs, n_inputs)))
-		return rc;
 	o->force = force;
 	o->inputs = inputs;
 	o->n_inputs = n_inputs;
@@ -505,24 +514,31 @@ int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, 
 		return CLI_EXIT_IO;
 	}
 	sprintf(o->tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(o->tmp);
+	install_handlers();
+	/* the temporary file exists only on the list: a signal cannot come in between */
+	fatal_block(&old);
+	if ((fd = mkstemp(o->tmp)) >= 0) {
+		o->next = pending;
+		pending = o;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
 		cli_msg(t, "%s: cannot create: %s", path, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(o->tmp);
+		} else {
+			free(o->tmp); /* nothing was created */
+			o->tmp = NULL;
 		}
-		free(o->tmp);
-		o->tmp = NULL;
 		cli_out_abort(o);
 		return CLI_EXIT_IO;
 	}
 	fchmod(fd, 0644 & ~umask(umask(0)));
-	pending_add(o);
 	return 0;
 }
 
-int cli_out_flush(const struct cli_tool *t, struct cli_out *o)
+/* Flush; prints and returns the exit status on failure (nothing is renamed or removed). */
+static int out_flush(const struct cli_tool *t, struct cli_out *o)
 {
 	if (fflush(o->f) == 0 && !ferror(o->f))
 		return 0;
@@ -540,20 +556,28 @@ int cli_out_flush(const struct cli_tool *t, struct cli_out *o)
  */
 static int publish(const struct cli_tool *t, struct cli_out *o)
 {
-	const char *in = input_at(o->path, o->inputs, o->n_inputs);
+	struct stat sl;
+	int rc;
 
-	if (in) { /* the path became an input after the check */
-		cli_msg(t, "%s: output would overwrite the input %s", o->path, in);
-		return CLI_EXIT_USAGE;
-	}
+	if ((rc = refuse_input(t, o->path, o->inputs, o->n_inputs)))
+		return rc; /* the path became an input after the check */
 	if (o->force ? rename(o->tmp, o->path) == 0
 		     : renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
 		return 0;
-	/* a file system without RENAME_NOREPLACE: a hard link does not replace either */
-	if (!o->force && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) &&
-		link(o->tmp, o->path) == 0) {
-		unlink(o->tmp);
-		return 0;
+	if (!o->force && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+		/* no RENAME_NOREPLACE on this file system: a hard link does not replace either;
+		 * without hard links (vfat) only a check before the rename is left, which a run
+		 * racing this one can pass */
+		if (link(o->tmp, o->path) == 0) {
+			unlink(o->tmp);
+			return 0;
+		}
+		if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS) {
+			if (lstat(o->path, &sl) == 0)
+				errno = EEXIST;
+			else if (rename(o->tmp, o->path) == 0)
+				return 0;
+		}
 	}
 	if (errno == EEXIST) {
 		cli_msg(t,
@@ -565,33 +589,53 @@ static int publish(const struct cli_tool *t, struct cli_out *o)
 	return CLI_EXIT_IO;
 }
 
-int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
+int cli_out_commit_all(const struct cli_tool *t, struct cli_out *const *outs, size_t n)
 {
-	int rc = o->f ? cli_out_flush(t, o) : 0;
+	size_t i, k;
+	int rc = 0;
 
-	if (o->f == stdout)
-		return rc;
-	if (o->f && fclose(o->f) && !rc) {
-		cli_msg(t, "%s: write failed: %s", o->path ? o->path : "output", strerror(errno));
-		rc = CLI_EXIT_IO;
+	for (i = 0; i < n && !rc; i++) {
+		struct cli_out *o = outs[i];
+
+		rc = o->f ? out_flush(t, o) : 0;
+		if (o->f == stdout)
+			continue;
+		if (o->f && fclose(o->f) && !rc) {
+			cli_msg(t, "%s: write failed: %s", o->path ? o->path : "output",
+				strerror(errno));
+			rc = CLI_EXIT_IO;
+		}
+		o->f = NULL;
 	}
-	o->f = NULL;
-	if (!rc && o->tmp) {
+	if (!rc)
 		/* from here the run finishes: a fatal signal waits for the exit, whose status
 		 * then tells what was written */
-		fatal_mask(SIG_BLOCK, NULL);
-		rc = publish(t, o);
-	}
+		fatal_block(NULL);
+	for (k = 0; k < n && !rc; k++)
+		if (outs[k]->tmp)
+			rc = publish(t, outs[k]);
 	if (rc) {
-		cli_out_abort(o);
+		/* all or nothing: the new files already published go (a replaced one cannot) */
+		for (i = 0; i + 1 < k; i++)
+			if (outs[i]->tmp && !outs[i]->force)
+				unlink(outs[i]->path);
+		for (i = 0; i < n; i++)
+			cli_out_abort(outs[i]);
 		return rc;
 	}
-	if (o->tmp)
-		pending_remove(o);
-	free(o->tmp);
-	free(o->path);
-	o->tmp = o->path = NULL;
+	for (i = 0; i < n; i++) {
+		if (outs[i]->tmp)
+			pending_remove(outs[i]);
+		free(outs[i]->tmp);
+		free(outs[i]->path);
+		outs[i]->tmp = outs[i]->path = NULL;
+	}
 	return 0;
+}
+
+int cli_out_commit(const struct cli_tool *t, struct cli_out *o)
+{
+	return cli_out_commit_all(t, &o, 1);
 }
 
 void cli_out_abort(struct cli_out *o)

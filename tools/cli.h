@@ -139,10 +139,11 @@ struct cli_out {
 };
 
 /*
- * Whether path may be written: refused (exit 2) when it is one of the inputs by identity (a
- * symbolic or hard link to an input, or an input named through one; "-" inputs are skipped), a
- * directory, or exists without force (a dangling symbolic link too). A device or pipe
- * (/dev/null) is fine: it is written in place. 0 or the exit status, printed.
+ * Whether path may be written: refused (exit 2) when it is empty, one of the inputs by identity
+ * (a symbolic or hard link to an input, or an input named through one; for "-", standard input
+ * or output, a regular file), a directory, or exists without force (a dangling symbolic link
+ * too). A device or pipe (/dev/null) is fine: it is written in place. 0 or the exit status,
+ * printed.
  */
 int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *const *inputs,
 	size_t n_inputs);
@@ -156,17 +157,21 @@ int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, 
 /* Whether two paths name the same file: by identity when both exist, else by their resolved
  * directory and name. */
 int cli_same_path(const char *a, const char *b);
-/* Flush; prints and returns the exit status on failure (nothing is renamed or removed). */
-int cli_out_flush(const struct cli_tool *t, struct cli_out *o);
 /*
  * Flush, close and move into place: over an existing file only with force; without it, a file
  * that appeared at path since the check (another run) is kept and the commit fails with exit 2.
- * From the first commit on, SIGINT, SIGTERM and SIGHUP wait for the exit, so the exit status
- * always tells what was written. Prints and returns the exit status on failure, the temporary
- * file removed. A caller that writes the temporary file by its name (a database) closes f and
- * sets it to NULL first.
+ * From the first commit on, the fatal signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+ * SIGXFSZ) wait for the exit, so the exit status always tells what was written. Prints and
+ * returns the exit status on failure, the temporary file removed. A caller that writes the
+ * temporary file by its name (a database) closes f and sets it to NULL first.
  */
 int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
+/*
+ * cli_out_commit of n outputs, all or none: every one is flushed and closed before any is moved,
+ * and when one cannot be moved those moved before it are removed again (but one that replaced a
+ * file with force, which cannot be undone; that takes an I/O error).
+ */
+int cli_out_commit_all(const struct cli_tool *t, struct cli_out *const *outs, size_t n);
 /* input with its extension replaced by ext ("in.csv", ".db" -> "in.db"). NULL on OOM; the caller
  * frees. */
 char *cli_default_output(const char *input, const char *ext);

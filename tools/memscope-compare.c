@@ -370,8 +370,16 @@ int main(int argc, char **argv)
 			memscope_strtab_str(st, c.top[i].name, NULL), (int)c.top[i].device,
 			c.top[i].has_base ? "present" : "absent",
 			c.top[i].has_cmp ? "present" : "absent", (long long)c.top[i].diff);
-	cli_msg(&tool, "%llu rows, total diff %+lld bytes -> %s", (unsigned long long)stats.n_rows,
-		(long long)stats.total_diff, o.common.output);
+	if (stats.total_diff == INT64_MAX || stats.total_diff == INT64_MIN)
+		cli_msg(&tool, "%llu rows, total diff %s%+lld bytes (the total overflowed) -> %s",
+			(unsigned long long)stats.n_rows,
+			stats.total_diff > 0 ? "more than " : "less than ",
+			(long long)stats.total_diff + (stats.total_diff > 0 ? -1 : 1),
+			o.common.output);
+	else
+		cli_msg(&tool, "%llu rows, total diff %+lld bytes -> %s",
+			(unsigned long long)stats.n_rows, (long long)stats.total_diff,
+			o.common.output);
 out:
 	if (status && c.out.f)
 		cli_out_abort(&c.out);

@@ -267,12 +267,8 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 				     (const char *const *)o->inputs, o->n_inputs)) ||
 				   (status = annotate(o, st, a, ann.f))))
 		goto out;
-	/* everything written and flushed before either is renamed into place */
-	if ((status = cli_out_flush(&tool, &out)) ||
-		(o->annotate && (status = cli_out_flush(&tool, &ann))) ||
-		(status = cli_out_commit(&tool, &out)) ||
-		(o->annotate && (status = cli_out_commit(&tool, &ann))))
-		goto out;
+	status = cli_out_commit_all(
+		&tool, (struct cli_out *const[]){ &out, &ann }, o->annotate ? 2 : 1);
 out:
 	if (out.f)
 		cli_out_abort(&out);

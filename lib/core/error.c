@@ -34,9 +34,6 @@ __attribute__((format(printf, 7, 0))) static int error_vset(struct memscope_erro
 	const char *file, uint64_t line, uint64_t offset, int has_offset, const char *fmt,
 	va_list ap)
 {
-	char raw[MEMSCOPE_ERROR_MSG_MAX];
-	int len;
-
 	if (!err)
 		return code;
 	err->code = code;
@@ -45,11 +42,7 @@ __attribute__((format(printf, 7, 0))) static int error_vset(struct memscope_erro
 	err->has_offset = has_offset;
 	memscope_text_escape(
 		err->file, sizeof(err->file), file ? file : "", file ? strlen(file) : 0);
-	len = vsnprintf(raw, sizeof(raw), fmt, ap);
-	memscope_text_escape(err->msg, sizeof(err->msg), raw,
-		len < 0			    ? 0
-		: (size_t)len < sizeof(raw) ? (size_t)len
-					    : sizeof(raw) - 1);
+	memscope_text_vformat(err->msg, sizeof(err->msg), fmt, ap);
 	return code;
 }
 
@@ -102,7 +95,8 @@ size_t memscope_text_escape(char *buf, size_t n, const char *s, size_t len)
 	while (p < end) {
 		size_t k = utf8_seq(p, end);
 
-		if (k == 1 && (*p < 0x20 || *p == 0x7f))
+		/* C0, DEL and C1 (U+0080..U+009F: terminals act on them too) */
+		if ((k == 1 && (*p < 0x20 || *p == 0x7f)) || (k == 2 && *p == 0xc2 && p[1] < 0xa0))
 			k = 0;
 		if (k ? w + k >= n : w + 4 >= n)
 			break;
@@ -119,6 +113,17 @@ size_t memscope_text_escape(char *buf, size_t n, const char *s, size_t len)
 	}
 	buf[w] = '\0';
 	return w;
+}
+
+size_t memscope_text_vformat(char *buf, size_t n, const char *fmt, va_list ap)
+{
+	char raw[4096];
+	int len = vsnprintf(raw, sizeof(raw), fmt, ap);
+
+	return memscope_text_escape(buf, n, raw,
+		len < 0			    ? 0
+		: (size_t)len < sizeof(raw) ? (size_t)len
+					    : sizeof(raw) - 1);
 }
 
 const char *memscope_strerror(int code)

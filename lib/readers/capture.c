@@ -515,11 +515,14 @@ static int header(struct cap_state *cs, const unsigned char *p, size_t n, size_t
 int capture_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
+	struct memscope_error local;
 	struct cap_state cs;
 	struct window w;
 	size_t used;
 	int rc, have_header = 0;
 
+	if (!err) /* the cut is kept in the stats: it needs a record to be written to */
+		err = &local;
 	memset(&cs, 0, sizeof(cs));
 	cs.src = src;
 	cs.st = src->st;

@@ -78,9 +78,14 @@ int python_trace_read(
 	while (!rc) {
 		const char *p = w.data + w.start;
 		size_t avail = w.len - w.start, n;
-		const char *nl = memchr(p, '\n', avail);
+		const char *nl = p, *end = p + avail;
 
-		if (!nl && !w.final) {
+		/* a line ends at LF, CR LF or a lone CR (one at the end waits for the next byte) */
+		while (nl < end && *nl != '\n' && *nl != '\r')
+			nl++;
+		if (nl == end)
+			nl = NULL;
+		if ((!nl || (*nl == '\r' && nl + 1 == end)) && !w.final) {
 			rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
 			if (rc == MEMSCOPE_E_INVALID)
 				rc = memscope_error_set(err, rc, src->name, line,
@@ -90,9 +95,7 @@ int python_trace_read(
 		if (!nl && avail == 0)
 			break;
 		n = nl ? (size_t)(nl - p) : avail;
-		w.start += nl ? n + 1 : n;
-		if (n && p[n - 1] == '\r')
-			n--;
+		w.start += !nl ? n : *nl == '\r' && nl + 1 < end && nl[1] == '\n' ? n + 2 : n + 1;
 		if (n == 0) {
 			/* blank line */
 		} else if (have_header) {

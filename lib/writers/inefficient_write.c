@@ -93,8 +93,12 @@ static void text_block(const struct report *r, size_t rank, const struct memscop
 		b->ptr, b->size, size, b->pid, memscope_device_text(b->device, dev));
 	if (r->n_names > 1)
 		fprintf(r->out, ", %s", input_name(r, b->src));
-	fprintf(r->out, "\n    unused for %" PRIu64 " %s API(s): %" PRIu64 " byte-APIs wasted\n",
-		b->unused_apis, family_names[b->family], b->wasted);
+	fprintf(r->out,
+		"\n    unused for %" PRIu64 " %s API(s): %s%" PRIu64 " byte-APIs wasted%s\n",
+		b->unused_apis, family_names[b->family],
+		b->wasted == MEMSCOPE_BYTES_OVERFLOW ? "more than " : "",
+		b->wasted - (b->wasted == MEMSCOPE_BYTES_OVERFLOW),
+		b->wasted == MEMSCOPE_BYTES_OVERFLOW ? " (the product overflowed)" : "");
 	if (b->types & MEMSCOPE_INEFF_EARLY)
 		fprintf(r->out,
 			"    why: API %" PRIu64 " freed memory between the allocation (API %" PRIu64
@@ -223,9 +227,10 @@ static void js_block(const struct report *r, size_t rank, const struct memscope_
 	}
 	fputc('}', r->out);
 	fprintf(r->out,
-		",\"accesses\":%" PRIu64 ",\"max_idle_apis\":%" PRIu64 ",\"unused_apis\":%" PRIu64
-		",\"wasted_byte_apis\":%" PRIu64 ",\"owner\":",
-		b->n_access, b->max_idle_apis, b->unused_apis, b->wasted);
+		",\"accesses\":%" PRIu64 ",\"max_idle_apis\":%" PRIu64 ",\"unused_apis\":%" PRIu64,
+		b->n_access, b->max_idle_apis, b->unused_apis);
+	json_bytes(r->out, 0, "wasted_byte_apis", b->wasted);
+	fputs(",\"owner\":", r->out);
 	json_id_or_null(r->out, r->st, b->owner);
 	fputs(",\"stack\":", r->out);
 	json_stack(r->out, r->st, b->stack_py, b->stack_c);

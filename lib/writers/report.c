@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "memscope/memscope.h"
 #include "memscope/strtab.h"
 #include "report.h"
 
@@ -10,7 +11,7 @@
 void json_bytes(FILE *out, int first, const char *key, uint64_t bytes)
 {
 	fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", key, bytes);
-	if (bytes == UINT64_MAX)
+	if (bytes == MEMSCOPE_BYTES_OVERFLOW)
 		fprintf(out, ",\"%s_overflowed\":true", key);
 }
 

@@ -8,22 +8,23 @@ SRC=$(cd "$2" && pwd)
 cd "$WORK" || exit 1
 HDR='ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)'
 
-# printable: stderr holds no byte below 0x20 but LF, no 0x7f, only valid UTF-8
+# printable: stderr holds no byte below 0x20 but LF, no 0x7f, no C1 control, only valid UTF-8
 printable() {
 	if python3 -c 'import re, sys
 b = open(sys.argv[1], "rb").read()
 b.decode("utf-8")
-sys.exit(1 if re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", b) else 0)' "$WORK/err" 2>/dev/null; then ok; else bad "stderr not printable: $(od -c "$WORK/err" | head -5)"; fi
+sys.exit(1 if re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", b) else 0)' "$WORK/err" 2>/dev/null; then ok; else bad "stderr not printable: $(od -c "$WORK/err" | head -5)"; fi
 }
 
-# a value that sets the terminal title and colours, invalid UTF-8 and a quoted line break, in a
+# a value that sets the terminal title and colours, invalid UTF-8, a C1 control (CSI as UTF-8)
+# and a quoted line break, in a
 # size (an error in every tool) and in a file name
-printf '%s\n1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{size:1\033]0;pwned\007\033[31m\377\376x\ny}",,\n' "$HDR" >evil.csv
+printf '%s\n1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{size:1\033]0;pwned\007\033[31m\377\376x\302\233\ny}",,\n' "$HDR" >evil.csv
 cp evil.csv "$(printf 'ev\033[31mil\n2.csv')"
 for t in convert leaks inefficient db export; do
 	case $t in db) set -- -o out.db ;; convert) set -- -o - ;; *) set -- ;; esac
 	expect_status 3 "$BIN/memscope-$t" "$@" evil.csv
-	expect_err_line "^memscope-$t: evil.csv:2: invalid size \"1\\\\x1b]0;pwned\\\\x07\\\\x1b\[31m\\\\xff\\\\xfex\\\\x0ay\"$"
+	expect_err_line "^memscope-$t: evil.csv:2: invalid size \"1\\\\x1b]0;pwned\\\\x07\\\\x1b\[31m\\\\xff\\\\xfex\\\\xc2\\\\x9b\\\\x0ay\"$"
 	printable
 	expect_status 3 "$BIN/memscope-$t" "$@" ev*il?2.csv
 	expect_err_line "^memscope-$t: ev\\\\x1b\[31mil\\\\x0a2.csv:2: invalid size"
@@ -44,6 +45,13 @@ expect_err_line '^memscope-convert: cr.csv:3: invalid size "12x"$'
 printf '%s\r\n1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{size:1}","a\rb\r\nc",\r\r\n\r2,MALLOC,PTA,N/A,2,1,1,0,0x2,"{size:12x}",,\r' "$HDR" >mixed.csv
 expect_status 3 "$BIN/memscope-convert" -o - mixed.csv
 expect_err_line '^memscope-convert: mixed.csv:7: invalid size "12x"$'
+# python_trace files too: a lone CR ends a line
+tr '\n' '\r' <"$SRC/testdata/db/python_trace.csv" >pt_cr.csv
+expect_status 0 "$BIN/memscope-db" -o pt_cr.db pt_cr.csv
+expect_err_line '6 python_trace rows \(tables: 2\)$'
+{ head -n 3 "$SRC/testdata/db/python_trace.csv"; echo 'bad'; } | tr '\n' '\r' >pt_bad.csv
+expect_status 3 "$BIN/memscope-db" -o pt_bad.db pt_bad.csv
+expect_err_line '^memscope-db: pt_bad.csv:4: '
 
 # more attrs than the capture format holds: invalid input (3) naming the row, not the output
 python3 -c 'import sys
@@ -82,5 +90,18 @@ expect_status 0 "$BIN/memscope-inefficient" -q --format json -o hrules.json hrul
 expect_status 0 python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))["summary"]
 sys.exit(0 if d["bytes_overflowed"] is True and d["types"]["early_allocation"]["bytes_overflowed"] is True and "bytes_overflowed" not in d["types"]["late_deallocation"] else 1)' hrules.json
+# compare's total difference saturates at the int64 ends: said so too
+{
+	echo "$HDR"
+	echo '1,OP_LAUNCH,ATEN_START,op0,10,1,1,0,N/A,,,'
+	echo '2,MALLOC,PTA,N/A,20,1,1,0,0x10,"{allocation_id:1,size:9223372036854775807,total:0,used:9223372036854775807}",,'
+	echo '3,OP_LAUNCH,ATEN_END,op0,50,1,1,0,N/A,,,'
+	echo '4,OP_LAUNCH,ATEN_START,op1,110,1,1,0,N/A,,,'
+	echo '5,MALLOC,PTA,N/A,120,1,1,0,0x20,"{allocation_id:2,size:9223372036854775807,total:0,used:9223372036854775807}",,'
+	echo '6,OP_LAUNCH,ATEN_END,op1,150,1,1,0,N/A,,,'
+} >big_op.csv
+printf '%s\n1,OP_LAUNCH,ATEN_START,op0,10,1,1,0,N/A,,,\n2,OP_LAUNCH,ATEN_END,op0,50,1,1,0,N/A,,,\n3,OP_LAUNCH,ATEN_START,op1,110,1,1,0,N/A,,,\n4,OP_LAUNCH,ATEN_END,op1,150,1,1,0,N/A,,,\n' "$HDR" >no_op.csv
+expect_status 0 "$BIN/memscope-compare" -o cmp.csv --input no_op.csv,big_op.csv
+grep -q '^memscope-compare: 2 rows, total diff more than +9223372036854775806 bytes (the total overflowed) -> cmp.csv$' "$WORK/err" && ok || bad "compare: no overflow: $(cat "$WORK/err")"
 
 finish

@@ -51,26 +51,38 @@ for t in convert compare leaks inefficient db export; do
 	[ -f dangling ] && [ ! -L dangling ] && [ ! -e nowhere ] && ok || bad "$t: -f did not replace the link"
 	rm -f dangling
 
-	# two runs writing one new path at once: exactly one writes it, the other exits 2 naming it
+	# two runs writing one new path at once: exactly one writes it, the other exits 2 naming it;
+	# also where the file system has no RENAME_NOREPLACE (a hard link then), or no hard links
 	w $t solo.out in.csv >/dev/null 2>&1 || bad "$t: solo run"
-	rm -f race.out
-	LD_PRELOAD=$FAULT MEMSCOPE_FAULT_DELAY_MS=400 w $t race.out in.csv >/dev/null 2>race1.err &
-	p1=$!
-	LD_PRELOAD=$FAULT MEMSCOPE_FAULT_DELAY_MS=400 w $t race.out in.csv >/dev/null 2>race2.err &
-	p2=$!
-	wait $p1
-	s1=$?
-	wait $p2
-	s2=$?
-	if [ "$s1$s2" = 02 ] || [ "$s1$s2" = 20 ]; then ok; else bad "$t: race exit statuses $s1 and $s2, wanted one 0 and one 2"; fi
-	cat race1.err race2.err >race.err
-	if [ "$(wc -l <race.err)" -eq 1 ] && grep -q "^memscope-$t: race.out: exists: written by another run meanwhile" race.err; then ok; else bad "$t: race stderr: $(cat race.err)"; fi
-	if [ "$t" = db ]; then # a database is not byte-identical run to run: check its rows
-		[ "$(sqlite3 race.out 'select count(*) from memscope_dump')" = "$(sqlite3 solo.out 'select count(*) from memscope_dump')" ] && ok || bad "db: race output incomplete"
-	else
-		expect_same race.out solo.out
-	fi
-	[ -z "$(ls ./*.tmp.* 2>/dev/null)" ] && ok || bad "$t: race left a temporary file"
+	for fs in "" MEMSCOPE_FAULT_NOREPLACE=1 "MEMSCOPE_FAULT_NOREPLACE=1 MEMSCOPE_FAULT_NOLINK=1"; do
+		rm -f race.out
+		# without hard links only a check before the rename is left: the runs one at a time
+		run="$fs LD_PRELOAD=\$FAULT MEMSCOPE_FAULT_DELAY_MS=400 w \$t race.out in.csv >/dev/null"
+		if [ "$fs" = "${fs%NOLINK=1}" ]; then
+			eval "$run" 2>race1.err &
+			p1=$!
+			eval "$run" 2>race2.err &
+			p2=$!
+			wait $p1
+			s1=$?
+			wait $p2
+			s2=$?
+		else
+			eval "$run" 2>race1.err
+			s1=$?
+			eval "$run" 2>race2.err
+			s2=$?
+		fi
+		if [ "$s1$s2" = 02 ] || [ "$s1$s2" = 20 ]; then ok; else bad "$t ($fs): race exit statuses $s1 and $s2, wanted one 0 and one 2"; fi
+		cat race1.err race2.err >race.err
+		if [ "$(wc -l <race.err)" -eq 1 ] && grep -q "^memscope-$t: race.out: exists" race.err; then ok; else bad "$t ($fs): race stderr: $(cat race.err)"; fi
+		if [ "$t" = db ]; then # a database is not byte-identical run to run: check its rows
+			[ "$(sqlite3 race.out 'select count(*) from memscope_dump')" = "$(sqlite3 solo.out 'select count(*) from memscope_dump')" ] && ok || bad "db: race output incomplete"
+		else
+			expect_same race.out solo.out
+		fi
+		[ -z "$(ls ./*.tmp.* 2>/dev/null)" ] && ok || bad "$t ($fs): race left a temporary file"
+	done
 
 	# a signal right after the output is in place: the run finishes and says so (exit 0), the
 	# output complete
@@ -80,6 +92,36 @@ for t in convert compare leaks inefficient db export; do
 	[ "$s" -eq 0 ] && [ -s late.out ] && ok || bad "$t: signal after the rename: exit $s, output $(ls late.out 2>&1)"
 	rm -f solo.out race.out late.out
 done
+
+# standard input and output are files too: never the input, however it is redirected
+expect_status 2 sh -c "'$BIN/memscope-convert' -q -t csv -o - in.csv >>in.csv"
+expect_err_line '^memscope-convert: standard output: output would overwrite the input in.csv \(the same file\)$'
+expect_status 2 sh -c "'$BIN/memscope-leaks' -q -o - lnk.csv >>hl.csv"
+expect_status 2 sh -c "'$BIN/memscope-convert' -q -f -o in.csv - <lnk.csv"
+expect_err_line '^memscope-convert: in.csv: output would overwrite the input standard input \(the same file\)$'
+input_intact "standard input and output"
+expect_status 2 "$BIN/memscope-convert" -q -o '' in.csv
+expect_err_line '^memscope-convert: an empty output file name$'
+
+# a signal before the output is in place: no output, no temporary file, death by that signal
+mkfifo slow.fifo
+(head -n 5 in.csv; sleep 3) >slow.fifo &
+"$BIN/memscope-convert" -q -t csv -o slow.out slow.fifo 2>/dev/null &
+p=$!
+sleep 1
+kill -TERM $p
+wait $p
+s=$?
+[ "$s" -eq 143 ] && [ ! -e slow.out ] && [ -z "$(ls ./*.tmp.* 2>/dev/null)" ] && ok || bad "signal before the commit: exit $s, $(ls slow.out* 2>&1)"
+wait
+
+# two outputs are both written or neither: --annotate's name taken while the report is moved into
+# place leaves no report either
+rm -f rep.txt ann.csv
+LD_PRELOAD=$FAULT MEMSCOPE_FAULT_CREATE=ann.csv expect_status 2 "$BIN/memscope-inefficient" -q -o rep.txt --annotate ann.csv in.csv
+expect_err_line '^memscope-inefficient: ann.csv: exists: written by another run meanwhile'
+[ ! -e rep.txt ] && [ ! -s ann.csv ] && [ -z "$(ls ./*.tmp.* 2>/dev/null)" ] && ok || bad "--annotate race: $(ls rep.txt ann.csv 2>&1)"
+rm -f ann.csv
 
 # --annotate is an output like -o: not the input through a link either
 expect_status 2 "$BIN/memscope-inefficient" -q -f --annotate lnk.csv -o /dev/null in.csv

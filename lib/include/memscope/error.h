@@ -60,12 +60,18 @@ size_t memscope_error_format(const struct memscope_error *err, char *buf, size_t
 
 /*
  * s[0..len) as one printable line into buf (always NUL-terminated when n > 0): every byte below
- * 0x20, 0x7f and every byte that is not part of valid UTF-8 becomes \xNN, so text quoted from an
+ * 0x20, 0x7f, the bytes of C1 controls (U+0080..U+009F) and every byte that is not part of valid
+ * UTF-8 becomes \xNN, so text quoted from an
  * input can neither break a message into lines nor drive a terminal. Stops at a whole character
  * when buf is full. Returns the bytes written, without the NUL. The messages memscope_error_set
  * records have been through it already.
  */
 size_t memscope_text_escape(char *buf, size_t n, const char *s, size_t len);
+
+/* printf into buf (n bytes, always NUL-terminated when n > 0) as memscope_text_escape makes it:
+ * one printable line. Returns the bytes written, without the NUL. */
+size_t memscope_text_vformat(char *buf, size_t n, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Static text for a status code ("invalid input", ...). */
 const char *memscope_strerror(int code);
