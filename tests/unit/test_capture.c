@@ -54,6 +54,13 @@ START_TEST(stacks_survive_the_capture_format)
 }
 END_TEST
 
+static int count_event(void *ctx, const struct memscope_event *ev)
+{
+	(void)ev;
+	++*(size_t *)ctx;
+	return 0;
+}
+
 START_TEST(every_prefix_reads_complete_records_then_truncation)
 {
 	struct tread full, part;
@@ -92,6 +99,21 @@ START_TEST(every_prefix_reads_complete_records_then_truncation)
 			ck_assert_uint_eq(x->n_attrs, y->n_attrs);
 		}
 		tread_free(&part);
+	}
+	/* lenient with no error record: the cut still lands in the stats */
+	{
+		struct memscope_strtab *st = memscope_strtab_new();
+		struct memscope_source *src = NULL;
+		struct memscope_read_opts lo = { .lenient = 1 };
+		size_t n = 0;
+
+		ck_assert_int_eq(
+			memscope_source_open_mem(&src, cap, cap_len - 5, "cut", st, &lo, NULL), 0);
+		ck_assert_int_eq(memscope_source_read(src, count_event, &n, NULL), 0);
+		ck_assert_int_eq(memscope_source_stats(src)->cut.code, MEMSCOPE_E_TRUNCATED);
+		ck_assert_uint_gt(n, 0);
+		memscope_source_close(src);
+		memscope_strtab_free(st);
 	}
 	/* the last cut loses only the end record: every event is there */
 	ck_assert_int_eq(tread_mem(&part, cap, cap_len - 1, NULL), MEMSCOPE_E_TRUNCATED);
