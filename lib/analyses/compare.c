@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../core/u64map.h"
 #include "memscope/compare.h"
 #include "memscope/steps.h"
 #include "memscope/strtab.h"
@@ -43,6 +44,7 @@ struct memscope_compare_side {
 	const struct memscope_strtab *st;
 	struct cmp_dev *devs;
 	size_t n_devs, cap_devs;
+	struct u64map dev_at; /* device -> its index in devs */
 	uint64_t seq;
 	uint64_t first_line[2]; /* first PTA, MINDSPORE row (0: none) */
 	uint64_t first_seq[2];
@@ -52,6 +54,14 @@ struct memscope_compare_side {
 /* one process's span of the chosen step */
 struct window {
 	uint64_t pid, lo, hi; /* lo <= ts <= hi */
+};
+
+/* The spans of the chosen step of one input, and each pid's first span. */
+struct windows {
+	uint64_t step, n_steps; /* n_steps: the most any process has */
+	struct window *w;	/* NULL: the whole input */
+	size_t n, cap;
+	struct u64map by_pid; /* low 32 bits of the pid -> index in w */
 };
 
 struct memscope_compare_side *memscope_compare_side_new(
@@ -78,6 +88,7 @@ void memscope_compare_side_free(struct memscope_compare_side *s)
 	for (i = 0; i < s->n_devs; i++)
 		free(s->devs[i].rows);
 	free(s->devs);
+	u64map_free(&s->dev_at);
 	memscope_steps_free(s->steps);
 	free(s->name);
 	free(s);
@@ -85,12 +96,9 @@ void memscope_compare_side_free(struct memscope_compare_side *s)
 
 static struct cmp_dev *find_dev(struct memscope_compare_side *s, int32_t device)
 {
-	size_t i;
+	uint64_t at;
 
-	for (i = 0; i < s->n_devs; i++)
-		if (s->devs[i].device == device)
-			return &s->devs[i];
-	return NULL;
+	return u64map_get(&s->dev_at, (uint32_t)device, &at, NULL) ? &s->devs[at] : NULL;
 }
 
 /* The device's rows, added when new. NULL on OOM. */
@@ -100,7 +108,8 @@ static struct cmp_dev *dev_of(struct memscope_compare_side *s, int32_t device)
 
 	if (d)
 		return d;
-	if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)))
+	if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)) ||
+		u64map_put(&s->dev_at, (uint32_t)device, s->n_devs, 0))
 		return NULL;
 	memset(&s->devs[s->n_devs], 0, sizeof(s->devs[0]));
 	s->devs[s->n_devs].device = device;
@@ -168,13 +177,6 @@ static int cmp_rows(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* The processes' spans of step `step`: *out (caller frees), or MEMSCOPE_E_INVALID in err. */
-struct windows {
-	uint64_t step, n_steps; /* n_steps: the most any process has */
-	struct window *w;
-	size_t n, cap;
-};
-
 static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
 {
 	struct windows *ws = ctx;
@@ -202,42 +204,49 @@ static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 	}
 	if (grow_array(&ws->w, &ws->cap, ws->n + 1, sizeof(*ws->w)))
 		return MEMSCOPE_E_NOMEM;
+	/* rows keep 32 bits of their pid: the first process with those bits decides */
+	if (!u64map_get(&ws->by_pid, (uint32_t)pid, NULL, NULL) &&
+		u64map_put(&ws->by_pid, (uint32_t)pid, ws->n, 0))
+		return MEMSCOPE_E_NOMEM;
 	ws->w[ws->n++] = (struct window){ (uint32_t)pid, lo, hi };
 	return 0;
 }
 
-static int step_windows(struct memscope_compare_side *s, uint64_t step, struct window **out,
-	size_t *n_out, struct memscope_error *err)
+static void windows_free(struct windows *ws)
 {
-	struct windows ws = { step, 0, NULL, 0, 0 };
+	free(ws->w);
+	u64map_free(&ws->by_pid);
+	memset(ws, 0, sizeof(*ws));
+}
 
-	*out = NULL;
-	*n_out = 0;
-	if (memscope_steps_resolve(s->steps) || memscope_steps_foreach(s->steps, add_window, &ws)) {
-		free(ws.w);
+/* The processes' spans of step `step` into *ws (the caller frees it with windows_free, also on
+ * failure), or MEMSCOPE_E_INVALID in err when there are none. */
+static int step_windows(struct memscope_compare_side *s, uint64_t step, struct windows *ws,
+	struct memscope_error *err)
+{
+	memset(ws, 0, sizeof(*ws));
+	ws->step = step;
+	if (memscope_steps_resolve(s->steps) || memscope_steps_foreach(s->steps, add_window, ws))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-	}
-	*out = ws.w;
-	*n_out = ws.n;
-	if (ws.n)
+	if (ws->n)
 		return 0;
-	if (!ws.n_steps)
+	if (!ws->n_steps)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0,
 			"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP rows");
 	return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0, "no step %llu: it has %llu",
-		(unsigned long long)step, (unsigned long long)ws.n_steps);
+		(unsigned long long)step, (unsigned long long)ws->n_steps);
 }
 
-static int in_windows(const struct cmp_row *r, const struct window *w, size_t n)
+/* Is r in its process's span (every row is when there are no spans)? */
+static int in_windows(const struct cmp_row *r, const struct windows *ws)
 {
-	size_t i;
+	uint64_t at;
 
-	if (!w)
+	if (!ws->w)
 		return 1;
-	for (i = 0; i < n; i++)
-		if (w[i].pid == r->pid)
-			return r->ts >= w[i].lo && r->ts <= w[i].hi;
-	return 0;
+	if (!u64map_get(&ws->by_pid, r->pid, &at, NULL))
+		return 0;
+	return r->ts >= ws->w[at].lo && r->ts <= ws->w[at].hi;
 }
 
 /* The elements of one device: names and values, in timestamp order. */
@@ -256,84 +265,188 @@ static void seq_free(struct seq *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* an op START still waiting for its END, for the delta and peak metrics */
+/*
+ * An op START still waiting for its END, for the delta and peak metrics. Its END closes the
+ * innermost open START of the same op on the same thread: the frames of one (thread, name) are a
+ * stack, linked through `inner`. Its peak is the highest framework-pool `used` from its START to
+ * its END: the `used` at START, or a sample taken since.
+ */
 struct frame {
-	uint64_t pid;
-	uint32_t tid, name;
-	int64_t net0; /* the process's net pool bytes at START */
-	int64_t peak; /* highest framework-pool `used` since START */
+	int64_t net0;  /* the process's net pool bytes at START */
+	int64_t used0; /* the pool's `used` at START */
+	uint64_t s0;   /* samples before START */
+	size_t inner;  /* the next open frame of its (thread, name), or of the free list; + 1 */
 };
 
-struct net {
-	uint64_t pid;
-	int64_t bytes;
+/*
+ * The `used` samples of a device in order, kept as the ones no later sample reaches (index up,
+ * value strictly down): the highest of the samples from index s0 on is the first kept one at or
+ * after s0.
+ */
+struct samples {
+	uint64_t *idx;
+	int64_t *val;
+	size_t n, cap, cap_val;
+	uint64_t count; /* samples taken */
 };
+
+static int sample_add(struct samples *sm, int64_t v)
+{
+	while (sm->n && sm->val[sm->n - 1] <= v)
+		sm->n--;
+	if (grow_array(&sm->idx, &sm->cap, sm->n + 1, sizeof(*sm->idx)) ||
+		grow_array(&sm->val, &sm->cap_val, sm->n + 1, sizeof(*sm->val)))
+		return MEMSCOPE_E_NOMEM;
+	sm->idx[sm->n] = sm->count++;
+	sm->val[sm->n++] = v;
+	return 0;
+}
+
+/* The highest sample from index s0 on into *v; 0 when there is none. */
+static int sample_max_since(const struct samples *sm, uint64_t s0, int64_t *v)
+{
+	size_t lo = 0, hi = sm->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->idx[mid] < s0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == sm->n)
+		return 0;
+	*v = sm->val[lo];
+	return 1;
+}
+
+/* the open frames of a device's forward pass */
+struct frames {
+	struct frame *f;
+	size_t cap, free_head; /* free_head: a free frame + 1, 0: none */
+	size_t n, n_open;      /* frames made, open */
+	struct u64map threads; /* pid << 32 | tid -> the thread's number */
+	struct u64map top;     /* number << 32 | name -> its innermost open frame + 1 */
+	uint64_t n_threads;
+};
+
+/* The key of (pid, tid, name) in frames.top; 0 and *key on success, else MEMSCOPE_E_NOMEM. */
+static int frame_key(struct frames *fs, const struct cmp_row *r, int add, uint64_t *key)
+{
+	uint64_t t, thread = (uint64_t)r->pid << 32 | r->tid;
+
+	if (!u64map_get(&fs->threads, thread, &t, NULL)) {
+		if (!add) {
+			*key = UINT64_MAX; /* no frame was opened on it */
+			return 0;
+		}
+		t = fs->n_threads++;
+		if (u64map_put(&fs->threads, thread, t, 0))
+			return MEMSCOPE_E_NOMEM;
+	}
+	*key = t << 32 | r->name;
+	return 0;
+}
+
+static int frame_open(
+	struct frames *fs, const struct cmp_row *r, int64_t net0, int64_t used0, uint64_t s0)
+{
+	uint64_t key, inner = 0;
+	size_t at;
+
+	if (frame_key(fs, r, 1, &key))
+		return MEMSCOPE_E_NOMEM;
+	if (fs->free_head) {
+		at = fs->free_head - 1;
+		fs->free_head = fs->f[at].inner;
+	} else {
+		if (grow_array(&fs->f, &fs->cap, fs->n + 1, sizeof(*fs->f)))
+			return MEMSCOPE_E_NOMEM;
+		at = fs->n++;
+	}
+	u64map_get(&fs->top, key, &inner, NULL);
+	if (u64map_put(&fs->top, key, at + 1, 0)) {
+		fs->f[at].inner = fs->free_head;
+		fs->free_head = at + 1;
+		return MEMSCOPE_E_NOMEM;
+	}
+	fs->f[at] = (struct frame){ net0, used0, s0, (size_t)inner };
+	fs->n_open++;
+	return 0;
+}
+
+/* Close the innermost open frame of r's thread and name into *out: 1, 0 when none is open, or
+ * MEMSCOPE_E_NOMEM. */
+static int frame_close(struct frames *fs, const struct cmp_row *r, struct frame *out)
+{
+	uint64_t key, top = 0;
+	size_t at;
+
+	if (frame_key(fs, r, 0, &key))
+		return MEMSCOPE_E_NOMEM;
+	if (key == UINT64_MAX || !u64map_get(&fs->top, key, &top, NULL) || !top)
+		return 0;
+	at = (size_t)top - 1;
+	*out = fs->f[at];
+	u64map_put(&fs->top, key, fs->f[at].inner, 0); /* the key is there: no allocation */
+	fs->f[at].inner = fs->free_head;
+	fs->free_head = at + 1;
+	fs->n_open--;
+	return 1;
+}
 
 /* The delta or peak value of each element, in one forward pass over the device's rows. */
 static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, int metric,
-	const struct window *win, size_t n_win, struct seq *q, struct memscope_compare_stats *stats)
+	const struct windows *win, struct seq *q, struct memscope_compare_stats *stats)
 {
-	struct frame *fr = NULL;
-	struct net *nets = NULL;
-	size_t n_fr = 0, cap_fr = 0, n_nets = 0, cap_nets = 0, i, j, e = 0;
+	struct frames fs = { 0 };
+	struct samples sm = { 0 };
+	struct u64map nets = { 0 }; /* pid -> its net pool bytes */
+	size_t i, e = 0;
 	int64_t cur_used = 0;
-	int rc = MEMSCOPE_E_NOMEM;
+	int rc = MEMSCOPE_E_NOMEM, r_close;
 
 	for (i = 0; i < d->n; i++) {
 		const struct cmp_row *r = &d->rows[i];
-		int64_t *net = NULL;
+		uint64_t net = 0;
+		struct frame f;
 
-		if (!in_windows(r, win, n_win))
+		if (!in_windows(r, win))
 			continue;
-		for (j = 0; j < n_nets && nets[j].pid != r->pid; j++)
-			;
-		if (j == n_nets) {
-			if (grow_array(&nets, &cap_nets, n_nets + 1, sizeof(*nets)))
-				goto out;
-			nets[n_nets++] = (struct net){ r->pid, 0 };
-		}
-		net = &nets[j].bytes;
+		u64map_get(&nets, r->pid, &net, NULL);
 		if (r->what & W_POOLS) {
 			/* legacy FREE sizes are negative; hostile sizes wrap instead of overflowing
 			 */
 			uint64_t sz = r->size < 0 ? 0 - (uint64_t)r->size : (uint64_t)r->size;
 
-			*net = (int64_t)((r->what & W_FREE) ? (uint64_t)*net - sz
-							    : (uint64_t)*net + sz);
+			net = (r->what & W_FREE) ? net - sz : net + sz;
+			if (u64map_put(&nets, r->pid, net, 0))
+				goto out;
 			if ((r->what & fw) && (r->what & W_USED)) {
 				cur_used = r->used;
-				/* only the innermost frame: an open frame's peak is the max over it
-				 * and the frames above it, folded down as frames close */
-				if (n_fr && fr[n_fr - 1].peak < cur_used)
-					fr[n_fr - 1].peak = cur_used;
+				/* no open frame: no later END asks about the samples so far */
+				if (!fs.n_open)
+					sm.n = 0;
+				if (sample_add(&sm, cur_used))
+					goto out;
 			}
 		} else if (r->what & W_START) {
-			if (grow_array(&fr, &cap_fr, n_fr + 1, sizeof(*fr)))
+			if (frame_open(&fs, r, (int64_t)net, cur_used, sm.count))
 				goto out;
-			fr[n_fr++] = (struct frame){ r->pid, r->tid, r->name, *net, cur_used };
 		} else if (r->what & level) {
-			int64_t val = metric == MEMSCOPE_METRIC_PEAK ? cur_used : 0;
+			int64_t val = metric == MEMSCOPE_METRIC_PEAK ? cur_used : 0, pk;
 
-			/* the innermost open START of the same op on the same thread */
-			for (j = n_fr; j-- > 0;)
-				if (fr[j].pid == r->pid && fr[j].tid == r->tid &&
-					fr[j].name == r->name)
-					break;
-			if (j == (size_t)-1) {
+			if ((r_close = frame_close(&fs, r, &f)) < 0)
+				goto out;
+			if (!r_close) {
 				stats->n_unmatched_end++;
+			} else if (metric == MEMSCOPE_METRIC_DELTA) {
+				val = (int64_t)(net - (uint64_t)f.net0);
 			} else {
-				int64_t pk = fr[j].peak;
-				size_t t;
-
-				for (t = j + 1; t < n_fr; t++)
-					pk = fr[t].peak > pk ? fr[t].peak : pk;
-				if (j && fr[j - 1].peak < fr[j].peak)
-					fr[j - 1].peak = fr[j].peak;
-				val = metric == MEMSCOPE_METRIC_DELTA
-					      ? (int64_t)((uint64_t)*net - (uint64_t)fr[j].net0)
-					      : pk;
-				memmove(&fr[j], &fr[j + 1], (n_fr - j - 1) * sizeof(*fr));
-				n_fr--;
+				val = f.used0;
+				if (sample_max_since(&sm, f.s0, &pk) && pk > val)
+					val = pk;
 			}
 			q->name[e] = r->name;
 			q->value[e] = val;
@@ -341,16 +454,20 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 							: MEMSCOPE_KIND_KERNEL_LAUNCH;
 		}
 	}
-	stats->n_unmatched_start += n_fr;
+	stats->n_unmatched_start += fs.n_open;
 	rc = 0;
 out:
-	free(fr);
-	free(nets);
+	free(fs.f);
+	u64map_free(&fs.threads);
+	u64map_free(&fs.top);
+	free(sm.idx);
+	free(sm.val);
+	u64map_free(&nets);
 	return rc;
 }
 
 static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsigned level,
-	uint32_t fw, int metric, const struct window *win, size_t n_win, struct seq *q,
+	uint32_t fw, int metric, const struct windows *win, struct seq *q,
 	struct memscope_compare_stats *stats)
 {
 	size_t i, n = 0;
@@ -361,7 +478,7 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 		return 0;
 	qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
 	for (i = 0; i < d->n; i++) {
-		if (!(d->rows[i].what & level) || !in_windows(&d->rows[i], win, n_win))
+		if (!(d->rows[i].what & level) || !in_windows(&d->rows[i], win))
 			continue;
 		const char *nm = memscope_strtab_str(st, d->rows[i].name, NULL);
 
@@ -380,7 +497,7 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	}
 	q->n = n;
 	if (metric != MEMSCOPE_METRIC_REFERENCE) {
-		int rc = forward_values(d, level, fw, metric, win, n_win, q, stats);
+		int rc = forward_values(d, level, fw, metric, win, q, stats);
 
 		if (rc)
 			seq_free(q);
@@ -390,7 +507,7 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	for (i = d->n; i-- > 0;) {
 		const struct cmp_row *r = &d->rows[i];
 
-		if (!in_windows(r, win, n_win))
+		if (!in_windows(r, win))
 			continue;
 		if (r->what & fw)
 			next = r->size;
@@ -736,14 +853,14 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 	struct memscope_compare_stats local;
 	struct emit e = { opts->diff_bytes, fn, ctx, stats ? stats : &local, 0 };
 	unsigned level = opts->level ? opts->level : MEMSCOPE_COMPARE_OP;
-	struct window *win[2] = { NULL, NULL };
-	size_t n_win[2] = { 0, 0 };
+	struct windows win[2];
 	int32_t *devs = NULL;
 	size_t n_devs = 0, cap_devs = 0, i, j;
 	uint32_t fw = 0;
 	int rc = 0;
 
 	memset(e.stats, 0, sizeof(*e.stats));
+	memset(win, 0, sizeof(win));
 	/* the framework pool: the first PTA or MINDSPORE row seen, base first (§4.2) */
 	for (i = 0; i < 2 && !fw; i++) {
 		const struct memscope_compare_side *s = sides[i];
@@ -773,7 +890,7 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
 			"the delta and peak metrics need op START and END rows: use the op level");
 	for (i = 0; i < 2 && opts->step; i++)
-		if ((rc = step_windows(sides[i], opts->step, &win[i], &n_win[i], err)))
+		if ((rc = step_windows(sides[i], opts->step, &win[i], err)))
 			goto out;
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < sides[i]->n_devs; j++) {
@@ -793,11 +910,11 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		if (i && devs[i] == devs[i - 1])
 			continue;
 		e.device = devs[i];
-		rc = build_seq(find_dev(base, devs[i]), st, level, fw, (int)opts->metric, win[0],
-			n_win[0], &qa, e.stats);
+		rc = build_seq(find_dev(base, devs[i]), st, level, fw, (int)opts->metric, &win[0],
+			&qa, e.stats);
 		if (!rc)
 			rc = build_seq(find_dev(cmp, devs[i]), st, level, fw, (int)opts->metric,
-				win[1], n_win[1], &qb, e.stats);
+				&win[1], &qb, e.stats);
 		if (!rc && (qa.n || qb.n))
 			rc = align(&e, &qa, &qb);
 		if (rc == MEMSCOPE_E_NOMEM)
@@ -815,8 +932,8 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 	}
 out:
 	free(devs);
-	free(win[0]);
-	free(win[1]);
+	windows_free(&win[0]);
+	windows_free(&win[1]);
 	return rc;
 }
 

@@ -461,7 +461,7 @@ static int cmp_oprec(const void *pa, const void *pb)
 struct opstack {
 	uint32_t *name;
 	size_t depth, cap;
-	struct u64map open; /* name -> ops of that name open */
+	struct u64map open; /* name -> ops of that name open (names with none are not there) */
 	uint32_t path[OP_DEPTH];
 };
 
@@ -507,7 +507,10 @@ static size_t op_end(struct opstack *s, uint32_t name)
 		uint32_t top = s->name[--s->depth];
 
 		u64map_get(&s->open, top, &n, &unused);
-		u64map_put(&s->open, top, n - 1, 0); /* the key is there: no allocation */
+		if (n > 1)
+			u64map_put(&s->open, top, n - 1, 0); /* the key is there: no allocation */
+		else
+			u64map_del(&s->open, top, NULL, NULL);
 		closed++;
 		if (top == name)
 			break;
@@ -531,9 +534,11 @@ static int weigh_by_op(struct memscope_flame *f)
 		const struct oprec *r = &f->ops[i];
 
 		if (!i || r->src != r[-1].src || r->pid != r[-1].pid || r->tid != r[-1].tid) {
+			/* the next thread starts empty: what this one left open goes, name by name
+			 * (clearing the whole map would cost its largest size per thread) */
 			st->unclosed += s.depth;
-			s.depth = 0;
-			u64map_clear(&s.open);
+			while (s.depth)
+				u64map_del(&s.open, s.name[--s.depth], NULL, NULL);
 		}
 		if (r->kind == OPR_BEGIN) {
 			st->deep += s.depth >= OP_DEPTH;

@@ -801,25 +801,38 @@ static int cmp_mgroup_seq(const void *pa, const void *pb)
 	const struct mgroup *a = *(const struct mgroup *const *)pa;
 	const struct mgroup *b = *(const struct mgroup *const *)pb;
 
+	if (a->g.src != b->g.src)
+		return a->g.src < b->g.src ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Mark groups in order of first sight (so a leak's group, its seq, indexes them); A, B, C. */
+/* Mark groups by input, then in order of first sight (the order they were seen in when the
+ * inputs come one after the other); a MARK leak's group, its seq until now, becomes the index
+ * there. Marks A, B, C. */
 static int finish_marks(struct memscope_leaks *l)
 {
 	size_t n = HASH_COUNT(l->mgroups), i = 0, j, k = l->o.mark_index;
 	struct mgroup **all, *m, *tmp;
+	uint32_t *index = NULL;
 
 	if (!n)
 		return 0;
 	all = malloc(n * sizeof(*all));
-	if (!all || !(l->mg_out = calloc(n, sizeof(*l->mg_out)))) {
+	index = malloc(n * sizeof(*index));
+	if (!all || !index || !(l->mg_out = calloc(n, sizeof(*l->mg_out)))) {
 		free(all);
+		free(index);
 		return MEMSCOPE_E_NOMEM;
 	}
 	HASH_ITER(hh, l->mgroups, m, tmp)
 	all[i++] = m;
 	qsort(all, n, sizeof(*all), cmp_mgroup_seq);
+	for (i = 0; i < n; i++)
+		index[all[i]->seq] = (uint32_t)i;
+	for (i = 0; i < l->n_leaks; i++)
+		if (l->leaks[i].kind == MEMSCOPE_LEAK_MARK)
+			l->leaks[i].group = index[l->leaks[i].group];
+	free(index);
 	for (i = 0; i < n; i++) {
 		struct memscope_mark_group *g = &l->mg_out[i];
 

@@ -151,18 +151,21 @@ static int cmp_rec(const void *pa, const void *pb)
 	return (a->value > b->value) - (a->value < b->value);
 }
 
-/* running live bytes of the (device, pool)s of one process */
-struct live_sum {
-	int32_t device;
-	uint16_t pool;
-	int64_t bytes;
-};
+/* The key of a (device, pool) in the running sums. */
+static uint64_t sum_key(int32_t device, uint16_t pool)
+{
+	return (uint64_t)(uint32_t)device << 16 | pool;
+}
 
 int memscope_timeline_finish(struct memscope_timeline *t)
 {
-	struct live_sum *sums = NULL;
-	size_t i, k, n_sums = 0, cap_sums = 0;
-	int64_t best = 0;
+	/* running live bytes per (device, pool): a = bytes, b = the process they are of (1 + the
+	 * number of process changes before it), so a new process starts from 0 without clearing */
+	struct u64map sums = { 0 };
+	uint64_t gen = 1, bytes, of;
+	size_t i;
+	int64_t best = 0, cur;
+	int rc = 0;
 
 	t->peak = t->n;
 	if (t->n)
@@ -170,32 +173,28 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 	/* each live change becomes the live bytes after it, and the highest is the peak */
 	for (i = 0; i < t->n; i++) {
 		struct memscope_timeline_point *r = &t->recs[i];
+		uint64_t key = sum_key(r->device, r->pool);
 
 		if (i && (r->src != r[-1].src || r->pid != r[-1].pid))
-			n_sums = 0;
+			gen++;
 		if (r->kind != MEMSCOPE_TL_LIVE)
 			continue;
-		for (k = 0; k < n_sums; k++)
-			if (sums[k].device == r->device && sums[k].pool == r->pool)
-				break;
-		if (k == n_sums) {
-			if (grow_array(&sums, &cap_sums, n_sums + 1, sizeof(*sums))) {
-				free(sums);
-				return MEMSCOPE_E_NOMEM;
-			}
-			sums[n_sums++] = (struct live_sum){ r->device, r->pool, 0 };
-		}
+		cur = u64map_get(&sums, key, &bytes, &of) && of == gen ? (int64_t)bytes : 0;
 		/* saturating: sizes near 2^63 are hostile, not real */
-		if (__builtin_add_overflow(sums[k].bytes, r->value, &sums[k].bytes))
-			sums[k].bytes = r->value > 0 ? INT64_MAX : INT64_MIN;
-		r->value = sums[k].bytes;
+		if (__builtin_add_overflow(cur, r->value, &cur))
+			cur = r->value > 0 ? INT64_MAX : INT64_MIN;
+		if (u64map_put(&sums, key, (uint64_t)cur, gen)) {
+			rc = MEMSCOPE_E_NOMEM;
+			break;
+		}
+		r->value = cur;
 		if (r->value > best) {
 			best = r->value;
 			t->peak = i;
 		}
 	}
-	free(sums);
-	return 0;
+	u64map_free(&sums);
+	return rc;
 }
 
 const struct memscope_timeline_point *memscope_timeline_peak(const struct memscope_timeline *t)

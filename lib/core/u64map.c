@@ -39,16 +39,26 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b)
 {
 	size_t at;
 
+	/* an existing key is overwritten in place: no allocation, so no failure */
+	if (m->mask) {
+		at = slot_of(key, m->mask);
+		while (m->e[at].used && m->e[at].key != key)
+			at = (at + 1) & m->mask;
+		if (m->e[at].used) {
+			m->e[at].a = a;
+			m->e[at].b = b;
+			return 0;
+		}
+	}
 	if ((m->n + 1) * 4 > (m->mask + 1) * 3 || !m->mask) {
 		if (grow(m))
 			return MEMSCOPE_E_NOMEM;
 	}
 	at = slot_of(key, m->mask);
-	while (m->e[at].used && m->e[at].key != key)
+	while (m->e[at].used)
 		at = (at + 1) & m->mask;
-	if (!m->e[at].used)
-		m->n++;
 	m->e[at] = (struct u64map_entry){ key, a, b, 1 };
+	m->n++;
 	return 0;
 }
 

@@ -143,19 +143,75 @@ static void process_suffix(char *buf, size_t n, int several, uint64_t pid)
 		buf[0] = '\0';
 }
 
+/*
+ * Binary search: the first i of n for which before(r, i, v) is false, it being true of a prefix.
+ * The result orders of memscope/leaks.h keep the items of one input in one run, so each input's
+ * part of the text costs its own items, not every input's.
+ */
+static size_t first_not(size_t n, int (*before)(const struct report *r, size_t i, uint64_t v),
+	const struct report *r, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (before(r, mid, v))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* findings: the STEP ones of inputs before v (STEP findings come first, by input) */
+static int step_before(const struct report *r, size_t i, uint64_t v)
+{
+	const struct memscope_leak *x = memscope_leaks_get(r->l, i);
+
+	return x->kind == MEMSCOPE_LEAK_STEP && x->blk.src < v;
+}
+
+/* findings: the STEP ones, and the MARK ones of groups before v (by group) */
+static int mark_before(const struct report *r, size_t i, uint64_t v)
+{
+	const struct memscope_leak *x = memscope_leaks_get(r->l, i);
+
+	return x->kind == MEMSCOPE_LEAK_STEP || (x->kind == MEMSCOPE_LEAK_MARK && x->group < v);
+}
+
+/* fluctuation groups of inputs before v (by input) */
+static int fluct_before(const struct report *r, size_t i, uint64_t v)
+{
+	size_t n;
+
+	return memscope_leaks_fluct(r->l, &n)[i].src < v;
+}
+
+/* mark groups of inputs before v (by input) */
+static int mgroup_before(const struct report *r, size_t i, uint64_t v)
+{
+	size_t n;
+
+	return memscope_leaks_mark_groups(r->l, &n)[i].src < v;
+}
+
 /* The online check's exit report (§5.1), per process and device with step leaks. */
 static void text_step(struct report *r, uint32_t src)
 {
-	size_t n = memscope_leaks_count(r->l), i, j;
+	size_t n = memscope_leaks_count(r->l), i, j, lo;
 	struct several sv = { 0, 0, 0 };
 
-	for (i = 0; i < n; i++) {
+	/* the input's step findings are [lo, n) from here on */
+	lo = first_not(n, step_before, r, src);
+	n = first_not(n, step_before, r, (uint64_t)src + 1);
+	for (i = lo; i < n; i++) {
 		const struct memscope_leak *x = memscope_leaks_get(r->l, i);
 
 		if (x->kind == MEMSCOPE_LEAK_STEP && x->blk.src == src)
 			several_add(&sv, x->blk.pid);
 	}
-	for (i = 0; i < n;) {
+	for (i = lo; i < n;) {
 		const struct memscope_leak *x = memscope_leaks_get(r->l, i);
 		char dev[MEMSCOPE_DEVICE_TEXT_MAX], proc[48];
 		uint64_t bytes = 0, count = 0;
@@ -192,14 +248,17 @@ static void text_step(struct report *r, uint32_t src)
 /* The gap analysis (§5.2) of each device and pool. */
 static void text_gap(struct report *r, uint32_t src)
 {
-	size_t n, i;
+	size_t n, i, first;
 	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, &n);
 	struct several sv = { 0, 0, 0 };
 
-	for (i = 0; i < n; i++)
+	/* the input's groups are [first, n) from here on */
+	first = first_not(n, fluct_before, r, src);
+	n = first_not(n, fluct_before, r, (uint64_t)src + 1);
+	for (i = first; i < n; i++)
 		if (f[i].src == src && f[i].has_gaps)
 			several_add(&sv, f[i].pid);
-	for (i = 0; i < n; i++) {
+	for (i = first; i < n; i++) {
 		const struct memscope_fluct_step *lo, *hi;
 		char dev[MEMSCOPE_DEVICE_TEXT_MAX], proc[48];
 
@@ -224,14 +283,18 @@ static void text_gap(struct report *r, uint32_t src)
 static void text_mark(struct report *r, uint32_t src)
 {
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
-	size_t n, i, j = 0, nl = memscope_leaks_count(r->l);
+	size_t n, i, j, lo, nl = memscope_leaks_count(r->l);
 	const struct memscope_mark_group *g = memscope_leaks_mark_groups(r->l, &n);
 	struct several sv = { 0, 0, 0 };
 	const char *noun =
 		o->pools == MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) ? "hal memory" : "memory";
 	int any = 0;
 
-	for (i = 0; i < n; i++) {
+	/* the input's groups are [lo, n) from here on, their MARK findings from j on */
+	lo = first_not(n, mgroup_before, r, src);
+	n = first_not(n, mgroup_before, r, (uint64_t)src + 1);
+	j = first_not(nl, mark_before, r, lo);
+	for (i = lo; i < n; i++) {
 		if (g[i].src != src || !g[i].checked)
 			continue;
 		any = 1;
@@ -241,7 +304,7 @@ static void text_mark(struct report *r, uint32_t src)
 		return;
 	r->printed = 1;
 	fprintf(r->out, "\nLeak Analysis Results for the Custom Range:\n");
-	for (i = 0; i < n; i++) {
+	for (i = lo; i < n; i++) {
 		char buf[MEMSCOPE_DEVICE_TEXT_MAX], proc[48];
 		const char *dev;
 
@@ -260,10 +323,10 @@ static void text_mark(struct report *r, uint32_t src)
 			const struct memscope_leak *x = memscope_leaks_get(r->l, j);
 			char size[48], ptr[32];
 
-			if (x->kind != MEMSCOPE_LEAK_MARK || x->group < i)
-				continue;
-			if (x->group > i)
+			if (x->kind != MEMSCOPE_LEAK_MARK || x->group > i)
 				break;
+			if (x->group < i)
+				continue;
 			fmt_pyfloat(size, sizeof(size), (double)x->blk.size / MIB);
 			ptr_text(r, &x->blk, ptr, sizeof(ptr));
 			fprintf(r->out,

@@ -152,7 +152,7 @@ int memscope_leaks_rewind(struct memscope_leaks *l);
 size_t memscope_leaks_count(const struct memscope_leaks *l);
 const struct memscope_leak *memscope_leaks_get(const struct memscope_leaks *l, size_t i);
 const struct memscope_leak_group *memscope_leaks_groups(const struct memscope_leaks *l, size_t *n);
-/* mark groups in order of the first row of their (input, process, device) */
+/* mark groups by input, then in order of the first row of their (input, process, device) */
 const struct memscope_mark_group *memscope_leaks_mark_groups(
 	const struct memscope_leaks *l, size_t *n);
 /* by input, process, device, pool */
