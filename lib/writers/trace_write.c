@@ -39,8 +39,9 @@ static void counter(FILE *out, const struct memscope_timeline_point *r, const ch
 int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 	const char *const *inputs, size_t n_inputs, struct memscope_error *err)
 {
-	struct u64map open = { 0 }; /* tid -> open slices, per process */
-	size_t i, j, k, n_points;
+	struct u64map open = { 0 }; /* tid -> open slices of the process; none left at its end */
+	uint64_t *tids = NULL; /* the process's tids with open slices, to end them at its end */
+	size_t i, j, k, n_points, n_tids = 0, cap_tids = 0;
 	const struct memscope_timeline_point *recs = memscope_timeline_points(t, &n_points);
 	const struct memscope_strtab *st = memscope_timeline_strtab(t);
 	int first = 1, rc = 0;
@@ -65,7 +66,7 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 		json_cstr(out, pname);
 		fputs("}}", out);
 		first = 0;
-		u64map_clear(&open);
+		n_tids = 0;
 		for (j = i; j < n_points && recs[j].src == p->src && recs[j].pid == p->pid && !rc;
 			j++) {
 			const struct memscope_timeline_point *r = &recs[j];
@@ -92,14 +93,20 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 				u64map_get(&open, r->tid, &depth, &unused);
 				if (r->kind == MEMSCOPE_TL_END && !depth)
 					break; /* an end without its start */
-				if (r->kind != MEMSCOPE_TL_MARK &&
-					u64map_put(&open, r->tid,
-						r->kind == MEMSCOPE_TL_BEGIN ? depth + 1
-									     : depth - 1,
-						0)) {
+				if (r->kind == MEMSCOPE_TL_BEGIN && !depth &&
+					grow_array(&tids, &cap_tids, n_tids + 1, sizeof(*tids)) ==
+						0)
+					tids[n_tids++] = r->tid;
+				if (r->kind == MEMSCOPE_TL_BEGIN &&
+					(n_tids > cap_tids ||
+						u64map_put(&open, r->tid, depth + 1, 0))) {
 					rc = MEMSCOPE_E_NOMEM;
 					break;
 				}
+				if (r->kind == MEMSCOPE_TL_END && depth == 1)
+					u64map_del(&open, r->tid, NULL, NULL);
+				else if (r->kind == MEMSCOPE_TL_END)
+					u64map_put(&open, r->tid, depth - 1, 0); /* in place */
 				name = memscope_strtab_str(st, r->name, &len);
 				fputs(",{\"name\":", out);
 				json_str(out, name ? name : "", name ? len : 0);
@@ -116,19 +123,22 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 				break;
 			}
 		}
-		/* slices still open end with the process's last point */
-		for (k = 0; k <= open.mask && open.n && !rc; k++) {
-			for (depth = open.e[k].used ? open.e[k].a : 0; depth; depth--) {
+		/* slices still open end with the process's last point (in the order their
+		 * threads first opened one); the map is empty again for the next process */
+		for (k = 0; k < n_tids; k++) {
+			depth = 0;
+			u64map_del(&open, tids[k], &depth, NULL);
+			for (; depth && !rc; depth--) {
 				fputs(",{\"ph\":\"E\",", out);
 				put_ts(out, last_ts);
 				fprintf(out, ",\"pid\":%llu,\"tid\":%llu}",
-					(unsigned long long)p->pid,
-					(unsigned long long)open.e[k].key);
+					(unsigned long long)p->pid, (unsigned long long)tids[k]);
 			}
 		}
 	}
 	fputs("]}\n", out);
 	u64map_free(&open);
+	free(tids);
 	if (rc)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	if (ferror(out))
