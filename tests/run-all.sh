@@ -1,5 +1,7 @@
 #!/bin/sh
-# The whole test suite: installs missing Debian packages, then a -Werror build and an ASan+UBSan build, each under ctest.
+# The whole test suite: installs missing Debian packages, runs every fuzz harness for a while in a
+# libFuzzer build, then a -Werror build and an ASan+UBSan build, each under ctest.
+# MEMSCOPE_FUZZ_SECONDS: seconds per fuzz harness (default 60; 0 skips the fuzzing).
 set -u
 cd "$(dirname "$0")/.." || exit 4
 TOP=$(pwd)
@@ -17,16 +19,123 @@ run_build() { # run_build DIR CMAKE-ARGS...: configure, build and test one build
 		{ grep -E 'error|warning' -A3 "$TOP/$dir.build.log" | head -60; return 1; }
 	ctest --test-dir "$TOP/$dir" -V -j"$JOBS" --timeout 600 >"$TOP/$dir.ctest.log" 2>&1
 	st=$?
-	grep -E '[0-9]+%: Checks: [0-9]+|^[0-9]+: [0-9]+ passed, [0-9]+ failed|replayed [0-9]+ inputs' \
-		"$TOP/$dir.ctest.log" | sed 's/^[0-9]*: /  /'
+	summary='[0-9]+%: Checks: [0-9]+|^[0-9]+: [0-9]+ passed, [0-9]+ failed|replayed [0-9]+ inputs'
+	grep -E "$summary|^[0-9]+: campaign: seed [0-9]+," "$TOP/$dir.ctest.log" | sed 's/^[0-9]*: /  /'
 	if [ "$st" -ne 0 ]; then
-		grep -E '^[0-9]+: .*(FAIL|F:|ERROR|runtime error|Sanitizer)' "$TOP/$dir.ctest.log" | head -40
+		failures='^[0-9]+: .*(FAIL|F:|ERROR|runtime error|Sanitizer)'
+		grep -E "$failures|^[0-9]+: (campaign: memscope-|  rerun: )" "$TOP/$dir.ctest.log" | head -60
 	fi
 	grep -E 'tests passed|tests failed' "$TOP/$dir.ctest.log"
 	return "$st"
 }
 
+# run_fuzz: a clang libFuzzer build (ASan+UBSan) of every harness tests/CMakeLists.txt declares,
+# each run for $FUZZ_SECONDS over a copy of its corpora (the checked-in ones do not grow), $JOBS at
+# a time. An input that crashes, leaks or hangs is copied into tests/fuzz/corpus/NAME/, where the
+# replay tests of the builds below fail on it, and printed (base64 when small) for CI logs.
+FUZZ_SECONDS=${MEMSCOPE_FUZZ_SECONDS:-60}
+FUZZ_DIR=build-fuzz
+FUZZ_WORK=$TOP/$FUZZ_DIR/fuzz-run
+
+fuzz_corpora() { # fuzz_corpora NAME: the corpus folders of harness NAME
+	sed -n "s/^memscope_fuzz_harness($1 \(.*\))\$/\1/p" "$TOP/tests/CMakeLists.txt"
+}
+
+fuzz_one() { # fuzz_one NAME: fuzz_NAME over copies of its corpora, output in $FUZZ_WORK/NAME
+	w=$FUZZ_WORK/$1
+	mkdir -p "$w/found"
+	dirs=""
+	dict=""
+	for c in $(fuzz_corpora "$1"); do
+		mkdir -p "$w/corpus/$c"
+		cp "$TOP/tests/fuzz/corpus/$c/"* "$w/corpus/$c/"
+		dirs="$dirs $w/corpus/$c"
+		[ "$c" = dump_csv ] && dict=-dict="$TOP/tests/fuzz/dump_csv.dict"
+	done
+	# shellcheck disable=SC2086 # $dict and $dirs are lists
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$TOP/$FUZZ_DIR/tests/fuzz_$1" -max_total_time="$FUZZ_SECONDS" -timeout=20 \
+		-print_final_stats=1 -artifact_prefix="$w/found/" $dict $dirs >"$w/log" 2>&1
+	echo $? >"$w/status"
+}
+
+fuzz_report() { # fuzz_report NAME: one line for harness NAME; a crash's input kept and printed
+	w=$FUZZ_WORK/$1
+	st=$(cat "$w/status" 2>/dev/null || echo "none")
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log" | tail -1)
+	secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$w/log" | tail -1)
+	# slow-unit-* files are notes (a run over 10 s), not failures: -timeout makes a hang one
+	found=""
+	for f in "$w"/found/*; do
+		case ${f##*/} in \* | slow-unit-*) ;; *) found="$found ${f##*/}" ;; esac
+	done
+	if [ "$st" = 0 ] && [ -z "$found" ]; then
+		echo "fuzz_$1: ${secs:-?} s, ${execs:-?} execs, no crash"
+		return 0
+	fi
+	echo "fuzz_$1: ${secs:-?} s, ${execs:-?} execs, FAILED (exit $st; log $w/log)"
+	# the report's first line, the harness's frames (not libFuzzer's), its summary
+	grep -E '^==[0-9]+==ERROR|runtime error:|^SUMMARY|ERROR: libFuzzer|^ +#[0-9]+ .* in ' "$w/log" |
+		grep -v -E ' in (fuzzer::|main |__libc_|_start)' | head -8 | cut -c1-200 | sed 's/^ */  /'
+	[ -n "$found" ] || tail -5 "$w/log" | sed 's/^/  /'
+	for f in $found; do
+		keep=""
+		for c in $(fuzz_corpora "$1"); do
+			for old in "$TOP/tests/fuzz/corpus/$c"/*; do
+				cmp -s "$old" "$w/found/$f" && keep=${old#"$TOP"/}
+			done
+		done
+		if [ -n "$keep" ]; then
+			echo "  ${f%%-*} input: $keep, already in the corpus"
+			continue
+		fi
+		sha=${f#*-}
+		keep=tests/fuzz/corpus/$1/found_$(printf %.12s "$sha").bin
+		cp "$w/found/$f" "$TOP/$keep"
+		size=$(wc -c <"$TOP/$keep")
+		echo "  ${f%%-*} input kept as $keep ($size bytes); replay: $FUZZ_DIR/tests/replay_$1 $keep"
+		[ "$size" -le 8192 ] && echo "  base64: $(base64 -w0 "$TOP/$keep")"
+	done
+	return 1
+}
+
+run_fuzz() { # run_fuzz: build the fuzzers, run them, report
+	case $FUZZ_SECONDS in
+	'' | *[!0-9]*)
+		echo "MEMSCOPE_FUZZ_SECONDS=$FUZZ_SECONDS: not a number of seconds"
+		return 1
+		;;
+	0)
+		echo "== $FUZZ_DIR: skipped (MEMSCOPE_FUZZ_SECONDS=0)"
+		return 0
+		;;
+	esac
+	names=$(sed -n 's/^memscope_fuzz_harness(\([a-z0-9_]*\) .*/\1/p' "$TOP/tests/CMakeLists.txt")
+	targets=$(for n in $names; do printf 'fuzz_%s ' "$n"; done)
+	echo "== $FUZZ_DIR: libFuzzer, $FUZZ_SECONDS s per harness, $JOBS at a time"
+	CC=clang cmake -S "$TOP" -B "$TOP/$FUZZ_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DMEMSCOPE_FUZZ=ON -DMEMSCOPE_SANITIZE=ON >"$TOP/$FUZZ_DIR.configure.log" 2>&1 ||
+		{ cat "$TOP/$FUZZ_DIR.configure.log"; return 1; }
+	# shellcheck disable=SC2086 # a list of targets
+	cmake --build "$TOP/$FUZZ_DIR" -j"$JOBS" --target $targets >"$TOP/$FUZZ_DIR.build.log" 2>&1 ||
+		{ grep -E 'error|warning' -A3 "$TOP/$FUZZ_DIR.build.log" | head -60; return 1; }
+	rm -rf "$FUZZ_WORK"
+	n=0
+	for name in $names; do
+		fuzz_one "$name" &
+		n=$((n + 1))
+		[ $((n % JOBS)) -eq 0 ] && wait
+	done
+	wait
+	st=0
+	for name in $names; do
+		fuzz_report "$name" || st=1
+	done
+	return "$st"
+}
+
 status=0
+run_fuzz || status=1
 run_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSCOPE_WERROR=ON || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	run_build build-asan -DCMAKE_BUILD_TYPE=Debug -DMEMSCOPE_WERROR=ON -DMEMSCOPE_SANITIZE=ON ||
