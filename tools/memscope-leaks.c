@@ -289,6 +289,7 @@ int main(int argc, char **argv)
 	struct memscope_leaks *l = NULL;
 	struct memscope_leaks_input *names = NULL;
 	const struct memscope_leaks_stats *s;
+	char total[MEMSCOPE_BYTES_TEXT_MAX];
 	struct cli_out out = { 0 };
 	int status;
 
@@ -328,9 +329,9 @@ int main(int argc, char **argv)
 	if (!o.common.quiet)
 		cli_msg(&tool,
 			"%" PRIu64 " step leak(s), %" PRIu64 " marked-range leak(s), %" PRIu64
-			" unreleased at exit (%" PRIu64 " bytes), from %" PRIu64 " events",
-			s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks, s->exit_bytes,
-			s->n_events);
+			" unreleased at exit (%s), from %" PRIu64 " events",
+			s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks,
+			memscope_bytes_text(total, sizeof(total), s->exit_bytes), s->n_events);
 	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)
 		status = CLI_EXIT_FINDINGS;
 out:

@@ -5,6 +5,7 @@
 
 #include "../core/internal.h"
 #include "memscope/leaks.h"
+#include "memscope/memscope.h"
 #include "memscope/strtab.h"
 #include "report.h"
 
@@ -197,6 +198,12 @@ static int mgroup_before(const struct report *r, size_t i, uint64_t v)
 }
 
 /* The online check's exit report (§5.1), per process and device with step leaks. */
+/* After a byte figure in the reference's Mb(s) lines: a note when the total saturated. */
+static const char *overflowed(uint64_t bytes)
+{
+	return bytes == MEMSCOPE_BYTES_OVERFLOW ? " (the total overflowed)" : "";
+}
+
 static void text_step(struct report *r, uint32_t src)
 {
 	size_t n = memscope_leaks_count(r->l), i, j, lo;
@@ -239,8 +246,8 @@ static void text_step(struct report *r, uint32_t src)
 			count++;
 		}
 		fprintf(r->out,
-			"====== SUMMARY: %f Mb(s) leaked in %" PRIu64 " allocation(s) ======\n",
-			(double)bytes / MIB, count);
+			"====== SUMMARY: %f Mb(s)%s leaked in %" PRIu64 " allocation(s) ======\n",
+			(double)bytes / MIB, overflowed(bytes), count);
 		i = j;
 	}
 }
@@ -355,9 +362,11 @@ static void text_exit(struct report *r)
 	if (!n)
 		return;
 	fprintf(r->out,
-		"%s====== Unreleased at exit: %" PRIu64 " allocation(s), %f Mb(s) in %zu group(s) "
+		"%s====== Unreleased at exit: %" PRIu64
+		" allocation(s), %f Mb(s)%s in %zu group(s) "
 		"======\n",
-		r->printed ? "\n" : "", s->n_exit_leaks, (double)s->exit_bytes / MIB, n);
+		r->printed ? "\n" : "", s->n_exit_leaks, (double)s->exit_bytes / MIB,
+		overflowed(s->exit_bytes), n);
 	r->printed = 1;
 	for (i = 0; i < n; i++) {
 		const struct memscope_leak *x = NULL;
@@ -368,8 +377,9 @@ static void text_exit(struct report *r)
 		while (j < nl && memscope_leaks_get(r->l, j)->group < i)
 			j++;
 		x = memscope_leaks_get(r->l, j);
-		fprintf(r->out, "#%zu %f Mb(s) in %" PRIu64 " allocation(s) of %s", i + 1,
-			(double)g[i].bytes / MIB, g[i].n, memscope_subtype_name(g[i].pool));
+		fprintf(r->out, "#%zu %f Mb(s)%s in %" PRIu64 " allocation(s) of %s", i + 1,
+			(double)g[i].bytes / MIB, overflowed(g[i].bytes), g[i].n,
+			memscope_subtype_name(g[i].pool));
 		if (g[i].owner)
 			fprintf(r->out, ", owner %s", memscope_strtab_str(r->st, g[i].owner, NULL));
 		if (!g[i].stack_py && !g[i].stack_c)
@@ -392,16 +402,18 @@ static void text_totals(struct report *r)
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
 	const struct memscope_leaks_stats *s = memscope_leaks_stats(r->l);
 
+	char b[MEMSCOPE_BYTES_TEXT_MAX];
+
 	fprintf(r->out, "%ssummary:", r->printed ? "\n" : "");
 	if (o->kinds & MEMSCOPE_LEAK_STEP)
-		fprintf(r->out, " step leaks %" PRIu64 " (%" PRIu64 " bytes);", s->n_step_leaks,
-			s->step_bytes);
+		fprintf(r->out, " step leaks %" PRIu64 " (%s);", s->n_step_leaks,
+			memscope_bytes_text(b, sizeof(b), s->step_bytes));
 	if (o->kinds & MEMSCOPE_LEAK_MARK)
-		fprintf(r->out, " marked-range leaks %" PRIu64 " (%" PRIu64 " bytes);",
-			s->n_mark_leaks, s->mark_bytes);
+		fprintf(r->out, " marked-range leaks %" PRIu64 " (%s);", s->n_mark_leaks,
+			memscope_bytes_text(b, sizeof(b), s->mark_bytes));
 	if (o->kinds & MEMSCOPE_LEAK_EXIT)
-		fprintf(r->out, " unreleased at exit %" PRIu64 " (%" PRIu64 " bytes);",
-			s->n_exit_leaks, s->exit_bytes);
+		fprintf(r->out, " unreleased at exit %" PRIu64 " (%s);", s->n_exit_leaks,
+			memscope_bytes_text(b, sizeof(b), s->exit_bytes));
 	fprintf(r->out, " %" PRIu64 " allocations, %" PRIu64 " frees\n", s->n_alloc,
 		s->n_free + s->n_shadow_free);
 }
@@ -513,21 +525,22 @@ static void js_summary(const struct report *r)
 		s->n_events, s->n_alloc, s->n_free, s->n_shadow_free, s->n_shadow_not_exit,
 		s->n_unmatched_free, s->n_replaced);
 	fputs(",\"step\":", r->out);
-	if (o->kinds & MEMSCOPE_LEAK_STEP)
-		fprintf(r->out,
-			"{\"leaks\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"skip_steps\":%" PRIu64
-			",\"min_steps_alive\":%" PRIu64 "}",
-			s->n_step_leaks, s->step_bytes, o->skip_steps, o->min_steps_alive);
-	else
+	if (o->kinds & MEMSCOPE_LEAK_STEP) {
+		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_step_leaks);
+		json_bytes(r->out, 0, "bytes", s->step_bytes);
+		fprintf(r->out, ",\"skip_steps\":%" PRIu64 ",\"min_steps_alive\":%" PRIu64 "}",
+			o->skip_steps, o->min_steps_alive);
+	} else
 		fputs("null", r->out);
 	fputs(",\"mark\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_MARK) {
 		fputs("{\"text\":", r->out);
 		json_cstr(r->out, o->mark);
-		fprintf(r->out,
-			",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64 ",\"bytes\":%" PRIu64
-			",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
-			o->mark_index, s->n_mark_leaks, s->mark_bytes, s->n_unchecked_mark_blocks);
+		fprintf(r->out, ",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64, o->mark_index,
+			s->n_mark_leaks);
+		json_bytes(r->out, 0, "bytes", s->mark_bytes);
+		fprintf(r->out, ",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
+			s->n_unchecked_mark_blocks);
 		m = memscope_leaks_mark_groups(r->l, &n);
 		for (i = 0; i < n; i++) {
 			char dev[MEMSCOPE_DEVICE_TEXT_MAX];
@@ -544,8 +557,9 @@ static void js_summary(const struct report *r)
 					"],\"mark_lines\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
 					m[i].mark[0].id, m[i].mark[1].id, m[i].mark[2].id,
 					m[i].mark_line[0], m[i].mark_line[1], m[i].mark_line[2]);
-			fprintf(r->out, ",\"leaks\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
-				m[i].n_leaks, m[i].bytes);
+			fprintf(r->out, ",\"leaks\":%" PRIu64, m[i].n_leaks);
+			json_bytes(r->out, 0, "bytes", m[i].bytes);
+			fputc('}', r->out);
 		}
 		fputs("]}", r->out);
 	} else {
@@ -553,15 +567,15 @@ static void js_summary(const struct report *r)
 	}
 	fputs(",\"exit\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_EXIT) {
-		fprintf(r->out, "{\"leaks\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"groups\":[",
-			s->n_exit_leaks, s->exit_bytes);
+		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_exit_leaks);
+		json_bytes(r->out, 0, "bytes", s->exit_bytes);
+		fputs(",\"groups\":[", r->out);
 		g = memscope_leaks_groups(r->l, &n);
 		for (i = 0; i < n; i++) {
-			fprintf(r->out,
-				"%s{\"group\":%zu,\"pool\":\"%s\",\"count\":%" PRIu64
-				",\"bytes\":%" PRIu64 ",\"owner\":",
-				i ? "," : "", i + 1, memscope_subtype_name(g[i].pool), g[i].n,
-				g[i].bytes);
+			fprintf(r->out, "%s{\"group\":%zu,\"pool\":\"%s\",\"count\":%" PRIu64,
+				i ? "," : "", i + 1, memscope_subtype_name(g[i].pool), g[i].n);
+			json_bytes(r->out, 0, "bytes", g[i].bytes);
+			fputs(",\"owner\":", r->out);
 			json_id_or_null(r->out, r->st, g[i].owner);
 			fputs(",\"stack\":", r->out);
 			json_stack(r->out, r->st, g[i].stack_py, g[i].stack_c);

@@ -82,6 +82,13 @@ expect_status 0 "$BIN/memscope-export" --format folded -o /dev/null huge.csv
 expect_err_line "^memscope-export: allocated: 1 paths, $OVER$"
 expect_status 0 "$BIN/memscope-export" -q --format svg -o huge.svg huge.csv
 grep -q 'allocated bytes (total: more than 18,446,744,073,709,551,614 bytes: the total overflowed)' huge.svg && ok || bad "svg title: no overflow"
+expect_status 0 "$BIN/memscope-leaks" -o huge.txt huge.csv
+grep -Eq "^memscope-leaks: .* 3 unreleased at exit \\($OVER\\), from 3 events$" "$WORK/err" && ok || bad "leaks summary: no overflow: $(cat "$WORK/err")"
+grep -Eq "^summary: .*unreleased at exit 3 \($OVER\);" huge.txt && grep -q '^#1 .* Mb(s) (the total overflowed) in 3 allocation(s)' huge.txt && ok || bad "leaks text: no overflow"
+expect_status 0 "$BIN/memscope-leaks" -q --format json -o huge.json huge.csv
+expect_status 0 python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["summary"]["exit"]
+sys.exit(0 if e["bytes_overflowed"] is True and e["groups"][0]["bytes_overflowed"] is True else 1)' huge.json
 sed -E 's/size:[0-9]+/size:9223372036854775807/g' "$SRC/testdata/inefficient/rules.csv" >hrules.csv
 expect_status 0 "$BIN/memscope-inefficient" -o hrules.txt hrules.csv
 expect_err_line "^memscope-inefficient: 4 inefficient block\(s\), $OVER: "
