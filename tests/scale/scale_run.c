@@ -418,8 +418,9 @@ int main(int argc, char **argv)
 
 		if (!selected(&o, d->cases[i]))
 			continue;
-		/* a run that grew too much runs again: the lowest of each size count */
-		for (tries = 0; tries < 2 && (!tries || bad); tries++) {
+		/* a run that grew too much runs again, twice at most: the lowest of each size
+		 * counts (runs of 0.05 s vary by half on a shared machine) */
+		for (tries = 0; tries < 3 && (!tries || bad); tries++) {
 			if (run_case(&o, d->cases[i], &ds_small, 0, tries ? &again : &small[i])) {
 				failed |= 2;
 				break;
