@@ -8,7 +8,7 @@
 #include "../core/live_ring.h"
 #include "reader.h"
 
-const unsigned char capture_magic[8] = CAP_MAGIC;
+static const unsigned char capture_magic[8] = CAP_MAGIC;
 
 struct cap_state {
 	struct memscope_source *src;
@@ -512,7 +512,7 @@ static int header(struct cap_state *cs, const unsigned char *p, size_t n, size_t
 	return 0;
 }
 
-int capture_read(
+static int capture_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct memscope_error local;
@@ -599,3 +599,24 @@ out:
 	live_ring_free(&cs.host_live);
 	return rc;
 }
+
+/* The magic, or a file cut inside it (nothing else starts with its high byte and "MSCAP"). */
+static int capture_sniff(
+	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
+{
+	(void)eof;
+	if (n >= sizeof(capture_magic))
+		return memcmp(p, capture_magic, sizeof(capture_magic)) == 0;
+	if (memcmp(p, capture_magic, n) == 0)
+		return memscope_error_set(err, MEMSCOPE_E_TRUNCATED, name, 0,
+			"truncated capture file: %zu bytes, shorter than its header", n);
+	return 0;
+}
+
+const struct reader capture_reader = {
+	.format = MEMSCOPE_FORMAT_CAPTURE,
+	.name = "capture",
+	.what = "a capture file",
+	.sniff = capture_sniff,
+	.read = capture_read,
+};

@@ -346,7 +346,7 @@ static void db_begin(struct db_state *d, struct memscope_source *src, struct mem
 	src->stats.layout = MEMSCOPE_LAYOUT_CURRENT;
 }
 
-int db_read(
+static int db_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct db_state d = { 0 };
@@ -458,7 +458,7 @@ static int trace_table_rows(struct db_state *d, const char *table, memscope_trac
 	return rc;
 }
 
-int db_read_trace(
+static int db_read_trace(
 	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct db_state d = { 0 };
@@ -489,3 +489,22 @@ int db_read_trace(
 	db_close(&d);
 	return rc;
 }
+
+/* The first 16 bytes of every SQLite 3 database file. */
+static const unsigned char sqlite_magic[16] = "SQLite format 3";
+
+static int db_sniff(
+	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
+{
+	(void)eof, (void)name, (void)err;
+	return n >= sizeof(sqlite_magic) && memcmp(p, sqlite_magic, sizeof(sqlite_magic)) == 0;
+}
+
+const struct reader db_reader = {
+	.format = MEMSCOPE_FORMAT_DB,
+	.name = "db",
+	.what = "a database",
+	.sniff = db_sniff,
+	.read = db_read,
+	.read_trace = db_read_trace,
+};

@@ -466,7 +466,7 @@ void dump_rows_free(struct dump_rows *d)
 	free(d);
 }
 
-int dump_csv_read(
+static int dump_csv_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct csv_state cs;
@@ -512,3 +512,19 @@ int dump_csv_read(
 	csv_state_done(&cs);
 	return cs.rc;
 }
+
+/* Any text: asked last, and its reader names what is wrong with a header that is not a dump's. */
+static int dump_csv_sniff(
+	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
+{
+	(void)eof, (void)name, (void)err;
+	return sniff_text(p, n);
+}
+
+const struct reader dump_csv_reader = {
+	.format = MEMSCOPE_FORMAT_DUMP_CSV,
+	.name = "dump-csv",
+	.what = "a memscope_dump CSV",
+	.sniff = dump_csv_sniff,
+	.read = dump_csv_read,
+};

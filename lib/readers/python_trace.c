@@ -64,7 +64,7 @@ static int trace_line(struct trace_state *ts, const char *s, size_t n, uint64_t 
 	return rc;
 }
 
-int python_trace_read(
+static int python_trace_read(
 	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct trace_state ts = { src, fn, ctx, err };
@@ -114,3 +114,23 @@ int python_trace_read(
 	window_close(&w);
 	return rc;
 }
+
+/* Text whose first line starts with the header's first column (after a byte order mark). */
+static int python_trace_sniff(
+	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
+{
+	(void)eof, (void)name, (void)err;
+	if (!sniff_text(p, n))
+		return 0;
+	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3, n -= 3;
+	return n >= 9 && memcmp(p, "FuncInfo,", 9) == 0;
+}
+
+const struct reader python_trace_reader = {
+	.format = MEMSCOPE_FORMAT_PYTHON_TRACE,
+	.name = "python-trace",
+	.what = "a python_trace CSV",
+	.sniff = python_trace_sniff,
+	.read_trace = python_trace_read,
+};

@@ -8,6 +8,8 @@
 
 #define READ_CHUNK (256 * 1024)
 
+struct reader;
+
 struct memscope_source {
 	int fd; /* -1 for memory input */
 	int own_fd;
@@ -19,6 +21,7 @@ struct memscope_source {
 	size_t chunk; /* bytes per read after the sniffed ones (READ_CHUNK) */
 	int read_done;
 	enum memscope_format format;
+	const struct reader *reader; /* set by the detection at open */
 	struct memscope_strtab *st;
 	struct memscope_read_opts opts;
 	struct memscope_read_stats stats;
@@ -69,18 +72,42 @@ int source_bad(
 int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
 	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-int dump_csv_read(
-	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
-int capture_read(
-	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
+/*
+ * One input format: how it is recognised from its first bytes and how it is read. Each reader file
+ * defines one entry; registry.c asks them in turn. A new format is one file and one row there.
+ */
+struct reader {
+	enum memscope_format format;
+	const char *name; /* memscope_format_name's text: "dump-csv" */
+	const char *what; /* for messages: "a memscope_dump CSV" */
+	/*
+	 * Whether p[0..n), the input's first bytes (all of it when eof), starts this format: 1 yes,
+	 * 0 no, or a negative status with err set for an input of this format that cannot be read
+	 * at all (a capture file cut inside its magic). name is the input's, for messages.
+	 */
+	int (*sniff)(const unsigned char *p, size_t n, int eof, const char *name,
+		struct memscope_error *err);
+	/* Its memory events (memscope_source_read), or NULL when it holds none. */
+	int (*read)(struct memscope_source *src, memscope_event_fn fn, void *ctx,
+		struct memscope_error *err);
+	/* Its python_trace rows (memscope_source_read_trace), or NULL when it holds none. */
+	int (*read_trace)(struct memscope_source *src, memscope_trace_fn fn, void *ctx,
+		struct memscope_error *err);
+};
 
-int python_trace_read(
-	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
-int db_read(
-	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
-/* The rows of a database's python_trace_{pid} tables, table by table (pid order). */
-int db_read_trace(
-	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
+extern const struct reader capture_reader, db_reader, python_trace_reader, dump_csv_reader;
+
+/*
+ * The reader whose sniff says yes to p[0..n) first into *out: 0, or an error naming what was
+ * expected when none does (MEMSCOPE_E_INVALID), or a sniffer's own error.
+ */
+int reader_detect(const struct reader **out, const unsigned char *p, size_t n, int eof,
+	const char *name, struct memscope_error *err);
+/* The reader of format f; NULL for MEMSCOPE_FORMAT_UNKNOWN. */
+const struct reader *reader_of(enum memscope_format f);
+
+/* Whether p[0..n) looks like text: no NUL byte in its first 4 KiB (the text formats' sniffers). */
+int sniff_text(const unsigned char *p, size_t n);
 
 /*
  * The dump CSV reader's row checks and event building, for inputs whose rows come as the twelve
@@ -98,8 +125,5 @@ int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_
 /* One row: 0, or the status to stop with (err set), as a CSV row. */
 int dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, uint64_t line);
 void dump_rows_free(struct dump_rows *d);
-
-/* The capture file's magic (formats/capture.md). */
-extern const unsigned char capture_magic[8];
 
 #endif

@@ -1,5 +1,5 @@
-/* Opening inputs: file, stdin or memory; format detection from the first bytes; dispatch to a
- * reader. */
+/* Opening inputs: file, stdin or memory; the chunked input and bad-row accounting the readers
+ * share; the format from the first bytes (registry.c) and its reader's read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -118,39 +118,18 @@ static int peek(struct memscope_source *src, struct memscope_error *err)
 	return 0;
 }
 
-/* The first 16 bytes of every SQLite 3 database file. */
-static const unsigned char sqlite_magic[16] = "SQLite format 3";
-
+/* The format of the peeked bytes: the first reader of the registry that recognises them. */
 static int detect(struct memscope_source *src, struct memscope_error *err)
 {
 	const unsigned char *p = src->fd < 0 ? src->mem : src->buf;
-	size_t n = src->peek_len;
+	int rc;
 
-	if (n == 0)
+	if (src->peek_len == 0)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0, "empty file");
-	if (n >= sizeof(capture_magic) && memcmp(p, capture_magic, sizeof(capture_magic)) == 0) {
-		src->format = MEMSCOPE_FORMAT_CAPTURE;
-		return 0;
-	}
-	if (n < sizeof(capture_magic) && memcmp(p, capture_magic, n) == 0)
-		return memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
-			"truncated capture file: %zu bytes, shorter than its header", n);
-	if (n >= sizeof(sqlite_magic) && memcmp(p, sqlite_magic, sizeof(sqlite_magic)) == 0) {
-		src->format = MEMSCOPE_FORMAT_DB;
-		return 0;
-	}
-	/* text: the dump CSV reader checks the header and names what is wrong with it */
-	if (memchr(p, '\0', n < 4096 ? n : 4096))
-		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
-			"not a memscope_dump CSV, python_trace CSV, database or capture file "
-			"(binary data)");
-	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-		p += 3, n -= 3;
-	if (n >= 9 && memcmp(p, "FuncInfo,", 9) == 0)
-		src->format = MEMSCOPE_FORMAT_PYTHON_TRACE;
-	else
-		src->format = MEMSCOPE_FORMAT_DUMP_CSV;
-	return 0;
+	rc = reader_detect(&src->reader, p, src->peek_len, src->eof, src->name, err);
+	if (!rc)
+		src->format = src->reader->format;
+	return rc;
 }
 
 static int source_new(struct memscope_source **out, const char *name, struct memscope_strtab *st,
@@ -246,23 +225,10 @@ int memscope_source_read(
 	src->read_done = 1;
 	if (err)
 		memscope_error_clear(err);
-	switch (src->format) {
-	case MEMSCOPE_FORMAT_DUMP_CSV:
-		rc = dump_csv_read(src, fn, ctx, err);
-		break;
-	case MEMSCOPE_FORMAT_CAPTURE:
-		rc = capture_read(src, fn, ctx, err);
-		break;
-	case MEMSCOPE_FORMAT_DB:
-		rc = db_read(src, fn, ctx, err);
-		break;
-	case MEMSCOPE_FORMAT_PYTHON_TRACE:
+	if (!src->reader->read)
 		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
-			"a python_trace file holds function calls, no memory events");
-	default:
-		return memscope_error_set(
-			err, MEMSCOPE_E_UNSUPPORTED, src->name, 0, "unsupported format");
-	}
+			"%s holds function calls, no memory events", src->reader->what);
+	rc = src->reader->read(src, fn, ctx, err);
 	/* a callback's own failure (out of memory) has no message yet */
 	if (rc < 0 && err && !err->code)
 		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
@@ -276,7 +242,7 @@ int memscope_source_read_trace(
 
 	if (!src || !fn)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "bad argument");
-	if (src->format != MEMSCOPE_FORMAT_PYTHON_TRACE && src->format != MEMSCOPE_FORMAT_DB)
+	if (!src->reader->read_trace)
 		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
 			"not a python_trace file or database");
 	if (src->read_done)
@@ -284,8 +250,7 @@ int memscope_source_read_trace(
 	src->read_done = 1;
 	if (err)
 		memscope_error_clear(err);
-	rc = src->format == MEMSCOPE_FORMAT_DB ? db_read_trace(src, fn, ctx, err)
-					       : python_trace_read(src, fn, ctx, err);
+	rc = src->reader->read_trace(src, fn, ctx, err);
 	if (rc < 0 && err && !err->code)
 		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
 	return rc;
@@ -315,20 +280,4 @@ void memscope_source_close(struct memscope_source *src)
 	free(src->buf);
 	free(src->name);
 	free(src);
-}
-
-const char *memscope_format_name(enum memscope_format f)
-{
-	switch (f) {
-	case MEMSCOPE_FORMAT_DUMP_CSV:
-		return "dump-csv";
-	case MEMSCOPE_FORMAT_CAPTURE:
-		return "capture";
-	case MEMSCOPE_FORMAT_PYTHON_TRACE:
-		return "python-trace";
-	case MEMSCOPE_FORMAT_DB:
-		return "db";
-	default:
-		return "unknown";
-	}
 }
