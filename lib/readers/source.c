@@ -1,8 +1,7 @@
-/* Opening inputs: file, stdin or memory; the chunked input and bad-row accounting the readers
- * share; the format from the first bytes (registry.c) and its reader's read. */
+/* Opening inputs (file, stdin or memory), their format from the first bytes (registry.c) and
+ * the read through its reader. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,93 +9,6 @@
 
 #include "../core/internal.h"
 #include "reader.h"
-
-int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err)
-{
-	memset(w, 0, sizeof(*w));
-	if (src->fd < 0) {
-		w->data = (const char *)src->mem;
-		w->len = src->mem_len;
-		w->final = 1;
-		src->stats.bytes = src->mem_len;
-		return 0;
-	}
-	if (buf_reserve(&w->own, 2 * READ_CHUNK))
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-	/* the sniffed bytes first */
-	memcpy(w->own.p, src->buf, src->peek_len);
-	w->own.len = src->peek_len;
-	w->data = w->own.p;
-	w->len = w->own.len;
-	w->final = src->eof;
-	src->stats.bytes = src->peek_len;
-	return 0;
-}
-
-int window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
-	struct memscope_error *err)
-{
-	size_t pending = w->len - w->start;
-	ssize_t r;
-
-	if (w->final)
-		return 0;
-	if (pending > max_pending)
-		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
-			"a row or record longer than %zu MiB", max_pending >> 20);
-	if (w->start) {
-		memmove(w->own.p, w->own.p + w->start, pending);
-		w->own.len = pending;
-		w->start = 0;
-	}
-	if (buf_reserve(&w->own, src->chunk))
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-	do
-		r = read(src->fd, w->own.p + w->own.len, src->chunk);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return memscope_error_set(
-			err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s", strerror(errno));
-	if (r == 0)
-		w->final = 1;
-	w->own.len += (size_t)r;
-	src->stats.bytes += (uint64_t)r;
-	w->data = w->own.p;
-	w->len = w->own.len;
-	return 0;
-}
-
-void window_close(struct window *w)
-{
-	buf_free(&w->own);
-}
-
-int source_bad(
-	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err)
-{
-	if (!src->opts.lenient) {
-		if (err)
-			*err = *e;
-		return e->code;
-	}
-	if (src->stats.n_skipped++ == 0)
-		src->stats.first_skip = *e;
-	return 0;
-}
-
-int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
-	const char *fmt, ...)
-{
-	char msg[MEMSCOPE_ERROR_MSG_MAX];
-	struct memscope_error e;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	memscope_error_set(&e, MEMSCOPE_E_INVALID, src->name, line, "%s", msg);
-	return source_bad(src, &e, err);
-}
 
 /* Fill the peek buffer (up to READ_CHUNK bytes, or less at end of input). */
 static int peek(struct memscope_source *src, struct memscope_error *err)
