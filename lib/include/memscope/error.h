@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Fallible functions return 0 or one of these negative codes; iterators return 1 (item), 0 (end).
- */
+/* Fallible functions return 0 or one of these negative codes; streaming reads hand each item to a
+ * callback, whose non-zero return stops them (MEMSCOPE_E_STOPPED, or its own negative code). */
 enum memscope_status {
 	MEMSCOPE_OK = 0,
 	MEMSCOPE_E_NOMEM = -1,	 /* out of memory */
