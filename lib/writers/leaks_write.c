@@ -197,13 +197,13 @@ static int mgroup_before(const struct report *r, size_t i, uint64_t v)
 	return memscope_leaks_mark_groups(r->l, &n)[i].src < v;
 }
 
-/* The online check's exit report (§5.1), per process and device with step leaks. */
 /* After a byte figure in the reference's Mb(s) lines: a note when the total saturated. */
 static const char *overflowed(uint64_t bytes)
 {
 	return bytes == MEMSCOPE_BYTES_OVERFLOW ? " (the total overflowed)" : "";
 }
 
+/* The online check's exit report (§5.1), per process and device with step leaks. */
 static void text_step(struct report *r, uint32_t src)
 {
 	size_t n = memscope_leaks_count(r->l), i, j, lo;
@@ -401,7 +401,6 @@ static void text_totals(struct report *r)
 {
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
 	const struct memscope_leaks_stats *s = memscope_leaks_stats(r->l);
-
 	char b[MEMSCOPE_BYTES_TEXT_MAX];
 
 	fprintf(r->out, "%ssummary:", r->printed ? "\n" : "");
