@@ -229,7 +229,7 @@ static void js_block(const struct report *r, size_t rank, const struct memscope_
 	fprintf(r->out,
 		",\"accesses\":%" PRIu64 ",\"max_idle_apis\":%" PRIu64 ",\"unused_apis\":%" PRIu64,
 		b->n_access, b->max_idle_apis, b->unused_apis);
-	json_bytes(r->out, 0, "wasted_byte_apis", b->wasted);
+	json_bytes(r->out, "wasted_byte_apis", b->wasted);
 	fputs(",\"owner\":", r->out);
 	json_id_or_null(r->out, r->st, b->owner);
 	fputs(",\"stack\":", r->out);
@@ -244,14 +244,14 @@ static void js_summary(const struct report *r)
 	unsigned t, k = 0;
 
 	fprintf(r->out, "{\"blocks\":%" PRIu64, s->n_blocks);
-	json_bytes(r->out, 0, "bytes", s->bytes);
+	json_bytes(r->out, "bytes", s->bytes);
 	fputs(",\"types\":{", r->out);
 	for (t = 0; t < 3; t++) {
 		if (!(o->types & (1u << t)))
 			continue;
 		fprintf(r->out, "%s\"%s\":{\"blocks\":%" PRIu64, k++ ? "," : "",
 			memscope_ineff_type_name(1u << t), s->n_type[t]);
-		json_bytes(r->out, 0, "bytes", s->type_bytes[t]);
+		json_bytes(r->out, "bytes", s->type_bytes[t]);
 		fputc('}', r->out);
 	}
 	fprintf(r->out,

@@ -526,7 +526,7 @@ static void js_summary(const struct report *r)
 	fputs(",\"step\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_STEP) {
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_step_leaks);
-		json_bytes(r->out, 0, "bytes", s->step_bytes);
+		json_bytes(r->out, "bytes", s->step_bytes);
 		fprintf(r->out, ",\"skip_steps\":%" PRIu64 ",\"min_steps_alive\":%" PRIu64 "}",
 			o->skip_steps, o->min_steps_alive);
 	} else
@@ -537,7 +537,7 @@ static void js_summary(const struct report *r)
 		json_cstr(r->out, o->mark);
 		fprintf(r->out, ",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64, o->mark_index,
 			s->n_mark_leaks);
-		json_bytes(r->out, 0, "bytes", s->mark_bytes);
+		json_bytes(r->out, "bytes", s->mark_bytes);
 		fprintf(r->out, ",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
 			s->n_unchecked_mark_blocks);
 		m = memscope_leaks_mark_groups(r->l, &n);
@@ -557,7 +557,7 @@ static void js_summary(const struct report *r)
 					m[i].mark[0].id, m[i].mark[1].id, m[i].mark[2].id,
 					m[i].mark_line[0], m[i].mark_line[1], m[i].mark_line[2]);
 			fprintf(r->out, ",\"leaks\":%" PRIu64, m[i].n_leaks);
-			json_bytes(r->out, 0, "bytes", m[i].bytes);
+			json_bytes(r->out, "bytes", m[i].bytes);
 			fputc('}', r->out);
 		}
 		fputs("]}", r->out);
@@ -567,13 +567,13 @@ static void js_summary(const struct report *r)
 	fputs(",\"exit\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_EXIT) {
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_exit_leaks);
-		json_bytes(r->out, 0, "bytes", s->exit_bytes);
+		json_bytes(r->out, "bytes", s->exit_bytes);
 		fputs(",\"groups\":[", r->out);
 		g = memscope_leaks_groups(r->l, &n);
 		for (i = 0; i < n; i++) {
 			fprintf(r->out, "%s{\"group\":%zu,\"pool\":\"%s\",\"count\":%" PRIu64,
 				i ? "," : "", i + 1, memscope_subtype_name(g[i].pool), g[i].n);
-			json_bytes(r->out, 0, "bytes", g[i].bytes);
+			json_bytes(r->out, "bytes", g[i].bytes);
 			fputs(",\"owner\":", r->out);
 			json_id_or_null(r->out, r->st, g[i].owner);
 			fputs(",\"stack\":", r->out);

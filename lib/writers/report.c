@@ -8,9 +8,9 @@
 
 /* ---- JSON ---- */
 
-void json_bytes(FILE *out, int first, const char *key, uint64_t bytes)
+void json_bytes(FILE *out, const char *key, uint64_t bytes)
 {
-	fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", key, bytes);
+	fprintf(out, ",\"%s\":%" PRIu64, key, bytes);
 	if (bytes == MEMSCOPE_BYTES_OVERFLOW)
 		fprintf(out, ",\"%s_overflowed\":true", key);
 }

@@ -14,9 +14,8 @@ struct memscope_strtab;
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
 void json_str(FILE *out, const char *s, size_t n);
 void json_cstr(FILE *out, const char *s);
-/* ,"key":bytes (no comma when first), and ,"key_overflowed":true when the total saturated
- * (MEMSCOPE_BYTES_OVERFLOW). */
-void json_bytes(FILE *out, int first, const char *key, uint64_t bytes);
+/* ,"key":bytes, and ,"key_overflowed":true when the total saturated (MEMSCOPE_BYTES_OVERFLOW). */
+void json_bytes(FILE *out, const char *key, uint64_t bytes);
 /* String id of st as a JSON string ("" for an unknown id). */
 void json_id(FILE *out, const struct memscope_strtab *st, uint32_t id);
 /* The Python and C stacks as {"python":[frames],"c":[frames]} ([] for stack 0). */
