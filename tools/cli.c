@@ -1,6 +1,7 @@
 /* Implementation of the shared CLI helper (cli.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,8 +39,11 @@ int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 		shorts[s] = '\0';
 		built = t;
 	}
-	int c = getopt_long(argc, argv, shorts, longs, NULL);
+	int k = -1, c = getopt_long(argc, argv, shorts, longs, &k);
+	const char *eq = k >= 0 && t->opts[k].alias_of ? strchr(t->opts[k].alias_of, '=') : NULL;
 
+	if (eq)
+		optarg = (char *)eq + 1; /* a flag alias: its option's argument (cli.h) */
 	if (c == ':') {
 		cli_msg(t, "option '%s' needs an argument", argv[optind - 1]);
 		return '?';
@@ -81,24 +85,44 @@ int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c)
 	return CLI_EXIT_USAGE;
 }
 
-int cli_read_input(const struct cli_tool *t, const char *path, struct memscope_strtab *st,
-	const struct memscope_read_opts *ro, memscope_event_fn fn, void *ctx, int report,
-	enum memscope_layout *layout)
-{
-	struct memscope_source *src = NULL;
-	struct memscope_error err;
-	int rc;
+struct run_ctx {
+	const struct cli_tool *t;
+	const char *const *inputs;
+	int quiet;
+	enum memscope_layout *layouts;
+};
 
-	memscope_error_clear(&err);
-	rc = memscope_source_open(&src, path, st, ro, &err);
-	if (!rc)
-		rc = memscope_source_read(src, fn, ctx, &err);
-	if (!rc && report)
-		cli_report_read(t, path, memscope_source_stats(src));
-	if (!rc && layout)
-		*layout = memscope_source_stats(src)->layout;
-	memscope_source_close(src);
-	return rc ? cli_error(t, &err) : 0;
+static void run_input_read(
+	void *ctx, uint32_t src, const char *name, const struct memscope_source *s, unsigned pass)
+{
+	struct run_ctx *r = ctx;
+
+	if (pass == 1)
+		cli_report_read(r->t, name, memscope_source_stats(s));
+	if (r->layouts)
+		r->layouts[src] = memscope_source_stats(s)->layout;
+}
+
+static void run_again(void *ctx, uint32_t src, uint64_t line, const char *why)
+{
+	struct run_ctx *r = ctx;
+
+	if (!r->quiet)
+		cli_msg(r->t, "%s:%" PRIu64 ": %s; reading again", r->inputs[src], line, why);
+}
+
+int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
+	struct memscope_strtab *st, const struct memscope_read_opts *ro,
+	const struct memscope_run_item *items, size_t n_items, int quiet,
+	enum memscope_layout *layouts)
+{
+	static const struct memscope_run_hooks hooks = { run_input_read, run_again };
+	struct run_ctx r = { t, inputs, quiet, layouts };
+	struct memscope_error err;
+
+	if (memscope_run(inputs, n, st, ro, items, n_items, &hooks, &r, &err))
+		return cli_error(t, &err);
+	return 0;
 }
 
 void cli_report_read(
@@ -126,6 +150,30 @@ void cli_report_read(
 			(unsigned long long)s->n_unknown_records);
 }
 
+/* The aliases of row o at the end of its --help line: " (also -t, --to)", " (also --to-csv for
+ * csv)". */
+static void help_aliases(const struct cli_tool *t, const struct cli_option *o)
+{
+	const struct cli_option *a;
+	const char *sep = " (also ";
+
+	for (a = t->opts; a->name; a++) {
+		size_t n = a->alias_of ? strcspn(a->alias_of, "=") : 0;
+
+		if (!a->alias_of || strlen(o->name) != n || strncmp(a->alias_of, o->name, n))
+			continue;
+		printf("%s", sep);
+		if (a->short_name)
+			printf("-%c, ", a->short_name);
+		printf("--%s", a->name);
+		if (a->alias_of[n] == '=')
+			printf(" for %s", a->alias_of + n + 1);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		putchar(')');
+}
+
 void cli_help(const struct cli_tool *t)
 {
 	const struct cli_option *o;
@@ -136,16 +184,19 @@ void cli_help(const struct cli_tool *t)
 		char left[64];
 
 		o = &t->opts[i];
-
+		if (o->alias_of)
+			continue; /* on its row's line */
 		if (o->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
 				o->arg ? " " : "", o->arg ? o->arg : "");
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
 				o->arg ? o->arg : "");
-		printf("  %-26s %s\n", left, o->help);
+		printf("  %-26s %s", left, o->help);
+		help_aliases(t, o);
+		putchar('\n');
 	}
-	for (o = t->opts; o->name && strncmp(o->name, "fail-on-", 8); o++)
+	for (o = t->opts; o->name && (o->alias_of || strncmp(o->name, "fail-on-", 8)); o++)
 		;
 	printf("\nExit status: 0 ok, %s%s%s2 usage error, 3 invalid input, 4 I/O or internal "
 	       "error.\nSee %s(1).\n",
@@ -242,51 +293,98 @@ int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t
 	return 0;
 }
 
+/* Whether choice c goes into the message's list: its value's first name and, in a list of names
+ * (list), not "all", which comes last. */
+static int listed(const struct cli_choice *choices, const struct cli_choice *c, int list)
+{
+	const struct cli_choice *e;
+
+	if (list && strcmp(c->name, "all") == 0)
+		return 0;
+	for (e = choices; e < c; e++)
+		if (e->value == c->value)
+			return 0;
+	return 1;
+}
+
+/* The usage error of cli_parse_choice (list 0) and cli_parse_names (list 1). */
+static int bad_choice(const struct cli_tool *t, const char *opt, const char *arg,
+	const struct cli_choice *choices, int list)
+{
+	const struct cli_choice *c;
+	size_t n = 0, i = 0, len = 0;
+	int all = 0;
+	char buf[512];
+
+	for (c = choices; c->name; c++) {
+		n += (size_t)listed(choices, c, list);
+		all |= list && strcmp(c->name, "all") == 0;
+	}
+	buf[0] = '\0';
+	for (c = choices; c->name && len < sizeof(buf); c++) {
+		const char *sep = !i ? "" : i + 1 < n ? ", " : list ? " and/or " : " or ";
+
+		if (!listed(choices, c, list))
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", sep, c->name);
+		i++;
+	}
+	cli_msg(t, "--%s: expected %s%s, got '%s'", opt, buf, all ? ", or all" : "", arg);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_parse_choice(const struct cli_tool *t, const char *opt, const char *arg,
+	const struct cli_choice *choices, int *value)
+{
+	const struct cli_choice *c;
+
+	for (c = choices; c->name; c++)
+		if (strcmp(arg, c->name) == 0) {
+			*value = c->value;
+			return 0;
+		}
+	return bad_choice(t, opt, arg, choices, 0);
+}
+
 struct names {
-	const char *const *names;
-	unsigned n_names, all_bits, bits;
+	const struct cli_choice *choices;
+	unsigned bits;
 };
 
+/* one name of a cli_parse_names list into ((struct names *)ctx)->bits */
 static int name_item(void *ctx, const char *s, size_t n)
 {
 	struct names *x = ctx;
-	unsigned i;
+	const struct cli_choice *c;
 
-	if (x->all_bits && n == 3 && strncmp(s, "all", 3) == 0) {
-		x->bits |= x->all_bits;
-		return 0;
-	}
-	for (i = 0; i < x->n_names; i++)
-		if (strlen(x->names[i]) == n && strncmp(s, x->names[i], n) == 0) {
-			x->bits |= 1u << i;
+	for (c = x->choices; c->name; c++)
+		if (strlen(c->name) == n && strncmp(s, c->name, n) == 0) {
+			x->bits |= (unsigned)c->value;
 			return 0;
 		}
 	return -1;
 }
 
-int cli_parse_names(const char *arg, const char *const *names, unsigned n_names, unsigned all_bits,
-	unsigned *bits)
+int cli_parse_names(const struct cli_tool *t, const char *opt, const char *arg,
+	const struct cli_choice *choices, unsigned *bits)
 {
-	struct names x = { names, n_names, all_bits, 0 };
+	struct names x = { choices, 0 };
 
 	if (cli_parse_list(arg, name_item, &x))
-		return -1;
+		return bad_choice(t, opt, arg, choices, 1);
 	*bits = x.bits;
 	return 0;
 }
 
 int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format)
 {
-	static const char *const names[] = { "text", "json", "csv" };
-	unsigned i;
+	static const struct cli_choice formats[] = { { "text", 0 }, { "json", 1 }, { "csv", 2 },
+		{ NULL, 0 } };
+	int v = 0, rc = cli_parse_choice(t, "format", arg, formats, &v);
 
-	for (i = 0; i < 3; i++)
-		if (strcmp(arg, names[i]) == 0) {
-			*format = i;
-			return 0;
-		}
-	cli_msg(t, "--format: expected text, json or csv, got '%s'", arg);
-	return CLI_EXIT_USAGE;
+	if (!rc)
+		*format = (unsigned)v;
+	return rc;
 }
 
 int cli_parse_size(const char *s, unsigned long long *v)

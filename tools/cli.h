@@ -18,13 +18,20 @@ enum cli_exit {
 	CLI_EXIT_IO = 4,      /* I/O or internal error */
 };
 
-/* One row of a tool's option table: drives getopt_long and --help alike. */
+/*
+ * One row of a tool's option table: drives getopt_long and --help alike. An alias (an older
+ * spelling kept working) is a row of its own with alias_of set and the val of the row it stands
+ * for, after that row: getopt takes it, --help names it at the end of that row's line ("(also
+ * --types)"), and the man page says it is an older spelling. A flag alias of an option with an
+ * argument names the argument it gives: alias_of "format=csv" (--to-csv is --format csv).
+ */
 struct cli_option {
-	const char *name; /* long name, without "--" */
-	int short_name;	  /* 0 for long-only; otherwise also the value getopt returns */
-	int val;	  /* value getopt returns (= short_name when there is one) */
-	const char *arg;  /* argument name in --help, NULL for a flag */
-	const char *help; /* one line */
+	const char *name;     /* long name, without "--" */
+	int short_name;	      /* 0 for long-only; otherwise also the value getopt returns */
+	int val;	      /* value getopt returns (= short_name when there is one) */
+	const char *arg;      /* argument name in --help, NULL for a flag */
+	const char *help;     /* one line; NULL for an alias */
+	const char *alias_of; /* NULL; for an alias the name of its row, with "=ARG" for a flag */
 };
 
 struct cli_tool {
@@ -34,7 +41,10 @@ struct cli_tool {
 	const struct cli_option *opts; /* terminated by a row with name NULL */
 };
 
-/* Parse the next option like getopt_long; returns the option's val, -1 at the end, '?' on error. */
+/*
+ * Parse the next option like getopt_long; returns the option's val, -1 at the end, '?' on error.
+ * A flag alias with "=ARG" (struct cli_option) sets optarg to ARG, as its row's option would.
+ */
 int cli_getopt(const struct cli_tool *t, int argc, char **argv);
 
 /* The options several tools share, meaning the same in each (their table rows stay per tool). */
@@ -51,12 +61,13 @@ struct cli_common {
 /* The table rows of the shared options but -o (whose default each tool says), and the end. */
 /* clang-format off */
 #define CLI_OPTIONS_SHARED \
-	{ "force", 'f', 'f', NULL, "overwrite an existing output file" }, \
-	{ "lenient", 0, CLI_OPT_LENIENT, NULL, "skip and count bad rows instead of failing" }, \
-	{ "quiet", 'q', 'q', NULL, "no summary on stderr" }, \
-	{ "help", 'h', 'h', NULL, "show this help and exit" }, \
-	{ "version", 'V', 'V', NULL, "show the version and exit" }, \
-	{ NULL, 0, 0, NULL, NULL }
+	{ "force", 'f', 'f', NULL, "overwrite an existing output file", NULL }, \
+	{ "lenient", 0, CLI_OPT_LENIENT, NULL, "skip and count bad rows instead of failing", \
+		NULL }, \
+	{ "quiet", 'q', 'q', NULL, "no summary on stderr", NULL }, \
+	{ "help", 'h', 'h', NULL, "show this help and exit", NULL }, \
+	{ "version", 'V', 'V', NULL, "show the version and exit", NULL }, \
+	{ NULL, 0, 0, NULL, NULL, NULL }
 /* clang-format on */
 
 /*
@@ -71,13 +82,15 @@ void cli_report_read(
 	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s);
 
 /*
- * Stream every event of path to fn (ro->src numbers it): open, read, close. With report, the
- * read's unusual counts go to stderr (cli_report_read). *layout, if given, gets the dump layout.
- * 0 or the exit status, the error already printed.
+ * memscope_run for a tool: every input read once for the n_items analyses of items, each input's
+ * unusual counts on stderr after its first read (cli_report_read), a second pass announced
+ * unless quiet, an error printed. layouts (may be NULL) gets each input's dump layout. 0 or the
+ * exit status.
  */
-int cli_read_input(const struct cli_tool *t, const char *path, struct memscope_strtab *st,
-	const struct memscope_read_opts *ro, memscope_event_fn fn, void *ctx, int report,
-	enum memscope_layout *layout);
+int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
+	struct memscope_strtab *st, const struct memscope_read_opts *ro,
+	const struct memscope_run_item *items, size_t n_items, int quiet,
+	enum memscope_layout *layouts);
 
 /* --help text on stdout. */
 void cli_help(const struct cli_tool *t);
@@ -109,14 +122,33 @@ int cli_parse_count(const struct cli_tool *t, const char *opt, const char *arg,
  * it. 0, or -1 for an empty list or item, a trailing comma or a refused item.
  */
 int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t n), void *ctx);
-/* A list of names into bits (names[i] is bit i; "all" is all_bits when that is not 0). 0 or -1. */
-int cli_parse_names(const char *arg, const char *const *names, unsigned n_names, unsigned all_bits,
-	unsigned *bits);
+
+/* One accepted value of an option: its text and what it means. Tables end with a NULL name. */
+struct cli_choice {
+	const char *name;
+	int value;
+};
+
+/*
+ * The value of option --opt: arg, exactly one of choices' names, into *value. A later name with
+ * an earlier one's value is another spelling: accepted, not listed in the message. 0, or
+ * CLI_EXIT_USAGE after the one line "--opt: expected a, b or c, got 'x'" (*value unchanged).
+ */
+int cli_parse_choice(const struct cli_tool *t, const char *opt, const char *arg,
+	const struct cli_choice *choices, int *value);
+/*
+ * The value of option --opt: arg, a comma-separated list of choices' names, into *bits, the OR
+ * of their values (bits; a choice named "all" has them all). 0, or CLI_EXIT_USAGE after the
+ * one line "--opt: expected a, b and/or c[, or all], got 'x'" for an empty list or name, a
+ * trailing comma or an unknown name (*bits unchanged).
+ */
+int cli_parse_names(const struct cli_tool *t, const char *opt, const char *arg,
+	const struct cli_choice *choices, unsigned *bits);
 /* --pool: pool names (hal, pta, ... any case) or all into MEMSCOPE_POOL_BIT bits; 0 or
  * CLI_EXIT_USAGE (printed). */
 int cli_parse_pools(const struct cli_tool *t, const char *arg, uint64_t *pools);
-/* --format text, json or csv into 0, 1 or 2 (the order of every tool's format enum); 0 or
- * CLI_EXIT_USAGE (printed). */
+/* --format text, json or csv (cli_parse_choice) into 0, 1 or 2 (the order of every report
+ * tool's format enum); 0 or CLI_EXIT_USAGE (printed). */
 int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format);
 /* A byte count: digits, then optionally K, M, G or T (powers of 1024), optionally followed by
  * "B" or "iB", any case ("64K", "1MiB", "512b"). 0 or -1 (bad text or overflow). */

@@ -9,114 +9,59 @@
 
 #include "cli.h"
 
-enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_METRIC, OPT_STEP, OPT_OUTPUT_DIR };
+enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_MEASURE, OPT_STEP, OPT_OUTPUT_DIR };
+/* rows of largest difference in the summary */
 #define TOP_ROWS 5
 
 static const struct cli_option options[] = {
-	{ "input", 'i', OPT_INPUT, "BASE,COMPARE", "the two dumps (',' or the full-width comma)" },
-	{ "level", 0, OPT_LEVEL, "LEVEL", "op, kernel or op,kernel (default op)" },
-	{ "metric", 0, OPT_METRIC, "METRIC", "reference, delta or peak (default reference)" },
-	{ "step", 0, OPT_STEP, "N", "compare step N of each input (default: all of them)" },
-	{ "output-dir", 0, OPT_OUTPUT_DIR, "DIR", "default output under DIR (default .)" },
-	{ "output", 'o', 'o', "FILE", "write exactly there, - for stdout" },
+	{ "input", 'i', OPT_INPUT, "BASE,COMPARE", "the two dumps (',' or the full-width comma)",
+		NULL },
+	{ "level", 0, OPT_LEVEL, "LEVEL", "op, kernel or op,kernel (default op)", NULL },
+	{ "measure", 0, OPT_MEASURE, "RULE",
+		"an element's Allocated Memory: reference, delta or peak (default reference)",
+		NULL },
+	{ "metric", 0, OPT_MEASURE, "RULE", .alias_of = "measure" },
+	{ "step", 0, OPT_STEP, "N", "compare step N of each input (default: all of them)", NULL },
+	{ "output-dir", 0, OPT_OUTPUT_DIR, "DIR", "default output under DIR (default .)", NULL },
+	{ "output", 'o', 'o', "FILE", "write exactly there, - for stdout", NULL },
 	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
 	"memscope-compare",
-	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--metric M] [--step N] [--output-dir "
-	"DIR] [-o "
-	"FILE]\n"
-	"       [-f] [--lenient] [-q]",
+	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--measure RULE]\n"
+	"       [--step N] [--output-dir DIR] [-o FILE] [-f] [--lenient] [-q]",
 	"Compare the memory of two steps op by op (or kernel by kernel), as msMemScope does.",
 	options,
 };
 
-/* options, with every default next to its flag */
+/* options; main sets every default, beside its flag */
 struct compare_opts {
-	char *inputs[2];		  /* required */
-	struct memscope_compare_opts cmp; /* level op, whole inputs (step 0) */
-	const char *output_dir;		  /* "." */
-	/* output NULL: output_dir/memscopeDumpResults/compare/memory_compare_TS.csv; never
-	 * overwrite; summary on stderr; strict reading */
-	struct cli_common common;
-};
-
-struct dev_count {
-	int32_t device;
-	uint64_t matched, base_only, cmp_only;
-	int64_t diff;
+	char *inputs[2];		  /* --input, required */
+	struct memscope_compare_opts cmp; /* --level, --measure (--metric), --step */
+	const char *output_dir;		  /* --output-dir */
+	struct cli_common common;	  /* -o, -f, -q, --lenient */
 };
 
 struct compare {
-	struct memscope_compare_row top[TOP_ROWS]; /* largest |diff| first */
-	size_t n_top;
 	struct cli_out out;
 	const struct memscope_strtab *st;
+	struct memscope_compare_summary *sum; /* per device, and the top rows */
 	uint64_t n_rows;
 	int write_failed;
-	struct dev_count *devs;
-	size_t n_devs, cap_devs;
 };
-
-static uint64_t mag(int64_t v)
-{
-	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-}
-
-/* Keep the TOP_ROWS rows of largest absolute difference (the first of equals stays first). */
-static void keep_top(struct compare *c, const struct memscope_compare_row *r)
-{
-	size_t i = c->n_top;
-
-	if (!r->diff || (i == TOP_ROWS && mag(c->top[i - 1].diff) >= mag(r->diff)))
-		return;
-	if (i == TOP_ROWS)
-		i--;
-	while (i > 0 && mag(c->top[i - 1].diff) < mag(r->diff)) {
-		c->top[i] = c->top[i - 1];
-		i--;
-	}
-	c->top[i] = *r;
-	if (c->n_top < TOP_ROWS)
-		c->n_top++;
-}
 
 static int on_row(void *ctx, const struct memscope_compare_row *r)
 {
 	struct compare *c = ctx;
-	struct dev_count *d;
 
 	if (c->n_rows++ == 0 && memscope_compare_csv_header(c->out.f))
 		c->write_failed = 1;
 	if (memscope_compare_csv_row(c->out.f, c->st, r))
 		c->write_failed = 1;
-	if (!c->n_devs || c->devs[c->n_devs - 1].device != r->device) {
-		if (c->n_devs == c->cap_devs) {
-			size_t cap = c->cap_devs ? 2 * c->cap_devs : 8;
-			struct dev_count *nd = realloc(c->devs, cap * sizeof(*nd));
-
-			if (!nd)
-				return MEMSCOPE_E_NOMEM;
-			c->devs = nd;
-			c->cap_devs = cap;
-		}
-		memset(&c->devs[c->n_devs], 0, sizeof(*d));
-		c->devs[c->n_devs++].device = r->device;
-	}
-	d = &c->devs[c->n_devs - 1];
-	keep_top(c, r);
-	d->matched += r->has_base && r->has_cmp;
-	d->base_only += r->has_base && !r->has_cmp;
-	d->cmp_only += !r->has_base && r->has_cmp;
-	if (__builtin_add_overflow(d->diff, r->diff, &d->diff))
-		d->diff = r->diff < 0 ? INT64_MIN : INT64_MAX;
+	if (memscope_compare_summary_add(c->sum, r))
+		return MEMSCOPE_E_NOMEM;
 	return c->write_failed ? MEMSCOPE_E_IO : 0;
-}
-
-static int add_event(void *ctx, const struct memscope_event *ev)
-{
-	return memscope_compare_side_add(ctx, ev);
 }
 
 /* Split "A,B" or "A，B" (full-width comma, UTF-8 EF BC 8C) into two names. */
@@ -142,7 +87,13 @@ static int split_inputs(const char *arg, struct compare_opts *o)
 
 static int parse_args(int argc, char **argv, struct compare_opts *o)
 {
-	int c, rc;
+	static const struct cli_choice levels[] = { { "op", MEMSCOPE_COMPARE_OP },
+		{ "kernel", MEMSCOPE_COMPARE_KERNEL },
+		{ "op,kernel", MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL },
+		{ "kernel,op", MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL }, { NULL, 0 } };
+	static const struct cli_choice measures[] = { { "reference", MEMSCOPE_METRIC_REFERENCE },
+		{ "delta", MEMSCOPE_METRIC_DELTA }, { "peak", MEMSCOPE_METRIC_PEAK }, { NULL, 0 } };
+	int c, rc, v = 0;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
@@ -155,33 +106,14 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 				return rc;
 			break;
 		case OPT_LEVEL:
-			if (strcmp(optarg, "op") == 0)
-				o->cmp.level = MEMSCOPE_COMPARE_OP;
-			else if (strcmp(optarg, "kernel") == 0)
-				o->cmp.level = MEMSCOPE_COMPARE_KERNEL;
-			else if (strcmp(optarg, "op,kernel") == 0 ||
-				 strcmp(optarg, "kernel,op") == 0)
-				o->cmp.level = MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL;
-			else {
-				cli_msg(&tool,
-					"--level: expected op, kernel or op,kernel, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+			if ((rc = cli_parse_choice(&tool, "level", optarg, levels, &v)))
+				return rc;
+			o->cmp.level = (unsigned)v;
 			break;
-		case OPT_METRIC:
-			if (strcmp(optarg, "reference") == 0)
-				o->cmp.metric = MEMSCOPE_METRIC_REFERENCE;
-			else if (strcmp(optarg, "delta") == 0)
-				o->cmp.metric = MEMSCOPE_METRIC_DELTA;
-			else if (strcmp(optarg, "peak") == 0)
-				o->cmp.metric = MEMSCOPE_METRIC_PEAK;
-			else {
-				cli_msg(&tool,
-					"--metric: expected reference, delta or peak, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+		case OPT_MEASURE:
+			if ((rc = cli_parse_choice(&tool, "measure", optarg, measures, &v)))
+				return rc;
+			o->cmp.metric = (enum memscope_compare_metric)v;
 			break;
 		case OPT_STEP: {
 			unsigned long long n;
@@ -282,24 +214,35 @@ static char *default_output(const char *dir)
 static int read_side(const struct compare_opts *o, int i, struct memscope_strtab *st,
 	struct memscope_compare_side *side)
 {
-	struct memscope_read_opts ro = o->common.read;
+	const struct memscope_run_item item = { &memscope_compare_side_analysis, side };
 
-	ro.src = (uint32_t)i;
-	return cli_read_input(&tool, o->inputs[i], st, &ro, add_event, side, 1, NULL);
+	return cli_run(&tool, (const char *const *)&o->inputs[i], 1, st, &o->common.read, &item, 1,
+		o->common.quiet, NULL);
 }
 
 int main(int argc, char **argv)
 {
-	struct compare_opts o = { { NULL, NULL },
-		{ MEMSCOPE_COMPARE_OP, 0, MEMSCOPE_METRIC_REFERENCE, 0 }, ".",
-		{ NULL, 0, 0, { 0 } } };
+	struct compare_opts o = {
+		.inputs = { NULL, NULL },		 /* --input: required */
+		.cmp.level = MEMSCOPE_COMPARE_OP,	 /* --level op */
+		.cmp.metric = MEMSCOPE_METRIC_REFERENCE, /* --measure reference */
+		.cmp.step = 0,				 /* --step: the whole inputs */
+		.cmp.diff_bytes = 0,			 /* no flag: the library's 64 MiB */
+		.output_dir = ".",			 /* --output-dir */
+		.common.output = NULL,	  /* -o: DIR/memscopeDumpResults/compare/... */
+		.common.force = 0,	  /* -f: never over an existing file */
+		.common.quiet = 0,	  /* -q: the summary on stderr */
+		.common.read.lenient = 0, /* --lenient: a bad row is an error */
+	};
 	struct memscope_compare_side *sides[2] = { NULL, NULL };
 	struct memscope_compare_stats stats;
 	struct memscope_strtab *st = NULL;
 	struct memscope_error err;
 	struct compare c;
+	const struct memscope_compare_device *devs;
+	const struct memscope_compare_row *top;
 	char *default_out = NULL;
-	size_t i;
+	size_t i, n;
 	int status, rc;
 
 	memset(&c, 0, sizeof(c));
@@ -312,7 +255,8 @@ int main(int argc, char **argv)
 	st = memscope_strtab_new();
 	sides[0] = memscope_compare_side_new(o.inputs[0], st);
 	sides[1] = memscope_compare_side_new(o.inputs[1], st);
-	if (!st || !sides[0] || !sides[1]) {
+	c.sum = memscope_compare_summary_new(TOP_ROWS);
+	if (!st || !sides[0] || !sides[1] || !c.sum) {
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
 		goto out;
@@ -357,19 +301,21 @@ int main(int argc, char **argv)
 			(unsigned long long)stats.n_unmatched_start);
 	if (o.common.quiet)
 		goto out;
-	for (i = 0; i < c.n_devs; i++)
+	devs = memscope_compare_summary_devices(c.sum, &n);
+	for (i = 0; i < n; i++)
 		cli_msg(&tool,
 			"device %d: %llu matched, %llu base-only, %llu compare-only, diff %+lld "
 			"bytes",
-			(int)c.devs[i].device, (unsigned long long)c.devs[i].matched,
-			(unsigned long long)c.devs[i].base_only,
-			(unsigned long long)c.devs[i].cmp_only, (long long)c.devs[i].diff);
-	for (i = 0; i < c.n_top; i++)
+			(int)devs[i].device, (unsigned long long)devs[i].n_matched,
+			(unsigned long long)devs[i].n_base_only,
+			(unsigned long long)devs[i].n_cmp_only, (long long)devs[i].diff);
+	top = memscope_compare_summary_top(c.sum, &n);
+	for (i = 0; i < n; i++)
 		cli_msg(&tool, "top %zu: %s %s on device %d: base %s, compare %s, diff %+lld bytes",
-			i + 1, memscope_kind_name(c.top[i].event),
-			memscope_strtab_str(st, c.top[i].name, NULL), (int)c.top[i].device,
-			c.top[i].has_base ? "present" : "absent",
-			c.top[i].has_cmp ? "present" : "absent", (long long)c.top[i].diff);
+			i + 1, memscope_kind_name(top[i].event),
+			memscope_strtab_str(st, top[i].name, NULL), (int)top[i].device,
+			top[i].has_base ? "present" : "absent",
+			top[i].has_cmp ? "present" : "absent", (long long)top[i].diff);
 	if (stats.total_diff == INT64_MAX || stats.total_diff == INT64_MIN)
 		cli_msg(&tool, "%llu rows, total diff %s%+lld bytes (the total overflowed) -> %s",
 			(unsigned long long)stats.n_rows,
@@ -390,6 +336,6 @@ out:
 	free(o.inputs[0]);
 	free(o.inputs[1]);
 	free(default_out);
-	free(c.devs);
+	memscope_compare_summary_free(c.sum);
 	return status;
 }

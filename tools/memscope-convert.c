@@ -6,31 +6,31 @@
 
 #include "cli.h"
 
-enum { OPT_TIME_UNIT = 256 };
+enum { OPT_FORMAT = 't', OPT_TIME_UNIT = 256 };
 
 static const struct cli_option options[] = {
-	{ "to", 't', 't', "FORMAT",
-		"output format: csv or capture (default: capture for a CSV, csv otherwise)" },
-	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)" },
+	{ "format", 0, OPT_FORMAT, "FORMAT",
+		"output format: csv or capture (default: capture for a CSV, csv otherwise)", NULL },
+	{ "to", 't', OPT_FORMAT, "FORMAT", .alias_of = "format" },
+	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)", NULL },
 	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
-		"dump CSV timestamps: auto, ns or us (default auto)" },
+		"dump CSV timestamps: auto, ns or us (default auto)", NULL },
 	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
 	"memscope-convert",
-	"[-t csv|capture] [-o FILE] [-f] [--lenient] [--time-unit auto|ns|us] [-q] INPUT",
+	"[--format csv|capture] [-o FILE] [-f] [--lenient] [--time-unit auto|ns|us]\n"
+	"       [-q] INPUT",
 	"Convert a memscope_dump CSV, capture file or database to the dump CSV layout or the "
 	"capture format.",
 	options,
 };
 
-/* options, with every default next to its flag */
+/* options; main sets every default, beside its flag */
 struct convert_opts {
-	const char *to; /* NULL: the other format than the input's */
-	/* output NULL: INPUT with its extension replaced; never overwrite; summary on stderr;
-	 * strict reading, auto time unit */
-	struct cli_common common;
+	const char *to;		  /* --format (-t, --to): "csv" or "capture" */
+	struct cli_common common; /* -o, -f, -q, --lenient, --time-unit */
 };
 
 struct convert {
@@ -50,30 +50,23 @@ static int on_event(void *ctx, const struct memscope_event *ev)
 
 static int parse_args(int argc, char **argv, struct convert_opts *o, const char **input)
 {
-	int c, rc;
+	/* a format's value is its index: o->to is its name */
+	static const struct cli_choice formats[] = { { "csv", 0 }, { "capture", 1 }, { NULL, 0 } };
+	static const struct cli_choice time_units[] = { { "auto", MEMSCOPE_TIME_AUTO },
+		{ "ns", MEMSCOPE_TIME_NS }, { "us", MEMSCOPE_TIME_US }, { NULL, 0 } };
+	int c, rc, v = 0;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
-		case 't':
-			if (strcmp(optarg, "csv") && strcmp(optarg, "capture")) {
-				cli_msg(&tool, "--to: unknown format '%s' (csv or capture)",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			o->to = optarg;
+		case OPT_FORMAT:
+			if ((rc = cli_parse_choice(&tool, "format", optarg, formats, &v)))
+				return rc;
+			o->to = formats[v].name;
 			break;
 		case OPT_TIME_UNIT:
-			if (strcmp(optarg, "auto") == 0)
-				o->common.read.time_unit = MEMSCOPE_TIME_AUTO;
-			else if (strcmp(optarg, "ns") == 0)
-				o->common.read.time_unit = MEMSCOPE_TIME_NS;
-			else if (strcmp(optarg, "us") == 0)
-				o->common.read.time_unit = MEMSCOPE_TIME_US;
-			else {
-				cli_msg(&tool, "--time-unit: expected auto, ns or us, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+			if ((rc = cli_parse_choice(&tool, "time-unit", optarg, time_units, &v)))
+				return rc;
+			o->common.read.time_unit = (enum memscope_time_unit)v;
 			break;
 		default:
 			if ((rc = cli_common_option(&tool, c, &o->common)))
@@ -108,7 +101,14 @@ static void report(const struct convert_opts *o, const char *input, const char *
 
 int main(int argc, char **argv)
 {
-	struct convert_opts o = { 0 };
+	struct convert_opts o = {
+		.to = NULL,		  /* --format: the other format than the input's */
+		.common.output = NULL,	  /* -o: INPUT with .mscap or .csv */
+		.common.force = 0,	  /* -f: never over an existing file */
+		.common.quiet = 0,	  /* -q: the summary on stderr */
+		.common.read.lenient = 0, /* --lenient: a bad row is an error */
+		.common.read.time_unit = MEMSCOPE_TIME_AUTO, /* --time-unit auto */
+	};
 	struct convert c = { 0 };
 	struct memscope_strtab *st = NULL;
 	struct memscope_source *src = NULL;

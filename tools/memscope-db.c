@@ -5,30 +5,32 @@
 
 #include "cli.h"
 
-enum { OPT_TO_CSV = 256 };
+enum { OPT_FORMAT = 256 };
 
 static const struct cli_option options[] = {
 	{ "output", 'o', 'o', "FILE",
-		"output file (default: the INPUT with .db, or .csv with --to-csv; - for stdout "
-		"with --to-csv)" },
-	{ "to-csv", 0, OPT_TO_CSV, NULL, "INPUT is a database: write its memscope_dump as CSV" },
+		"output file (default: the INPUT with .db, or .csv with --format csv; - for "
+		"stdout with --format csv)",
+		NULL },
+	{ "format", 0, OPT_FORMAT, "FORMAT",
+		"db (default), or csv: INPUT is a database, write its memscope_dump as CSV", NULL },
+	{ "to-csv", 0, OPT_FORMAT, NULL, .alias_of = "format=csv" },
 	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
 	"memscope-db",
-	"[-o OUT.db] [-f] [--lenient] [-q] INPUT... | --to-csv [-o OUT.csv] [-f] [-q] IN.db",
+	"[--format db] [-o OUT.db] [-f] [--lenient] [-q] INPUT...\n"
+	"       | --format csv [-o OUT.csv] [-f] [-q] IN.db",
 	"Write memscope_dump CSV, capture and python_trace files into one SQLite database in the "
 	"schema MindStudio Insight opens, or a database back to the dump CSV.",
 	options,
 };
 
-/* options, with every default next to its flag */
+/* options; main sets every default, beside its flag */
 struct db_opts {
-	int to_csv; /* 0: inputs to a database */
-	/* output NULL: the (one) input with its extension replaced; never overwrite; summary on
-	 * stderr; strict reading */
-	struct cli_common common;
+	int to_csv;		  /* --format (--to-csv): 0 db, 1 csv */
+	struct cli_common common; /* -o, -f, -q, --lenient */
 };
 
 /* what the callbacks write to, and the writer's own error */
@@ -56,12 +58,16 @@ static int on_trace(void *ctx, const struct memscope_trace_row *row)
 
 static int parse_args(int argc, char **argv, struct db_opts *o)
 {
+	/* a format's value is o->to_csv */
+	static const struct cli_choice formats[] = { { "db", 0 }, { "csv", 1 }, { NULL, 0 } };
 	int c, rc;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		if (c == OPT_TO_CSV)
-			o->to_csv = 1;
-		else if ((rc = cli_common_option(&tool, c, &o->common)))
+		if (c == OPT_FORMAT)
+			rc = cli_parse_choice(&tool, "format", optarg, formats, &o->to_csv);
+		else
+			rc = cli_common_option(&tool, c, &o->common);
+		if (rc)
 			return rc;
 	}
 	if (optind == argc) {
@@ -69,7 +75,7 @@ static int parse_args(int argc, char **argv, struct db_opts *o)
 		return CLI_EXIT_USAGE;
 	}
 	if (o->to_csv && argc - optind != 1) {
-		cli_msg(&tool, "--to-csv takes one database, got %d inputs", argc - optind);
+		cli_msg(&tool, "--format csv takes one database, got %d inputs", argc - optind);
 		return CLI_EXIT_USAGE;
 	}
 	if (!o->common.output && argc - optind > 1) {
@@ -207,7 +213,7 @@ static int to_csv(const struct db_opts *o, const char *input, struct memscope_st
 	if (memscope_source_open(&src, input, st, &o->common.read, &err))
 		return cli_error(&tool, &err);
 	if (memscope_source_format(src) != MEMSCOPE_FORMAT_DB) {
-		cli_msg(&tool, "%s: not a database (--to-csv reads one)", input);
+		cli_msg(&tool, "%s: not a database (--format csv reads one)", input);
 		status = CLI_EXIT_INVALID;
 		goto out;
 	}
@@ -239,7 +245,13 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct db_opts o = { 0 };
+	struct db_opts o = {
+		.to_csv = 0,		  /* --format db */
+		.common.output = NULL,	  /* -o: INPUT with .db, or .csv with --format csv */
+		.common.force = 0,	  /* -f: never over an existing file */
+		.common.quiet = 0,	  /* -q: the summary on stderr */
+		.common.read.lenient = 0, /* --lenient: a bad row is an error */
+	};
 	struct memscope_strtab *st = NULL;
 	char *default_out = NULL;
 	int status;

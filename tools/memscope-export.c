@@ -9,14 +9,16 @@ enum { OPT_FORMAT = 256, OPT_METRIC, OPT_GROUP_BY, OPT_STACK, OPT_POOL };
 
 static const struct cli_option options[] = {
 	{ "format", 0, OPT_FORMAT, "FORMAT",
-		"speedscope, folded, svg or chrome-trace (default speedscope)" },
+		"speedscope, folded, svg or chrome-trace (default speedscope)", NULL },
 	{ "metric", 0, OPT_METRIC, "LIST",
 		"allocated, peak, leaked and/or count (default allocated; folded and svg take "
-		"one)" },
-	{ "group-by", 0, OPT_GROUP_BY, "WHAT", "stack, owner or op (default stack)" },
-	{ "stack", 0, OPT_STACK, "WHICH", "python, c or both (default both)" },
-	{ "pool", 0, OPT_POOL, "LIST", "pools counted: hal,pta,atb,... or all (default all)" },
-	{ "output", 'o', 'o', "FILE", "output file (default: standard output)" },
+		"one)",
+		NULL },
+	{ "group-by", 0, OPT_GROUP_BY, "WHAT", "stack, owner or op (default stack)", NULL },
+	{ "stack", 0, OPT_STACK, "WHICH", "python, c or both (default both)", NULL },
+	{ "pool", 0, OPT_POOL, "LIST", "pools counted: hal,pta,atb,... or all (default all)",
+		NULL },
+	{ "output", 'o', 'o', "FILE", "output file (default: standard output)", NULL },
 	CLI_OPTIONS_SHARED,
 };
 
@@ -32,72 +34,48 @@ static const struct cli_tool tool = {
 
 enum format { FORMAT_SPEEDSCOPE, FORMAT_FOLDED, FORMAT_SVG, FORMAT_CHROME_TRACE };
 
-/* options, with every default next to its flag */
+/* options; main sets every default, beside its flag */
 struct export_opts {
-	enum format format;		  /* speedscope */
-	struct memscope_flame_opts flame; /* allocated, by stack, both stacks, every pool */
-	/* output NULL: standard output; strict reading; summary on stderr */
-	struct cli_common common;
+	enum format format;		  /* --format */
+	struct memscope_flame_opts flame; /* --metric, --group-by, --stack, --pool */
+	struct cli_common common;	  /* -o, -f, -q, --lenient */
 };
 
 static int parse_args(int argc, char **argv, struct export_opts *o)
 {
-	static const char *const metrics[] = { "allocated", "peak", "leaked", "count" };
-	static const char *const stacks[] = { "python", "c" };
-	int c, rc = 0, n;
+	static const struct cli_choice formats[] = { { "speedscope", FORMAT_SPEEDSCOPE },
+		{ "folded", FORMAT_FOLDED }, { "svg", FORMAT_SVG },
+		{ "chrome-trace", FORMAT_CHROME_TRACE }, { NULL, 0 } };
+	static const struct cli_choice metrics[] = {
+		{ "allocated", 1u << MEMSCOPE_FLAME_ALLOCATED },
+		{ "peak", 1u << MEMSCOPE_FLAME_PEAK },
+		{ "leaked", 1u << MEMSCOPE_FLAME_LEAKED },
+		{ "count", 1u << MEMSCOPE_FLAME_COUNT },
+		{ NULL, 0 },
+	};
+	static const struct cli_choice groups[] = { { "stack", MEMSCOPE_FLAME_BY_STACK },
+		{ "owner", MEMSCOPE_FLAME_BY_OWNER }, { "op", MEMSCOPE_FLAME_BY_OP }, { NULL, 0 } };
+	static const struct cli_choice stacks[] = { { "python", MEMSCOPE_FLAME_PYTHON },
+		{ "c", MEMSCOPE_FLAME_C }, { "both", MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C },
+		{ NULL, 0 } };
+	int c, rc = 0, n, v = 0;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1 && !rc) {
+	while (!rc && (c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
-			if (strcmp(optarg, "speedscope") == 0) {
-				o->format = FORMAT_SPEEDSCOPE;
-			} else if (strcmp(optarg, "folded") == 0) {
-				o->format = FORMAT_FOLDED;
-			} else if (strcmp(optarg, "svg") == 0) {
-				o->format = FORMAT_SVG;
-			} else if (strcmp(optarg, "chrome-trace") == 0) {
-				o->format = FORMAT_CHROME_TRACE;
-			} else {
-				cli_msg(&tool,
-					"--format: expected speedscope, folded, svg or "
-					"chrome-trace, "
-					"got '%s'",
-					optarg);
-				rc = CLI_EXIT_USAGE;
-			}
+			if (!(rc = cli_parse_choice(&tool, "format", optarg, formats, &v)))
+				o->format = (enum format)v;
 			break;
 		case OPT_METRIC:
-			if (cli_parse_names(optarg, metrics, 4, 0, &o->flame.metrics)) {
-				cli_msg(&tool,
-					"--metric: expected allocated, peak, leaked and/or count, "
-					"got "
-					"'%s'",
-					optarg);
-				rc = CLI_EXIT_USAGE;
-			}
+			rc = cli_parse_names(&tool, "metric", optarg, metrics, &o->flame.metrics);
 			break;
 		case OPT_GROUP_BY:
-			if (strcmp(optarg, "stack") == 0) {
-				o->flame.group = MEMSCOPE_FLAME_BY_STACK;
-			} else if (strcmp(optarg, "owner") == 0) {
-				o->flame.group = MEMSCOPE_FLAME_BY_OWNER;
-			} else if (strcmp(optarg, "op") == 0) {
-				o->flame.group = MEMSCOPE_FLAME_BY_OP;
-			} else {
-				cli_msg(&tool, "--group-by: expected stack, owner or op, got '%s'",
-					optarg);
-				rc = CLI_EXIT_USAGE;
-			}
+			if (!(rc = cli_parse_choice(&tool, "group-by", optarg, groups, &v)))
+				o->flame.group = (unsigned)v;
 			break;
 		case OPT_STACK:
-			if (strcmp(optarg, "both") == 0)
-				o->flame.stacks = MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C;
-			else if (cli_parse_names(optarg, stacks, 2, 0, &o->flame.stacks) ||
-				 strchr(optarg, ',')) {
-				cli_msg(&tool, "--stack: expected python, c or both, got '%s'",
-					optarg);
-				rc = CLI_EXIT_USAGE;
-			}
+			if (!(rc = cli_parse_choice(&tool, "stack", optarg, stacks, &v)))
+				o->flame.stacks = (unsigned)v;
 			break;
 		case OPT_POOL:
 			rc = cli_parse_pools(&tool, optarg, &o->flame.pools);
@@ -121,16 +99,6 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
-}
-
-static int feed(void *ctx, const struct memscope_event *ev)
-{
-	return memscope_flame_feed(ctx, ev);
-}
-
-static int feed_timeline(void *ctx, const struct memscope_event *ev)
-{
-	return memscope_timeline_feed(ctx, ev);
 }
 
 /* The flame graph's subtitle: the inputs' file names (the first three) and what the paths are
@@ -189,64 +157,77 @@ static void summary(const struct export_opts *o, const struct memscope_flame *f)
 
 int main(int argc, char **argv)
 {
-	struct export_opts o = { 0 };
+	struct export_opts o = {
+		/* .flame: the library's defaults, memscope_flame_opts_init below (--metric
+		 * allocated, --group-by stack, --stack both, --pool all) */
+		.format = FORMAT_SPEEDSCOPE, /* --format speedscope */
+		.common.output = "-",	     /* -o: standard output */
+		.common.force = 0,	     /* -f: never over an existing file */
+		.common.quiet = 0,	     /* -q: the summary on stderr */
+		.common.read.lenient = 0,    /* --lenient: a bad row is an error */
+	};
 	struct memscope_strtab *st = NULL;
 	struct memscope_flame *f = NULL;
 	struct memscope_timeline *tl = NULL;
+	struct memscope_leaks *leaks = NULL;
+	struct memscope_leaks_opts lo;
+	struct memscope_run_item items[2];
+	size_t n_items = 0;
 	struct memscope_error err;
 	struct cli_out out = { 0 };
-	int i, status, rc;
+	int status, rc;
 	unsigned m = 0;
-	char sub[512];
+	char sub[512], producer[64];
 
-	o.format = FORMAT_SPEEDSCOPE;
 	memscope_flame_opts_init(&o.flame);
 	status = parse_args(argc, argv, &o);
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
-	if (!o.common.output)
-		o.common.output = "-";
 	if ((status = cli_out_check(&tool, o.common.output, o.common.force,
 		     (const char *const *)argv + optind, (size_t)(argc - optind))))
 		return status;
 	st = memscope_strtab_new();
-	if (o.format == FORMAT_CHROME_TRACE)
-		tl = st ? memscope_timeline_new(o.flame.pools, 0, st) : NULL;
-	else
-		f = st ? memscope_flame_new(&o.flame, st) : NULL;
-	if (!f && !tl) {
+	memscope_flame_leaks_opts(&o.flame, &lo);
+	if (st && o.format == FORMAT_CHROME_TRACE &&
+		(tl = memscope_timeline_new(o.flame.pools, 0, st)))
+		items[n_items++] = (struct memscope_run_item){ &memscope_timeline_analysis, tl };
+	/* the leaked metric weighs the exit leaks of memscope-leaks: that analysis goes first */
+	if (st && o.format != FORMAT_CHROME_TRACE && (f = memscope_flame_new(&o.flame, st)) &&
+		(!(o.flame.metrics & 1u << MEMSCOPE_FLAME_LEAKED) ||
+			(leaks = memscope_leaks_new(&lo, st)))) {
+		if (leaks) {
+			items[n_items++] =
+				(struct memscope_run_item){ &memscope_leaks_analysis, leaks };
+			memscope_flame_use_leaks(f, leaks);
+		}
+		items[n_items++] = (struct memscope_run_item){ &memscope_flame_analysis, f };
+	}
+	if (!n_items) {
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	for (i = optind; i < argc && !status; i++) {
-		o.common.read.src = (uint32_t)(i - optind);
-		status = tl ? cli_read_input(&tool, argv[i], st, &o.common.read, feed_timeline, tl,
-				      1, NULL)
-			    : cli_read_input(&tool, argv[i], st, &o.common.read, feed, f, 1, NULL);
-	}
-	if (!status && (tl ? memscope_timeline_finish(tl) : memscope_flame_finish(f))) {
-		cli_msg(&tool, "out of memory");
-		status = CLI_EXIT_IO;
-	}
+	status = cli_run(&tool, (const char *const *)argv + optind, (size_t)(argc - optind), st,
+		&o.common.read, items, n_items, o.common.quiet, NULL);
 	if (!status)
 		status = cli_out_open(&tool, &out, o.common.output, o.common.force,
 			(const char *const *)argv + optind, (size_t)(argc - optind));
 	if (status)
 		goto out;
 	memscope_error_clear(&err);
+	snprintf(producer, sizeof(producer), "%s@%s", tool.name, memscope_version());
 	while (m < MEMSCOPE_FLAME_N_METRICS && !((o.flame.metrics >> m) & 1))
 		m++;
 	if (tl)
 		rc = memscope_timeline_write_chrome(out.f, tl, (const char *const *)argv + optind,
-			(size_t)(argc - optind), &err);
+			(size_t)(argc - optind), producer, &err);
 	else if (o.format == FORMAT_FOLDED)
 		rc = memscope_flame_write_folded(out.f, f, m, &err);
 	else if (o.format == FORMAT_SVG)
 		rc = memscope_flame_write_svg(out.f, f, m,
 			subtitle(&o, argv + optind, argc - optind, sub, sizeof(sub)), &err);
 	else
-		rc = memscope_flame_write_speedscope(out.f, f, argv[optind], &err);
+		rc = memscope_flame_write_speedscope(out.f, f, argv[optind], producer, &err);
 	if (rc) {
 		cli_msg(&tool, "%s: %s", o.common.output, err.msg);
 		status = cli_exit_status(err.code);
@@ -265,6 +246,7 @@ out:
 	if (status)
 		cli_out_abort(&out);
 	memscope_flame_free(f);
+	memscope_leaks_free(leaks);
 	memscope_timeline_free(tl);
 	memscope_strtab_free(st);
 	return status;

@@ -14,57 +14,66 @@ enum {
 	OPT_FORMAT = 256,
 	OPT_IDLE_THRESHOLD,
 	OPT_MIN_SIZE,
-	OPT_TYPES,
+	OPT_KINDS,
 	OPT_ANNOTATE,
 	OPT_FAIL_ON_FINDING,
 	OPT_TOP,
 };
 
 static const struct cli_option options[] = {
-	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)" },
+	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)", NULL },
 	{ "idle-threshold", 0, OPT_IDLE_THRESHOLD, "N",
-		"idle when two uses are more than N APIs apart (default 3000)" },
+		"idle when two uses are more than N APIs apart (default 3000)", NULL },
 	{ "min-size", 0, OPT_MIN_SIZE, "BYTES",
-		"flag only blocks of at least this size; K, M, G, T suffixes (default 0)" },
-	{ "types", 0, OPT_TYPES, "LIST",
-		"early_allocation,late_deallocation,temporary_idleness or all (default all)" },
+		"flag only blocks of at least this size; K, M, G, T suffixes (default 0)", NULL },
+	{ "kinds", 0, OPT_KINDS, "LIST",
+		"early_allocation,late_deallocation,temporary_idleness or all (default all)",
+		NULL },
+	{ "types", 0, OPT_KINDS, "LIST", .alias_of = "kinds" },
 	{ "annotate", 0, OPT_ANNOTATE, "FILE",
-		"write a copy of the input with inefficient_type in the flagged MALLOC rows" },
+		"write a copy of the input with inefficient_type in the flagged MALLOC rows",
+		NULL },
 	{ "top", 0, OPT_TOP, "N",
 		"report the N most wasteful blocks, 0 for all (default 20 in text, all "
-		"otherwise)" },
-	{ "fail-on-finding", 0, OPT_FAIL_ON_FINDING, NULL, "exit 1 when any block is flagged" },
-	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)" },
+		"otherwise)",
+		NULL },
+	{ "fail-on-finding", 0, OPT_FAIL_ON_FINDING, NULL, "exit 1 when any block is flagged",
+		NULL },
+	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)", NULL },
 	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
 	"memscope-inefficient",
 	"[--format text|json|csv] [--idle-threshold N] [--min-size BYTES]\n"
-	"       [--types LIST] [--top N] [--annotate FILE] [--fail-on-finding] [-o FILE] [-f]\n"
+	"       [--kinds LIST] [--top N] [--annotate FILE] [--fail-on-finding] [-o FILE] [-f]\n"
 	"       [--lenient] [-q] INPUT...",
 	"Find memory allocated too early, freed too late, or idle between uses.",
 	options,
 };
 
-/* options, with every default next to its flag */
+/* options; main sets every default, beside its flag */
 struct ineff_opts {
-	struct memscope_inefficient_opts ineff; /* all types, threshold 3000, min size 0 */
-	enum memscope_ineff_format format;	/* text */
-	const char *annotate;			/* NULL: no annotated copy */
-	uint64_t top;				/* blocks in the report; 0: all */
-	int top_given;				/* else 20 in text, all otherwise */
-	int fail_on_finding;			/* 0: findings do not change the exit status */
-	struct cli_common common;		/* output "-" */
+	struct memscope_inefficient_opts ineff; /* --kinds, --idle-threshold, --min-size */
+	enum memscope_ineff_format format;	/* --format */
+	const char *annotate;			/* --annotate; NULL: no annotated copy */
+	uint64_t top;				/* --top: blocks in the report; 0: all */
+	int top_given;				/* --top was given */
+	int fail_on_finding;			/* --fail-on-finding */
+	struct cli_common common;		/* -o, -f, -q, --lenient */
 	char **inputs;
 	size_t n_inputs;
 };
 
 static int parse_args(int argc, char **argv, struct ineff_opts *o)
 {
-	const char *const types[] = { memscope_ineff_type_name(MEMSCOPE_INEFF_EARLY),
-		memscope_ineff_type_name(MEMSCOPE_INEFF_LATE),
-		memscope_ineff_type_name(MEMSCOPE_INEFF_IDLE) };
+	const struct cli_choice kinds[] = {
+		{ memscope_ineff_type_name(MEMSCOPE_INEFF_EARLY), MEMSCOPE_INEFF_EARLY },
+		{ memscope_ineff_type_name(MEMSCOPE_INEFF_LATE), MEMSCOPE_INEFF_LATE },
+		{ memscope_ineff_type_name(MEMSCOPE_INEFF_IDLE), MEMSCOPE_INEFF_IDLE },
+		{ "all", MEMSCOPE_INEFF_ALL },
+		{ NULL, 0 },
+	};
 	unsigned long long n;
 	unsigned format;
 	int c, rc = 0;
@@ -88,15 +97,8 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 			}
 			o->ineff.min_size = n;
 			break;
-		case OPT_TYPES:
-			if (cli_parse_names(
-				    optarg, types, 3, MEMSCOPE_INEFF_ALL, &o->ineff.types)) {
-				cli_msg(&tool,
-					"--types: expected early_allocation, late_deallocation, "
-					"temporary_idleness or all, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+		case OPT_KINDS:
+			rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->ineff.types);
 			break;
 		case OPT_ANNOTATE:
 			o->annotate = optarg;
@@ -175,30 +177,14 @@ static int check_annotate_input(const struct ineff_opts *o, struct memscope_strt
 	return rc;
 }
 
-static int feed(void *ctx, const struct memscope_event *ev)
-{
-	return memscope_inefficient_feed(ctx, ev);
-}
-
 /* Read every input into the analysis and finish it. 0 or an exit status (reported). */
 static int analyse(
 	const struct ineff_opts *o, struct memscope_strtab *st, struct memscope_inefficient *a)
 {
-	size_t i;
-	int rc;
+	const struct memscope_run_item item = { &memscope_inefficient_analysis, a };
 
-	for (i = 0; i < o->n_inputs; i++) {
-		struct memscope_read_opts ro = o->common.read;
-
-		ro.src = (uint32_t)i;
-		if ((rc = cli_read_input(&tool, o->inputs[i], st, &ro, feed, a, 1, NULL)))
-			return rc;
-	}
-	if (memscope_inefficient_finish(a)) {
-		cli_msg(&tool, "out of memory");
-		return CLI_EXIT_IO;
-	}
-	return 0;
+	return cli_run(&tool, (const char *const *)o->inputs, o->n_inputs, st, &o->common.read,
+		&item, 1, o->common.quiet, NULL);
 }
 
 /* What the analysis skipped or could not judge, on stderr. */
@@ -279,17 +265,26 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct ineff_opts o;
+	struct ineff_opts o = {
+		/* .ineff: the library's defaults, memscope_inefficient_opts_init below (--kinds
+		 * all, --idle-threshold 3000, --min-size 0) */
+		.format = MEMSCOPE_INEFF_TEXT, /* --format text */
+		.annotate = NULL,	       /* --annotate: no annotated copy */
+		.top = 0,		       /* --top: 20 in text, all otherwise (parse_args) */
+		.top_given = 0,		       /* --top */
+		.fail_on_finding = 0,	       /* --fail-on-finding: findings leave the status 0 */
+		.common.output = "-",	       /* -o: standard output */
+		.common.force = 0,	       /* -f: never over an existing file */
+		.common.quiet = 0,	       /* -q: the summary on stderr */
+		.common.read.lenient = 0,      /* --lenient: a bad row is an error */
+	};
 	struct memscope_strtab *st = NULL;
 	struct memscope_inefficient *a = NULL;
 	const struct memscope_inefficient_stats *s;
 	char total[MEMSCOPE_BYTES_TEXT_MAX];
 	int status;
 
-	memset(&o, 0, sizeof(o));
 	memscope_inefficient_opts_init(&o.ineff);
-	o.format = MEMSCOPE_INEFF_TEXT;
-	o.common.output = "-";
 	status = parse_args(argc, argv, &o);
 	if (status) {
 		status = status < 0 ? CLI_EXIT_OK : status;

@@ -16,50 +16,54 @@ enum {
 	OPT_MARK,
 	OPT_START_INDEX,
 	OPT_KINDS,
-	OPT_FAIL_ON_LEAK,
+	OPT_FAIL_ON_FINDING,
 };
 
 static const struct cli_option options[] = {
-	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)" },
-	{ "kinds", 0, OPT_KINDS, "LIST", "look for step, mark and/or exit leaks (default all)" },
+	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)", NULL },
+	{ "kinds", 0, OPT_KINDS, "LIST", "look for step, mark and/or exit leaks (default all)",
+		NULL },
 	{ "pool", 0, OPT_POOL, "LIST",
-		"pools checked: hal,pta,atb,mindspore,host,... or all (default: see man page)" },
+		"pools checked: hal,pta,atb,mindspore,host,... or all (default: see man page)",
+		NULL },
 	{ "skip-steps", 0, OPT_SKIP_STEPS, "N",
-		"blocks of steps 0..N are not step leaks (default 1)" },
+		"blocks of steps 0..N are not step leaks (default 1)", NULL },
 	{ "min-steps-alive", 0, OPT_MIN_STEPS_ALIVE, "N",
-		"step ends a block must outlive (default 1)" },
-	{ "mark", 0, OPT_MARK, "TEXT", "marked range: MSTX Mark rows with exactly this text" },
-	{ "start-index", 0, OPT_START_INDEX, "N",
-		"mark A is the N-th of them, from 0 (default 0)" },
-	{ "fail-on-leak", 0, OPT_FAIL_ON_LEAK, NULL, "exit 1 when any leak is found" },
-	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)" },
+		"step ends a block must outlive (default 1)", NULL },
+	{ "mark", 0, OPT_MARK, "TEXT", "marked range: MSTX Mark rows with exactly this text",
+		NULL },
+	{ "start-index", 0, OPT_START_INDEX, "N", "mark A is the N-th of them, from 0 (default 0)",
+		NULL },
+	{ "fail-on-finding", 0, OPT_FAIL_ON_FINDING, NULL, "exit 1 when any leak is found", NULL },
+	{ "fail-on-leak", 0, OPT_FAIL_ON_FINDING, NULL, .alias_of = "fail-on-finding" },
+	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)", NULL },
 	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
 	"memscope-leaks",
 	"[--format text|json|csv] [--kinds LIST] [--pool LIST] [--skip-steps N]\n"
-	"       [--min-steps-alive N] [--mark TEXT [--start-index N]] [--fail-on-leak] [-o FILE] "
-	"[-f]\n"
-	"       [--lenient] [-q] INPUT...",
+	"       [--min-steps-alive N] [--mark TEXT [--start-index N]] [--fail-on-finding]\n"
+	"       [-o FILE] [-f] [--lenient] [-q] INPUT...",
 	"Find memory leaks: per training step, over a marked range, and unreleased at exit.",
 	options,
 };
 
-/* options, with every default next to its flag */
+/* options; main sets every default, beside its flag */
 struct leaks_opts {
-	struct memscope_leaks_opts leaks;  /* all kinds, per-kind pools, skip 1, alive 1 */
-	enum memscope_leaks_format format; /* text */
-	int fail_on_leak;		   /* 0: findings do not change the exit status */
+	struct memscope_leaks_opts leaks;  /* --kinds, --pool, --skip-steps, ..., --start-index */
+	enum memscope_leaks_format format; /* --format */
+	int fail_on_leak;		   /* --fail-on-finding (--fail-on-leak) */
 	int kinds_given;		   /* --kinds was given */
-	struct cli_common common;	   /* output "-" */
+	struct cli_common common;	   /* -o, -f, -q, --lenient */
 	char **inputs;
 	size_t n_inputs;
 };
 
 static int parse_args(int argc, char **argv, struct leaks_opts *o)
 {
-	static const char *const kind_names[] = { "step", "mark", "exit" }; /* LEAK_* bits */
+	static const struct cli_choice kinds[] = { { "step", MEMSCOPE_LEAK_STEP },
+		{ "mark", MEMSCOPE_LEAK_MARK }, { "exit", MEMSCOPE_LEAK_EXIT }, { NULL, 0 } };
 	unsigned format;
 	int c, rc = 0;
 
@@ -70,11 +74,7 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 			o->format = (enum memscope_leaks_format)format;
 			break;
 		case OPT_KINDS:
-			if (cli_parse_names(optarg, kind_names, 3, 0, &o->leaks.kinds)) {
-				cli_msg(&tool, "--kinds: expected step, mark and/or exit, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
+			rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->leaks.kinds);
 			o->kinds_given = 1;
 			break;
 		case OPT_POOL:
@@ -101,7 +101,7 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 				rc = CLI_EXIT_USAGE;
 			}
 			break;
-		case OPT_FAIL_ON_LEAK:
+		case OPT_FAIL_ON_FINDING:
 			o->fail_on_leak = 1;
 			break;
 		default:
@@ -125,72 +125,28 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 	return 0;
 }
 
-static int feed(void *ctx, const struct memscope_event *ev)
-{
-	return memscope_leaks_feed(ctx, ev);
-}
-
-/* One pass over every input. 0 or an exit status (already reported). */
-static int read_inputs(const struct leaks_opts *o, struct memscope_strtab *st,
-	struct memscope_leaks *l, struct memscope_leaks_input *names, int report)
-{
-	size_t i;
-
-	for (i = 0; i < o->n_inputs; i++) {
-		struct memscope_read_opts ro = o->common.read;
-		enum memscope_layout layout = MEMSCOPE_LAYOUT_UNKNOWN;
-		int rc;
-
-		ro.src = (uint32_t)i;
-		if ((rc = cli_read_input(&tool, o->inputs[i], st, &ro, feed, l, report, &layout)))
-			return rc;
-		names[i].name = o->inputs[i];
-		names[i].ptr_decimal = layout == MEMSCOPE_LAYOUT_LEGACY;
-	}
-	return 0;
-}
-
-/* Analyse, and a second pass when a boundary came late. 0 or an exit status. */
+/* Every input read into the analysis (twice when a boundary came late). 0 or an exit status
+ * (reported). */
 static int analyse(const struct leaks_opts *o, struct memscope_strtab *st, struct memscope_leaks *l,
 	struct memscope_leaks_input *names)
 {
-	uint32_t src;
-	uint64_t line;
+	const struct memscope_run_item item = { &memscope_leaks_analysis, l };
+	enum memscope_layout *layouts = calloc(o->n_inputs, sizeof(*layouts));
 	size_t i;
 	int rc;
 
-	if ((rc = read_inputs(o, st, l, names, 1)))
-		return rc;
-	if (memscope_leaks_finish(l))
-		goto nomem;
-	if (!memscope_leaks_needs_rewind(l, &src, &line))
-		return 0;
-	for (i = 0; i < o->n_inputs; i++) {
-		struct stat sb;
-
-		if (strcmp(o->inputs[i], "-") && stat(o->inputs[i], &sb) == 0 &&
-			S_ISREG(sb.st_mode))
-			continue;
-		cli_msg(&tool,
-			"%s:%" PRIu64 ": step or mark rows out of time order need a second pass, "
-			"and %s cannot be read twice: save it to a file",
-			o->inputs[src], line,
-			strcmp(o->inputs[i], "-") ? o->inputs[i] : "standard input");
-		return CLI_EXIT_INVALID;
+	if (!layouts) {
+		cli_msg(&tool, "out of memory");
+		return CLI_EXIT_IO;
 	}
-	if (!o->common.quiet)
-		cli_msg(&tool, "%s:%" PRIu64 ": step or mark row out of time order; reading again",
-			o->inputs[src], line);
-	if (memscope_leaks_rewind(l))
-		goto nomem;
-	if ((rc = read_inputs(o, st, l, names, 0)))
-		return rc;
-	if (memscope_leaks_finish(l))
-		goto nomem;
-	return 0;
-nomem:
-	cli_msg(&tool, "out of memory");
-	return CLI_EXIT_IO;
+	rc = cli_run(&tool, (const char *const *)o->inputs, o->n_inputs, st, &o->common.read, &item,
+		1, o->common.quiet, layouts);
+	for (i = 0; i < o->n_inputs; i++) {
+		names[i].name = o->inputs[i];
+		names[i].ptr_decimal = layouts[i] == MEMSCOPE_LAYOUT_LEGACY;
+	}
+	free(layouts);
+	return rc;
 }
 
 struct step_note {
@@ -284,7 +240,18 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
 
 int main(int argc, char **argv)
 {
-	struct leaks_opts o;
+	struct leaks_opts o = {
+		/* .leaks: the library's defaults, memscope_leaks_opts_init below (--kinds all,
+		 * --pool per kind, --skip-steps 1, --min-steps-alive 1, no --mark,
+		 * --start-index 0) */
+		.format = MEMSCOPE_LEAKS_TEXT, /* --format text */
+		.fail_on_leak = 0,	       /* --fail-on-finding: findings leave the status 0 */
+		.kinds_given = 0,	       /* --kinds */
+		.common.output = "-",	       /* -o: standard output */
+		.common.force = 0,	       /* -f: never over an existing file */
+		.common.quiet = 0,	       /* -q: the summary on stderr */
+		.common.read.lenient = 0,      /* --lenient: a bad row is an error */
+	};
 	struct memscope_strtab *st = NULL;
 	struct memscope_leaks *l = NULL;
 	struct memscope_leaks_input *names = NULL;
@@ -293,10 +260,7 @@ int main(int argc, char **argv)
 	struct cli_out out = { 0 };
 	int status;
 
-	memset(&o, 0, sizeof(o));
 	memscope_leaks_opts_init(&o.leaks);
-	o.format = MEMSCOPE_LEAKS_TEXT;
-	o.common.output = "-";
 	status = parse_args(argc, argv, &o);
 	if (status) {
 		status = status < 0 ? CLI_EXIT_OK : status;

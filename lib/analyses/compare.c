@@ -8,6 +8,7 @@
 #include "memscope/compare.h"
 #include "memscope/steps.h"
 #include "memscope/strtab.h"
+#include "diff.h"
 
 enum row_what {
 	W_OP = 1,     /* ATEN_END / ATB_END */
@@ -522,250 +523,6 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	return 0;
 }
 
-/*
- * Direction bits of iterations d0 .. d0 + rows - 1, one per (d, k) on the grid; each iteration
- * starts at a 64-bit word.
- */
-struct bits {
-	uint64_t *w;
-	size_t cap;  /* words */
-	size_t n;    /* words used */
-	size_t *row; /* row[d - d0]: first word of iteration d */
-	size_t row_cap;
-	int32_t d0;
-};
-
-/* lowest / highest k of parity d with the diagonal on the grid (-m .. n) */
-static int64_t lo_k(int64_t d, int64_t m)
-{
-	int64_t lo = -d > -m ? -d : -m;
-
-	return ((lo + d) & 1) ? lo + 1 : lo;
-}
-
-static int64_t hi_k(int64_t d, int64_t n)
-{
-	int64_t hi = d < n ? d : n;
-
-	return ((hi + d) & 1) ? hi - 1 : hi;
-}
-
-/* ids no string has, closing the two sequences so a snake stops without bounds checks */
-#define SENTINEL_A UINT32_MAX
-#define SENTINEL_B (UINT32_MAX - 1)
-/* V's value for diagonals not reached yet: loses every comparison */
-#define V_NONE (INT32_MIN / 2)
-/* memory for direction bits before the diff keeps checkpoints instead */
-#define DIFF_BYTES_DEFAULT ((size_t)64 << 20)
-
-/* One (d, k) step: the direction taken (1: down), and V[k] updated. */
-static inline int step(
-	int32_t *v, const uint32_t *a, uint32_t n, const uint32_t *b, uint32_t m, int32_t k)
-{
-	int down = v[k - 1] < v[k + 1];
-	int32_t x = down ? v[k + 1] : v[k - 1] + 1, y = x - k;
-
-	if ((uint32_t)x <= n && (uint32_t)y <= m)
-		while (a[x] == b[y])
-			x++, y++;
-	v[k] = x;
-	return down;
-}
-
-/* the forward pass's inputs and its V array (v[k] for k in -max-1 .. max+1) */
-struct fwd {
-	const uint32_t *a, *b;
-	int32_t n, m, kend, max;
-	int32_t *v;
-};
-
-/*
- * Iteration d of the forward pass, its direction bits into bt when bt is not NULL. 1 when it
- * reached (n, m), 0 if not, MEMSCOPE_E_NOMEM.
- */
-static int iterate(struct fwd *f, int32_t d, struct bits *bt)
-{
-	int32_t lo = (int32_t)lo_k(d, f->m), hi = (int32_t)hi_k(d, f->n), k;
-	const uint32_t *a = f->a, *b = f->b;
-	uint32_t n = (uint32_t)f->n, m = (uint32_t)f->m;
-	int32_t *v = f->v;
-	uint64_t acc = 0;
-	unsigned j = 0;
-	size_t w = 0;
-
-	if (bt) {
-		size_t words = hi >= lo ? (size_t)((hi - lo) / 2) / 64 + 1 : 0;
-
-		if (grow_array(
-			    &bt->row, &bt->row_cap, (size_t)(d - bt->d0) + 1, sizeof(*bt->row)) ||
-			grow_array(&bt->w, &bt->cap, bt->n + words, sizeof(*bt->w)))
-			return MEMSCOPE_E_NOMEM;
-		bt->row[d - bt->d0] = w = bt->n;
-		bt->n += words;
-	}
-	/* in the reference's k order: off the grid below, on it, above */
-	for (k = -d; k < lo; k += 2)
-		step(v, a, n, b, m, k);
-	for (; k <= hi; k += 2) {
-		int down = step(v, a, n, b, m, k);
-
-		if (bt) {
-			acc |= (uint64_t)down << j;
-			if (++j == 64) {
-				bt->w[w++] = acc;
-				acc = 0;
-				j = 0;
-			}
-		}
-		if (k == f->kend && v[k] >= f->n)
-			break;
-	}
-	if (bt && j)
-		bt->w[w] = acc;
-	if (k == f->kend && v[k] >= f->n)
-		return 1;
-	for (; k <= d; k += 2)
-		step(v, a, n, b, m, k);
-	return 0;
-}
-
-static int bit_at(const struct bits *bt, int32_t d, int32_t k, int32_t m)
-{
-	size_t bit = (size_t)((k - lo_k(d, m)) / 2);
-
-	return (int)((bt->w[bt->row[d - bt->d0] + bit / 64] >> (bit % 64)) & 1);
-}
-
-/* V after iteration d: its entries of d's parity, -d .. d (the others are not read next) */
-struct snap {
-	int32_t d;
-	int32_t *v;
-};
-
-static void v_reset(struct fwd *f)
-{
-	int32_t i;
-
-	for (i = -f->max - 1; i <= f->max + 1; i++)
-		f->v[i] = V_NONE;
-	f->v[1] = 0; /* the reference's start node (x 0, y -1) */
-}
-
-/*
- * The reference's greedy forward Myers (msmemscope.md §4.5). At (d, k) it goes "down" (an
- * insertion, from diagonal k+1) when k == -d or (k != d and V[k-1] < V[k+1]), else "right" (a
- * deletion, from k-1), then follows the snake of equal names; the first d that reaches (n, m)
- * ends it. With V preset to V_NONE the edge rules are the plain comparison: V[-d-1] and V[d+1]
- * are never reached before iteration d. The path never leaves the grid and the search can only
- * end on diagonal n - m (a point past (n, m) costs more edits), so instead of the reference's
- * node per (d, k) one direction bit per (d, k) on the grid is kept; the path is walked back
- * from (n, m) and replayed forwards. When the bits would take more than `budget` bytes, V is
- * kept every K iterations instead (K doubling to keep those under budget / 2), and each
- * stretch is run again with bits while walking back: the same path in bounded memory, for
- * twice the time. a and b hold n + 1 and m + 1 ids, the last being SENTINEL_A / SENTINEL_B.
- * dirs gets D + 1 bytes (dirs[d] = 1: down at d), *D the edit distance. Caller frees *dirs.
- */
-static int myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, size_t budget,
-	unsigned char **dirs, int64_t *D)
-{
-	struct fwd f = { a, b, (int32_t)n64, (int32_t)m64, (int32_t)(n64 - m64),
-		(int32_t)(n64 + m64 + 1), NULL };
-	int32_t *vbuf = NULL, d, k, K = 64, top;
-	struct bits bt = { 0 };
-	struct snap *snaps = NULL;
-	size_t n_snaps = 0, cap_snaps = 0, snap_bytes = 0, i, j;
-	int rc = MEMSCOPE_E_NOMEM, use_bits = 1, r;
-
-	*dirs = NULL;
-	if (n64 > INT32_MAX / 4 || m64 > INT32_MAX / 4)
-		return MEMSCOPE_E_ARG;
-	vbuf = malloc((size_t)(2 * f.max + 3) * sizeof(*vbuf));
-	if (!vbuf)
-		return rc;
-	f.v = vbuf + f.max + 1;
-	v_reset(&f);
-	while (K < (int32_t)(budget >> 16) && K < (1 << 20))
-		K *= 2; /* checkpoints every 1024 iterations for 64 MiB: about 1/64 of the bits */
-	for (d = 0;; d++) {
-		r = iterate(&f, d, use_bits ? &bt : NULL);
-		if (r < 0)
-			goto out;
-		if (use_bits && bt.n * sizeof(*bt.w) > budget) {
-			use_bits = 0; /* from here on, checkpoints */
-			free(bt.w);
-			free(bt.row);
-			memset(&bt, 0, sizeof(bt));
-		}
-		if (r)
-			break;
-		if (d % K)
-			continue;
-		if (grow_array(&snaps, &cap_snaps, n_snaps + 1, sizeof(*snaps)) ||
-			!(snaps[n_snaps].v = malloc(((size_t)d + 1) * sizeof(int32_t))))
-			goto out;
-		snaps[n_snaps].d = d;
-		for (k = -d, i = 0; k <= d; k += 2)
-			snaps[n_snaps].v[i++] = f.v[k];
-		snap_bytes += ((size_t)d + 1) * sizeof(int32_t);
-		n_snaps++;
-		while (snap_bytes > budget / 2 && n_snaps > 1) {
-			K *= 2; /* thin out: keep every other checkpoint (d = 0 stays) */
-			for (i = j = 0; i < n_snaps; i++) {
-				if (snaps[i].d % K == 0) {
-					snaps[j++] = snaps[i];
-					continue;
-				}
-				snap_bytes -= ((size_t)snaps[i].d + 1) * sizeof(int32_t);
-				free(snaps[i].v);
-			}
-			n_snaps = j;
-		}
-	}
-	*D = d;
-	if (!(*dirs = malloc((size_t)d + 1)))
-		goto out;
-	k = f.kend;
-	for (top = d; top > 0;) {
-		int32_t from = 0;
-
-		if (!use_bits) {
-			/* the last checkpoint before top, then the stretch again with bits */
-			for (i = n_snaps; i-- > 0;)
-				if (snaps[i].d < top)
-					break;
-			from = snaps[i].d;
-			v_reset(&f);
-			for (d = -from, j = 0; d <= from; d += 2)
-				f.v[d] = snaps[i].v[j++];
-			bt.n = 0;
-			bt.d0 = from + 1;
-			for (d = from + 1; d <= top; d++)
-				if (iterate(&f, d, &bt) < 0)
-					goto out;
-		}
-		for (d = top; d > from; d--) {
-			int down = bit_at(&bt, d, k, f.m);
-
-			(*dirs)[d] = (unsigned char)down;
-			k = down ? k + 1 : k - 1;
-		}
-		top = from;
-	}
-	rc = 0;
-out:
-	if (rc) {
-		free(*dirs);
-		*dirs = NULL;
-	}
-	for (i = 0; i < n_snaps; i++)
-		free(snaps[i].v);
-	free(snaps);
-	free(vbuf);
-	free(bt.w);
-	free(bt.row);
-	return rc;
-}
-
 struct emit {
 	size_t diff_bytes;
 	int (*fn)(void *ctx, const struct memscope_compare_row *row);
@@ -809,17 +566,17 @@ static int emit_pair(
 
 static int align(struct emit *e, struct seq *qa, struct seq *qb)
 {
-	static const uint32_t none_a[1] = { SENTINEL_A }, none_b[1] = { SENTINEL_B };
+	static const uint32_t none_a[1] = { DIFF_SENTINEL_A }, none_b[1] = { DIFF_SENTINEL_B };
 	unsigned char *dirs;
 	int64_t D, d, x = 0, y = 0, n = (int64_t)qa->n, m = (int64_t)qb->n;
 	int rc;
 
 	if (n)
-		qa->name[n] = SENTINEL_A;
+		qa->name[n] = DIFF_SENTINEL_A;
 	if (m)
-		qb->name[m] = SENTINEL_B;
-	rc = myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m,
-		e->diff_bytes ? e->diff_bytes : DIFF_BYTES_DEFAULT, &dirs, &D);
+		qb->name[m] = DIFF_SENTINEL_B;
+	rc = diff_myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m,
+		e->diff_bytes ? e->diff_bytes : DIFF_BUDGET_DEFAULT, &dirs, &D);
 
 	if (rc)
 		return rc;
@@ -861,7 +618,8 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 
 	memset(e.stats, 0, sizeof(*e.stats));
 	memset(win, 0, sizeof(win));
-	/* the framework pool: the first PTA or MINDSPORE row seen, base first (§4.2) */
+	/* the framework pool: the first PTA or MINDSPORE row seen, base first (formats/analyses.md
+	 * "Compare: sequences and values") */
 	for (i = 0; i < 2 && !fw; i++) {
 		const struct memscope_compare_side *s = sides[i];
 
@@ -937,28 +695,21 @@ out:
 	return rc;
 }
 
-int memscope_compare_csv_header(FILE *out)
-{
-	static const char h[] = ",,,Base,Compare\nEvent,Name,Device Id,Allocated Memory(byte),"
-				"Allocated Memory(byte),Diff Memory(byte)\n";
+/* ---- the analysis interface (memscope/analysis.h): one side, fed one input ---- */
 
-	return fputs(h, out) < 0 ? MEMSCOPE_E_IO : 0;
+static int side_feed(void *self, const struct memscope_event *ev)
+{
+	return memscope_compare_side_add(self, ev);
 }
 
-int memscope_compare_csv_row(
-	FILE *out, const struct memscope_strtab *st, const struct memscope_compare_row *row)
+static int side_finish(void *self)
 {
-	char base[24] = "N/A", cmp[24] = "N/A";
-	const char *name = memscope_strtab_str(st, row->name, NULL);
-	/* as the reference, but a name that would split the row is quoted (inner quotes as is) */
-	const char *q = name && strpbrk(name, ",\r\n") ? "\"" : "";
-
-	if (row->has_base)
-		base[fmt_i64(base, row->base)] = '\0';
-	if (row->has_cmp)
-		cmp[fmt_i64(cmp, row->cmp)] = '\0';
-	return fprintf(out, "%s,%s%s%s,%d,%s,%s,%lld\n", memscope_kind_name(row->event), q,
-		       name ? name : "", q, (int)row->device, base, cmp, (long long)row->diff) < 0
-		       ? MEMSCOPE_E_IO
-		       : 0;
+	(void)self;
+	return 0;
 }
+
+const struct memscope_analysis memscope_compare_side_analysis = {
+	.name = "compare-side",
+	.feed = side_feed,
+	.finish = side_finish,
+};

@@ -5,10 +5,12 @@
 
 #include "../core/internal.h"
 #include "../core/u64map.h"
+#include "analysis_impl.h"
+#include "memscope/blocks.h"
 #include "memscope/flame.h"
 #include "memscope/leaks.h"
-#include "memscope/order.h"
 #include "memscope/strtab.h"
+#include "memscope/timeline.h"
 
 /* a block for the peak: where it lived and what it weighs */
 struct prec {
@@ -43,7 +45,8 @@ struct memscope_flame {
 	struct memscope_strtab *st;
 	struct memscope_blocks *blocks; /* PEAK: pairing */
 	struct memscope_timeline *tl;	/* PEAK: live bytes over time */
-	struct memscope_leaks *leaks;	/* LEAKED: the exit check of memscope-leaks */
+	const struct memscope_leaks
+		*leaks; /* LEAKED: the exit check of memscope-leaks (borrowed) */
 	struct u64map weight[MEMSCOPE_FLAME_N_METRICS]; /* path -> weight */
 	struct u64map by_stacks;			/* (stack_py << 32 | stack_c) -> path */
 	struct u64map by_owner;				/* (owner << 16 | pool) -> path */
@@ -99,15 +102,6 @@ struct memscope_flame *memscope_flame_new(
 		(!(f->blocks = memscope_blocks_new(st)) ||
 			!(f->tl = memscope_timeline_new(f->o.pools, 1, st))))
 		goto fail;
-	if (wants(f, MEMSCOPE_FLAME_LEAKED)) {
-		struct memscope_leaks_opts lo;
-
-		memscope_leaks_opts_init(&lo);
-		lo.kinds = MEMSCOPE_LEAK_EXIT;
-		lo.pools = f->o.pools;
-		if (!(f->leaks = memscope_leaks_new(&lo, st)))
-			goto fail;
-	}
 	return f;
 fail:
 	memscope_flame_free(f);
@@ -122,7 +116,6 @@ void memscope_flame_free(struct memscope_flame *f)
 		return;
 	memscope_blocks_free(f->blocks);
 	memscope_timeline_free(f->tl);
-	memscope_leaks_free(f->leaks);
 	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
 		u64map_free(&f->weight[m]);
 		free(f->entries[m]);
@@ -353,8 +346,6 @@ int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *e
 	struct memscope_block out;
 	int r;
 
-	if (f->leaks && memscope_leaks_feed(f->leaks, ev))
-		return MEMSCOPE_E_NOMEM;
 	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH && f->o.group == MEMSCOPE_FLAME_BY_OP)
 		return add_op_row(f, ev);
 	if ((ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE) || !ev->pool ||
@@ -415,11 +406,10 @@ static int find_peak(struct memscope_flame *f)
 
 static int add_leaks(struct memscope_flame *f)
 {
-	size_t i, n;
+	size_t i, n = memscope_leaks_count(f->leaks);
 	uint32_t path;
-	int rc = memscope_leaks_finish(f->leaks);
+	int rc = 0;
 
-	n = memscope_leaks_count(f->leaks);
 	for (i = 0; i < n && !rc; i++) {
 		const struct memscope_leak *x = memscope_leaks_get(f->leaks, i);
 
@@ -581,7 +571,7 @@ int memscope_flame_finish(struct memscope_flame *f)
 		return rc;
 	if (f->blocks && (rc = find_peak(f)))
 		return rc;
-	if (f->leaks && (rc = add_leaks(f)))
+	if (wants(f, MEMSCOPE_FLAME_LEAKED) && (rc = f->leaks ? add_leaks(f) : MEMSCOPE_E_ARG))
 		return rc;
 	if (f->o.group == MEMSCOPE_FLAME_BY_OP && (rc = weigh_by_op(f)))
 		return rc;
@@ -639,3 +629,28 @@ const struct memscope_strtab *memscope_flame_strtab(const struct memscope_flame 
 {
 	return f->st;
 }
+
+void memscope_flame_leaks_opts(const struct memscope_flame_opts *o, struct memscope_leaks_opts *lo)
+{
+	memscope_leaks_opts_init(lo);
+	lo->kinds = MEMSCOPE_LEAK_EXIT;
+	lo->pools = o ? o->pools : 0;
+}
+
+void memscope_flame_use_leaks(struct memscope_flame *f, const struct memscope_leaks *l)
+{
+	f->leaks = l;
+}
+
+/* ---- the analysis interface (memscope/analysis.h) ---- */
+
+ANALYSIS_CALLS(memscope_flame)
+ANALYSIS_CREATE(memscope_flame)
+
+const struct memscope_analysis memscope_flame_analysis = {
+	.name = "flame",
+	.create = memscope_flame_create,
+	.destroy = memscope_flame_destroy,
+	.feed = memscope_flame_feed_any,
+	.finish = memscope_flame_finish_any,
+};

@@ -1,10 +1,11 @@
 /* The inefficient-memory analysis: the reference's API counters per (process, family), replayed in
- * time order, and its three rules (msmemscope.md §6). */
+ * time order, and its three rules (formats/analyses.md, the "Inefficient memory" sections). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/internal.h"
 #include "../core/u64map.h"
+#include "analysis_impl.h"
 #include "memscope/error.h"
 #include "memscope/inefficient.h"
 #include "memscope/steps.h"
@@ -724,3 +725,16 @@ const struct memscope_inefficient_opts *memscope_inefficient_opts(
 {
 	return &a->o;
 }
+
+/* ---- the analysis interface (memscope/analysis.h) ---- */
+
+ANALYSIS_CALLS(memscope_inefficient)
+ANALYSIS_CREATE(memscope_inefficient)
+
+const struct memscope_analysis memscope_inefficient_analysis = {
+	.name = "inefficient",
+	.create = memscope_inefficient_create,
+	.destroy = memscope_inefficient_destroy,
+	.feed = memscope_inefficient_feed_any,
+	.finish = memscope_inefficient_finish_any,
+};

@@ -1,10 +1,12 @@
 /* The leak analyses: step leaks by the timestamp rule, the marked range, blocks unreleased at exit,
- * and the per-step fluctuation of pool usage (msmemscope.md §5). */
+ * and the per-step fluctuation of pool usage (formats/analyses.md, "Exit rule" to "Marked-range
+ * leaks"). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/internal.h"
 #include "../core/u64map.h"
+#include "analysis_impl.h"
 #include "memscope/error.h"
 #include "memscope/leaks.h"
 #include "memscope/strtab.h"
@@ -411,7 +413,8 @@ static int add_kernel(struct lproc *p, const struct memscope_event *ev)
 	return 0;
 }
 
-/* used after a pool row, into the min/max of the step window it falls in (§5.2) */
+/* used after a pool row, into the min/max of the step window it falls in (formats/analyses.md
+ * "Fluctuation") */
 static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 {
 	const struct memscope_step_proc *sp = memscope_steps_proc(l->steps, ev->src, ev->pid);
@@ -588,11 +591,8 @@ static int cmp_leak_proc_alloc(const void *pa, const void *pb)
 {
 	const struct memscope_leak *a = pa, *b = pb;
 
-	if (a->blk.src != b->blk.src)
-		return a->blk.src < b->blk.src ? -1 : 1;
-	if (a->blk.pid != b->blk.pid)
-		return a->blk.pid < b->blk.pid ? -1 : 1;
-	return memscope_pos_cmp(alloc_pos(&a->blk), alloc_pos(&b->blk));
+	return memscope_time_cmp(a->blk.src, a->blk.pid, alloc_pos(&a->blk), b->blk.src, b->blk.pid,
+		alloc_pos(&b->blk));
 }
 
 /* A walk over a process's KERNEL_LAUNCH positions in time order: decoded as it goes when they
@@ -1064,3 +1064,29 @@ const struct memscope_steps *memscope_leaks_steps(const struct memscope_leaks *l
 {
 	return l->steps;
 }
+
+/* ---- the analysis interface (memscope/analysis.h) ---- */
+
+ANALYSIS_CALLS(memscope_leaks)
+ANALYSIS_CREATE(memscope_leaks)
+
+static int leaks_again(const void *self, uint32_t *src, uint64_t *line, const char **why)
+{
+	*why = "step or mark rows out of time order";
+	return memscope_leaks_needs_rewind(self, src, line);
+}
+
+static int leaks_rewind(void *self)
+{
+	return memscope_leaks_rewind(self);
+}
+
+const struct memscope_analysis memscope_leaks_analysis = {
+	.name = "leaks",
+	.create = memscope_leaks_create,
+	.destroy = memscope_leaks_destroy,
+	.feed = memscope_leaks_feed_any,
+	.finish = memscope_leaks_finish_any,
+	.again = leaks_again,
+	.rewind = leaks_rewind,
+};

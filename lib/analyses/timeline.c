@@ -5,11 +5,11 @@
 
 #include "../core/internal.h"
 #include "../core/u64map.h"
-#include "memscope/flame.h"
-#include "memscope/leaks.h"
+#include "analysis_impl.h"
+#include "memscope/blocks.h"
 #include "memscope/memscope.h"
-#include "memscope/order.h"
 #include "memscope/strtab.h"
+#include "memscope/timeline.h"
 
 struct memscope_timeline {
 	uint64_t pools;
@@ -136,13 +136,9 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 static int cmp_rec(const void *pa, const void *pb)
 {
 	const struct memscope_timeline_point *a = pa, *b = pb;
-	int c;
+	int c = memscope_time_cmp(a->src, a->pid, a->at, b->src, b->pid, b->at);
 
-	if (a->src != b->src)
-		return a->src < b->src ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if ((c = memscope_pos_cmp(a->at, b->at)) != 0)
+	if (c)
 		return c;
 	/* one row can give a live change and a used sample: keep the row's order */
 	if (a->kind != b->kind)
@@ -213,3 +209,21 @@ const struct memscope_strtab *memscope_timeline_strtab(const struct memscope_tim
 {
 	return t->st;
 }
+
+/* ---- the analysis interface (memscope/analysis.h) ---- */
+
+ANALYSIS_CALLS(memscope_timeline)
+
+/* every pool, with the used samples, ops and marks */
+static void *memscope_timeline_create(struct memscope_strtab *st)
+{
+	return memscope_timeline_new(0, 0, st);
+}
+
+const struct memscope_analysis memscope_timeline_analysis = {
+	.name = "timeline",
+	.create = memscope_timeline_create,
+	.destroy = memscope_timeline_destroy,
+	.feed = memscope_timeline_feed_any,
+	.finish = memscope_timeline_finish_any,
+};

@@ -124,7 +124,7 @@ unsigned memscope_kind_parse(const char *s, size_t len)
 
 unsigned memscope_subtype_parse(const char *s, size_t len)
 {
-	/* the legacy layout's spelling (msmemscope.md §2.4) */
+	/* the legacy layout's spelling (formats/dump-csv.md "Event and Event Type values") */
 	if (len == 8 && memcmp(s, "acl init", 8) == 0)
 		return MEMSCOPE_SUB_ACL_INIT;
 	return lookup(subtype_names, MEMSCOPE_SUB_COUNT_, s, len);

@@ -181,7 +181,7 @@ static int read_row(struct db_state *d)
 	unquote(&d->f[11]);
 	if ((rc = attr_field(d, line)))
 		return rc < 0 ? rc : 0;
-	return dump_rows_row(d->dr, d->f, line);
+	return dump_rows_row(d->dr, d->f, DUMP_COLS, line);
 }
 
 static const char select_rows[] =
@@ -358,6 +358,8 @@ static int db_read(
 		rc = open_dump_table(&d);
 	if (!rc)
 		rc = dump_rows_new(&d.dr, src, fn, ctx, err);
+	if (!rc)
+		dump_rows_fixed(d.dr);
 	while (!rc) {
 		int r = sqlite3_step(d.rows);
 

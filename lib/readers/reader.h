@@ -1,56 +1,12 @@
-/* What the format readers share: the opened source, its chunked input, and delivery of events. */
+/* What the format readers share: the reader table, delivery of events, and the dump row builder
+ * (the source and its input are input.h's). */
 #ifndef MEMSCOPE_READER_H
 #define MEMSCOPE_READER_H
 
 #include "../core/internal.h"
+#include "input.h"
 #include "memscope/source.h"
 #include "memscope/strtab.h"
-
-#define READ_CHUNK (256 * 1024)
-
-struct reader;
-
-struct memscope_source {
-	int fd; /* -1 for memory input */
-	int own_fd;
-	const unsigned char *mem; /* memory input */
-	size_t mem_len;
-	unsigned char *buf; /* READ_CHUNK bytes for fd input */
-	size_t peek_len;    /* bytes of buf (or mem) read by the sniffer */
-	int eof;
-	size_t chunk; /* bytes per read after the sniffed ones (READ_CHUNK) */
-	int read_done;
-	enum memscope_format format;
-	const struct reader *reader; /* set by the detection at open */
-	struct memscope_strtab *st;
-	struct memscope_read_opts opts;
-	struct memscope_read_stats stats;
-	char *name;
-};
-
-/*
- * The unconsumed input of a reader: data[start..len). A memory source is one window over all of
- * it (final from the start, nothing copied); a file is read chunk by chunk behind what is left.
- */
-struct window {
-	const char *data;
-	size_t start, len;
-	int final;	/* no more input after len */
-	struct buf own; /* storage for file input */
-};
-
-/* Set up w over src. 0 or MEMSCOPE_E_NOMEM. */
-int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err);
-
-/*
- * Read more input behind the unconsumed bytes (moving them to the front first). Sets final at
- * the end of input. MEMSCOPE_E_INVALID if more than max_pending bytes are unconsumed (a row or
- * record that never ends), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM.
- */
-int window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
-	struct memscope_error *err);
-
-void window_close(struct window *w);
 
 /* Hand ev to fn; returns 0 to go on or the status to stop with. */
 static inline int source_deliver(struct memscope_source *src, memscope_event_fn fn, void *ctx,
@@ -63,14 +19,6 @@ static inline int source_deliver(struct memscope_source *src, memscope_event_fn 
 		return 0;
 	return rc < 0 ? rc : MEMSCOPE_E_STOPPED;
 }
-
-/* Record a bad row/record: in lenient mode count it and return 0, else copy it to err and return
- * its code. e holds the complaint. */
-int source_bad(
-	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err);
-/* source_bad of an invalid row at line whose complaint is the printf-style message. */
-int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
-	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * One input format: how it is recognised from its first bytes and how it is read. Each reader file
@@ -95,8 +43,6 @@ struct reader {
 		struct memscope_error *err);
 };
 
-extern const struct reader capture_reader, db_reader, python_trace_reader, dump_csv_reader;
-
 /*
  * The reader whose sniff says yes to p[0..n) first into *out: 0, or an error naming what was
  * expected when none does (MEMSCOPE_E_INVALID), or a sniffer's own error.
@@ -110,11 +56,11 @@ const struct reader *reader_of(enum memscope_format f);
 int sniff_text(const unsigned char *p, size_t n);
 
 /*
- * The dump CSV reader's row checks and event building, for inputs whose rows come as the twelve
- * dump columns (the database reader): fields in the header's column order (ID ... Call Stack(C)),
+ * The row builder of the twelve dump columns (dump_rows.c), fed by the dump CSV reader (a header
+ * bound by column names, then rows) and the database reader (the columns in their order): fields
  * with the values a CSV field would hold (quotes removed, `quoted` and `null` set). Rows are
- * checked and delivered like CSV rows (lenient mode too); timestamps are nanoseconds unless the
- * source's options say otherwise.
+ * checked and delivered as events to fn (bad ones counted in lenient mode); timestamps are
+ * nanoseconds unless the header or the source's options say microseconds.
  */
 struct dump_rows;
 struct csvtok_field;
@@ -122,8 +68,17 @@ struct csvtok_field;
 /* 0 or MEMSCOPE_E_NOMEM; *out is dump_rows_free's either way. */
 int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,
 	void *ctx, struct memscope_error *err);
-/* One row: 0, or the status to stop with (err set), as a CSV row. */
-int dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, uint64_t line);
+/* The columns in the dump's order, nanoseconds (a database's rows): no header row. */
+void dump_rows_fixed(struct dump_rows *d);
+/* 1 once a header is bound (by dump_rows_header or dump_rows_fixed). */
+int dump_rows_have_header(const struct dump_rows *d);
+/* The header row (n fields at line): 0 or MEMSCOPE_E_INVALID (err set: not a dump's header). */
+int dump_rows_header(struct dump_rows *d, const struct csvtok_field *f, unsigned n, uint64_t line);
+/* One row of n fields at line: 0, or the status to stop with (err set). */
+int dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, unsigned n, uint64_t line);
 void dump_rows_free(struct dump_rows *d);
+/* Whether the first line of p[0..n) names at least three of the dump's columns (the dump CSV
+ * sniffer's test: another tool's CSV is not taken for a dump with columns missing). */
+int dump_rows_header_like(const unsigned char *p, size_t n);
 
 #endif

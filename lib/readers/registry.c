@@ -4,7 +4,9 @@
 
 #include "reader.h"
 
-/* Binary formats by their magic first; python_trace before the dump CSV, which takes any text. */
+/* Binary formats by their magic first, then the text formats by their header lines. */
+extern const struct reader capture_reader, db_reader, python_trace_reader, dump_csv_reader;
+
 static const struct reader *const readers[] = {
 	&capture_reader,
 	&db_reader,

@@ -8,7 +8,7 @@
 #include "../core/live_ring.h"
 #include "memscope/event.h"
 #include "memscope/strtab.h"
-#include "memscope/writer.h"
+#include "memscope/capture.h"
 #include "outbuf.h"
 
 struct memscope_capture_writer {

@@ -10,10 +10,10 @@
 #include "../core/u64map.h"
 #include "dump_text.h"
 #include "memscope/db.h"
-#include "memscope/order.h"
+#include "memscope/blocks.h"
 #include "memscope/strtab.h"
 
-/* The reference's DDL, as sqlite_master keeps it (msmemscope.md §3.1). */
+/* The reference's DDL, as sqlite_master keeps it (formats/sqlite.md "The reference's tables"). */
 static const char dump_ddl[] =
 	"CREATE TABLE memscope_dump (\"ID\" INTEGER, \"Event\" TEXT, \"Event Type\" TEXT, "
 	"\"Name\" TEXT, \"Timestamp(ns)\" INTEGER, \"Process Id\" INTEGER, \"Thread Id\" INTEGER, "

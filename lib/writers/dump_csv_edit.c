@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "../readers/csvtok.h"
-#include "../readers/reader.h"
-#include "memscope/writer.h"
+#include "../readers/input.h"
+#include "memscope/dump_csv.h"
 
 struct copy {
 	struct memscope_source *src;

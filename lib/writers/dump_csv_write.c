@@ -5,7 +5,7 @@
 
 #include "../core/internal.h"
 #include "memscope/strtab.h"
-#include "memscope/writer.h"
+#include "memscope/dump_csv.h"
 #include "dump_text.h"
 #include "outbuf.h"
 

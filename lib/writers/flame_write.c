@@ -1,5 +1,5 @@
 /* Writers of memory by allocation site: speedscope JSON and folded stacks
- * (reference/export-formats.md). */
+ * (formats/flame.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,8 +61,8 @@ void memscope_flame_profile_name(const struct memscope_flame *f, unsigned m, cha
 		(unsigned long long)total);
 }
 
-int memscope_flame_write_speedscope(
-	FILE *out, const struct memscope_flame *f, const char *name, struct memscope_error *err)
+int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, const char *name,
+	const char *producer, struct memscope_error *err)
 {
 	const struct memscope_strtab *st = NULL;
 	struct u64map index = { 0 };
@@ -71,10 +71,10 @@ int memscope_flame_write_speedscope(
 	unsigned m, first = 1;
 	int rc = 0;
 
-	fprintf(out,
-		"{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-		"\"exporter\":\"memscope-export@%s\",\"name\":",
-		memscope_version());
+	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		     "\"exporter\":");
+	json_cstr(out, producer ? producer : "libmemscope");
+	fputs(",\"name\":", out);
 	json_cstr(out, name ? name : "memscope");
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
 	st = memscope_flame_strtab(f);

@@ -203,7 +203,8 @@ static const char *overflowed(uint64_t bytes)
 	return bytes == MEMSCOPE_BYTES_OVERFLOW ? " (the total overflowed)" : "";
 }
 
-/* The online check's exit report (§5.1), per process and device with step leaks. */
+/* The online check's exit report (formats/analyses.md "Step leaks"), per process and device with
+ * step leaks. */
 static void text_step(struct report *r, uint32_t src)
 {
 	size_t n = memscope_leaks_count(r->l), i, j, lo;
@@ -252,7 +253,7 @@ static void text_step(struct report *r, uint32_t src)
 	}
 }
 
-/* The gap analysis (§5.2) of each device and pool. */
+/* The gap analysis (formats/analyses.md "Fluctuation") of each device and pool. */
 static void text_gap(struct report *r, uint32_t src)
 {
 	size_t n, i, first;
@@ -286,7 +287,8 @@ static void text_gap(struct report *r, uint32_t src)
 	}
 }
 
-/* The offline check's output (§5.4): every checked group, leaks or "No ... detected". */
+/* The offline check's output (formats/analyses.md "Marked-range leaks"): every checked group,
+ * leaks or "No ... detected". */
 static void text_mark(struct report *r, uint32_t src)
 {
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);

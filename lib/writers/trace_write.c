@@ -4,9 +4,9 @@
 
 #include "../core/internal.h"
 #include "../core/u64map.h"
-#include "memscope/flame.h"
 #include "memscope/memscope.h"
 #include "memscope/strtab.h"
+#include "memscope/timeline.h"
 #include "report.h"
 
 /* "%llu.%03u": nanoseconds as the microseconds of the trace format */
@@ -37,7 +37,8 @@ static void counter(FILE *out, const struct memscope_timeline_point *r, const ch
 }
 
 int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
-	const char *const *inputs, size_t n_inputs, struct memscope_error *err)
+	const char *const *inputs, size_t n_inputs, const char *producer,
+	struct memscope_error *err)
 {
 	struct u64map open = { 0 }; /* tid -> open slices of the process; none left at its end */
 	uint64_t *tids = NULL; /* the process's tids with open slices, to end them at its end */
@@ -46,10 +47,9 @@ int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 	const struct memscope_strtab *st = memscope_timeline_strtab(t);
 	int first = 1, rc = 0;
 
-	fprintf(out,
-		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":"
-		"\"memscope-export@%s\"},\"traceEvents\":[",
-		memscope_version());
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":", out);
+	json_cstr(out, producer ? producer : "libmemscope");
+	fputs("},\"traceEvents\":[", out);
 
 	for (i = 0; i < n_points && !rc; i = j) {
 		const struct memscope_timeline_point *p = &recs[i];

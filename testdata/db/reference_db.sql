@@ -1,4 +1,4 @@
--- A database as msMemScope's DbHandler writes it (msmemscope.md §3.1): the old table name
+-- A database as msMemScope's DbHandler writes it (formats/sqlite.md): the old table name
 -- leaks_dump, Attrs through FixJson (row 4's value holds a quote, which FixJson does not escape:
 -- that Attr is not JSON), N/A process and thread ids bound as the 32-bit -1, MSTX names and stacks
 -- with their quotes.

@@ -187,7 +187,7 @@ out:
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* the reference-like baseline: msMemScope's DbHandler (msmemscope.md §3.1) with plain SQLite */
+/* the reference-like baseline: msMemScope's DbHandler (formats/sqlite.md) with plain SQLite */
 
 #define N_COLS 12
 

@@ -38,6 +38,21 @@ expect_out() {
 	expect_same "$WORK/out" "$golden"
 }
 
+# expect_alias WANT MAIN ALIAS ARGS...: "$TOOL" MAIN ARGS and "$TOOL" ALIAS ARGS exit WANT with
+# byte-identical stdout and stderr (MAIN and ALIAS one word each: --format=csv and --to-csv)
+expect_alias() {
+	want=$1
+	main_opt=$2
+	alias_opt=$3
+	shift 3
+	expect_status "$want" "$TOOL" "$main_opt" "$@"
+	mv "$WORK/out" "$WORK/main.out"
+	mv "$WORK/err" "$WORK/main.err"
+	expect_status "$want" "$TOOL" "$alias_opt" "$@"
+	expect_same "$WORK/out" "$WORK/main.out"
+	expect_same "$WORK/err" "$WORK/main.err"
+}
+
 finish() {
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]

@@ -4,13 +4,14 @@ BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
 M="$BIN/memscope-compare"
+TOOL=$M
 T="$SRC/testdata"
 cd "$WORK" || exit 1
 
-# the reference's own output for its sample pair (msmemscope.md §4.8b)
+# the reference's own output for its sample pair (formats/analyses.md "Compare: worked examples")
 expect_status 0 "$M" -q --input "$T/baseline.csv,$T/leaks.csv" -o out.csv
 expect_same out.csv "$T/compare/baseline_vs_leaks_expected.csv"
-# the legacy smoke pair at kernel level: the reference's 12 rows, devices ascending (§4.8c)
+# the legacy smoke pair at kernel level: the reference's 12 rows, devices ascending (same section)
 cat >smoke_expected.csv <<'ROWS'
 ,,,Base,Compare
 Event,Name,Device Id,Allocated Memory(byte),Allocated Memory(byte),Diff Memory(byte)
@@ -30,7 +31,7 @@ ROWS
 expect_status 0 "$M" -q --level kernel --input \
 	"$T/memscope_dump_20250428113810.csv,$T/memscope_dump_20250428113811.csv" -o smoke.csv
 expect_same smoke.csv smoke_expected.csv
-# hand-built rules: tie rule and one-sided rows (§4.8a), MindSpore at kernel level with two
+# hand-built rules: tie rule and one-sided rows (same section), MindSpore at kernel level with two
 # devices, both levels in one sequence; the full-width comma
 expect_status 0 "$M" -q --input "$T/compare/tie_base.csv，$T/compare/tie_cmp.csv" -o tie.csv
 expect_same tie.csv "$T/compare/tie_expected.csv"
@@ -39,15 +40,20 @@ expect_same ms.csv "$T/compare/ms_expected.csv"
 expect_status 0 "$M" -q --level op,kernel --input "$T/compare/both_base.csv,$T/compare/both_cmp.csv" -o both.csv
 expect_same both.csv "$T/compare/both_expected.csv"
 
-# --metric: the reference's next-pool-row rule, the net bytes inside START..END, the pool peak
+# --measure: the reference's next-pool-row rule, the net bytes inside START..END, the pool peak;
+# --metric, its older spelling (export's --metric is what a profile weighs), does the same
 for m in reference delta peak; do
-	expect_status 0 "$M" -q --metric $m --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o metric_$m.csv
+	expect_status 0 "$M" -q --measure $m --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o metric_$m.csv
 	expect_same metric_$m.csv "$T/compare/metric_${m}_expected.csv"
+	expect_alias 0 --measure=$m --metric=$m --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o -
 done
+# op,kernel is also spelled kernel,op
+expect_alias 0 --level=op,kernel --level=kernel,op -q --input "$T/compare/both_base.csv,$T/compare/both_cmp.csv" -o -
 expect_status 2 "$M" -q --metric delta --level kernel --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o o10.csv
 expect_err_line 'the delta and peak metrics need op START and END rows: use the op level$'
 expect_absent o10.csv
 expect_status 2 "$M" --metric bytes --input "$T/baseline.csv,$T/leaks.csv"
+expect_err_line "^memscope-compare: --measure: expected reference, delta or peak, got 'bytes'$"
 
 # --step: the N-th mstx "step start" range, or the span ending at the N-th SYSTEM STEP row
 expect_status 0 "$M" -q --step 2 --input "$T/compare/steps_base.csv,$T/compare/steps_cmp.csv" -o steps.csv
@@ -95,7 +101,7 @@ expect_err_line '^memscope-compare: missing.csv: cannot open: No such file or di
 expect_absent o1.csv
 printf 'time,name\n1,a\n' >wrong.csv
 expect_status 3 "$M" --input "wrong.csv,$T/leaks.csv" -o o2.csv
-expect_err_line "^memscope-compare: wrong.csv:1: not a memscope_dump CSV: header has no 'ID' column"
+expect_err_line "^memscope-compare: wrong.csv: not a capture file, a database, a python_trace CSV or a memscope_dump CSV"
 expect_absent o2.csv
 { head -n 3 "$T/baseline.csv"; echo '9,MALLOC,PTA,N/A,5,1,1,0,0x1,"{size:x}",,'; } >badrow.csv
 expect_status 3 "$M" --input "badrow.csv,$T/leaks.csv" -o o3.csv
@@ -117,6 +123,7 @@ expect_status 2 "$M" --input "$T/baseline.csv" -o o7.csv
 expect_err_line 'expected exactly two files'
 expect_status 2 "$M" --input "a.csv,b.csv,c.csv"
 expect_status 2 "$M" --level warp --input "$T/baseline.csv,$T/leaks.csv"
+expect_err_line "^memscope-compare: --level: expected op, kernel or op,kernel, got 'warp'$"
 expect_status 2 "$M" "$T/baseline.csv"
 cp "$T/baseline.csv" base.csv
 expect_status 2 "$M" -f --input "base.csv,$T/leaks.csv" -o base.csv

@@ -4,6 +4,7 @@ BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
 C="$BIN/memscope-convert"
+TOOL=$C
 cd "$WORK" || exit 1
 
 # round trips of the bundled samples: byte-identical for current-layout files
@@ -27,6 +28,11 @@ expect_same baseline.csv piped.csv
 # the summary: what went where, in figures (also when stdout is a pipe)
 expect_status 0 sh -c "'$C' -t csv -o - baseline.csv | cat >/dev/null"
 expect_err_line '^memscope-convert: baseline.csv -> -: 121 events, 14505 -> 14505 bytes \(dump-csv, current layout\)$'
+# --format names the output's format, as in every tool; -t and --to, its older spellings, do
+# the same byte for byte
+expect_alias 0 --format=csv -tcsv -o - baseline.csv
+expect_alias 0 --format=csv --to=csv -o - baseline.mscap
+expect_alias 0 --format=capture --to=capture -o - baseline.csv
 
 # outputs: never overwritten without --force, never the input
 expect_status 2 "$C" baseline.csv
@@ -48,7 +54,12 @@ expect_err_line '^memscope-convert: random.bin: '
 expect_absent out2.mscap
 printf 'time,name,bytes\n1,a,3\n' >wrong.csv
 expect_status 3 "$C" -o out3.mscap wrong.csv
-expect_err_line "^memscope-convert: wrong.csv:1: not a memscope_dump CSV: header has no 'ID' column"
+# another tool's CSV is not taken for a dump: the error says what an input may be
+expect_err_line "^memscope-convert: wrong.csv: not a capture file, a database, a python_trace CSV or a memscope_dump CSV\$"
+# a dump's header with a column missing is a dump CSV, and the reader names the column
+printf 'Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr\n' >noid.csv
+expect_status 3 "$C" -o out3.mscap noid.csv
+expect_err_line "^memscope-convert: noid.csv:1: not a memscope_dump CSV: header has no 'ID' column"
 expect_absent out3.mscap
 expect_status 4 "$C" -o out4.mscap missing.csv
 expect_err_line '^memscope-convert: missing.csv: cannot open: No such file or directory$'
@@ -109,7 +120,11 @@ X
 expect_status 2 "$C"
 expect_status 2 "$C" --bogus baseline.csv
 expect_status 2 "$C" -t xml baseline.csv
+expect_err_line "^memscope-convert: --format: expected csv or capture, got 'xml'$"
+expect_status 2 "$C" --format CSV baseline.csv
+expect_err_line "^memscope-convert: --format: expected csv or capture, got 'CSV'$"
 expect_status 2 "$C" --time-unit s baseline.csv
+expect_err_line "^memscope-convert: --time-unit: expected auto, ns or us, got 's'$"
 expect_status 0 "$C" --help
 grep -q '^Usage: memscope-convert ' "$WORK/out" && ok || bad "--help on stdout"
 finish

@@ -35,7 +35,8 @@ for f in memscope_dump_20250428113810 memscope_dump_20250428113811; do
 done
 cp memscope_dump_20250428113810.db legacy.db
 
-# the reference's DDL, exactly (msmemscope.md §3.1), and no other memscope_dump column
+# the reference's DDL, exactly (formats/sqlite.md "The reference's tables"), and no other
+# memscope_dump column
 expect_q baseline.db "SELECT sql FROM sqlite_master WHERE name = 'memscope_dump'" \
 	'CREATE TABLE memscope_dump ("ID" INTEGER, "Event" TEXT, "Event Type" TEXT, "Name" TEXT, "Timestamp(ns)" INTEGER, "Process Id" INTEGER, "Thread Id" INTEGER, "Device Id" TEXT, "Ptr" TEXT, "Attr" TEXT, "Call Stack(Python)" TEXT, "Call Stack(C)" TEXT)'
 expect_q hostile.db "SELECT sql FROM sqlite_master WHERE name = 'memscope_dump'" "$(q baseline.db "SELECT sql FROM sqlite_master WHERE name = 'memscope_dump'")"
@@ -55,7 +56,8 @@ expect_q hostile.db "SELECT \"Name\", typeof(\"Process Id\") FROM memscope_dump 
 k\tname|null'
 expect_q hostile.db "SELECT \"Call Stack(Python)\" FROM memscope_dump WHERE \"ID\" = 3" '"a.py(1): f
 b.py(2): g"'
-# MindStudio Insight's query (§3.2) runs, uses the time index and skips the device-less rows
+# MindStudio Insight's query (formats/sqlite.md "What MindStudio Insight reads") runs, uses the
+# time index and skips the device-less rows
 n_dev=$(python3 -c 'import csv, sys
 print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["Device Id"] not in ("N/A", "", "host")))' baseline.csv)
 expect_q baseline.db "SELECT count(*) FROM (SELECT * FROM memscope_dump WHERE \"Device Id\" NOT IN ('N/A','','host') ORDER BY \"Timestamp(ns)\")" "$n_dev"
@@ -99,6 +101,13 @@ expect_q multi.db "SELECT count(*) FROM python_trace_9" 1
 expect_status 0 "$D" -q --to-csv -o - multi.db
 { cat baseline.csv; tail -n +2 leaks.csv; } >multi.expected.csv
 expect_same "$WORK/out" multi.expected.csv
+# --format csv is the output's format, as in every tool; --to-csv, its older spelling, does the
+# same byte for byte; --format db is the default
+expect_alias 0 --format=csv --to-csv -o - multi.db
+expect_same "$WORK/out" multi.expected.csv
+expect_status 0 "$D" -q --format db -o fmt.db baseline.csv leaks.csv
+expect_status 0 "$D" -q -o nofmt.db baseline.csv leaks.csv
+expect_same fmt.db nofmt.db
 
 # a capture file goes in as memscope-convert reads it; other tools read databases too
 expect_status 0 "$BIN/memscope-convert" -q -o b.mscap baseline.csv
@@ -148,6 +157,9 @@ expect_err_line '^memscope-db: leaks.csv: output would overwrite the input$'
 expect_status 2 "$D" baseline.csv leaks.csv
 expect_err_line 'name the database with -o'
 expect_status 2 "$D" --to-csv a.db b.db
+expect_err_line '^memscope-db: --format csv takes one database, got 2 inputs$'
+expect_status 2 "$D" --format sqlite baseline.csv
+expect_err_line "^memscope-db: --format: expected db or csv, got 'sqlite'$"
 expect_status 2 "$D" -o /dev/null baseline.csv
 expect_err_line 'not a regular file'
 expect_status 3 "$D" --to-csv -o x.csv baseline.csv

@@ -213,8 +213,13 @@ expect_status 2 "$E" --format png baseline.csv
 expect_err_line "expected speedscope, folded, svg or chrome-trace, got 'png'"
 expect_status 2 "$E" --format folded --metric allocated,count baseline.csv
 expect_err_line 'folded holds one metric, 2 given'
+expect_status 2 "$E" --metric bytes baseline.csv
+expect_err_line "^memscope-export: --metric: expected allocated, peak, leaked and/or count, got 'bytes'$"
 expect_status 2 "$E" --group-by nothing baseline.csv
+expect_err_line "^memscope-export: --group-by: expected stack, owner or op, got 'nothing'$"
 expect_status 2 "$E" --stack java baseline.csv
+expect_err_line "^memscope-export: --stack: expected python, c or both, got 'java'$"
+expect_status 2 "$E" --stack python,c baseline.csv
 expect_status 2 "$E" --pool nopool baseline.csv
 expect_status 2 "$E" -o baseline.csv baseline.csv
 expect_status 0 "$E" -q -o exists.json baseline.csv

@@ -30,9 +30,12 @@ expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation
 # threshold N+1 = 4: D's distance of 4 is no longer above it; the default 3000 neither
 expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation 100:8:early_allocation 100:6:early_allocation" --idle-threshold 4 rules.csv
 expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation 100:8:early_allocation 100:6:early_allocation" rules.csv
-# --types and --min-size filter what is flagged, not how APIs are counted
-expect_flagged "100:2:early_allocation 100:8:early_allocation 100:6:early_allocation" --idle-threshold 3 --types early_allocation rules.csv
+# --kinds and --min-size filter what is flagged, not how APIs are counted
+expect_flagged "100:2:early_allocation 100:8:early_allocation 100:6:early_allocation" --idle-threshold 3 --kinds early_allocation rules.csv
 expect_flagged "100:5:temporary_idleness" --idle-threshold 3 --types temporary_idleness,temporary_idleness rules.csv
+# --kinds, as in memscope-leaks; --types, its older spelling, does the same byte for byte
+expect_alias 0 --kinds=early_allocation,temporary_idleness --types=early_allocation,temporary_idleness --idle-threshold 3 rules.csv
+expect_alias 0 --kinds=all --types=all -q --format json rules.csv
 expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation" --idle-threshold 3 --min-size 1M rules.csv
 expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation 100:5:temporary_idleness" --idle-threshold 3 --min-size 8KiB rules.csv
 expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation 100:5:temporary_idleness 100:8:early_allocation" --idle-threshold 3 --min-size 2048 rules.csv
@@ -141,9 +144,12 @@ expect_err_line '^memscope-inefficient: --idle-threshold: expected a whole numbe
 expect_status 2 "$I" --idle-threshold 12abc rules.csv
 expect_status 2 "$I" --min-size 1X rules.csv
 expect_err_line "^memscope-inefficient: --min-size: expected bytes"
-expect_status 2 "$I" --types early rules.csv
+expect_status 2 "$I" --kinds early rules.csv
+expect_err_line "^memscope-inefficient: --kinds: expected early_allocation, late_deallocation and/or temporary_idleness, or all, got 'early'$"
 expect_status 2 "$I" --types early_allocation, rules.csv
+expect_err_line "^memscope-inefficient: --kinds: expected .*, got 'early_allocation,'$"
 expect_status 2 "$I" --format xml rules.csv
+expect_err_line "^memscope-inefficient: --format: expected text, json or csv, got 'xml'$"
 expect_status 2 "$I"
 expect_status 2 "$I" --annotate "$WORK/a.csv" rules.csv processes.csv
 expect_err_line 'exactly one INPUT'
@@ -160,7 +166,7 @@ expect_err_line 'exists'
 expect_status 2 "$I" -o "$WORK/same" --annotate "$WORK/same" rules.csv
 expect_status 4 "$I" "$WORK/missing.csv"
 expect_err_line 'missing.csv'
-printf 'ID,Event\n1,MALLOC\n' >"$WORK/hdr.csv"
+printf 'ID,Event,Event Type\n1,MALLOC,PTA\n' >"$WORK/hdr.csv"
 expect_status 3 "$I" "$WORK/hdr.csv"
 expect_err_line 'hdr.csv:1:'
 sed '8s/^[0-9]*,/2x,/' rules.csv >"$WORK/badrow.csv"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """memscope-inefficient against a port of the reference's offline check_inefficient
-(msMemScope python/msmemscope/analyzer/inefficient.py, msmemscope.md section 6) on random
+(msMemScope python/msmemscope/analyzer/inefficient.py; formats/analyses.md, the "Inefficient
+memory" sections) on random
 single-process dumps whose rows are ordered the way the reference's dump writer orders them.
 
 Per random dump, the set {(allocation_id, types in the order found)} must be the same from
@@ -8,7 +9,8 @@ Per random dump, the set {(allocation_id, types in the order found)} must be the
   2. memscope-inefficient --format csv (columns allocation_id and types, split on ';'),
   3. memscope-inefficient --annotate OUT.csv (MALLOC rows' inefficient_type:..., split on ','),
 and OUT.csv with the inefficient_type insertions taken out must be the input byte for byte.
-The port is first checked against the reference's documented worked example (section 6.3).
+The port is first checked against the reference's worked example (formats/analyses.md
+"Inefficient memory: worked example").
 Not generated (documented differences): shadow:true rows, ACCESS of pools other than PTA/ATB,
 ACCESS after a block's FREE, more than one process.
 Args: BIN_DIR [CASES] [SEED], or --self-test [DIR]: only the port's checks, samples in DIR."""
@@ -289,10 +291,10 @@ def tally(result, totals):
 # ---- self-test --------------------------------------------------------------------------------
 
 def worked_example(path):
-    """Section 6.3: Y (aid 1) MALLOC api 1, FREE api 3; X (aid 2) MALLOC api 2, ACCESS api 4, FREE
-    api 6; W (aid 3, 4096 bytes) MALLOC api 5, ACCESS api 7 and 10; Z (aid 4) MALLOC and ACCESS
-    inside an aten op (api 8), ACCESS api 9; an ATB op in between counts on the ATB side only.
-    Rows in the writer's order: Y and X at their FREE, W and Z at the end."""
+    """The worked example: Y (aid 1) MALLOC api 1, FREE api 3; X (aid 2) MALLOC api 2, ACCESS
+    api 4, FREE api 6; W (aid 3, 4096 bytes) MALLOC api 5, ACCESS api 7 and 10; Z (aid 4) MALLOC
+    and ACCESS inside an aten op (api 8), ACCESS api 9; an ATB op in between counts on the ATB side
+    only. Rows in the writer's order: Y and X at their FREE, W and Z at the end."""
     ev = [("MALLOC", 1, 2048), ("MALLOC", 2, 1 << 20), ("FREE", 1, 2048), ("ACCESS", 2, 64),
           ("MALLOC", 3, 4096), ("FREE", 2, 1 << 20), ("ACCESS", 3, 64),
           ("ATEN_START", "torch._ops.aten.mm.default"), ("MALLOC", 4, 512), ("ACCESS", 4, 64),

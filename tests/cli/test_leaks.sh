@@ -93,9 +93,12 @@ expect_same "$WORK/cap.txt" "$WORK/csv.txt"
 expect_status 0 "$L" -q --kinds step steps_mstx.csv steps_system.csv
 if [ "$(grep -c '^==> ' "$WORK/out")" -eq 2 ] && grep -q '^summary: step leaks 4 ' "$WORK/out"; then ok; else bad "two inputs: $(cat "$WORK/out")"; fi
 
-# --fail-on-leak for pipelines
-expect_status 1 "$L" -q --fail-on-leak steps_mstx.csv
-expect_status 0 "$L" -q --fail-on-leak --kinds step "$T/baseline.csv"
+# --fail-on-finding for pipelines, as in memscope-inefficient; --fail-on-leak, its older
+# spelling, does the same byte for byte
+expect_status 1 "$L" -q --fail-on-finding steps_mstx.csv
+expect_status 0 "$L" -q --fail-on-finding --kinds step "$T/baseline.csv"
+expect_alias 1 --fail-on-finding --fail-on-leak steps_mstx.csv
+expect_alias 0 --fail-on-finding --fail-on-leak -q --kinds step --format json "$T/baseline.csv"
 # -o: written in one piece, never over an existing file or an input
 expect_status 0 "$L" -q steps_mstx.csv -o "$WORK/report.txt"
 expect_same "$WORK/report.txt" steps_mstx.txt
@@ -111,7 +114,7 @@ expect_err_line 'missing\.csv'
 expect_absent "$WORK/o1.txt"
 printf 'a,b,c\n1,2,3\n' >"$WORK/wrong.csv"
 expect_status 3 "$L" -q "$WORK/wrong.csv" -o "$WORK/o2.txt"
-expect_err_line "wrong\.csv:1: not a memscope_dump CSV"
+expect_err_line "wrong\.csv: not a capture file, a database, a python_trace CSV or a memscope_dump CSV"
 expect_absent "$WORK/o2.txt"
 sed 's/size:4096,total/size:40x6,total/' steps_mstx.csv >"$WORK/badrow.csv"
 expect_status 3 "$L" -q "$WORK/badrow.csv" -o "$WORK/o3.txt"
@@ -125,6 +128,9 @@ expect_status 2 "$L" --skip-steps 1x steps_mstx.csv
 expect_status 2 "$L" --min-steps-alive 0 steps_mstx.csv
 expect_status 2 "$L" --pool gpu steps_mstx.csv
 expect_status 2 "$L" --format xml steps_mstx.csv
+expect_err_line "^memscope-leaks: --format: expected text, json or csv, got 'xml'$"
+expect_status 2 "$L" --kinds step,leak steps_mstx.csv
+expect_err_line "^memscope-leaks: --kinds: expected step, mark and/or exit, got 'step,leak'$"
 expect_status 2 "$L" --kinds mark steps_mstx.csv
 expect_err_line '^memscope-leaks: --kinds mark needs --mark TEXT$'
 expect_status 2 "$L"

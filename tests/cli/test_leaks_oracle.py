@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """memscope-leaks --pool hal --mark against a literal port of the reference's offline check_leaks
-(msmemscope.md section 5.4) on random single-process dumps: the leaks found, and the lines that
-report them, must be the reference's. Args: BIN_DIR [CASES] [SEED]"""
+(formats/analyses.md "Marked-range leaks") on random single-process dumps: the leaks found, and
+the lines that report them, must be the reference's. Args: BIN_DIR [CASES] [SEED]"""
 import csv
 import io
 import os
@@ -16,7 +16,7 @@ HEADER = ("ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id
 
 
 def reference_check_leaks(path, mstx_info, start_index):
-    """The reference's algorithm as section 5.4 states it: rows grouped by the Device Id string
+    """The reference's algorithm (see formats/analyses.md): rows grouped by the Device Id string
     (N/A skipped), sorted by int(ID), marks A, B, C by ID, HAL rows only, MALLOC with
     A <= ID <= B a candidate, FREE with A <= ID <= C removing every candidate of its Ptr."""
     out = []

@@ -12,9 +12,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The flame analysis and the leaks analysis its leaked metric weighs. */
+struct pair {
+	struct memscope_leaks *l;
+	struct memscope_flame *f;
+};
+
 static int feed(void *ctx, const struct memscope_event *ev)
 {
-	if (memscope_flame_feed(ctx, ev))
+	struct pair *p = ctx;
+
+	if (memscope_leaks_feed(p->l, ev) || memscope_flame_feed(p->f, ev))
 		abort();
 	return 0;
 }
@@ -138,7 +146,7 @@ static void check_timeline(const uint8_t *data, size_t size)
 		memscope_source_read(src, feed_timeline, t, &err);
 	out = open_memstream(&text, &len);
 	if (!out || memscope_timeline_finish(t) ||
-		memscope_timeline_write_chrome(out, t, &name, 1, &err))
+		memscope_timeline_write_chrome(out, t, &name, 1, NULL, &err))
 		abort();
 	fclose(out);
 	if (!(doc = cJSON_ParseWithLength(text, len)) ||
@@ -158,20 +166,26 @@ static struct memscope_flame *analyse(const uint8_t *data, size_t size, unsigned
 {
 	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
 	struct memscope_flame_opts fo;
-	struct memscope_flame *f;
+	struct memscope_leaks_opts lo;
+	struct pair p;
 	struct memscope_error err;
 
 	memscope_flame_opts_init(&fo);
 	fo.metrics = (1u << MEMSCOPE_FLAME_N_METRICS) - 1;
 	fo.group = group;
+	memscope_flame_leaks_opts(&fo, &lo);
 	*src = NULL;
-	if (!(*st = memscope_strtab_new()) || !(f = memscope_flame_new(&fo, *st)))
+	if (!(*st = memscope_strtab_new()) || !(p.f = memscope_flame_new(&fo, *st)) ||
+		!(p.l = memscope_leaks_new(&lo, *st)))
 		abort();
+	memscope_flame_use_leaks(p.f, p.l);
 	if (memscope_source_open_mem(src, data, size, "fuzz", *st, &ro, &err) == 0)
-		memscope_source_read(*src, feed, f, &err);
-	if (memscope_flame_finish(f))
+		memscope_source_read(*src, feed, &p, &err);
+	/* the leaks first: the flame's finish takes their exit findings */
+	if (memscope_leaks_finish(p.l) || memscope_flame_finish(p.f))
 		abort();
-	return f;
+	memscope_leaks_free(p.l);
+	return p.f;
 }
 
 /* Each metric's total grouped by group. */
@@ -224,7 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		text = NULL;
 	}
 	out = open_memstream(&text, &len);
-	if (!out || memscope_flame_write_speedscope(out, f, "fuzz", &err))
+	if (!out || memscope_flame_write_speedscope(out, f, "fuzz", NULL, &err))
 		abort();
 	fclose(out);
 	if (!(doc = cJSON_ParseWithLength(text, len)))

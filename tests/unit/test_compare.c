@@ -6,8 +6,9 @@
 #include "testutil.h"
 
 /*
- * msmemscope.md §4.5 as written: a node per (d, k) with its predecessor, the tie rule, the
- * backtrack from the end node. pairs gets (i, j) of the alignment in forward order (-1: absent).
+ * formats/analyses.md "Compare: alignment", the reference's way: a node per (d, k) with its
+ * predecessor, the tie rule, the backtrack from the end node. pairs gets (i, j) of the alignment
+ * in forward order (-1: absent).
  */
 struct node {
 	long x, y, prev;

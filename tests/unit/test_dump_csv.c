@@ -225,7 +225,16 @@ START_TEST(bad_input_names_file_line_and_reason)
 	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 0);
 	tread_free(&t);
 
+	/* text of another format: no reader takes it, and the error says what an input may be */
 	ck_assert_int_eq(read_str(&t, "a,b,c\n1,2,3\n", 0), MEMSCOPE_E_INVALID);
+	ck_assert_uint_eq(t.err.line, 0);
+	ck_assert_str_eq(t.err.msg,
+		"not a capture file, a database, a python_trace CSV or a memscope_dump CSV");
+	tread_free(&t);
+
+	/* a dump's header short of a column: the dump reader names it */
+	ck_assert_int_eq(
+		read_str(&t, "\"Event\",Event Type,Name,Ptr\n1,2,3,4\n", 0), MEMSCOPE_E_INVALID);
 	ck_assert_uint_eq(t.err.line, 1);
 	ck_assert_ptr_nonnull(strstr(t.err.msg, "header has no 'ID' column"));
 	tread_free(&t);

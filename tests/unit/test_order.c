@@ -40,7 +40,7 @@ START_TEST(time_order_is_per_input_and_pid_with_id_tie_break)
 	for (i = 1; i < memscope_evbuf_count(t.evs); i++)
 		inversions_before += memscope_event_cmp_time(memscope_evbuf_get(t.evs, i - 1),
 					     memscope_evbuf_get(t.evs, i)) > 0;
-	ck_assert_uint_eq(inversions_before, 16); /* msmemscope.md §2.5 */
+	ck_assert_uint_eq(inversions_before, 16); /* testdata/README.txt */
 	memscope_evbuf_sort(t.evs);
 	for (i = 0; i < memscope_evbuf_count(t.evs); i++) {
 		const struct memscope_event *ev = memscope_evbuf_get(t.evs, i);
@@ -85,7 +85,7 @@ START_TEST(pairing_by_allocation_id)
 
 	ck_assert_int_eq(tread_file(&t, testdata("baseline.csv"), NULL), 0);
 	pair_all(&p, &t);
-	/* §2.7: 4 unpaired PTA MALLOCs and 3 unpaired HAL MALLOCs */
+	/* testdata/README.txt: 4 unpaired PTA MALLOCs and 3 unpaired HAL MALLOCs */
 	ck_assert_uint_eq(memscope_blocks_live(p.b), 7);
 	ck_assert_int_eq(p.counts[MEMSCOPE_PAIR_FREE], 16); /* every FREE row */
 	ck_assert_int_eq(p.counts[MEMSCOPE_PAIR_UNMATCHED_FREE], 0);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis.h"
 #include "error.h"
 #include "event.h"
 
@@ -20,7 +21,7 @@ enum memscope_compare_level {
 /*
  * One input of a comparison: the rows that matter (op/kernel rows and pool rows), per device.
  * Memory grows with those rows, about 32 bytes each. Feed it every event of one input with
- * memscope_compare_side_add (it fits memscope_source_read's callback through a small wrapper).
+ * memscope_compare_side_add, or memscope_compare_side_analysis on a run.
  */
 struct memscope_compare_side;
 
@@ -78,9 +79,10 @@ struct memscope_compare_stats {
 };
 
 /*
- * Align base and cmp as msMemScope does (msmemscope.md §4): per device (ascending; the
- * reference uses hash order), the op END and/or KERNEL_LAUNCH rows in timestamp order, aligned
- * by name with the reference's greedy Myers diff and its tie rule (deletion before insertion);
+ * Align base and cmp as msMemScope does (formats/analyses.md, the "Compare" sections): per
+ * device (ascending; the reference uses hash order), the op END and/or KERNEL_LAUNCH rows in
+ * timestamp order, aligned by name with the reference's greedy Myers diff and its tie rule
+ * (deletion before insertion);
  * each element's value is the size of the first row of the framework pool (PTA or MINDSPORE) at
  * or after it on its device, 0 if none. fn gets every row in output order and returns 0 to go
  * on. With opts->step, each input is first cut to that step, per process: the N-th mstx
@@ -95,10 +97,40 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 	int (*fn)(void *ctx, const struct memscope_compare_row *row), void *ctx,
 	struct memscope_compare_stats *stats, struct memscope_error *err);
 
+/* What the rows of one device add up to. */
+struct memscope_compare_device {
+	int32_t device;
+	uint64_t n_matched, n_base_only, n_cmp_only;
+	int64_t diff; /* saturating */
+};
+
+/*
+ * A summary of a comparison's rows as memscope_compare_run hands them out: per device (in the
+ * order the devices come) and the `top` rows of largest absolute difference (the first of equals
+ * first; rows with no difference are never among them). Memory grows with the devices.
+ */
+struct memscope_compare_summary;
+/* NULL on OOM. */
+struct memscope_compare_summary *memscope_compare_summary_new(size_t top);
+void memscope_compare_summary_free(struct memscope_compare_summary *s);
+/* Count one row. 0 or MEMSCOPE_E_NOMEM (the row is not counted). */
+int memscope_compare_summary_add(
+	struct memscope_compare_summary *s, const struct memscope_compare_row *row);
+/* The devices so far, borrowed until the next add or free. */
+const struct memscope_compare_device *memscope_compare_summary_devices(
+	const struct memscope_compare_summary *s, size_t *n);
+/* The top rows so far, largest absolute difference first; borrowed like the devices. */
+const struct memscope_compare_row *memscope_compare_summary_top(
+	const struct memscope_compare_summary *s, size_t *n);
+
 /* The reference's two header lines of memory_compare_*.csv. 0 or MEMSCOPE_E_IO. */
 int memscope_compare_csv_header(FILE *out);
 /* One row as the reference writes it. 0 or MEMSCOPE_E_IO. */
 int memscope_compare_csv_row(
 	FILE *out, const struct memscope_strtab *st, const struct memscope_compare_row *row);
+
+/* The analysis interface of a struct memscope_compare_side (memscope/analysis.h): one input per
+ * side, so a run of its own per side. */
+extern const struct memscope_analysis memscope_compare_side_analysis;
 
 #endif

@@ -25,7 +25,8 @@ enum memscope_kind {
 	MEMSCOPE_KIND_COUNT_
 };
 
-/* The dump's "Event Type" column: pools for MALLOC/FREE, and every other subtype of §2.2. */
+/* The dump's "Event Type" column: pools for MALLOC/FREE, and every other subtype the reference
+ * writes (formats/dump-csv.md "Event and Event Type values"). */
 enum memscope_subtype {
 	MEMSCOPE_SUB_UNKNOWN = 0, /* text kept in subtype_text */
 	/* SYSTEM */

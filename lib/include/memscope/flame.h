@@ -7,11 +7,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis.h"
 #include "error.h"
 #include "event.h"
 #include "steps.h"
 
 struct memscope_strtab;
+struct memscope_leaks;
+struct memscope_leaks_opts;
 
 /* What a profile weighs; also bits (1 << metric) of memscope_flame_opts.metrics. */
 enum memscope_flame_metric {
@@ -40,7 +43,7 @@ struct memscope_flame_opts {
 	unsigned metrics; /* bits of enum memscope_flame_metric (allocated) */
 	unsigned group;	  /* enum memscope_flame_group (stack) */
 	unsigned stacks;  /* MEMSCOPE_FLAME_PYTHON and/or _C (both): Python frames then C frames */
-	uint64_t pools;	  /* MEMSCOPE_POOL_BIT bits (memscope/leaks.h); 0: every pool */
+	uint64_t pools;	  /* MEMSCOPE_POOL_BIT bits (memscope/blocks.h); 0: every pool */
 };
 
 void memscope_flame_opts_init(struct memscope_flame_opts *o);
@@ -79,10 +82,20 @@ struct memscope_flame *memscope_flame_new(
 	const struct memscope_flame_opts *o, struct memscope_strtab *st);
 void memscope_flame_free(struct memscope_flame *f);
 
+/*
+ * The leaked metric weighs the exit findings of l (borrowed, must outlive f), an analysis made
+ * with memscope_flame_leaks_opts's options, fed the same events and finished before f is: on one
+ * run, l's item before f's. Without it, finishing with the leaked metric fails (MEMSCOPE_E_ARG).
+ */
+void memscope_flame_use_leaks(struct memscope_flame *f, const struct memscope_leaks *l);
+/* The options of the leaks analysis the leaked metric needs: exit leaks of o's pools (o may be
+ * NULL). */
+void memscope_flame_leaks_opts(const struct memscope_flame_opts *o, struct memscope_leaks_opts *lo);
 /* One event. 0 or MEMSCOPE_E_NOMEM. */
 int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *ev);
 
-/* After the last event. 0 or MEMSCOPE_E_NOMEM. */
+/* After the last event. 0, MEMSCOPE_E_NOMEM, or MEMSCOPE_E_ARG (leaked metric without
+ * memscope_flame_use_leaks). */
 int memscope_flame_finish(struct memscope_flame *f);
 
 /*
@@ -115,12 +128,13 @@ void memscope_flame_profile_name(
 	const struct memscope_flame *f, unsigned metric, char *buf, size_t size);
 
 /*
- * speedscope JSON (reference/export-formats.md §1): one sampled profile per metric asked for
+ * speedscope JSON (formats/flame.md "speedscope JSON"): one sampled profile per metric asked for
  * (unit bytes, none for count), frames shared, the first profile active. name names the file's
- * profile group. 0 or MEMSCOPE_E_IO.
+ * profile group; producer (NULL: "libmemscope") is the exporter the file names, the calling
+ * tool and its version ("memscope-export@0.1.0"). 0 or MEMSCOPE_E_IO.
  */
-int memscope_flame_write_speedscope(
-	FILE *out, const struct memscope_flame *f, const char *name, struct memscope_error *err);
+int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, const char *name,
+	const char *producer, struct memscope_error *err);
 
 /* Folded stacks of one metric: "root;...;leaf weight" per path. 0 or MEMSCOPE_E_IO. */
 int memscope_flame_write_folded(
@@ -139,59 +153,7 @@ int memscope_flame_write_folded(
 int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned metric,
 	const char *subtitle, struct memscope_error *err);
 
-/*
- * Memory over time, for trace viewers (Perfetto, chrome://tracing): per (input, process, device,
- * pool) the live bytes (MALLOC sizes minus FREE sizes, in time order) and the pool's `used` and
- * `total` (reserved) attrs where the rows carry them; op rows (ATen, ATB) as slices per thread;
- * MSTX marks as instants. Feed every event, finish, write. Memory grows with the MALLOC/FREE
- * rows of the chosen pools and the op and mark rows (about 40 bytes each): the output is a
- * timeline, as long as the input's history.
- */
-struct memscope_timeline;
-
-/* pools: MEMSCOPE_POOL_BIT bits, 0 for every pool; live_only: keep the live bytes only (no used
- * samples, ops or marks). st as memscope_flame_new's. NULL on OOM. */
-struct memscope_timeline *memscope_timeline_new(
-	uint64_t pools, int live_only, struct memscope_strtab *st);
-void memscope_timeline_free(struct memscope_timeline *t);
-int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_event *ev);
-/* Put everything in time order and turn the live changes into live bytes. 0 or
- * MEMSCOPE_E_NOMEM. */
-int memscope_timeline_finish(struct memscope_timeline *t);
-
-enum memscope_timeline_kind {
-	MEMSCOPE_TL_LIVE,  /* live bytes change by value */
-	MEMSCOPE_TL_USED,  /* the pool's used (value) and reserved (total) attrs */
-	MEMSCOPE_TL_BEGIN, /* an op starts (name) */
-	MEMSCOPE_TL_END,   /* an op ends */
-	MEMSCOPE_TL_MARK,  /* an MSTX mark (name) */
-};
-
-/* One point of the timeline. */
-struct memscope_timeline_point {
-	struct memscope_pos at;
-	uint64_t pid, tid;
-	int64_t value;	    /* LIVE: live bytes after it (before finish: the change); USED: used */
-	int64_t total;	    /* USED: reserved, INT64_MIN when the row has none */
-	uint32_t src, name; /* name: string id (ops, marks) */
-	int32_t device;
-	uint16_t pool, kind; /* kind: enum memscope_timeline_kind */
-};
-
-/* After finish: the points by input, process, then time; borrowed until the timeline is freed. */
-const struct memscope_timeline_point *memscope_timeline_points(
-	const struct memscope_timeline *t, size_t *n);
-const struct memscope_strtab *memscope_timeline_strtab(const struct memscope_timeline *t);
-/* After finish: the first point where any (input, process, device, pool) had the most live
- * bytes of all, NULL when no block had a size. Borrowed like the points. */
-const struct memscope_timeline_point *memscope_timeline_peak(const struct memscope_timeline *t);
-
-/*
- * Chrome trace event JSON: "C" counter events (one track per process, device and pool, with
- * series live, used and reserved), "B"/"E" op slices and "i" marks; timestamps in microseconds.
- * inputs[src] names input src in the process names (n_inputs of them). 0 or MEMSCOPE_E_IO.
- */
-int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
-	const char *const *inputs, size_t n_inputs, struct memscope_error *err);
+/* The analysis interface of a struct memscope_flame (memscope/analysis.h). */
+extern const struct memscope_analysis memscope_flame_analysis;
 
 #endif

@@ -1,5 +1,5 @@
-/* Inefficient memory (msmemscope.md §6): blocks allocated too early, freed too late, or left idle
- * between uses, by the reference's API-counter model. */
+/* Inefficient memory: blocks allocated too early, freed too late, or left idle between uses, by
+ * the reference's API-counter model (formats/analyses.md, the "Inefficient memory" sections). */
 #ifndef MEMSCOPE_INEFFICIENT_H
 #define MEMSCOPE_INEFFICIENT_H
 
@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis.h"
 #include "error.h"
 #include "event.h"
-#include "writer.h"
 
 struct memscope_strtab;
 struct memscope_source;
@@ -119,7 +119,7 @@ struct memscope_inefficient *memscope_inefficient_new(
 	const struct memscope_inefficient_opts *o, struct memscope_strtab *st);
 void memscope_inefficient_free(struct memscope_inefficient *a);
 
-/* One event. 0 or MEMSCOPE_E_NOMEM. Fits memscope_event_fn through a cast of ctx. */
+/* One event. 0 or MEMSCOPE_E_NOMEM. */
 int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memscope_event *ev);
 
 /* After the last event: order, replay, rank. Call once. 0 or MEMSCOPE_E_NOMEM. */
@@ -162,5 +162,8 @@ int memscope_inefficient_write(FILE *out, enum memscope_ineff_format fmt,
  */
 int memscope_inefficient_annotate(const struct memscope_inefficient *a, uint32_t input,
 	struct memscope_source *src, FILE *out, struct memscope_error *err);
+
+/* The analysis interface of a struct memscope_inefficient (memscope/analysis.h). */
+extern const struct memscope_analysis memscope_inefficient_analysis;
 
 #endif

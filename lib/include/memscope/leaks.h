@@ -1,5 +1,6 @@
-/* Leak detection (msmemscope.md §5): step leaks by the timestamp rule, the marked range, blocks
- * unreleased at exit, and the memory fluctuation of each step. */
+/* Leak detection: step leaks by the timestamp rule, the marked range, blocks unreleased at exit,
+ * and the memory fluctuation of each step (formats/analyses.md, "Exit rule" to "Marked-range
+ * leaks"). */
 #ifndef MEMSCOPE_LEAKS_H
 #define MEMSCOPE_LEAKS_H
 
@@ -7,8 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis.h"
 #include "event.h"
-#include "order.h"
+#include "blocks.h"
 #include "steps.h"
 
 struct memscope_strtab;
@@ -20,18 +22,6 @@ enum memscope_leak_kind {
 	MEMSCOPE_LEAK_EXIT = 1u << 2, /* never freed, or freed only by the shadow free at exit */
 	MEMSCOPE_LEAK_ALL = 7u,
 };
-
-/* A pool's bit in memscope_leaks_opts.pools (pool is an enum memscope_subtype). */
-#define MEMSCOPE_POOL_BIT(pool) (UINT64_C(1) << (pool))
-/* the reference's step-check pools: PTA caching, ATB, MindSpore (not PTA workspace, not HAL) */
-#define MEMSCOPE_POOLS_FRAMEWORK                                                                   \
-	(MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_ATB) |               \
-		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MINDSPORE))
-#define MEMSCOPE_POOLS_ALL                                                                         \
-	(MEMSCOPE_POOLS_FRAMEWORK | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA_WORKSPACE) |                \
-		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) |                                              \
-		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST_PINNED) |                                      \
-		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_GE))
 
 /* What to look for. Start from memscope_leaks_opts_init. */
 struct memscope_leaks_opts {
@@ -84,7 +74,7 @@ struct memscope_fluct_step {
 	int64_t min, max;
 };
 
-/* Memory fluctuation of one (input, process, device, pool) (msmemscope.md §5.2). */
+/* Memory fluctuation of one (input, process, device, pool) (formats/analyses.md "Fluctuation"). */
 struct memscope_fluct {
 	uint32_t src;
 	uint64_t pid;
@@ -132,7 +122,7 @@ struct memscope_leaks *memscope_leaks_new(
 	const struct memscope_leaks_opts *o, struct memscope_strtab *st);
 void memscope_leaks_free(struct memscope_leaks *l);
 
-/* One event. 0 or MEMSCOPE_E_NOMEM. Fits memscope_event_fn through a cast of ctx. */
+/* One event. 0 or MEMSCOPE_E_NOMEM. */
 int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *ev);
 
 /* After the last event: the exit check, kernel indexes, fluctuation, result order. 0 or NOMEM. */
@@ -181,5 +171,9 @@ enum memscope_leaks_format {
 int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct memscope_leaks *l,
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
 	size_t n_inputs);
+
+/* The analysis interface of a struct memscope_leaks (memscope/analysis.h); its again hook asks for
+ * the second pass of memscope_leaks_needs_rewind. */
+extern const struct memscope_analysis memscope_leaks_analysis;
 
 #endif

@@ -2,21 +2,58 @@
 #ifndef MEMSCOPE_H
 #define MEMSCOPE_H
 
+/*
+ * Conventions every header follows (each function's comment says only where it departs):
+ *
+ * Layers. A source (source.h) reads an input and calls back once per event; an analysis
+ * (leaks.h, inefficient.h, flame.h, timeline.h, compare.h) is fed events and finished, then
+ * asked for results; a writer turns results or events into a file format. analysis.h's run
+ * reads inputs once for several analyses. Events, strings and stacks are ids into a string table
+ * (strtab.h) the caller creates and keeps alive while anything made from it is used.
+ *
+ * Ownership. Whoever calls _new or _open frees with the matching _free or _close, which accept
+ * NULL. Everything else returned (results, names, events in callbacks) is borrowed: its lifetime
+ * is written beside the function, and at the latest it ends when the object it came from is
+ * freed. FILE * arguments are borrowed: the library writes and flushes, never closes.
+ *
+ * Errors. A fallible function returns 0 or a negative MEMSCOPE_E_* code (error.h) and lists the
+ * codes it returns. One that takes a struct memscope_error * fills it in on failure, with the
+ * input's name and line (or byte offset) when the failure has a place; the message is one
+ * printable line. Streaming calls hand each item to a callback whose non-zero return stops them.
+ * A _new returns NULL on out of memory only. The library never prints, exits or aborts.
+ *
+ * Out-parameters. *out is set on success. On failure it is NULL (or 0) unless the comment says
+ * otherwise, and nothing needs releasing; where a failed call leaves something to free (an
+ * opened source, a writer), the comment says so.
+ *
+ * Threads. There is no global state: every object is independent, and one object is used by one
+ * thread at a time (calls on different objects may run in parallel; a string table is shared
+ * by the objects made from it, so they belong to one thread together). No function keeps a
+ * pointer to its arguments past its return unless its comment says "borrowed".
+ *
+ * Units. Sizes are bytes, times nanoseconds (ts_ns), unless a name says otherwise. Byte totals
+ * saturate at MEMSCOPE_BYTES_OVERFLOW (below).
+ */
+
 #include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
+#include "analysis.h"
 #include "strtab.h"
 #include "event.h"
 #include "source.h"
-#include "writer.h"
+#include "dump_csv.h"
+#include "capture.h"
 #include "order.h"
+#include "blocks.h"
 #include "compare.h"
 #include "steps.h"
 #include "leaks.h"
 #include "inefficient.h"
 #include "db.h"
 #include "flame.h"
+#include "timeline.h"
 
 /* Byte totals saturate: one at MEMSCOPE_BYTES_OVERFLOW overflowed (the true sum is larger), and
  * every report says so rather than print the number as a total. */

@@ -89,7 +89,7 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 int memscope_source_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
 
-/* One row of a python_trace CSV (msmemscope.md §8.1): a function call and its return. */
+/* One row of a python_trace CSV (formats/python-trace.md): a function call and its return. */
 struct memscope_trace_row {
 	const char *func; /* FuncInfo, func_len bytes; borrowed, valid during the callback */
 	size_t func_len;

@@ -1,32 +1,14 @@
 /* Training steps of each process, from mstx "step start" ranges or SYSTEM STEP rows
- * (msmemscope.md §5.1, §8.2), and event positions in a process's time order. */
+ * (formats/analyses.md "Steps"), and event positions in a process's time order. */
 #ifndef MEMSCOPE_STEPS_H
 #define MEMSCOPE_STEPS_H
 
 #include <stdint.h>
 
 #include "event.h"
+#include "order.h"
 
 struct memscope_strtab;
-
-/* An event's place in the time order of its process: (timestamp, ID), compared in that order. */
-struct memscope_pos {
-	uint64_t ts_ns, id;
-};
-
-static inline int memscope_pos_cmp(struct memscope_pos a, struct memscope_pos b)
-{
-	if (a.ts_ns != b.ts_ns)
-		return a.ts_ns < b.ts_ns ? -1 : 1;
-	return a.id < b.id ? -1 : a.id > b.id;
-}
-
-static inline struct memscope_pos memscope_pos_of(const struct memscope_event *ev)
-{
-	struct memscope_pos p = { ev->ts_ns, ev->id };
-
-	return p;
-}
 
 /* Where a process's steps come from: the first kind of boundary row it has wins. */
 enum memscope_step_source {

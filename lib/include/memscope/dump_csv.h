@@ -1,7 +1,9 @@
-/* Writers of events: the reference's dump CSV layout and our capture format. */
-#ifndef MEMSCOPE_WRITER_H
-#define MEMSCOPE_WRITER_H
+/* The reference's dump CSV as an output: a writer of events, and a copy of a dump with Attr
+ * edits. */
+#ifndef MEMSCOPE_DUMP_CSV_H
+#define MEMSCOPE_DUMP_CSV_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -10,7 +12,6 @@
 
 struct memscope_strtab;
 struct memscope_csv_writer;
-struct memscope_capture_writer;
 struct memscope_source;
 
 /*
@@ -31,24 +32,6 @@ int memscope_csv_writer_finish(struct memscope_csv_writer *w, struct memscope_er
 uint64_t memscope_csv_writer_bytes(const struct memscope_csv_writer *w);
 
 void memscope_csv_writer_free(struct memscope_csv_writer *w);
-
-/*
- * A writer of our capture format (formats/capture.md). out is borrowed. st is the table the events'
- * ids refer to (the writer may intern attr values into it). NULL on OOM.
- */
-struct memscope_capture_writer *memscope_capture_writer_new(FILE *out, struct memscope_strtab *st);
-
-/* Write one event. 0, MEMSCOPE_E_IO or MEMSCOPE_E_NOMEM. */
-int memscope_capture_writer_write(struct memscope_capture_writer *w,
-	const struct memscope_event *ev, struct memscope_error *err);
-
-/* Write the end record and flush. Without it the file reads as truncated. */
-int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct memscope_error *err);
-
-/* Bytes written so far (header and end record included). */
-uint64_t memscope_capture_writer_bytes(const struct memscope_capture_writer *w);
-
-void memscope_capture_writer_free(struct memscope_capture_writer *w);
 
 /* One Attr change for memscope_dump_copy_edit. */
 struct memscope_attr_edit {

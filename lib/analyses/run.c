@@ -1,0 +1,114 @@
+/* The run: every input read once and its events fed to several analyses, and the second pass an
+ * analysis may ask for. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "memscope/analysis.h"
+#include "memscope/strtab.h"
+
+struct fanout {
+	const struct memscope_run_item *items;
+	size_t n_items;
+	size_t only; /* the one item fed on a second pass; n_items: every item */
+	int failed;  /* an analysis returned the read's status (not the reader) */
+};
+
+static int fan(void *ctx, const struct memscope_event *ev)
+{
+	struct fanout *f = ctx;
+	size_t i;
+	int rc;
+
+	if (f->only < f->n_items) {
+		rc = f->items[f->only].analysis->feed(f->items[f->only].self, ev);
+		f->failed = rc != 0;
+		return rc;
+	}
+	for (i = 0; i < f->n_items; i++)
+		if ((rc = f->items[i].analysis->feed(f->items[i].self, ev))) {
+			f->failed = 1;
+			return rc;
+		}
+	return 0;
+}
+
+/* Read every input once into the analyses of f. 0 or the error, err set. */
+static int read_all(const char *const *paths, size_t n, struct memscope_strtab *st,
+	const struct memscope_read_opts *ro, struct fanout *f, unsigned pass,
+	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
+{
+	struct memscope_read_opts o = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (ro)
+		o = *ro;
+	for (i = 0; i < n && !rc; i++) {
+		struct memscope_source *src = NULL;
+
+		o.src = (uint32_t)i;
+		f->failed = 0;
+		rc = memscope_source_open(&src, paths[i], st, &o, err);
+		if (!rc)
+			rc = memscope_source_read(src, fan, f, err);
+		if (rc && f->failed && !err->code)
+			memscope_error_set(err, rc, paths[i], 0, "%s", memscope_strerror(rc));
+		if (!rc && hooks && hooks->input_read)
+			hooks->input_read(ctx, (uint32_t)i, paths[i], src, pass);
+		memscope_source_close(src);
+	}
+	return rc;
+}
+
+/* Whether path can be read a second time: a regular file. */
+static int rereadable(const char *path)
+{
+	struct stat sb;
+
+	return strcmp(path, "-") && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
+	const struct memscope_read_opts *ro, const struct memscope_run_item *items, size_t n_items,
+	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
+{
+	struct fanout f = { items, n_items, n_items, 0 };
+	size_t k, i;
+	int rc;
+
+	memscope_error_clear(err);
+	if (!n_items)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "no analysis to run");
+	if ((rc = read_all(paths, n, st, ro, &f, 1, hooks, ctx, err)))
+		return rc;
+	for (k = 0; k < n_items; k++) {
+		const struct memscope_analysis *a = items[k].analysis;
+		uint32_t src = 0;
+		uint64_t line = 0;
+		const char *why = "rows out of order";
+
+		if ((rc = a->finish(items[k].self)))
+			goto failed;
+		if (!a->again || !a->again(items[k].self, &src, &line, &why))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!rereadable(paths[i]))
+				return memscope_error_set(err, MEMSCOPE_E_INVALID, paths[src], line,
+					"%s need a second pass, and %s cannot be read twice: save "
+					"it "
+					"to a file",
+					why, strcmp(paths[i], "-") ? paths[i] : "standard input");
+		if (hooks && hooks->again)
+			hooks->again(ctx, src, line, why);
+		f.only = k;
+		if ((rc = a->rewind(items[k].self)) ||
+			(rc = read_all(paths, n, st, ro, &f, 2, hooks, ctx, err)) ||
+			(rc = a->finish(items[k].self)))
+			goto failed;
+	}
+	return 0;
+failed:
+	if (!err->code)
+		memscope_error_set(err, rc, NULL, 0, "%s", memscope_strerror(rc));
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* Our capture format as an output: a writer of events (formats/capture.md). */
+#ifndef MEMSCOPE_CAPTURE_H
+#define MEMSCOPE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "event.h"
+
+struct memscope_strtab;
+struct memscope_capture_writer;
+
+/*
+ * A writer of our capture format (formats/capture.md). out is borrowed. st is the table the events'
+ * ids refer to (the writer may intern attr values into it). NULL on OOM.
+ */
+struct memscope_capture_writer *memscope_capture_writer_new(FILE *out, struct memscope_strtab *st);
+
+/* Write one event. 0, MEMSCOPE_E_IO or MEMSCOPE_E_NOMEM. */
+int memscope_capture_writer_write(struct memscope_capture_writer *w,
+	const struct memscope_event *ev, struct memscope_error *err);
+
+/* Write the end record and flush. Without it the file reads as truncated. */
+int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct memscope_error *err);
+
+/* Bytes written so far (header and end record included). */
+uint64_t memscope_capture_writer_bytes(const struct memscope_capture_writer *w);
+
+void memscope_capture_writer_free(struct memscope_capture_writer *w);
+
+#endif

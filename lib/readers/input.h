@@ -1,0 +1,63 @@
+/* An opened input and its bytes: the source, the window readers (and the dump CSV copy) read it
+ * through, and the accounting of bad rows. */
+#ifndef MEMSCOPE_INPUT_H
+#define MEMSCOPE_INPUT_H
+
+#include "../core/internal.h"
+#include "memscope/source.h"
+
+struct reader;
+
+#define READ_CHUNK (256 * 1024)
+
+struct memscope_source {
+	int fd; /* -1 for memory input */
+	int own_fd;
+	const unsigned char *mem; /* memory input */
+	size_t mem_len;
+	unsigned char *buf; /* READ_CHUNK bytes for fd input */
+	size_t peek_len;    /* bytes of buf (or mem) read by the sniffer */
+	int eof;
+	size_t chunk; /* bytes per read after the sniffed ones (READ_CHUNK) */
+	int read_done;
+	enum memscope_format format;
+	const struct reader *reader; /* set by the detection at open */
+	struct memscope_strtab *st;
+	struct memscope_read_opts opts;
+	struct memscope_read_stats stats;
+	char *name;
+};
+
+/*
+ * The unconsumed input of a reader: data[start..len). A memory source is one window over all of
+ * it (final from the start, nothing copied); a file is read chunk by chunk behind what is left.
+ */
+struct window {
+	const char *data;
+	size_t start, len;
+	int final;	/* no more input after len */
+	struct buf own; /* storage for file input */
+};
+
+/* Set up w over src. 0 or MEMSCOPE_E_NOMEM. */
+int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err);
+
+/*
+ * Read more input behind the unconsumed bytes (moving them to the front first). Sets final at
+ * the end of input. MEMSCOPE_E_INVALID if more than max_pending bytes are unconsumed (a row or
+ * record that never ends), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM.
+ */
+int window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
+	struct memscope_error *err);
+
+void window_close(struct window *w);
+
+/* Record a bad row/record: in lenient mode count it and return 0, else copy it to err and return
+ * its code. e holds the complaint. */
+int source_bad(
+	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err);
+/* source_bad of an invalid row at line whose complaint is the printf-style message. */
+int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
+	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif
