@@ -125,6 +125,18 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 	return 0;
 }
 
+int cli_inputs(
+	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n)
+{
+	if (optind >= argc) {
+		cli_msg(t, "no INPUT given (a dump CSV, capture file or database; - for stdin)");
+		return CLI_EXIT_USAGE;
+	}
+	*inputs = (const char *const *)argv + optind;
+	*n = (size_t)(argc - optind);
+	return 0;
+}
+
 void cli_report_read(
 	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s)
 {

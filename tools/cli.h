@@ -77,6 +77,11 @@ struct cli_common {
  */
 int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
 
+/* The INPUT arguments after the options (argv from optind) into *inputs and *n: 0, or
+ * CLI_EXIT_USAGE (printed) when there are none. */
+int cli_inputs(
+	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n);
+
 /* One stderr line for each thing a read skipped or kept unusual (bad rows, unknown kinds, ...). */
 void cli_report_read(
 	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s);

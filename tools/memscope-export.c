@@ -39,6 +39,8 @@ struct export_opts {
 	enum format format;		  /* --format */
 	struct memscope_flame_opts flame; /* --metric, --group-by, --stack, --pool */
 	struct cli_common common;	  /* -o, -f, -q, --lenient */
+	const char *const *inputs;	  /* the INPUT arguments */
+	size_t n_inputs;
 };
 
 static int parse_args(int argc, char **argv, struct export_opts *o)
@@ -93,19 +95,15 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 			o->format == FORMAT_SVG ? "svg" : "folded", n);
 		return CLI_EXIT_USAGE;
 	}
-	if (optind == argc) {
-		cli_msg(&tool,
-			"no INPUT given (a dump CSV, capture file or database; - for stdin)");
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
+	return cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs);
 }
 
 /* The flame graph's subtitle: the inputs' file names (the first three) and what the paths are
  * made of. */
-static const char *subtitle(
-	const struct export_opts *o, char *const *inputs, int n, char *buf, size_t size)
+static const char *subtitle(const struct export_opts *o, char *buf, size_t size)
 {
+	const char *const *inputs = o->inputs;
+	int n = (int)o->n_inputs;
 	static const char *const by[] = { "call stack", "owner tag", "op" };
 	static const char *const stacks[] = { "", " (Python frames)", " (C frames)",
 		" (Python frames, then C)" };
@@ -183,8 +181,7 @@ int main(int argc, char **argv)
 	status = parse_args(argc, argv, &o);
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
-	if ((status = cli_out_check(&tool, o.common.output, o.common.force,
-		     (const char *const *)argv + optind, (size_t)(argc - optind))))
+	if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs, o.n_inputs)))
 		return status;
 	st = memscope_strtab_new();
 	memscope_flame_leaks_opts(&o.flame, &lo);
@@ -207,11 +204,11 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	status = cli_run(&tool, (const char *const *)argv + optind, (size_t)(argc - optind), st,
-		&o.common.read, items, n_items, o.common.quiet, NULL);
+	status = cli_run(&tool, o.inputs, o.n_inputs, st, &o.common.read, items, n_items,
+		o.common.quiet, NULL);
 	if (!status)
-		status = cli_out_open(&tool, &out, o.common.output, o.common.force,
-			(const char *const *)argv + optind, (size_t)(argc - optind));
+		status = cli_out_open(
+			&tool, &out, o.common.output, o.common.force, o.inputs, o.n_inputs);
 	if (status)
 		goto out;
 	memscope_error_clear(&err);
@@ -219,15 +216,14 @@ int main(int argc, char **argv)
 	while (m < MEMSCOPE_FLAME_N_METRICS && !((o.flame.metrics >> m) & 1))
 		m++;
 	if (tl)
-		rc = memscope_timeline_write_chrome(out.f, tl, (const char *const *)argv + optind,
-			(size_t)(argc - optind), producer, &err);
+		rc = memscope_timeline_write_chrome(
+			out.f, tl, o.inputs, o.n_inputs, producer, &err);
 	else if (o.format == FORMAT_FOLDED)
 		rc = memscope_flame_write_folded(out.f, f, m, &err);
 	else if (o.format == FORMAT_SVG)
-		rc = memscope_flame_write_svg(out.f, f, m,
-			subtitle(&o, argv + optind, argc - optind, sub, sizeof(sub)), &err);
+		rc = memscope_flame_write_svg(out.f, f, m, subtitle(&o, sub, sizeof(sub)), &err);
 	else
-		rc = memscope_flame_write_speedscope(out.f, f, argv[optind], producer, &err);
+		rc = memscope_flame_write_speedscope(out.f, f, o.inputs[0], producer, &err);
 	if (rc) {
 		cli_msg(&tool, "%s: %s", o.common.output, err.msg);
 		status = cli_exit_status(err.code);

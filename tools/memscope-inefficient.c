@@ -61,7 +61,7 @@ struct ineff_opts {
 	int top_given;				/* --top was given */
 	int fail_on_finding;			/* --fail-on-finding */
 	struct cli_common common;		/* -o, -f, -q, --lenient */
-	char **inputs;
+	const char *const *inputs;
 	size_t n_inputs;
 };
 
@@ -117,13 +117,8 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 		if (rc)
 			return rc;
 	}
-	if (optind >= argc) {
-		cli_msg(&tool,
-			"no INPUT given (a dump CSV, capture file or database; - for stdin)");
-		return CLI_EXIT_USAGE;
-	}
-	o->inputs = argv + optind;
-	o->n_inputs = (size_t)(argc - optind);
+	if ((rc = cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs)))
+		return rc;
 	if (!o->top_given)
 		o->top = o->format == MEMSCOPE_INEFF_TEXT ? 20 : 0;
 	if (o->annotate && o->n_inputs != 1) {
@@ -183,8 +178,8 @@ static int analyse(
 {
 	const struct memscope_run_item item = { &memscope_inefficient_analysis, a };
 
-	return cli_run(&tool, (const char *const *)o->inputs, o->n_inputs, st, &o->common.read,
-		&item, 1, o->common.quiet, NULL);
+	return cli_run(&tool, o->inputs, o->n_inputs, st, &o->common.read, &item, 1,
+		o->common.quiet, NULL);
 }
 
 /* What the analysis skipped or could not judge, on stderr. */
@@ -240,17 +235,17 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 	struct cli_out out = { 0 }, ann = { 0 };
 	int status;
 
-	if ((status = cli_out_open(&tool, &out, o->common.output, o->common.force,
-		     (const char *const *)o->inputs, o->n_inputs)))
+	if ((status = cli_out_open(
+		     &tool, &out, o->common.output, o->common.force, o->inputs, o->n_inputs)))
 		goto out;
-	if (memscope_inefficient_write(out.f, o->format, a, st, (const char *const *)o->inputs,
-		    o->n_inputs, o->top > SIZE_MAX ? SIZE_MAX : (size_t)o->top)) {
+	if (memscope_inefficient_write(out.f, o->format, a, st, o->inputs, o->n_inputs,
+		    o->top > SIZE_MAX ? SIZE_MAX : (size_t)o->top)) {
 		cli_msg(&tool, "%s: write failed: %s", o->common.output, strerror(errno));
 		status = CLI_EXIT_IO;
 		goto out;
 	}
 	if (o->annotate && ((status = cli_out_open(&tool, &ann, o->annotate, o->common.force,
-				     (const char *const *)o->inputs, o->n_inputs)) ||
+				     o->inputs, o->n_inputs)) ||
 				   (status = annotate(o, st, a, ann.f))))
 		goto out;
 	status = cli_out_commit_all(
@@ -297,10 +292,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* no output is ever written over an input, nor over a file without --force */
-	if ((status = cli_out_check(&tool, o.common.output, o.common.force,
-		     (const char *const *)o.inputs, o.n_inputs)) ||
-		(o.annotate && (status = cli_out_check(&tool, o.annotate, o.common.force,
-					(const char *const *)o.inputs, o.n_inputs))))
+	if ((status = cli_out_check(
+		     &tool, o.common.output, o.common.force, o.inputs, o.n_inputs)) ||
+		(o.annotate && (status = cli_out_check(
+					&tool, o.annotate, o.common.force, o.inputs, o.n_inputs))))
 		goto out;
 	if (o.annotate && (status = check_annotate_input(&o, st)))
 		goto out;

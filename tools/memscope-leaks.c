@@ -56,7 +56,7 @@ struct leaks_opts {
 	int fail_on_leak;		   /* --fail-on-finding (--fail-on-leak) */
 	int kinds_given;		   /* --kinds was given */
 	struct cli_common common;	   /* -o, -f, -q, --lenient */
-	char **inputs;
+	const char *const *inputs;
 	size_t n_inputs;
 };
 
@@ -111,17 +111,12 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 		if (rc)
 			return rc;
 	}
-	if (optind >= argc) {
-		cli_msg(&tool,
-			"no INPUT given (a dump CSV, capture file or database; - for stdin)");
-		return CLI_EXIT_USAGE;
-	}
+	if ((rc = cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs)))
+		return rc;
 	if ((o->leaks.kinds & MEMSCOPE_LEAK_MARK) && o->kinds_given && !o->leaks.mark) {
 		cli_msg(&tool, "--kinds mark needs --mark TEXT");
 		return CLI_EXIT_USAGE;
 	}
-	o->inputs = argv + optind;
-	o->n_inputs = (size_t)(argc - optind);
 	return 0;
 }
 
@@ -139,8 +134,8 @@ static int analyse(const struct leaks_opts *o, struct memscope_strtab *st, struc
 		cli_msg(&tool, "out of memory");
 		return CLI_EXIT_IO;
 	}
-	rc = cli_run(&tool, (const char *const *)o->inputs, o->n_inputs, st, &o->common.read, &item,
-		1, o->common.quiet, layouts);
+	rc = cli_run(&tool, o->inputs, o->n_inputs, st, &o->common.read, &item, 1, o->common.quiet,
+		layouts);
 	for (i = 0; i < o->n_inputs; i++) {
 		names[i].name = o->inputs[i];
 		names[i].ptr_decimal = layouts[i] == MEMSCOPE_LAYOUT_LEGACY;
@@ -274,13 +269,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* the report is never written over an input, nor over a file without --force */
-	if ((status = cli_out_check(&tool, o.common.output, o.common.force,
-		     (const char *const *)o.inputs, o.n_inputs)))
+	if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs, o.n_inputs)))
 		goto out;
 	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l)))
 		goto out;
-	if ((status = cli_out_open(&tool, &out, o.common.output, o.common.force,
-		     (const char *const *)o.inputs, o.n_inputs)))
+	if ((status = cli_out_open(
+		     &tool, &out, o.common.output, o.common.force, o.inputs, o.n_inputs)))
 		goto out;
 	if (memscope_leaks_write(out.f, o.format, l, st, names, o.n_inputs)) {
 		cli_msg(&tool, "%s: write failed: %s", o.common.output, strerror(errno));

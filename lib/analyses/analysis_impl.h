@@ -30,4 +30,16 @@
 		return name##_new(NULL, st);                                                       \
 	}
 
+/*
+ * The table obj_analysis (obj is memscope_NAME) over the functions above, named label;
+ * the rest of its members (.again, .rewind), at least one, follow.
+ */
+#define ANALYSIS_TABLE(obj, label, ...)                                                            \
+	const struct memscope_analysis obj##_analysis = { .name = label,                           \
+		.create = obj##_create,                                                            \
+		.destroy = obj##_destroy,                                                          \
+		.feed = obj##_feed_any,                                                            \
+		.finish = obj##_finish_any,                                                        \
+		__VA_ARGS__ }
+
 #endif

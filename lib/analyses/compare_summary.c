@@ -8,29 +8,24 @@
 struct memscope_compare_summary {
 	struct memscope_compare_device *devs;
 	size_t n_devs, cap_devs;
-	struct memscope_compare_row *top; /* largest |diff| first */
 	size_t n_top, max_top;
+	struct memscope_compare_row top[]; /* max_top of them, largest |diff| first */
 };
 
 struct memscope_compare_summary *memscope_compare_summary_new(size_t top)
 {
-	struct memscope_compare_summary *s = calloc(1, sizeof(*s));
+	struct memscope_compare_summary *s = NULL;
 
-	if (s && top && !(s->top = calloc(top, sizeof(*s->top)))) {
-		free(s);
-		return NULL;
-	}
-	if (s)
+	if (top < (SIZE_MAX - sizeof(*s)) / sizeof(s->top[0]) &&
+		(s = calloc(1, sizeof(*s) + top * sizeof(s->top[0]))))
 		s->max_top = top;
 	return s;
 }
 
 void memscope_compare_summary_free(struct memscope_compare_summary *s)
 {
-	if (!s)
-		return;
-	free(s->devs);
-	free(s->top);
+	if (s)
+		free(s->devs);
 	free(s);
 }
 

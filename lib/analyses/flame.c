@@ -647,10 +647,4 @@ void memscope_flame_use_leaks(struct memscope_flame *f, const struct memscope_le
 ANALYSIS_CALLS(memscope_flame)
 ANALYSIS_CREATE(memscope_flame)
 
-const struct memscope_analysis memscope_flame_analysis = {
-	.name = "flame",
-	.create = memscope_flame_create,
-	.destroy = memscope_flame_destroy,
-	.feed = memscope_flame_feed_any,
-	.finish = memscope_flame_finish_any,
-};
+ANALYSIS_TABLE(memscope_flame, "flame", .again = NULL);

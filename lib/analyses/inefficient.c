@@ -731,10 +731,4 @@ const struct memscope_inefficient_opts *memscope_inefficient_opts(
 ANALYSIS_CALLS(memscope_inefficient)
 ANALYSIS_CREATE(memscope_inefficient)
 
-const struct memscope_analysis memscope_inefficient_analysis = {
-	.name = "inefficient",
-	.create = memscope_inefficient_create,
-	.destroy = memscope_inefficient_destroy,
-	.feed = memscope_inefficient_feed_any,
-	.finish = memscope_inefficient_finish_any,
-};
+ANALYSIS_TABLE(memscope_inefficient, "inefficient", .again = NULL);

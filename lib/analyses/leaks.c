@@ -1081,12 +1081,4 @@ static int leaks_rewind(void *self)
 	return memscope_leaks_rewind(self);
 }
 
-const struct memscope_analysis memscope_leaks_analysis = {
-	.name = "leaks",
-	.create = memscope_leaks_create,
-	.destroy = memscope_leaks_destroy,
-	.feed = memscope_leaks_feed_any,
-	.finish = memscope_leaks_finish_any,
-	.again = leaks_again,
-	.rewind = leaks_rewind,
-};
+ANALYSIS_TABLE(memscope_leaks, "leaks", .again = leaks_again, .rewind = leaks_rewind);

@@ -220,10 +220,4 @@ static void *memscope_timeline_create(struct memscope_strtab *st)
 	return memscope_timeline_new(0, 0, st);
 }
 
-const struct memscope_analysis memscope_timeline_analysis = {
-	.name = "timeline",
-	.create = memscope_timeline_create,
-	.destroy = memscope_timeline_destroy,
-	.feed = memscope_timeline_feed_any,
-	.finish = memscope_timeline_finish_any,
-};
+ANALYSIS_TABLE(memscope_timeline, "timeline", .again = NULL);

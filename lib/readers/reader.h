@@ -22,7 +22,9 @@ static inline int source_deliver(struct memscope_source *src, memscope_event_fn 
 
 /*
  * One input format: how it is recognised from its first bytes and how it is read. Each reader file
- * defines one entry; registry.c asks them in turn. A new format is one file and one row there.
+ * defines one entry; registry.c asks them in turn. A new format is its file, its entry's extern
+ * and row in registry.c, its enum memscope_format value (source.h), a line in lib/CMakeLists.txt,
+ * and a fuzz harness (tests/fuzz, one line in tests/CMakeLists.txt).
  */
 struct reader {
 	enum memscope_format format;

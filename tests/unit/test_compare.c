@@ -188,6 +188,59 @@ START_TEST(alignment_equals_the_reference_algorithm)
 }
 END_TEST
 
+/* The summary: counts per device in the order devices come, and the top rows by |diff|. */
+START_TEST(summary_devices_and_top)
+{
+	/* device, has_base, has_cmp, diff */
+	static const int64_t rows[][4] = {
+		{ 0, 1, 1, 5 },
+		{ 0, 1, 0, -7 },
+		{ 0, 0, 1, 0 },
+		{ 3, 1, 1, 7 }, /* ties with -7: the first stays first */
+		{ 3, 0, 1, INT64_MAX },
+		{ 3, 1, 0, 1 },
+		{ 1, 1, 1, -2 },
+	};
+	struct memscope_compare_summary *s = memscope_compare_summary_new(3);
+	struct memscope_compare_summary *none = memscope_compare_summary_new(0);
+	const struct memscope_compare_device *d;
+	const struct memscope_compare_row *top;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(none);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct memscope_compare_row r = { .device = (int32_t)rows[i][0],
+			.has_base = (int)rows[i][1],
+			.has_cmp = (int)rows[i][2],
+			.diff = rows[i][3],
+			.name = (uint32_t)i };
+
+		ck_assert_int_eq(memscope_compare_summary_add(s, &r), 0);
+		ck_assert_int_eq(memscope_compare_summary_add(none, &r), 0);
+	}
+	d = memscope_compare_summary_devices(s, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(d[0].device, 0);
+	ck_assert_uint_eq(d[0].n_matched, 1);
+	ck_assert_uint_eq(d[0].n_base_only, 1);
+	ck_assert_uint_eq(d[0].n_cmp_only, 1);
+	ck_assert_int_eq(d[0].diff, -2);
+	ck_assert_int_eq(d[1].device, 3);
+	ck_assert_int_eq(d[1].diff, INT64_MAX); /* saturated */
+	ck_assert_int_eq(d[2].device, 1);
+	top = memscope_compare_summary_top(s, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(top[0].name, 4);
+	ck_assert_uint_eq(top[1].name, 1);
+	ck_assert_uint_eq(top[2].name, 3);
+	memscope_compare_summary_top(none, &n);
+	ck_assert_uint_eq(n, 0);
+	memscope_compare_summary_free(s);
+	memscope_compare_summary_free(none);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -195,6 +248,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, alignment_equals_the_reference_algorithm);
+	tcase_add_test(tc, summary_devices_and_top);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

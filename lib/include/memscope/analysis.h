@@ -14,7 +14,9 @@ struct memscope_strtab;
 
 /*
  * What the run needs of an analysis: one table per kind of analysis (each analysis file defines
- * its own, memscope_leaks_analysis and so on), called with that analysis' object as self.
+ * its own, memscope_leaks_analysis and so on, declared extern in the analysis' public header),
+ * called with that analysis' object as self; lib/analyses/analysis_impl.h makes the table's
+ * members from the analysis' typed functions.
  * Events come in file order, input after input (ev->src numbers the inputs from 0). An analysis
  * that needs a process's rows in time order keeps the few it needs and orders them at finish
  * through memscope_time_cmp (memscope/order.h), which holds the one rule of that order.

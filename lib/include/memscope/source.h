@@ -1,5 +1,5 @@
-/* Opening any supported input (dump CSV, capture file; msprof later) and streaming its events to a
- * callback. */
+/* Opening any supported input (the formats of enum memscope_format, recognised by content) and
+ * streaming its events, or its python_trace rows, to a callback. */
 #ifndef MEMSCOPE_SOURCE_H
 #define MEMSCOPE_SOURCE_H
 
