@@ -1072,7 +1072,7 @@ ANALYSIS_CREATE(memscope_leaks)
 
 static int leaks_again(const void *self, uint32_t *src, uint64_t *line, const char **why)
 {
-	*why = "step or mark rows out of time order";
+	*why = "step or mark row out of time order";
 	return memscope_leaks_needs_rewind(self, src, line);
 }
 

@@ -85,7 +85,7 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 		const struct memscope_analysis *a = items[k].analysis;
 		uint32_t src = 0;
 		uint64_t line = 0;
-		const char *why = "rows out of order";
+		const char *why = "a row out of order";
 
 		if ((rc = a->finish(items[k].self)))
 			goto failed;
@@ -94,9 +94,8 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 		for (i = 0; i < n; i++)
 			if (!rereadable(paths[i]))
 				return memscope_error_set(err, MEMSCOPE_E_INVALID, paths[src], line,
-					"%s need a second pass, and %s cannot be read twice: save "
-					"it "
-					"to a file",
+					"%s: a second pass is needed, and %s cannot be read "
+					"twice: save it to a file",
 					why, strcmp(paths[i], "-") ? paths[i] : "standard input");
 		if (hooks && hooks->again)
 			hooks->again(ctx, src, line, why);

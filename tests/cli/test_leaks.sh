@@ -62,7 +62,7 @@ expect_status 0 "$L" -q late.csv
 sed 's/late\.csv/steps_system.csv/' "$WORK/out" >"$WORK/late.txt"
 expect_same "$WORK/late.txt" steps_system.txt
 expect_status 3 "$L" -q - <late.csv
-expect_err_line '^memscope-leaks: -:7: step or mark rows out of time order need a second pass, and standard input cannot be read twice: save it to a file$'
+expect_err_line '^memscope-leaks: -:7: step or mark row out of time order: a second pass is needed, and standard input cannot be read twice: save it to a file$'
 # a user's own range written late does not force a second pass: only step starts and ends do
 awk 'NR==7{print "13,MSTX,Range_start,\"dataloader\",1764753080000011500,200,209,1,N/A,,,"} {print}' steps_system.csv >"$WORK/user_late.csv"
 expect_status 0 "$L" -q - <"$WORK/user_late.csv"

@@ -35,7 +35,7 @@ struct memscope_analysis {
 	/*
 	 * May be NULL. After finish: 1 when the analysis must be fed every input again (a row it
 	 * judges by came after rows it judged; *src and *line say where, *why what: "step or mark
-	 * rows out of time order"), else 0. The run then calls rewind, feeds it every input
+	 * row out of time order"), else 0. The run then calls rewind, feeds it every input
 	 * again, and calls finish once more.
 	 */
 	int (*again)(const void *self, uint32_t *src, uint64_t *line, const char **why);
