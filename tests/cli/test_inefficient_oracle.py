@@ -335,7 +335,7 @@ def self_test(outdir):
         data = f.read()
     ann = data.replace(b'used:0}"', b'used:0,inefficient_type:' + f"{E},{L}".encode() + b'}"', 1)
     assert read_annotated(ann) == ({(1, (E, L))}, data), read_annotated(ann)
-    print(f"port: worked example ({ex}) and {len(checks) - 1} variations agree with section 6.3")
+    print(f"port: worked example ({ex}) and {len(checks) - 1} variations agree with formats/analyses.md \"Inefficient memory: worked example\"")
 
     totals, shuffled = collections.Counter(), 0
     for seed in range(300):
