@@ -89,8 +89,10 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 
 		if ((rc = a->finish(items[k].self)))
 			goto failed;
-		if (!a->again || !a->again(items[k].self, &src, &line, &why))
+		if (!a->again || !n || !a->again(items[k].self, &src, &line, &why))
 			continue;
+		if (src >= n) /* an input the run does not have: name the first */
+			src = 0, line = 0;
 		for (i = 0; i < n; i++)
 			if (!rereadable(paths[i]))
 				return memscope_error_set(err, MEMSCOPE_E_INVALID, paths[src], line,
