@@ -68,8 +68,8 @@ static int dump_csv_read(
 static int dump_csv_sniff(
 	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
 {
-	(void)eof, (void)name, (void)err;
-	return sniff_text(p, n) && dump_rows_header_like(p, n);
+	(void)name, (void)err;
+	return sniff_text(p, n) && dump_rows_header_like(p, n, eof);
 }
 
 const struct reader dump_csv_reader = {

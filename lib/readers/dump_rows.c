@@ -401,7 +401,7 @@ nomem:
 	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, line, "out of memory");
 }
 
-int dump_rows_header_like(const unsigned char *p, size_t n)
+int dump_rows_header_like(const unsigned char *p, size_t n, int eof)
 {
 	const char *s = (const char *)p, *end;
 	unsigned found = 0, c;
@@ -409,6 +409,8 @@ int dump_rows_header_like(const unsigned char *p, size_t n)
 	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
 		s += 3, n -= 3;
 	end = s + n;
+	while (s < end && (*s == '\n' || *s == '\r')) /* blank lines, as the tokenizer skips */
+		s++;
 	while (s < end && *s != '\n' && *s != '\r') {
 		const char *e = s;
 		size_t len;
@@ -423,7 +425,8 @@ int dump_rows_header_like(const unsigned char *p, size_t n)
 		found += len == 13 && memcmp(s, "Timestamp(us)", 13) == 0;
 		s = e < end && *e == ',' ? e + 1 : e;
 	}
-	return found >= 3;
+	/* a first line longer than what was peeked: the header's reader decides */
+	return found >= 3 || (s == end && !eof);
 }
 
 int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,

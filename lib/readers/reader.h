@@ -79,8 +79,9 @@ int dump_rows_header(struct dump_rows *d, const struct csvtok_field *f, unsigned
 /* One row of n fields at line: 0, or the status to stop with (err set). */
 int dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, unsigned n, uint64_t line);
 void dump_rows_free(struct dump_rows *d);
-/* Whether the first line of p[0..n) names at least three of the dump's columns (the dump CSV
- * sniffer's test: another tool's CSV is not taken for a dump with columns missing). */
-int dump_rows_header_like(const unsigned char *p, size_t n);
+/* Whether the first line of p[0..n) (after a byte order mark and blank lines) names at least
+ * three of the dump's columns, or goes on past p + n when more input follows (!eof): the dump
+ * CSV sniffer's test, so another tool's CSV is not taken for a dump with columns missing. */
+int dump_rows_header_like(const unsigned char *p, size_t n, int eof);
 
 #endif

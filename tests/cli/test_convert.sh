@@ -60,6 +60,14 @@ expect_err_line "^memscope-convert: wrong.csv: not a capture file, .* or a memsc
 printf 'Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr\n' >noid.csv
 expect_status 3 "$C" -o out3.mscap noid.csv
 expect_err_line "^memscope-convert: noid.csv:1: not a memscope_dump CSV: header has no 'ID' column"
+# what the tokenizer reads is a dump too: blank lines (after a byte order mark) before the
+# header, and a header line longer than the 256 KiB the format is recognised from
+{ printf '\357\273\277\r\n\n'; cat baseline.csv; } >blank.csv
+expect_status 0 "$C" -q -f --format csv -o blank.out.csv blank.csv
+expect_same baseline.csv blank.out.csv
+{ head -c 300000 /dev/zero | tr '\0' X; sed 's/^/,/' baseline.csv; } >longhdr.csv
+expect_status 0 "$C" -q -f --format csv -o longhdr.out.csv longhdr.csv
+expect_same baseline.csv longhdr.out.csv
 expect_absent out3.mscap
 expect_status 4 "$C" -o out4.mscap missing.csv
 expect_err_line '^memscope-convert: missing.csv: cannot open: No such file or directory$'

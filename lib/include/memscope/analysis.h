@@ -26,7 +26,7 @@ struct memscope_analysis {
 	/* May be NULL. A new object with the analysis' defaults over st (borrowed, must outlive
 	 * it), for a caller that knows the analysis by its table alone; NULL on OOM. */
 	void *(*create)(struct memscope_strtab *st);
-	/* Free what create made (NULL is fine). */
+	/* May be NULL when create is. Free what create made (NULL is fine). */
 	void (*destroy)(void *self);
 	/* One event. 0, or a negative MEMSCOPE_E_* code that stops the read. */
 	int (*feed)(void *self, const struct memscope_event *ev);
@@ -77,8 +77,9 @@ struct memscope_run_item {
  * st is the table every input's strings go into (borrowed). hooks and ctx may be NULL.
  * Returns 0 or the first error, with err saying where (every event before it was fed): one of
  * an open or a read (memscope_source_open, memscope_source_read), MEMSCOPE_E_INVALID for an
- * input that cannot be read twice, or the negative code an analysis returned (out of memory:
- * MEMSCOPE_E_NOMEM), at the input being read. No input is read without an item.
+ * input that cannot be read twice (at the row the analysis named), the negative code an
+ * analysis' feed returned (out of memory: MEMSCOPE_E_NOMEM; at the input being read) or its
+ * finish or rewind returned (no position), MEMSCOPE_E_ARG when n_items is 0 (nothing is read).
  */
 int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 	const struct memscope_read_opts *ro, const struct memscope_run_item *items, size_t n_items,
