@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "memscope/inefficient.h"
@@ -146,12 +145,11 @@ static int check_annotate_input(const struct ineff_opts *o, struct memscope_strt
 	const char *in = o->inputs[0];
 	struct memscope_source *src = NULL;
 	struct memscope_error err;
-	struct stat sb;
-	int rc;
+	int rc = memscope_source_rereadable(in);
 
-	if (strcmp(in, "-") == 0 || stat(in, &sb) || !S_ISREG(sb.st_mode)) {
-		if (strcmp(in, "-") && stat(in, &sb))
-			return 0; /* the read reports a missing file */
+	if (rc < 0)
+		return 0; /* the read reports a missing file */
+	if (!rc) {
 		cli_msg(&tool,
 			"--annotate reads the input twice, and %s cannot be read twice: save it to "
 			"a file",

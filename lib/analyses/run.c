@@ -1,7 +1,6 @@
 /* The run: every input read once and its events fed to several analyses, and the second pass an
  * analysis may ask for. */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "memscope/analysis.h"
 #include "memscope/strtab.h"
@@ -60,14 +59,6 @@ static int read_all(const char *const *paths, size_t n, struct memscope_strtab *
 	return rc;
 }
 
-/* Whether path can be read a second time: a regular file. */
-static int rereadable(const char *path)
-{
-	struct stat sb;
-
-	return strcmp(path, "-") && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 	const struct memscope_read_opts *ro, const struct memscope_run_item *items, size_t n_items,
 	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
@@ -94,7 +85,7 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 		if (src >= n) /* an input the run does not have: name the first */
 			src = 0, line = 0;
 		for (i = 0; i < n; i++)
-			if (!rereadable(paths[i]))
+			if (memscope_source_rereadable(paths[i]) != 1)
 				return memscope_error_set(err, MEMSCOPE_E_INVALID, paths[src], line,
 					"%s: a second pass is needed, and %s cannot be read "
 					"twice: save it to a file",

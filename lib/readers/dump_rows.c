@@ -214,6 +214,17 @@ static int parse_na_u64(const char *s, size_t n, uint64_t *v)
 
 #define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
 
+/* The column a header name s[0..n) names: an enum col, COL_TS_US or COL_IGNORED. */
+static unsigned col_of(const char *s, size_t n)
+{
+	unsigned c;
+
+	for (c = 0; c < N_COLS; c++)
+		if (strlen(col_names[c]) == n && memcmp(col_names[c], s, n) == 0)
+			return c;
+	return n == 13 && memcmp(s, "Timestamp(us)", 13) == 0 ? COL_TS_US : COL_IGNORED;
+}
+
 static int header_row(struct dump_rows *cs, uint64_t line)
 {
 	unsigned i, c;
@@ -226,12 +237,9 @@ static int header_row(struct dump_rows *cs, uint64_t line)
 	for (i = 0; i < cs->n_f; i++) {
 		const char *s = cs->f[i].p;
 		size_t n = cs->f[i].len;
-		unsigned col = COL_IGNORED;
+		unsigned col = col_of(s, n);
 
-		for (c = 0; c < N_COLS; c++)
-			if (strlen(col_names[c]) == n && memcmp(col_names[c], s, n) == 0)
-				col = c;
-		if (n == 13 && memcmp(s, "Timestamp(us)", 13) == 0) {
+		if (col == COL_TS_US) {
 			col = COL_TS;
 			if (cs->src->opts.time_unit == MEMSCOPE_TIME_AUTO) {
 				cs->scale_us = 1;
@@ -404,7 +412,7 @@ nomem:
 int dump_rows_header_like(const unsigned char *p, size_t n, int eof)
 {
 	const char *s = (const char *)p, *end;
-	unsigned found = 0, c;
+	unsigned found = 0;
 
 	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
 		s += 3, n -= 3;
@@ -420,9 +428,7 @@ int dump_rows_header_like(const unsigned char *p, size_t n, int eof)
 		len = (size_t)(e - s);
 		if (len >= 2 && s[0] == '"' && s[len - 1] == '"')
 			s++, len -= 2;
-		for (c = 0; c < N_COLS; c++)
-			found += strlen(col_names[c]) == len && memcmp(col_names[c], s, len) == 0;
-		found += len == 13 && memcmp(s, "Timestamp(us)", 13) == 0;
+		found += col_of(s, len) != COL_IGNORED;
 		s = e < end && *e == ',' ? e + 1 : e;
 	}
 	/* a first line longer than what was peeked: the header's reader decides */

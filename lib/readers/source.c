@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/internal.h"
@@ -192,4 +193,15 @@ void memscope_source_close(struct memscope_source *src)
 	free(src->buf);
 	free(src->name);
 	free(src);
+}
+
+int memscope_source_rereadable(const char *path)
+{
+	struct stat sb;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &sb))
+		return MEMSCOPE_E_IO;
+	return S_ISREG(sb.st_mode) ? 1 : 0;
 }

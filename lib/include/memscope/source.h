@@ -117,6 +117,13 @@ const struct memscope_read_stats *memscope_source_stats(const struct memscope_so
 /* The name given at open (borrowed, valid until close). */
 const char *memscope_source_name(const struct memscope_source *src);
 
+/*
+ * Whether path can be opened and read a second time: 1 for a regular file; 0 for "-" (standard
+ * input) and anything else (a pipe, a device); MEMSCOPE_E_IO when it cannot be looked up (errno
+ * set). Analyses that need two passes (memscope_run) and copies of a read input ask it first.
+ */
+int memscope_source_rereadable(const char *path);
+
 /* Close and free. NULL is fine. */
 void memscope_source_close(struct memscope_source *src);
 
