@@ -1,7 +1,9 @@
 #!/bin/sh
 # The whole test suite: installs missing Debian packages, runs every fuzz harness for a while in a
 # libFuzzer build, then a -Werror build and an ASan+UBSan build, each under ctest.
-# MEMSCOPE_FUZZ_SECONDS: seconds per fuzz harness (default 60; 0 skips the fuzzing).
+# Each harness and each ctest test is printed with its result as it finishes; the whole output of
+# each step is in build*.log. MEMSCOPE_FUZZ_SECONDS: seconds per fuzz harness (default 60; 0 skips
+# the fuzzing).
 set -u
 cd "$(dirname "$0")/.." || exit 4
 TOP=$(pwd)
@@ -9,23 +11,68 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 sh "$TOP/tests/install-deps.sh" || exit 4
 
+# awk that hands on each line as it comes (mawk reads a pipe in blocks unless -W interactive)
+if [ -z "$(awk -W interactive 'BEGIN { exit }' 2>&1 </dev/null)" ]; then LINE_AWK="awk -W interactive"; else
+	LINE_AWK="awk"
+fi
+# a test's one-line result in its output (Check, the CLI scripts, the replays, the campaign)
+SUMMARY='[0-9]+%: Checks: [0-9]+|^[0-9]+: [0-9]+ passed, [0-9]+ failed|^[0-9]+: replayed [0-9]+ inputs|^[0-9]+: campaign: seed [0-9]+,'
+
+# ctest_progress: reads ctest -V -j output; prints each test as it finishes, with its summary line:
+#   [ 3/39] test_util ................. passed (1.7 s)  100%: Checks: 6, Failures: 0, Errors: 0
+# shellcheck disable=SC2016 # an awk program
+CTEST_PROGRESS='
+function lead(s) { sub(/^[0-9]+: /, "", s); return s }
+/^[0-9]+: Test command: / { next }
+$0 ~ summary && match($0, /^[0-9]+: /) {
+	n = substr($0, 1, RLENGTH - 2)
+	if (n in said) said[n] = said[n] "; " lead($0); else said[n] = lead($0)
+	next
+}
+match($0, /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /) {
+	head = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
+	split(head, h, /[ #:]+/)
+	at = ""; n = ""
+	for (i in h) { if (h[i] ~ /\//) at = h[i]; else if (h[i] ~ /^[0-9]+$/) n = h[i] }
+	name = rest; sub(/ .*/, "", name)
+	res = substr(rest, length(name) + 1); sub(/^[ .*]+/, "", res)
+	secs = ""
+	if (match(res, / *[0-9.]+ sec *$/)) { secs = substr(res, RSTART, RLENGTH); res = substr(res, 1, RSTART - 1) }
+	sub(/ sec *$/, "", secs); sub(/^ +/, "", secs)
+	if (res == "Passed") res = "passed"; else if (res == "Failed") res = "FAILED"; else res = "FAILED: " res
+	dots = name " "; while (length(dots) < 27) dots = dots "."
+	printf "  [%5s] %s %s (%.1f s)%s\n", at, dots, res, secs, (n in said) ? "  " said[n] : ""
+	fflush()
+}'
+
+# ctest_failures LOG: the failing lines of a ctest -V log, each under its test's name
+ctest_failures() {
+	awk '/^ *Start +[0-9]+: / { n = $2; sub(/:$/, "", n); name[n] = $3; next }
+		/^[0-9]+: Test command: / { next }
+		match($0, /^[0-9]+: /) && ($0 ~ /^[0-9]+: .*(FAIL|F:|ERROR|runtime error|Sanitizer)/ ||
+			$0 ~ /^[0-9]+: (campaign: memscope-|  rerun: )/) {
+			n = substr($0, 1, RLENGTH - 2); print "  " name[n] ": " substr($0, RLENGTH + 1) }' "$1" | head -60
+}
+
 run_build() { # run_build DIR CMAKE-ARGS...: configure, build and test one build tree
 	dir=$1
 	shift
 	echo "== $dir: cmake $*"
+	t0=$(date +%s)
 	cmake -S "$TOP" -B "$TOP/$dir" "$@" >"$TOP/$dir.configure.log" 2>&1 ||
 		{ cat "$TOP/$dir.configure.log"; return 1; }
 	cmake --build "$TOP/$dir" -j"$JOBS" >"$TOP/$dir.build.log" 2>&1 ||
-		{ grep -E 'error|warning' -A3 "$TOP/$dir.build.log" | head -60; return 1; }
-	ctest --test-dir "$TOP/$dir" -V -j"$JOBS" --timeout 600 >"$TOP/$dir.ctest.log" 2>&1
-	st=$?
-	summary='[0-9]+%: Checks: [0-9]+|^[0-9]+: [0-9]+ passed, [0-9]+ failed|replayed [0-9]+ inputs'
-	grep -E "$summary|^[0-9]+: campaign: seed [0-9]+," "$TOP/$dir.ctest.log" | sed 's/^[0-9]*: /  /'
-	if [ "$st" -ne 0 ]; then
-		failures='^[0-9]+: .*(FAIL|F:|ERROR|runtime error|Sanitizer)'
-		grep -E "$failures|^[0-9]+: (campaign: memscope-|  rerun: )" "$TOP/$dir.ctest.log" | head -60
-	fi
-	grep -E 'tests passed|tests failed' "$TOP/$dir.ctest.log"
+		{ grep -E 'error|warning|\*\*\*' -A3 "$TOP/$dir.build.log" | head -60; return 1; }
+	ntests=$(ctest --test-dir "$TOP/$dir" -N | sed -n 's/^Total Tests: //p')
+	echo "  configured and built in $(($(date +%s) - t0)) s; $ntests tests, $JOBS at a time (log: $dir.ctest.log)"
+	rm -f "$TOP/$dir/ctest.status"
+	{
+		ctest --test-dir "$TOP/$dir" -V -j"$JOBS" --timeout 600 2>&1
+		echo $? >"$TOP/$dir/ctest.status"
+	} | tee "$TOP/$dir.ctest.log" | $LINE_AWK -v summary="$SUMMARY" "$CTEST_PROGRESS"
+	st=$(cat "$TOP/$dir/ctest.status" 2>/dev/null || echo 1)
+	[ "$st" -ne 0 ] && ctest_failures "$TOP/$dir.ctest.log"
+	grep -E '^[0-9]+% tests passed' "$TOP/$dir.ctest.log"
 	return "$st"
 }
 
@@ -70,14 +117,14 @@ fuzz_report() { # fuzz_report NAME: one line for harness NAME; a crash's input k
 		case ${f##*/} in \* | slow-unit-*) ;; *) found="$found ${f##*/}" ;; esac
 	done
 	if [ "$st" = 0 ] && [ -z "$found" ]; then
-		echo "fuzz_$1: ${secs:-?} s, ${execs:-?} execs, no crash"
+		echo "  fuzz_$1: ${secs:-?} s, ${execs:-?} execs, no crash"
 		return 0
 	fi
-	echo "fuzz_$1: ${secs:-?} s, ${execs:-?} execs, FAILED (exit $st; log $w/log)"
+	echo "  fuzz_$1: ${secs:-?} s, ${execs:-?} execs, FAILED (exit $st; log $w/log)"
 	# the report's first line, the harness's frames (not libFuzzer's), its summary
 	grep -E '^==[0-9]+==ERROR|runtime error:|^SUMMARY|ERROR: libFuzzer|^ +#[0-9]+ .* in ' "$w/log" |
-		grep -v -E ' in (fuzzer::|main |__libc_|_start)' | head -8 | cut -c1-200 | sed 's/^ */  /'
-	[ -n "$found" ] || tail -5 "$w/log" | sed 's/^/  /'
+		grep -v -E ' in (fuzzer::|main |__libc_|_start)' | head -8 | cut -c1-200 | sed 's/^ */    /'
+	[ -n "$found" ] || tail -5 "$w/log" | sed 's/^/    /'
 	for f in $found; do
 		keep=""
 		for c in $(fuzz_corpora "$1"); do
@@ -86,15 +133,15 @@ fuzz_report() { # fuzz_report NAME: one line for harness NAME; a crash's input k
 			done
 		done
 		if [ -n "$keep" ]; then
-			echo "  ${f%%-*} input: $keep, already in the corpus"
+			echo "    ${f%%-*} input: $keep, already in the corpus"
 			continue
 		fi
 		sha=${f#*-}
 		keep=tests/fuzz/corpus/$1/found_$(printf %.12s "$sha").bin
 		cp "$w/found/$f" "$TOP/$keep"
 		size=$(wc -c <"$TOP/$keep")
-		echo "  ${f%%-*} input kept as $keep ($size bytes); replay: $FUZZ_DIR/tests/replay_$1 $keep"
-		[ "$size" -le 8192 ] && echo "  base64: $(base64 -w0 "$TOP/$keep")"
+		echo "    ${f%%-*} input kept as $keep ($size bytes); replay: $FUZZ_DIR/tests/replay_$1 $keep"
+		[ "$size" -le 8192 ] && echo "    base64: $(base64 -w0 "$TOP/$keep")"
 	done
 	return 1
 }
@@ -113,25 +160,34 @@ run_fuzz() { # run_fuzz: build the fuzzers, run them, report
 	names=$(sed -n 's/^memscope_fuzz_harness(\([a-z0-9_]*\) .*/\1/p' "$TOP/tests/CMakeLists.txt")
 	targets=$(for n in $names; do printf 'fuzz_%s ' "$n"; done)
 	echo "== $FUZZ_DIR: libFuzzer, $FUZZ_SECONDS s per harness, $JOBS at a time"
+	t0=$(date +%s)
 	CC=clang cmake -S "$TOP" -B "$TOP/$FUZZ_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DMEMSCOPE_FUZZ=ON -DMEMSCOPE_SANITIZE=ON >"$TOP/$FUZZ_DIR.configure.log" 2>&1 ||
 		{ cat "$TOP/$FUZZ_DIR.configure.log"; return 1; }
 	# shellcheck disable=SC2086 # a list of targets
 	cmake --build "$TOP/$FUZZ_DIR" -j"$JOBS" --target $targets >"$TOP/$FUZZ_DIR.build.log" 2>&1 ||
-		{ grep -E 'error|warning' -A3 "$TOP/$FUZZ_DIR.build.log" | head -60; return 1; }
+		{ grep -E 'error|warning|\*\*\*' -A3 "$TOP/$FUZZ_DIR.build.log" | head -60; return 1; }
+	total=$(echo "$names" | wc -w)
+	echo "  built $total fuzzers in $(($(date +%s) - t0)) s (log: $FUZZ_DIR.build.log)"
 	rm -rf "$FUZZ_WORK"
 	n=0
+	batch=""
+	failed=0 # (not st: fuzz_report sets st)
 	for name in $names; do
-		fuzz_one "$name" &
 		n=$((n + 1))
-		[ $((n % JOBS)) -eq 0 ] && wait
+		echo "  [$n/$total] fuzz_$name: fuzzing for $FUZZ_SECONDS s over corpus $(fuzz_corpora "$name" | sed 's/ /, /g')"
+		fuzz_one "$name" &
+		batch="$batch $name"
+		# JOBS at a time; each batch reported as it ends
+		if [ $((n % JOBS)) -eq 0 ] || [ "$n" -eq "$total" ]; then
+			wait
+			for b in $batch; do
+				fuzz_report "$b" || failed=1
+			done
+			batch=""
+		fi
 	done
-	wait
-	st=0
-	for name in $names; do
-		fuzz_report "$name" || st=1
-	done
-	return "$st"
+	return "$failed"
 }
 
 status=0

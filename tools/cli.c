@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -85,6 +87,147 @@ int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c)
 	return CLI_EXIT_USAGE;
 }
 
+/*
+ * The progress line of cli_progress: one per process, on stderr. shown is the length of what is on
+ * the terminal (0: nothing); a read's rate counts from its first report.
+ */
+static struct {
+	const struct cli_tool *t;
+	const char *const *inputs;
+	size_t n;
+	size_t shown;
+	int started;
+	uint32_t src;
+	uint64_t done, start_done;
+	double start, last;
+} prog;
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Blank the progress line, if one is shown (before a message, at the end of a read, at exit). */
+static void progress_clear(void)
+{
+	if (!prog.shown)
+		return;
+	fprintf(stderr, "\r%*s\r", (int)prog.shown, "");
+	prog.shown = 0;
+}
+
+/* "12 s", "3 min", "2 h" */
+static void eta_text(char *buf, size_t n, double s)
+{
+	if (s < 100)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 6000)
+		snprintf(buf, n, "%.0f min", s / 60);
+	else
+		snprintf(buf, n, "%.0f h", s / 3600);
+}
+
+/* The terminal's width in columns (80 when it does not say). */
+static size_t term_columns(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		return ws.ws_col;
+	return 80;
+}
+
+/* memscope_progress_fn of cli_progress: the line redrawn a few times a second. */
+static void on_progress(void *ctx, uint32_t src, uint64_t done, uint64_t total)
+{
+	char name[256], figs[160], d[MEMSCOPE_BYTES_TEXT_MAX], tot[MEMSCOPE_BYTES_TEXT_MAX];
+	char rate[MEMSCOPE_BYTES_TEXT_MAX], eta[32], head[320], line[512];
+	const char *in;
+	double now = now_seconds(), secs;
+	size_t cols, len, k, off = 0;
+
+	(void)ctx;
+	if (!prog.started || src != prog.src || done < prog.done) {
+		/* a new read (or the same input read again) */
+		prog.started = 1;
+		prog.src = src;
+		prog.start = now;
+		prog.start_done = done;
+		prog.last = 0;
+	}
+	prog.done = done;
+	if (total && done >= total) {
+		progress_clear(); /* read to its end */
+		return;
+	}
+	if (prog.last && now - prog.last < 0.25)
+		return;
+	prog.last = now;
+	in = src < prog.n ? prog.inputs[src] : "input";
+	memscope_text_escape(name, sizeof(name), strcmp(in, "-") ? in : "standard input",
+		strlen(strcmp(in, "-") ? in : "standard input"));
+	memscope_bytes_text(d, sizeof(d), done);
+	len = (size_t)snprintf(figs, sizeof(figs), " %s", d);
+	if (total)
+		len += (size_t)snprintf(figs + len, sizeof(figs) - len, " of %s",
+			memscope_bytes_text(tot, sizeof(tot), total));
+	secs = now - prog.start;
+	if (secs >= 0.2 && done > prog.start_done) {
+		double bps = (double)(done - prog.start_done) / secs;
+
+		len += (size_t)snprintf(figs + len, sizeof(figs) - len, ", %s/s",
+			memscope_bytes_text(rate, sizeof(rate), (uint64_t)bps));
+		if (total) {
+			eta_text(eta, sizeof(eta), (double)(total - done) / bps);
+			snprintf(figs + len, sizeof(figs) - len, ", ETA %s", eta);
+		}
+	}
+	if (prog.n > 1)
+		snprintf(head, sizeof(head), "%s: [%u/%zu] ", prog.t->name, (unsigned)src + 1,
+			prog.n);
+	else
+		snprintf(head, sizeof(head), "%s: ", prog.t->name);
+	/* one terminal line: a long name loses its beginning */
+	cols = term_columns() - 1;
+	len = strlen(head) + strlen(figs);
+	if (len + strlen(name) > cols) {
+		k = len + 3 < cols ? cols - len - 3 : 0;
+		off = strlen(name) - (k < strlen(name) ? k : strlen(name));
+		while (name[off] && ((unsigned char)name[off] & 0xc0) == 0x80)
+			off++; /* not inside a UTF-8 sequence */
+	}
+	len = (size_t)snprintf(
+		line, sizeof(line), "%s%s%s%s", head, off ? "..." : "", name + off, figs);
+	if (len >= sizeof(line))
+		len = sizeof(line) - 1;
+	if (len > cols)
+		len = cols;
+	fprintf(stderr, "\r%.*s%*s", (int)len, line, (int)(prog.shown > len ? prog.shown - len : 0),
+		"");
+	prog.shown = prog.shown > len ? prog.shown : len;
+}
+
+void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
+	const char *const *inputs, size_t n, int quiet)
+{
+	static int at_exit;
+
+	if (quiet || !isatty(STDERR_FILENO))
+		return;
+	if (!at_exit && atexit(progress_clear) == 0)
+		at_exit = 1;
+	progress_clear();
+	prog.t = t;
+	prog.inputs = inputs;
+	prog.n = n;
+	prog.started = 0;
+	ro->progress = on_progress;
+	ro->progress_ctx = &prog;
+}
+
 struct run_ctx {
 	const struct cli_tool *t;
 	const char *const *inputs;
@@ -118,11 +261,16 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 {
 	static const struct memscope_run_hooks hooks = { run_input_read, run_again };
 	struct run_ctx r = { t, inputs, quiet, layouts };
+	struct memscope_read_opts o = { 0 };
 	struct memscope_error err;
+	int rc;
 
-	if (memscope_run(inputs, n, st, ro, items, n_items, &hooks, &r, &err))
-		return cli_error(t, &err);
-	return 0;
+	if (ro)
+		o = *ro;
+	cli_progress(t, &o, inputs, n, quiet);
+	rc = memscope_run(inputs, n, st, &o, items, n_items, &hooks, &r, &err);
+	progress_clear();
+	return rc ? cli_error(t, &err) : 0;
 }
 
 int cli_inputs(
@@ -225,6 +373,7 @@ void cli_msg(const struct cli_tool *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	memscope_text_vformat(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	progress_clear();
 	fprintf(stderr, "%s: %s\n", t->name, line);
 }
 
@@ -388,15 +537,76 @@ int cli_parse_names(const struct cli_tool *t, const char *opt, const char *arg,
 	return 0;
 }
 
+/* --format of the report tools, in the order of their format enums */
+static const struct cli_choice report_formats[] = { { "text", 0 }, { "json", 1 }, { "csv", 2 },
+	{ NULL, 0 } };
+
 int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format)
 {
-	static const struct cli_choice formats[] = { { "text", 0 }, { "json", 1 }, { "csv", 2 },
-		{ NULL, 0 } };
-	int v = 0, rc = cli_parse_choice(t, "format", arg, formats, &v);
+	int v = 0, rc = cli_parse_choice(t, "format", arg, report_formats, &v);
 
 	if (!rc)
 		*format = (unsigned)v;
 	return rc;
+}
+
+int cli_report_format(const struct cli_tool *t, const char *output,
+	const struct cli_choice *choices, int given, unsigned *format)
+{
+	struct cli_ext exts[8] = { { ".txt", 0 }, { ".json", 1 }, { ".csv", 2 } };
+	const struct cli_choice *c;
+	size_t n = 3;
+	int v = (int)*format, rc;
+
+	if (!choices)
+		choices = report_formats;
+	for (c = choices; c->name && n + 1 < sizeof(exts) / sizeof(exts[0]); c++)
+		if (c->value > 2)
+			exts[n++] = (struct cli_ext){ ".txt", c->value };
+	exts[n] = (struct cli_ext){ NULL, 0 };
+	rc = cli_format_from_output(t, output, exts, choices, given, &v);
+	if (!rc)
+		*format = (unsigned)v;
+	return rc;
+}
+
+/* The first name of value in choices ("?" when none). */
+static const char *choice_name(const struct cli_choice *choices, int value)
+{
+	for (; choices->name; choices++)
+		if (choices->value == value)
+			return choices->name;
+	return "?";
+}
+
+int cli_format_from_output(const struct cli_tool *t, const char *output,
+	const struct cli_ext *table, const struct cli_choice *choices, int given, int *value)
+{
+	const struct cli_ext *e, *best = NULL;
+	const char *base;
+	size_t n, k;
+
+	if (!output || !strcmp(output, "-"))
+		return 0;
+	base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
+	n = strlen(base);
+	for (e = table; e->ext; e++) {
+		k = strlen(e->ext);
+		if (n > k && !strcasecmp(base + n - k, e->ext) && (!best || k > strlen(best->ext)))
+			best = e;
+	}
+	if (!best)
+		return 0;
+	if (!given) {
+		*value = best->value;
+		return 0;
+	}
+	for (e = table; e->ext; e++)
+		if (!strcmp(e->ext, best->ext) && e->value == *value)
+			return 0;
+	cli_msg(t, "--format %s contradicts -o %s (%s)", choice_name(choices, *value), output,
+		choice_name(choices, best->value));
+	return CLI_EXIT_USAGE;
 }
 
 int cli_parse_size(const char *s, unsigned long long *v)
@@ -535,12 +745,24 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
 static struct cli_out *volatile pending;
 static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
 
+/* Is name the placeholder cli_out_reserve made for o? (async-signal-safe) */
+static int is_placeholder(const struct cli_out *o, const char *name)
+{
+	struct stat sl;
+
+	return o->reserved && lstat(name, &sl) == 0 && (uint64_t)sl.st_dev == o->res_dev &&
+	       (uint64_t)sl.st_ino == o->res_ino;
+}
+
 static void on_fatal_signal(int sig)
 {
 	struct cli_out *o;
 
-	for (o = pending; o; o = o->next)
+	for (o = pending; o; o = o->next) {
 		unlink(o->tmp);
+		if (is_placeholder(o, o->path))
+			unlink(o->path);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -660,9 +882,77 @@ static int out_flush(const struct cli_tool *t, struct cli_out *o)
 	return CLI_EXIT_IO;
 }
 
+int cli_out_reserve(const struct cli_tool *t, struct cli_out *o, const char *path,
+	const char *const *inputs, size_t n_inputs)
+{
+	struct stat sp;
+	sigset_t old;
+	int fd, rc;
+
+	memset(o, 0, sizeof(*o));
+	install_handlers();
+	/* the placeholder exists only with its output on the pending list */
+	fatal_block(&old);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+		rc = errno == EEXIST ? CLI_OUT_TAKEN : CLI_EXIT_IO;
+		if (rc != CLI_OUT_TAKEN)
+			cli_msg(t, "%s: cannot create: %s", path, strerror(errno));
+	} else if (fstat(fd, &sp)) {
+		cli_msg(t, "%s: cannot create: %s", path, strerror(errno));
+		rc = CLI_EXIT_IO;
+	} else if (!(rc = cli_out_open(t, o, path, 1, inputs, n_inputs))) {
+		o->force = 0;
+		o->reserved = 1;
+		o->res_dev = (uint64_t)sp.st_dev;
+		o->res_ino = (uint64_t)sp.st_ino;
+	}
+	if (fd >= 0) {
+		close(fd);
+		if (rc)
+			unlink(path);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 /*
- * Move the temporary file to o->path: over what is there with --force, otherwise only if nothing
- * is (another run may have written the path since the check). 0 or the exit status, printed.
+ * Move o->tmp over the placeholder cli_out_reserve made at o->path, and only over it: 0, 1 when
+ * the placeholder is gone (nothing moved), or -1 with errno (EEXIST: another file is there).
+ */
+static int replace_placeholder(struct cli_out *o)
+{
+	struct stat sl;
+	int e;
+
+	if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) {
+		/* o->tmp now names what was at the path */
+		if (is_placeholder(o, o->tmp)) {
+			unlink(o->tmp);
+			return 0;
+		}
+		renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE); /* put it back */
+		errno = EEXIST;
+		return -1;
+	}
+	e = errno;
+	if (lstat(o->path, &sl))
+		return 1;
+	if (e != EINVAL && e != ENOSYS && e != EOPNOTSUPP) {
+		errno = e;
+		return -1;
+	}
+	/* no RENAME_EXCHANGE on this file system: a check, then the move */
+	if (!is_placeholder(o, o->path)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(o->tmp, o->path) == 0 ? 0 : -1;
+}
+
+/*
+ * Move the temporary file to o->path: over what is there with --force, or over the placeholder
+ * cli_out_reserve made, otherwise only if nothing is (another run may have written the path
+ * since the check). 0 or the exit status, printed.
  */
 static int publish(const struct cli_tool *t, struct cli_out *o)
 {
@@ -671,6 +961,11 @@ static int publish(const struct cli_tool *t, struct cli_out *o)
 
 	if ((rc = refuse_input(t, o->path, o->inputs, o->n_inputs)))
 		return rc; /* the path became an input after the check */
+	if (o->reserved && (rc = replace_placeholder(o)) <= 0) {
+		if (!rc)
+			return 0;
+		goto failed;
+	}
 	if (o->force ? rename(o->tmp, o->path) == 0
 		     : renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
 		return 0;
@@ -689,6 +984,7 @@ static int publish(const struct cli_tool *t, struct cli_out *o)
 				return 0;
 		}
 	}
+failed:
 	if (errno == EEXIST) {
 		cli_msg(t,
 			"%s: exists: written by another run meanwhile (use --force to overwrite)",
@@ -752,6 +1048,8 @@ void cli_out_abort(struct cli_out *o)
 {
 	if (o->f && o->f != stdout)
 		fclose(o->f);
+	if (is_placeholder(o, o->path))
+		unlink(o->path);
 	if (o->tmp) {
 		pending_remove(o);
 		unlink(o->tmp);
@@ -763,12 +1061,25 @@ void cli_out_abort(struct cli_out *o)
 
 char *cli_default_output(const char *input, const char *ext)
 {
-	const char *slash = strrchr(input, '/');
-	const char *dot = strrchr(input, '.');
-	size_t base = dot && (!slash || dot > slash) && dot != input ? (size_t)(dot - input)
-								     : strlen(input);
-	char *out = malloc(base + strlen(ext) + 1);
+	static const char *const zext[] = { ".gz", ".zst" };
+	size_t len = strlen(input), base, i;
+	const char *slash, *dot;
+	char *out;
 
+	for (i = 0; i < 2; i++) {
+		size_t n = strlen(zext[i]);
+
+		if (len > n && strcmp(input + len - n, zext[i]) == 0 && input[len - n - 1] != '/') {
+			len -= n;
+			break;
+		}
+	}
+	slash = memrchr(input, '/', len);
+	dot = memrchr(input, '.', len);
+	base = dot && (!slash || dot > slash) && dot != input && dot != slash + 1
+		       ? (size_t)(dot - input)
+		       : len;
+	out = malloc(base + strlen(ext) + 1);
 	if (out) {
 		memcpy(out, input, base);
 		strcpy(out + base, ext);

@@ -97,6 +97,18 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 	const struct memscope_run_item *items, size_t n_items, int quiet,
 	enum memscope_layout *layouts);
 
+/*
+ * Progress of the reads made with ro, on stderr when it is a terminal and quiet is 0 (else ro is
+ * left as it is): ro gets a callback that keeps one line up to date a few times a second,
+ * "memscope-db: [3/100] rank3.csv 412 MiB of 847 MiB, 95 MiB/s, ETA 4 s" (inputs[ro->src] names
+ * the input; "[i/n]" only for several inputs; a compressed file counts its compressed bytes; a
+ * database shows none). The line is cleared at the end of each file, before every cli_msg line
+ * and at exit. cli_run calls it itself; a tool that opens sources itself calls it once on the read
+ * options it opens them with.
+ */
+void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
+	const char *const *inputs, size_t n, int quiet);
+
 /* --help text on stdout. */
 void cli_help(const struct cli_tool *t);
 
@@ -155,6 +167,34 @@ int cli_parse_pools(const struct cli_tool *t, const char *arg, uint64_t *pools);
 /* --format text, json or csv (cli_parse_choice) into 0, 1 or 2 (the order of every report
  * tool's format enum); 0 or CLI_EXIT_USAGE (printed). */
 int cli_parse_format(const struct cli_tool *t, const char *arg, unsigned *format);
+/*
+ * A report tool's format after its options: with given 0 (no --format), from -o's ending
+ * (.txt text, .json json, .csv csv; *format keeps its default otherwise); with given 1, *format
+ * as given, refused when -o's ending holds another format (cli_format_from_output). choices:
+ * the tool's --format table, whose text, json and csv are 0, 1 and 2, or NULL for just those
+ * (cli_parse_format's); a choice beyond them is text too (memscope-leaks' reference lines). 0 or
+ * CLI_EXIT_USAGE (printed).
+ */
+int cli_report_format(const struct cli_tool *t, const char *output,
+	const struct cli_choice *choices, int given, unsigned *format);
+/* One row of a tool's table of output name endings: an ending (".svg", ".trace.json") and the
+ * --format value it stands for. Several rows of one ending: the first gives the format, the
+ * others are formats such a file may hold too (".json": speedscope, or a Chrome trace). Tables
+ * end with a NULL ext. */
+struct cli_ext {
+	const char *ext;
+	int value;
+};
+/*
+ * --format from -o: the longest ending of table that output's file name (its last '/' part,
+ * longer than the ending) ends in, any case. given 0 (no --format): *value gets that ending's
+ * format, and keeps the tool's default for NULL, "-" or a name with no ending of table. given 1:
+ * *value is the --format given, and an ending that cannot hold it is a usage error, the one line
+ * "--format X contradicts -o FILE (Y)" (X, Y: the names of choices, the --format table). 0 or
+ * CLI_EXIT_USAGE (printed).
+ */
+int cli_format_from_output(const struct cli_tool *t, const char *output,
+	const struct cli_ext *table, const struct cli_choice *choices, int given, int *value);
 /* A byte count: digits, then optionally K, M, G or T (powers of 1024), optionally followed by
  * "B" or "iB", any case ("64K", "1MiB", "512b"). 0 or -1 (bad text or overflow). */
 int cli_parse_size(const char *s, unsigned long long *v);
@@ -173,6 +213,9 @@ struct cli_out {
 	const char *const *inputs; /* borrowed: the files the output must never be */
 	size_t n_inputs;
 	struct cli_out *next; /* temporaries a fatal signal removes */
+	/* cli_out_reserve: the placeholder at path (device, inode) the commit replaces */
+	int reserved;
+	uint64_t res_dev, res_ino;
 };
 
 /*
@@ -190,6 +233,18 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
  * returns the exit status, with *o cleared.
  */
 int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const char *const *inputs, size_t n_inputs);
+/* cli_out_reserve's answer when path exists (nothing printed): take another name */
+#define CLI_OUT_TAKEN (-1)
+/*
+ * cli_out_open for a name the tool chose that must never collide with another run's: path is
+ * first created empty with O_CREAT|O_EXCL, a placeholder reserving it against every other run,
+ * and the commit replaces exactly that placeholder (a file found there instead fails the commit,
+ * exit 2). cli_out_abort, and a fatal signal before the commit, remove the placeholder. Returns 0,
+ * CLI_OUT_TAKEN when something is at path (nothing printed), or the exit status, printed; on
+ * failure *o is cleared and nothing is left at path.
+ */
+int cli_out_reserve(const struct cli_tool *t, struct cli_out *o, const char *path,
 	const char *const *inputs, size_t n_inputs);
 /* Whether two paths name the same file: by identity when both exist, else by their resolved
  * directory and name. */
@@ -209,8 +264,8 @@ int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
  * file with force, which cannot be undone; that takes an I/O error).
  */
 int cli_out_commit_all(const struct cli_tool *t, struct cli_out *const *outs, size_t n);
-/* input with its extension replaced by ext ("in.csv", ".db" -> "in.db"). NULL on OOM; the caller
- * frees. */
+/* input without a .gz or .zst and with its extension replaced by ext ("in.csv", ".db" -> "in.db";
+ * "in.csv.zst" -> "in.db"). NULL on OOM; the caller frees. */
 char *cli_default_output(const char *input, const char *ext);
 
 /* Drop the temporary file (after a failure). */

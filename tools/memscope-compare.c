@@ -187,28 +187,60 @@ static int mkdirs(char *path)
 	}
 }
 
-/* The reference's default: DIR/memscopeDumpResults/compare/memory_compare_{YYYYmmddHHMMSS}.csv */
-static char *default_output(const char *dir)
-{
-	char stamp[32], *path, *slash;
-	time_t now = time(NULL);
-	size_t n;
+/* names a run tries in one second before it gives up */
+#define MAX_SAME_SECOND 100000
 
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", localtime(&now));
-	n = strlen(dir) + 64;
-	path = malloc(n);
-	if (!path)
-		return NULL;
-	snprintf(path, n, "%s/memscopeDumpResults/compare/memory_compare_%s.csv", dir, stamp);
-	slash = strrchr(path, '/');
+/*
+ * Open the default output: the reference's DIR/memscopeDumpResults/compare/
+ * memory_compare_{YYYYmmddHHMMSS}.csv, or for a later run of the same second the first free of
+ * memory_compare_{YYYYmmddHHMMSS}_2.csv, _3, ...; each name is reserved (cli_out_reserve), so
+ * runs never take one name, even at once, and none replaces a file. *path gets the name
+ * (malloc'd, the caller frees, also on failure). 0 or the exit status, printed.
+ */
+static int open_default_output(
+	const char *dir, const char *const *inputs, struct cli_out *out, char **path)
+{
+	char stamp[32], *slash;
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n = strlen(dir) + 80;
+	long k;
+	int rc = CLI_OUT_TAKEN;
+
+	if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm)) {
+		cli_msg(&tool, "cannot tell the local time for the default output name");
+		return CLI_EXIT_IO;
+	}
+	if (!(*path = malloc(n))) {
+		cli_msg(&tool, "out of memory");
+		return CLI_EXIT_IO;
+	}
+	snprintf(*path, n, "%s/memscopeDumpResults/compare/memory_compare_%s.csv", dir, stamp);
+	slash = strrchr(*path, '/');
 	*slash = '\0';
-	if (mkdirs(path)) {
-		cli_msg(&tool, "%s: cannot create: %s", path, strerror(errno));
-		free(path);
-		return NULL;
+	if (mkdirs(*path)) {
+		cli_msg(&tool, "%s: cannot create: %s", *path, strerror(errno));
+		return CLI_EXIT_IO;
 	}
 	*slash = '/';
-	return path;
+	for (k = 1; k <= MAX_SAME_SECOND && rc == CLI_OUT_TAKEN; k++) {
+		if (k > 1)
+			snprintf(slash + 1, n - (size_t)(slash + 1 - *path),
+				"memory_compare_%s_%ld.csv", stamp, k);
+		rc = cli_out_reserve(&tool, out, *path, inputs, 2);
+	}
+	if (rc == CLI_OUT_TAKEN) {
+		cli_msg(&tool, "%s: %d names of this second taken", *path, MAX_SAME_SECOND);
+		rc = CLI_EXIT_IO;
+	}
+	return rc;
+}
+
+static int summary_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	cli_msg(&tool, "%s", text);
+	return 0;
 }
 
 static int read_side(const struct compare_opts *o, int i, struct memscope_strtab *st,
@@ -239,10 +271,8 @@ int main(int argc, char **argv)
 	struct memscope_strtab *st = NULL;
 	struct memscope_error err;
 	struct compare c;
-	const struct memscope_compare_device *devs;
-	const struct memscope_compare_row *top;
 	char *default_out = NULL;
-	size_t i, n;
+	size_t i;
 	int status, rc;
 
 	memset(&c, 0, sizeof(c));
@@ -264,15 +294,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		if ((status = read_side(&o, (int)i, st, sides[i])))
 			goto out;
-	if (!o.common.output) {
-		if (!(default_out = default_output(o.output_dir))) {
-			status = CLI_EXIT_IO;
-			goto out;
-		}
+	if (o.common.output) {
+		status = cli_out_open(&tool, &c.out, o.common.output, o.common.force,
+			(const char *const *)o.inputs, 2);
+	} else {
+		status = open_default_output(
+			o.output_dir, (const char *const *)o.inputs, &c.out, &default_out);
 		o.common.output = default_out;
 	}
-	status = cli_out_open(
-		&tool, &c.out, o.common.output, o.common.force, (const char *const *)o.inputs, 2);
 	if (status)
 		goto out;
 	c.st = st;
@@ -299,33 +328,14 @@ int main(int argc, char **argv)
 		cli_msg(&tool, "%llu op END rows had no START (counted 0), %llu STARTs no END",
 			(unsigned long long)stats.n_unmatched_end,
 			(unsigned long long)stats.n_unmatched_start);
-	if (o.common.quiet)
-		goto out;
-	devs = memscope_compare_summary_devices(c.sum, &n);
-	for (i = 0; i < n; i++)
-		cli_msg(&tool,
-			"device %d: %llu matched, %llu base-only, %llu compare-only, diff %+lld "
-			"bytes",
-			(int)devs[i].device, (unsigned long long)devs[i].n_matched,
-			(unsigned long long)devs[i].n_base_only,
-			(unsigned long long)devs[i].n_cmp_only, (long long)devs[i].diff);
-	top = memscope_compare_summary_top(c.sum, &n);
-	for (i = 0; i < n; i++)
-		cli_msg(&tool, "top %zu: %s %s on device %d: base %s, compare %s, diff %+lld bytes",
-			i + 1, memscope_kind_name(top[i].event),
-			memscope_strtab_str(st, top[i].name, NULL), (int)top[i].device,
-			top[i].has_base ? "present" : "absent",
-			top[i].has_cmp ? "present" : "absent", (long long)top[i].diff);
-	if (stats.total_diff == INT64_MAX || stats.total_diff == INT64_MIN)
-		cli_msg(&tool, "%llu rows, total diff %s%+lld bytes (the total overflowed) -> %s",
-			(unsigned long long)stats.n_rows,
-			stats.total_diff > 0 ? "more than " : "less than ",
-			(long long)stats.total_diff + (stats.total_diff > 0 ? -1 : 1),
-			o.common.output);
-	else
-		cli_msg(&tool, "%llu rows, total diff %+lld bytes -> %s",
-			(unsigned long long)stats.n_rows, (long long)stats.total_diff,
-			o.common.output);
+	if (!o.common.quiet &&
+		memscope_compare_summary_text(c.sum, &o.cmp, &stats, st,
+			strcmp(o.common.output, "-") ? o.common.output : "standard output",
+			summary_line, NULL)) {
+		/* the output is in place: the summary's memory alone ran out */
+		cli_msg(&tool, "out of memory");
+		status = CLI_EXIT_IO;
+	}
 out:
 	if (status && c.out.f)
 		cli_out_abort(&c.out);

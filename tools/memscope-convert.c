@@ -6,7 +6,7 @@
 
 #include "cli.h"
 
-enum { OPT_FORMAT = 't', OPT_TIME_UNIT = 256 };
+enum { OPT_FORMAT = 't', OPT_TIME_UNIT = 256, OPT_COMPRESS };
 
 static const struct cli_option options[] = {
 	{ "format", 0, OPT_FORMAT, "FORMAT",
@@ -15,13 +15,16 @@ static const struct cli_option options[] = {
 	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)", NULL },
 	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
 		"dump CSV timestamps: auto, ns or us (default auto)", NULL },
+	{ "compress", 0, OPT_COMPRESS, "KIND",
+		"compress the output: gzip or zstd (default: by the output name, .gz or .zst)",
+		NULL },
 	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
 	"memscope-convert",
-	"[--format csv|capture] [-o FILE] [-f] [--lenient] [--time-unit auto|ns|us]\n"
-	"       [-q] INPUT",
+	"[--format csv|capture] [-o FILE] [--compress gzip|zstd] [-f] [--lenient]\n"
+	"       [--time-unit auto|ns|us] [-q] INPUT",
 	"Convert a memscope_dump CSV, capture file or database to the dump CSV layout or the "
 	"capture format.",
 	options,
@@ -29,11 +32,13 @@ static const struct cli_tool tool = {
 
 /* options; main sets every default, beside its flag */
 struct convert_opts {
-	const char *to;		  /* --format (-t, --to): "csv" or "capture" */
-	struct cli_common common; /* -o, -f, -q, --lenient, --time-unit */
+	const char *to;			    /* --format (-t, --to): "csv" or "capture" */
+	enum memscope_compression compress; /* --compress; NONE: by the output name */
+	struct cli_common common;	    /* -o, -f, -q, --lenient, --time-unit */
 };
 
 struct convert {
+	struct memscope_compress_writer *z; /* in front of the output when it is compressed */
 	struct memscope_csv_writer *csv;
 	struct memscope_capture_writer *cap;
 	struct memscope_error werr;
@@ -54,6 +59,8 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 	static const struct cli_choice formats[] = { { "csv", 0 }, { "capture", 1 }, { NULL, 0 } };
 	static const struct cli_choice time_units[] = { { "auto", MEMSCOPE_TIME_AUTO },
 		{ "ns", MEMSCOPE_TIME_NS }, { "us", MEMSCOPE_TIME_US }, { NULL, 0 } };
+	static const struct cli_choice kinds[] = { { "gzip", MEMSCOPE_COMPRESS_GZIP },
+		{ "zstd", MEMSCOPE_COMPRESS_ZSTD }, { NULL, 0 } };
 	int c, rc, v = 0;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
@@ -67,6 +74,11 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 			if ((rc = cli_parse_choice(&tool, "time-unit", optarg, time_units, &v)))
 				return rc;
 			o->common.read.time_unit = (enum memscope_time_unit)v;
+			break;
+		case OPT_COMPRESS:
+			if ((rc = cli_parse_choice(&tool, "compress", optarg, kinds, &v)))
+				return rc;
+			o->compress = (enum memscope_compression)v;
 			break;
 		default:
 			if ((rc = cli_common_option(&tool, c, &o->common)))
@@ -83,20 +95,58 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 	return 0;
 }
 
+/* The compression a file name asks for by its extension: .gz, .zst, else NONE. */
+static enum memscope_compression compression_of(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 3 && strcmp(name + n - 3, ".gz") == 0)
+		return MEMSCOPE_COMPRESS_GZIP;
+	if (n > 4 && strcmp(name + n - 4, ".zst") == 0)
+		return MEMSCOPE_COMPRESS_ZSTD;
+	return MEMSCOPE_COMPRESS_NONE;
+}
+
+/*
+ * The default output: the input's name without a .gz or .zst and its last extension, with ext,
+ * and .gz or .zst for --compress ("run.csv.gz" -> "run.mscap"). NULL on OOM (the caller frees).
+ */
+static char *default_output(const char *input, const char *ext, enum memscope_compression z)
+{
+	char *out = cli_default_output(input, ext), *full = NULL;
+
+	if (!out || z == MEMSCOPE_COMPRESS_NONE)
+		return out;
+	if (asprintf(&full, "%s%s", out, z == MEMSCOPE_COMPRESS_GZIP ? ".gz" : ".zst") < 0)
+		full = NULL;
+	free(out);
+	return full;
+}
+
 static void report(const struct convert_opts *o, const char *input, const char *output,
-	const struct memscope_source *src, uint64_t out_bytes)
+	const struct memscope_source *src, const struct convert *c, uint64_t out_bytes)
 {
 	const struct memscope_read_stats *s = memscope_source_stats(src);
+	enum memscope_compression in_z = memscope_source_compression(src);
+	char zin[32] = "", zout[32] = "", in_text[MEMSCOPE_BYTES_TEXT_MAX];
+	char out_text[MEMSCOPE_BYTES_TEXT_MAX];
 
 	cli_report_read(&tool, input, s);
 	if (o->common.quiet)
 		return;
-	cli_msg(&tool, "%s -> %s: %llu events, %llu -> %llu bytes (%s%s)", input, output,
-		(unsigned long long)s->n_events, (unsigned long long)s->bytes,
-		(unsigned long long)out_bytes, memscope_format_name(memscope_source_format(src)),
+	if (in_z)
+		snprintf(zin, sizeof(zin), ", %s input", memscope_compression_name(in_z));
+	if (c->z)
+		snprintf(zout, sizeof(zout), ", %s output", memscope_compression_name(o->compress));
+	cli_msg(&tool, "%s -> %s: %llu events, %s -> %s (%s%s%s%s)", input, output,
+		(unsigned long long)s->n_events,
+		memscope_bytes_text(in_text, sizeof(in_text), s->bytes),
+		memscope_bytes_text(out_text, sizeof(out_text), out_bytes),
+		memscope_format_name(memscope_source_format(src)),
 		s->layout == MEMSCOPE_LAYOUT_LEGACY    ? ", legacy layout normalised"
 		: s->layout == MEMSCOPE_LAYOUT_CURRENT ? ", current layout"
-						       : "");
+						       : "",
+		zin, zout);
 }
 
 int main(int argc, char **argv)
@@ -108,6 +158,7 @@ int main(int argc, char **argv)
 		.common.quiet = 0,	  /* -q: the summary on stderr */
 		.common.read.lenient = 0, /* --lenient: a bad row is an error */
 		.common.read.time_unit = MEMSCOPE_TIME_AUTO, /* --time-unit auto */
+		.compress = MEMSCOPE_COMPRESS_NONE,	     /* --compress: by the output name */
 	};
 	struct convert c = { 0 };
 	struct memscope_strtab *st = NULL;
@@ -116,7 +167,9 @@ int main(int argc, char **argv)
 	struct cli_out out = { 0 };
 	const char *input = NULL;
 	char *default_out = NULL;
+	enum memscope_compression by_name;
 	const char *to;
+	FILE *f;
 	int rc, status;
 
 	memscope_error_clear(&err);
@@ -129,6 +182,11 @@ int main(int argc, char **argv)
 		cli_msg(&tool, "out of memory");
 		return CLI_EXIT_IO;
 	}
+	/* the progress line, but not between CSV lines written to the same terminal */
+	cli_progress(&tool, &o.common.read, &input, 1,
+		o.common.quiet ||
+			(isatty(STDOUT_FILENO) &&
+				strcmp(o.common.output ? o.common.output : input, "-") == 0));
 	rc = memscope_source_open(&src, input, st, &o.common.read, &err);
 	if (rc) {
 		status = cli_error(&tool, &err);
@@ -141,8 +199,8 @@ int main(int argc, char **argv)
 		if (strcmp(input, "-") == 0) {
 			o.common.output = "-";
 		} else {
-			default_out =
-				cli_default_output(input, strcmp(to, "csv") ? ".mscap" : ".csv");
+			default_out = default_output(
+				input, strcmp(to, "csv") ? ".mscap" : ".csv", o.compress);
 			if (!default_out) {
 				cli_msg(&tool, "out of memory");
 				status = CLI_EXIT_IO;
@@ -151,20 +209,33 @@ int main(int argc, char **argv)
 			o.common.output = default_out;
 		}
 	}
-	if (strcmp(to, "capture") == 0 && strcmp(o.common.output, "-") == 0 &&
+	by_name = compression_of(o.common.output);
+	if (o.compress && by_name && o.compress != by_name) {
+		cli_msg(&tool, "--compress %s contradicts the output name %s",
+			memscope_compression_name(o.compress), o.common.output);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (!o.compress)
+		o.compress = by_name;
+	if ((strcmp(to, "capture") == 0 || o.compress) && strcmp(o.common.output, "-") == 0 &&
 		isatty(STDOUT_FILENO)) {
-		cli_msg(&tool, "refusing to write binary capture data to a terminal (use -o FILE)");
+		cli_msg(&tool, "refusing to write binary %s data to a terminal (use -o FILE)",
+			o.compress ? "compressed" : "capture");
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
 	status = cli_out_open(&tool, &out, o.common.output, o.common.force, &input, 1);
 	if (status)
 		goto out;
+	f = out.f;
+	if (o.compress && (c.z = memscope_compress_writer_new(out.f, o.compress)))
+		f = memscope_compress_writer_file(c.z);
 	if (strcmp(to, "csv") == 0)
-		c.csv = memscope_csv_writer_new(out.f, st);
+		c.csv = memscope_csv_writer_new(f, st);
 	else
-		c.cap = memscope_capture_writer_new(out.f, st);
-	if (!c.csv && !c.cap) {
+		c.cap = memscope_capture_writer_new(f, st);
+	if ((!c.csv && !c.cap) || (o.compress && !c.z)) {
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
 		goto out;
@@ -180,22 +251,27 @@ int main(int argc, char **argv)
 	}
 	rc = c.csv ? memscope_csv_writer_finish(c.csv, &c.werr)
 		   : memscope_capture_writer_finish(c.cap, &c.werr);
+	if (!rc && c.z)
+		rc = memscope_compress_writer_finish(c.z, &c.werr);
 	if (rc) {
 		cli_msg(&tool, "%s: %s", o.common.output, c.werr.msg);
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	uint64_t out_bytes =
-		c.cap ? memscope_capture_writer_bytes(c.cap) : memscope_csv_writer_bytes(c.csv);
+	uint64_t out_bytes = c.z     ? memscope_compress_writer_bytes(c.z)
+			     : c.cap ? memscope_capture_writer_bytes(c.cap)
+				     : memscope_csv_writer_bytes(c.csv);
 
 	status = cli_out_commit(&tool, &out);
 	if (!status)
-		report(&o, input, o.common.output, src, out_bytes);
+		report(&o, input, o.common.output, src, &c, out_bytes);
 out:
-	if (status)
-		cli_out_abort(&out);
+	/* the writers first: freeing the compressor closes the FILE they wrote to */
 	memscope_csv_writer_free(c.csv);
 	memscope_capture_writer_free(c.cap);
+	memscope_compress_writer_free(c.z);
+	if (status)
+		cli_out_abort(&out);
 	memscope_source_close(src);
 	memscope_strtab_free(st);
 	free(default_out);

@@ -259,6 +259,9 @@ int main(int argc, char **argv)
 	status = parse_args(argc, argv, &o);
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
+	/* a progress line while inputs are read (each read's ro.src is its number) */
+	cli_progress(&tool, &o.common.read, (const char *const *)argv + optind,
+		(size_t)(argc - optind), o.common.quiet);
 	if (!o.common.output) {
 		if (strcmp(argv[optind], "-") == 0) {
 			cli_msg(&tool, "input from standard input: name the output with -o");

@@ -75,13 +75,14 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 	};
 	unsigned long long n;
 	unsigned format;
-	int c, rc = 0;
+	int c, rc = 0, format_given = 0;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			rc = cli_parse_format(&tool, optarg, &format);
 			o->format = (enum memscope_ineff_format)format;
+			format_given = 1;
 			break;
 		case OPT_IDLE_THRESHOLD:
 			rc = cli_parse_count(
@@ -118,6 +119,10 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 	}
 	if ((rc = cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs)))
 		return rc;
+	format = o->format;
+	if ((rc = cli_report_format(&tool, o->common.output, NULL, format_given, &format)))
+		return rc;
+	o->format = (enum memscope_ineff_format)format;
 	if (!o->top_given)
 		o->top = o->format == MEMSCOPE_INEFF_TEXT ? 20 : 0;
 	if (o->annotate && o->n_inputs != 1) {
@@ -283,6 +288,8 @@ int main(int argc, char **argv)
 		status = status < 0 ? CLI_EXIT_OK : status;
 		goto out;
 	}
+	/* a progress line for the reads outside cli_run too (--annotate's copy) */
+	cli_progress(&tool, &o.common.read, o.inputs, o.n_inputs, o.common.quiet);
 	st = memscope_strtab_new();
 	if (!st || !(a = memscope_inefficient_new(&o.ineff, st))) {
 		cli_msg(&tool, "out of memory");

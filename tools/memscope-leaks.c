@@ -16,15 +16,25 @@ enum {
 	OPT_MARK,
 	OPT_START_INDEX,
 	OPT_KINDS,
+	OPT_GROUP_BY,
+	OPT_TOP,
 	OPT_FAIL_ON_FINDING,
 };
 
 static const struct cli_option options[] = {
-	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)", NULL },
+	{ "format", 0, OPT_FORMAT, "FORMAT",
+		"text, json, csv, or reference: only msMemScope's own lines (default text)", NULL },
+	{ "group-by", 0, OPT_GROUP_BY, "WHAT",
+		"group leaks by stack, op or owner (default stack; op without stacks)", NULL },
+	{ "top", 0, OPT_TOP, "N",
+		"report the N largest groups per input and kind, 0 for all (default 20 in text, "
+		"all otherwise)",
+		NULL },
 	{ "kinds", 0, OPT_KINDS, "LIST", "look for step, mark and/or exit leaks (default all)",
 		NULL },
 	{ "pool", 0, OPT_POOL, "LIST",
-		"pools checked: hal,pta,atb,mindspore,host,... or all (default: see man page)",
+		"pools checked: hal,pta,atb,mindspore,host,... or all (default pta,atb,mindspore "
+		"for step leaks, all for mark and exit)",
 		NULL },
 	{ "skip-steps", 0, OPT_SKIP_STEPS, "N",
 		"blocks of steps 0..N are not step leaks (default 1)", NULL },
@@ -42,7 +52,8 @@ static const struct cli_option options[] = {
 
 static const struct cli_tool tool = {
 	"memscope-leaks",
-	"[--format text|json|csv] [--kinds LIST] [--pool LIST] [--skip-steps N]\n"
+	"[--format text|json|csv|reference] [--group-by stack|op|owner]\n"
+	"       [--top N] [--kinds LIST] [--pool LIST] [--skip-steps N]\n"
 	"       [--min-steps-alive N] [--mark TEXT [--start-index N]] [--fail-on-finding]\n"
 	"       [-o FILE] [-f] [--lenient] [-q] INPUT...",
 	"Find memory leaks: per training step, over a marked range, and unreleased at exit.",
@@ -51,10 +62,13 @@ static const struct cli_tool tool = {
 
 /* options; main sets every default, beside its flag */
 struct leaks_opts {
-	struct memscope_leaks_opts leaks;  /* --kinds, --pool, --skip-steps, ..., --start-index */
+	struct memscope_leaks_opts leaks;  /* --kinds, --pool, ..., --group-by, --top */
 	enum memscope_leaks_format format; /* --format */
 	int fail_on_leak;		   /* --fail-on-finding (--fail-on-leak) */
 	int kinds_given;		   /* --kinds was given */
+	int format_given;		   /* --format was given */
+	int top_given;			   /* --top was given */
+	int group_by_given;		   /* --group-by was given */
 	struct cli_common common;	   /* -o, -f, -q, --lenient */
 	const char *const *inputs;
 	size_t n_inputs;
@@ -64,14 +78,29 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 {
 	static const struct cli_choice kinds[] = { { "step", MEMSCOPE_LEAK_STEP },
 		{ "mark", MEMSCOPE_LEAK_MARK }, { "exit", MEMSCOPE_LEAK_EXIT }, { NULL, 0 } };
-	unsigned format;
-	int c, rc = 0;
+	static const struct cli_choice formats[] = { { "text", MEMSCOPE_LEAKS_TEXT },
+		{ "json", MEMSCOPE_LEAKS_JSON }, { "csv", MEMSCOPE_LEAKS_CSV },
+		{ "reference", MEMSCOPE_LEAKS_REFERENCE }, { NULL, 0 } };
+	static const struct cli_choice groups[] = { { "stack", MEMSCOPE_LEAKS_BY_STACK },
+		{ "op", MEMSCOPE_LEAKS_BY_OP }, { "owner", MEMSCOPE_LEAKS_BY_OWNER }, { NULL, 0 } };
+	int c, rc = 0, v = 0;
+	unsigned f;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
-			rc = cli_parse_format(&tool, optarg, &format);
-			o->format = (enum memscope_leaks_format)format;
+			if (!(rc = cli_parse_choice(&tool, "format", optarg, formats, &v)))
+				o->format = (enum memscope_leaks_format)v;
+			o->format_given = 1;
+			break;
+		case OPT_GROUP_BY:
+			if (!(rc = cli_parse_choice(&tool, "group-by", optarg, groups, &v)))
+				o->leaks.group_by = (enum memscope_leaks_group_by)v;
+			o->group_by_given = 1;
+			break;
+		case OPT_TOP:
+			rc = cli_parse_count(&tool, "top", optarg, 0, &o->leaks.top);
+			o->top_given = 1;
 			break;
 		case OPT_KINDS:
 			rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->leaks.kinds);
@@ -113,10 +142,22 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 	}
 	if ((rc = cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs)))
 		return rc;
+	f = o->format;
+	if ((rc = cli_report_format(&tool, o->common.output, formats, o->format_given, &f)))
+		return rc;
+	o->format = (enum memscope_leaks_format)f;
 	if ((o->leaks.kinds & MEMSCOPE_LEAK_MARK) && o->kinds_given && !o->leaks.mark) {
 		cli_msg(&tool, "--kinds mark needs --mark TEXT");
 		return CLI_EXIT_USAGE;
 	}
+	/* the reference's lines have every finding and no groups */
+	if (o->format == MEMSCOPE_LEAKS_REFERENCE && (o->top_given || o->group_by_given)) {
+		cli_msg(&tool, "--%s: --format reference writes every leak, ungrouped",
+			o->top_given ? "top" : "group-by");
+		return CLI_EXIT_USAGE;
+	}
+	if (!o->top_given)
+		o->leaks.top = o->format == MEMSCOPE_LEAKS_TEXT ? 20 : 0;
 	return 0;
 }
 
@@ -169,6 +210,67 @@ static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 	return 0;
 }
 
+/* inputs named in a note about some of them, at most */
+#define NOTE_NAMES 5
+
+/*
+ * One stderr line about the inputs i whose flag[i] is want: "INPUT: head one" for a single input,
+ * else "head in K of N inputs (a, b, c)several", the inputs named when at most NOTE_NAMES.
+ * Nothing when there are none.
+ */
+static void note_inputs(const struct leaks_opts *o, const unsigned char *flag, unsigned char want,
+	const char *head, const char *one, const char *several)
+{
+	char names[1024];
+	size_t i, k = 0, at = 0;
+
+	for (i = 0; i < o->n_inputs; i++)
+		k += flag[i] == want;
+	if (!k)
+		return;
+	if (o->n_inputs == 1) {
+		cli_msg(&tool, "%s: %s%s", o->inputs[0], head, one);
+		return;
+	}
+	names[0] = '\0';
+	for (i = 0; i < o->n_inputs && k <= NOTE_NAMES; i++) {
+		int w;
+
+		if (flag[i] != want)
+			continue;
+		w = snprintf(
+			names + at, sizeof(names) - at, "%s%s", at ? ", " : " (", o->inputs[i]);
+		at += w > 0 ? (size_t)w : 0;
+		if (at >= sizeof(names)) {
+			at = sizeof(names) - 1;
+			break;
+		}
+	}
+	cli_msg(&tool, "%s in %zu of %zu inputs%s%s%s", head, k, o->n_inputs, names, at ? ")" : "",
+		several);
+}
+
+/* The note that inputs without call stacks had their leaks grouped by op. 0, or -1 on OOM. */
+static int no_stacks(const struct leaks_opts *o, const struct memscope_leaks *l)
+{
+	unsigned char *flag = calloc(o->n_inputs, 1);
+	size_t i;
+
+	if (!flag) {
+		cli_msg(&tool, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < o->n_inputs; i++) {
+		const struct memscope_leaks_input_info *in = memscope_leaks_input(l, (uint32_t)i);
+
+		flag[i] = in->n_leaks[0] + in->n_leaks[1] + in->n_leaks[2] && !in->n_stacked;
+	}
+	note_inputs(o, flag, 1, "no call stacks", ": leaks grouped by op",
+		": their leaks grouped by op");
+	free(flag);
+	return 0;
+}
+
 /* The diagnostics of the analysis on stderr; CLI_EXIT_INVALID when --mark found no range. */
 static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
 {
@@ -197,14 +299,18 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
 			cli_msg(&tool, "out of memory");
 			return CLI_EXIT_IO;
 		}
-		for (i = 0; i < o->n_inputs && !o->common.quiet; i++)
-			if (!sn.has_steps[i])
-				cli_msg(&tool,
-					"%s: no steps (mstx \"step start\" ranges or SYSTEM STEP "
-					"rows): step leaks not checked",
-					o->inputs[i]);
+		if (!o->common.quiet)
+			note_inputs(o, sn.has_steps, 0, "no steps",
+				" (mstx \"step start\" ranges or SYSTEM STEP rows): step leaks not "
+				"checked",
+				": no mstx \"step start\" ranges or SYSTEM STEP rows, step leaks "
+				"not "
+				"checked");
 		free(sn.has_steps);
 	}
+	if (o->format != MEMSCOPE_LEAKS_REFERENCE && o->leaks.group_by == MEMSCOPE_LEAKS_BY_STACK &&
+		!o->common.quiet && no_stacks(o, l))
+		return CLI_EXIT_IO;
 	if (!(memscope_leaks_opts(l)->kinds & MEMSCOPE_LEAK_MARK))
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -238,10 +344,13 @@ int main(int argc, char **argv)
 	struct leaks_opts o = {
 		/* .leaks: the library's defaults, memscope_leaks_opts_init below (--kinds all,
 		 * --pool per kind, --skip-steps 1, --min-steps-alive 1, no --mark,
-		 * --start-index 0) */
+		 * --start-index 0, --group-by stack); .leaks.top: parse_args sets --top 20 for
+		 * text, 0 (all) for the other formats */
 		.format = MEMSCOPE_LEAKS_TEXT, /* --format text */
 		.fail_on_leak = 0,	       /* --fail-on-finding: findings leave the status 0 */
 		.kinds_given = 0,	       /* --kinds */
+		.top_given = 0,		       /* --top */
+		.group_by_given = 0,	       /* --group-by */
 		.common.output = "-",	       /* -o: standard output */
 		.common.force = 0,	       /* -f: never over an existing file */
 		.common.quiet = 0,	       /* -q: the summary on stderr */
@@ -251,7 +360,8 @@ int main(int argc, char **argv)
 	struct memscope_leaks *l = NULL;
 	struct memscope_leaks_input *names = NULL;
 	const struct memscope_leaks_stats *s;
-	char total[MEMSCOPE_BYTES_TEXT_MAX];
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
+	char total[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
 	struct cli_out out = { 0 };
 	int status;
 
@@ -289,7 +399,10 @@ int main(int argc, char **argv)
 			"%" PRIu64 " step leak(s), %" PRIu64 " marked-range leak(s), %" PRIu64
 			" unreleased at exit (%s), from %" PRIu64 " events",
 			s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks,
-			memscope_bytes_text(total, sizeof(total), s->exit_bytes), s->n_events);
+			memscope_leaks_totals_text(total, sizeof(total), t,
+				memscope_leaks_totals(
+					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS, t)),
+			s->n_events);
 	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)
 		status = CLI_EXIT_FINDINGS;
 out:

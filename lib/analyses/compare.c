@@ -256,6 +256,10 @@ struct seq {
 	int64_t *value;
 	uint16_t *event;
 	size_t n;
+	/* beside the reference's values at the op level: the delta values, and whether each
+	 * element's END closed a START (else NULL) */
+	int64_t *delta;
+	unsigned char *known;
 };
 
 static void seq_free(struct seq *q)
@@ -263,6 +267,8 @@ static void seq_free(struct seq *q)
 	free(q->name);
 	free(q->value);
 	free(q->event);
+	free(q->delta);
+	free(q->known);
 	memset(q, 0, sizeof(*q));
 }
 
@@ -397,9 +403,13 @@ static int frame_close(struct frames *fs, const struct cmp_row *r, struct frame 
 	return 1;
 }
 
-/* The delta or peak value of each element, in one forward pass over the device's rows. */
+/*
+ * The delta or peak value of each element into value[], in one forward pass over the device's
+ * rows (q gets the names and events); known[] (if not NULL) whether its END closed a START.
+ */
 static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, int metric,
-	const struct windows *win, struct seq *q, struct memscope_compare_stats *stats)
+	const struct windows *win, struct seq *q, int64_t *value, unsigned char *known,
+	struct memscope_compare_stats *stats)
 {
 	struct frames fs = { 0 };
 	struct samples sm = { 0 };
@@ -449,8 +459,10 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 				if (sample_max_since(&sm, f.s0, &pk) && pk > val)
 					val = pk;
 			}
+			if (known)
+				known[e] = r_close == 1;
 			q->name[e] = r->name;
-			q->value[e] = val;
+			value[e] = val;
 			q->event[e++] = r->what == W_OP ? MEMSCOPE_KIND_OP_LAUNCH
 							: MEMSCOPE_KIND_KERNEL_LAUNCH;
 		}
@@ -498,11 +510,25 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 	}
 	q->n = n;
 	if (metric != MEMSCOPE_METRIC_REFERENCE) {
-		int rc = forward_values(d, level, fw, metric, win, q, stats);
+		int rc = forward_values(d, level, fw, metric, win, q, q->value, NULL, stats);
 
 		if (rc)
 			seq_free(q);
 		return rc;
+	}
+	if (level == W_OP) {
+		/* the delta values beside the reference's; their unmatched rows are not this
+		 * metric's */
+		struct memscope_compare_stats scratch = { 0 };
+
+		q->delta = malloc(n * sizeof(*q->delta));
+		q->known = malloc(n);
+		if (!q->delta || !q->known ||
+			forward_values(d, level, fw, MEMSCOPE_METRIC_DELTA, win, q, q->delta,
+				q->known, &scratch)) {
+			seq_free(q);
+			return MEMSCOPE_E_NOMEM;
+		}
 	}
 	/* backwards: the value of an element is the size of the next framework row, 0 if none */
 	for (i = d->n; i-- > 0;) {
@@ -539,22 +565,32 @@ static int emit_pair(
 
 	memset(&r, 0, sizeof(r));
 	r.device = e->device;
+	r.index = e->stats->n_rows;
 	r.has_base = ia >= 0;
 	r.has_cmp = ib >= 0;
+	r.has_delta = 1;
 	if (r.has_base) {
 		r.base = qa->value[ia];
 		r.event = qa->event[ia];
 		r.name = qa->name[ia];
+		r.has_delta = qa->known && qa->known[ia];
+		r.base_delta = r.has_delta ? qa->delta[ia] : 0;
 	}
 	if (r.has_cmp) {
 		r.cmp = qb->value[ib];
 		r.event = qb->event[ib];
 		r.name = qb->name[ib];
+		r.has_delta = r.has_delta && qb->known && qb->known[ib];
+		r.cmp_delta = r.has_delta ? qb->delta[ib] : 0;
 	}
 	base = r.has_base ? r.base : 0;
 	cmp = r.has_cmp ? r.cmp : 0;
 	if (__builtin_sub_overflow(cmp, base, &r.diff))
 		r.diff = cmp; /* the reference's overflow guard */
+	if (!r.has_delta)
+		r.base_delta = r.cmp_delta = 0;
+	else if (__builtin_sub_overflow(r.cmp_delta, r.base_delta, &r.diff_delta))
+		r.diff_delta = r.cmp_delta;
 	e->stats->n_rows++;
 	e->stats->n_matched += r.has_base && r.has_cmp;
 	e->stats->n_base_only += r.has_base && !r.has_cmp;

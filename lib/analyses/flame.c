@@ -1,4 +1,4 @@
-/* Memory by allocation site: weights per path (call stack, owner tag) for the flame graph
+/* Memory by allocation site: weights per path (call stack, owner tag, op) for the flame graph
  * exporters. */
 #include <stdlib.h>
 #include <string.h>
@@ -40,16 +40,41 @@ enum oprec_kind { OPR_BEGIN, OPR_WEIGHT, OPR_END };
  * would make every path as long as the file); they are still matched with their ends. */
 #define OP_DEPTH 64
 
+/* Where a weight counts: an input (0 when the inputs are not apart) and a pool. The pools counted
+ * are known only at finish (memscope_pools_default of the pools an input had blocks in), so the
+ * weights are kept per pool until then. */
+struct wgroup {
+	uint32_t in;
+	uint16_t pool;
+};
+
 struct memscope_flame {
 	struct memscope_flame_opts o;
+	unsigned group; /* what paths are made of: o.group, or by op after the fallback */
+	int split;	/* a root frame per input */
 	struct memscope_strtab *st;
 	struct memscope_blocks *blocks; /* PEAK: pairing */
 	struct memscope_timeline *tl;	/* PEAK: live bytes over time */
 	const struct memscope_leaks
 		*leaks; /* LEAKED: the exit check of memscope-leaks (borrowed) */
-	struct u64map weight[MEMSCOPE_FLAME_N_METRICS]; /* path -> weight */
+	struct u64map weight[MEMSCOPE_FLAME_N_METRICS]; /* (wgroup << 32 | path) -> weight */
 	struct u64map by_stacks;			/* (stack_py << 32 | stack_c) -> path */
 	struct u64map by_owner;				/* (owner << 16 | pool) -> path */
+	struct u64map c_text;				/* C frame -> its text's string */
+	struct u64map under_root; /* (input << 32 | path) -> the path under its root frame */
+	uint32_t *roots;	  /* split: the root frame of each of o.n_inputs inputs */
+	struct wgroup *groups;
+	size_t n_groups, cap_groups;
+	struct u64map group_of; /* (in << 16 | pool) -> its wgroup */
+	uint64_t last_key;	/* of the last wgroup looked up (n_groups 0: none) */
+	uint32_t last_group;
+	uint64_t *seen; /* per input (as wgroup.in): the pools it had MALLOC or FREE rows in */
+	size_t n_seen, cap_seen;
+	uint64_t counted;     /* after finish: the pools counted, of every input */
+	int nested;	      /* after finish: an input's counted pools are nested */
+	int seen_path;	      /* grouped by stack: a path of a stack or owner tag was made */
+	int collect_ops;      /* grouped by stack: op rows kept for the fallback to op */
+	uint64_t n_op_starts; /* op start rows kept */
 	uint32_t *frames;
 	size_t cap_frames;
 	struct prec *recs;
@@ -69,6 +94,9 @@ void memscope_flame_opts_init(struct memscope_flame_opts *o)
 	o->group = MEMSCOPE_FLAME_BY_STACK;
 	o->stacks = MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C;
 	o->pools = 0;
+	o->merge = 0;
+	o->inputs = NULL;
+	o->n_inputs = 0;
 }
 
 const char *memscope_flame_metric_name(unsigned metric)
@@ -97,6 +125,9 @@ struct memscope_flame *memscope_flame_new(
 		memscope_flame_opts_init(&f->o);
 	if (!f->o.stacks)
 		f->o.stacks = MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C;
+	f->group = f->o.group;
+	f->split = !f->o.merge && f->o.n_inputs > 1;
+	f->collect_ops = f->group == MEMSCOPE_FLAME_BY_STACK;
 	f->st = st;
 	if (wants(f, MEMSCOPE_FLAME_PEAK) &&
 		(!(f->blocks = memscope_blocks_new(st)) ||
@@ -122,6 +153,12 @@ void memscope_flame_free(struct memscope_flame *f)
 	}
 	u64map_free(&f->by_stacks);
 	u64map_free(&f->by_owner);
+	u64map_free(&f->c_text);
+	u64map_free(&f->under_root);
+	free(f->roots);
+	u64map_free(&f->group_of);
+	free(f->groups);
+	free(f->seen);
 	free(f->frames);
 	free(f->recs);
 	free(f->ops);
@@ -136,16 +173,51 @@ static int push_frame(struct memscope_flame *f, size_t *n, uint32_t id)
 	return 0;
 }
 
-/* The frames of a dump stack (innermost first) appended root first; empty frames dropped. */
-static int add_stack(struct memscope_flame *f, size_t *n, uint32_t stack)
+/* The string of C frame id as memscope_frame_text writes it into *text, once per frame. */
+static int c_frame(struct memscope_flame *f, uint32_t id, uint32_t *text)
+{
+	uint64_t a, unused;
+	char small[256], *big = NULL;
+	const char *s, *t = small;
+	size_t len, need;
+	int rc;
+
+	if (u64map_get(&f->c_text, id, &a, &unused)) {
+		*text = (uint32_t)a;
+		return 0;
+	}
+	if (!(s = memscope_strtab_str(f->st, id, &len))) {
+		*text = id;
+		return 0;
+	}
+	need = memscope_frame_text(s, len, small, sizeof(small));
+	if (need >= sizeof(small)) {
+		if (!(big = malloc(need + 1)))
+			return MEMSCOPE_E_NOMEM;
+		memscope_frame_text(s, len, big, need + 1);
+		t = big;
+	}
+	rc = memscope_strtab_intern(f->st, t, need, text) || u64map_put(&f->c_text, id, *text, 0);
+	free(big);
+	return rc ? MEMSCOPE_E_NOMEM : 0;
+}
+
+/* The frames of a dump stack (innermost first) appended root first, C frames (c) as
+ * memscope_frame_text writes them; empty frames dropped. */
+static int add_stack(struct memscope_flame *f, size_t *n, uint32_t stack, int c)
 {
 	size_t k, len;
 	const uint32_t *fr = memscope_strtab_stack(f->st, stack, &k);
+	uint32_t id;
 	int rc = 0;
 
-	while (fr && k-- && !rc)
-		if (memscope_strtab_str(f->st, fr[k], &len) && len)
-			rc = push_frame(f, n, fr[k]);
+	while (fr && k-- && !rc) {
+		id = fr[k];
+		if (c && (rc = c_frame(f, fr[k], &id)))
+			break;
+		if (memscope_strtab_str(f->st, id, &len) && len)
+			rc = push_frame(f, n, id);
+	}
 	return rc;
 }
 
@@ -175,12 +247,25 @@ static int add_placeholder(struct memscope_flame *f, size_t *n, unsigned pool)
 	const char *p = memscope_subtype_name(pool);
 	static const char *const what[] = { "stack", "owner", "op" };
 	int len = snprintf(tmp, sizeof(tmp), "[%s, no %s]", p ? p : "memory",
-		what[f->o.group <= MEMSCOPE_FLAME_BY_OP ? f->o.group : 0]);
+		what[f->group <= MEMSCOPE_FLAME_BY_OP ? f->group : 0]);
 	uint32_t id;
 
 	if (memscope_strtab_intern(f->st, tmp, (size_t)len, &id))
 		return MEMSCOPE_E_NOMEM;
 	return push_frame(f, n, id);
+}
+
+/* Grouped by stack, a path of a stack or owner tag was made: the op rows kept for the fallback to
+ * op go. */
+static void seen_path(struct memscope_flame *f)
+{
+	f->seen_path = 1;
+	if (f->collect_ops) {
+		f->collect_ops = 0;
+		free(f->ops);
+		f->ops = NULL;
+		f->n_ops = f->cap_ops = 0;
+	}
 }
 
 /* The path of a block with these stacks, owner tag and pool, into *path (grouped by op: the
@@ -193,12 +278,12 @@ static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t o
 	size_t n = 0;
 	int rc = 0;
 
-	if (f->o.group == MEMSCOPE_FLAME_BY_STACK) {
+	if (f->group == MEMSCOPE_FLAME_BY_STACK) {
 		py = (f->o.stacks & MEMSCOPE_FLAME_PYTHON) ? py : 0;
 		c = (f->o.stacks & MEMSCOPE_FLAME_C) ? c : 0;
 	} else {
 		py = c = 0;
-		owner = f->o.group == MEMSCOPE_FLAME_BY_OP ? 0 : owner;
+		owner = f->group == MEMSCOPE_FLAME_BY_OP ? 0 : owner;
 	}
 	cache = py || c ? &f->by_stacks : &f->by_owner;
 	key = py || c ? (uint64_t)py << 32 | c : (uint64_t)owner << 16 | pool;
@@ -207,11 +292,13 @@ static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t o
 		return 0;
 	}
 	if (py)
-		rc = add_stack(f, &n, py);
+		rc = add_stack(f, &n, py, 0);
 	if (c && !rc)
-		rc = add_stack(f, &n, c);
+		rc = add_stack(f, &n, c, 1);
 	if (!n && owner && !rc)
 		rc = add_owner(f, &n, owner);
+	if (n && f->group == MEMSCOPE_FLAME_BY_STACK)
+		seen_path(f);
 	if (!n && !rc)
 		rc = add_placeholder(f, &n, pool);
 	if (rc || memscope_strtab_intern_stack(f->st, f->frames, n, path) ||
@@ -274,19 +361,84 @@ static int add_op_row(struct memscope_flame *f, const struct memscope_event *ev)
 	if (!(r = add_oprec(f, ev->src, ev->pid, ev->tid, memscope_pos_of(ev), kind)))
 		return MEMSCOPE_E_NOMEM;
 	r->name = name;
+	f->n_op_starts += kind == OPR_BEGIN;
 	return 0;
 }
 
-static int add_weight(struct memscope_flame *f, unsigned metric, uint32_t path, uint64_t w)
+/* Input src as a wgroup's input: 0 when the inputs are not apart. */
+static uint32_t input_of(const struct memscope_flame *f, uint32_t src)
 {
-	uint64_t cur = 0, unused;
+	return f->split ? src : 0;
+}
+
+/* The wgroup of (input, pool) into *g, made on first use. */
+static int group_of(struct memscope_flame *f, uint32_t src, unsigned pool, uint32_t *g)
+{
+	uint32_t in = input_of(f, src);
+	uint64_t key = (uint64_t)in << 16 | pool, a, unused;
+
+	if (f->n_groups && key == f->last_key) {
+		*g = f->last_group;
+		return 0;
+	}
+	if (!u64map_get(&f->group_of, key, &a, &unused)) {
+		if (grow_array(&f->groups, &f->cap_groups, f->n_groups + 1, sizeof(*f->groups)) ||
+			u64map_put(&f->group_of, key, f->n_groups, 0))
+			return MEMSCOPE_E_NOMEM;
+		f->groups[f->n_groups] = (struct wgroup){ in, (uint16_t)pool };
+		a = f->n_groups++;
+	}
+	f->last_key = key;
+	*g = f->last_group = (uint32_t)a;
+	return 0;
+}
+
+/* w more of metric on path, for input src's pool. */
+static int add_weight(struct memscope_flame *f, unsigned metric, uint32_t src, unsigned pool,
+	uint32_t path, uint64_t w)
+{
+	uint64_t cur = 0, unused, key;
+	uint32_t g;
 
 	if (!w)
 		return 0;
-	u64map_get(&f->weight[metric], path, &cur, &unused);
+	if (group_of(f, src, pool, &g))
+		return MEMSCOPE_E_NOMEM;
+	key = (uint64_t)g << 32 | path;
+	u64map_get(&f->weight[metric], key, &cur, &unused);
 	if (__builtin_add_overflow(cur, w, &cur))
 		cur = UINT64_MAX;
-	return u64map_put(&f->weight[metric], path, cur, 0);
+	return u64map_put(&f->weight[metric], key, cur, 0);
+}
+
+/* Input src had a MALLOC or FREE row in pool. */
+static int saw_pool(struct memscope_flame *f, uint32_t src, unsigned pool)
+{
+	uint32_t in = input_of(f, src);
+
+	if (in >= f->n_seen) {
+		if (grow_array(&f->seen, &f->cap_seen, (size_t)in + 1, sizeof(*f->seen)))
+			return MEMSCOPE_E_NOMEM;
+		memset(f->seen + f->n_seen, 0, ((size_t)in + 1 - f->n_seen) * sizeof(*f->seen));
+		f->n_seen = (size_t)in + 1;
+	}
+	f->seen[in] |= MEMSCOPE_POOL_BIT(pool);
+	return 0;
+}
+
+/* The pools counted for input in (as wgroup.in): those asked for, or the default of those it
+ * had MALLOC or FREE rows in (as the timeline's). */
+static uint64_t pools_of(const struct memscope_flame *f, uint32_t in)
+{
+	uint64_t seen = in < f->n_seen ? f->seen[in] : 0;
+
+	return f->o.pools ? f->o.pools & seen : memscope_pools_default(seen);
+}
+
+/* Whether pool's blocks of input src count. */
+static int counts(const struct memscope_flame *f, uint32_t src, unsigned pool)
+{
+	return pool < 64 && (pools_of(f, input_of(f, src)) >> pool) & 1;
 }
 
 /* A block for the peak; end is where it stopped being live (NULL: never). */
@@ -299,7 +451,7 @@ static int record_block(
 	if (b->size <= 0)
 		return 0;
 	path = 0;
-	if ((f->o.group != MEMSCOPE_FLAME_BY_OP &&
+	if ((f->group != MEMSCOPE_FLAME_BY_OP &&
 		    path_of(f, b->stack_py, b->stack_c, b->owner, b->pool, &path)) ||
 		grow_array(&f->recs, &f->cap_recs, f->n_recs + 1, sizeof(*f->recs)))
 		return MEMSCOPE_E_NOMEM;
@@ -316,7 +468,8 @@ static int record_block(
 	return 0;
 }
 
-/* The allocated and count weights of a MALLOC row. */
+/* The allocated and count weights of a MALLOC row: on its path, and on the ops open then (grouped
+ * by op, or by stack while the op rows are kept for the fallback). */
 static int add_malloc(struct memscope_flame *f, const struct memscope_event *ev)
 {
 	static const unsigned metric[2] = { MEMSCOPE_FLAME_ALLOCATED, MEMSCOPE_FLAME_COUNT };
@@ -325,19 +478,21 @@ static int add_malloc(struct memscope_flame *f, const struct memscope_event *ev)
 	};
 	const struct memscope_attr *a;
 	uint32_t owner = 0, path = 0;
-	int k, rc = 0;
+	int k, rc = 0, by_op = f->group == MEMSCOPE_FLAME_BY_OP;
 
-	if (f->o.group != MEMSCOPE_FLAME_BY_OP &&
-		(((a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && a->val_len &&
-			 memscope_strtab_intern(f->st, a->val, a->val_len, &owner)) ||
-			path_of(f, ev->stack_py, ev->stack_c, owner, ev->pool, &path)))
+	if (!by_op && (((a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && a->val_len &&
+			       memscope_strtab_intern(f->st, a->val, a->val_len, &owner)) ||
+			      path_of(f, ev->stack_py, ev->stack_c, owner, ev->pool, &path)))
 		return MEMSCOPE_E_NOMEM;
-	for (k = 0; k < 2 && !rc; k++)
-		if (wants(f, metric[k]))
-			rc = f->o.group == MEMSCOPE_FLAME_BY_OP
-				     ? add_op_weight(f, metric[k], ev->src, ev->pid, ev->tid,
-					       memscope_pos_of(ev), ev->pool, w[k])
-				     : add_weight(f, metric[k], path, w[k]);
+	for (k = 0; k < 2 && !rc; k++) {
+		if (!wants(f, metric[k]))
+			continue;
+		if (!by_op)
+			rc = add_weight(f, metric[k], ev->src, ev->pool, path, w[k]);
+		if ((by_op || f->collect_ops) && !rc)
+			rc = add_op_weight(f, metric[k], ev->src, ev->pid, ev->tid,
+				memscope_pos_of(ev), ev->pool, w[k]);
+	}
 	return rc ? MEMSCOPE_E_NOMEM : 0;
 }
 
@@ -346,13 +501,19 @@ int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *e
 	struct memscope_block out;
 	int r;
 
-	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH && f->o.group == MEMSCOPE_FLAME_BY_OP)
+	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH &&
+		(f->group == MEMSCOPE_FLAME_BY_OP || f->collect_ops))
 		return add_op_row(f, ev);
 	if ((ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE) || !ev->pool ||
-		(f->o.pools && !(f->o.pools & MEMSCOPE_POOL_BIT(ev->pool))))
+		ev->pool >= 64 || (f->o.pools && !(f->o.pools & MEMSCOPE_POOL_BIT(ev->pool))))
 		return 0;
+	if (saw_pool(f, ev->src, ev->pool))
+		return MEMSCOPE_E_NOMEM;
+	/* (while the op rows are kept, every MALLOC's path is made: the first of a stack or owner
+	 * tag ends the fallback to op, whatever the metrics) */
 	if (ev->kind == MEMSCOPE_KIND_MALLOC &&
-		(wants(f, MEMSCOPE_FLAME_ALLOCATED) || wants(f, MEMSCOPE_FLAME_COUNT)) &&
+		(wants(f, MEMSCOPE_FLAME_ALLOCATED) || wants(f, MEMSCOPE_FLAME_COUNT) ||
+			f->collect_ops) &&
 		add_malloc(f, ev))
 		return MEMSCOPE_E_NOMEM;
 	if (!f->blocks)
@@ -377,16 +538,27 @@ static int on_live(void *ctx, const struct memscope_block *b)
 	return record_block(ctx, b, NULL);
 }
 
-/* The peak: the timeline's highest moment; its weights are the blocks of that (input, process,
- * device, pool) live then. */
+/* The peak: the timeline's highest moment of a pool counted (the first of the highest, in the
+ * timeline's order); its weights are the blocks of that (input, process, device, pool) live
+ * then. */
 static int find_peak(struct memscope_flame *f)
 {
-	const struct memscope_timeline_point *pk;
-	size_t k;
+	const struct memscope_timeline_point *pk = NULL, *pt;
+	size_t k, n;
+	int64_t best = 0;
 	int rc = memscope_timeline_finish(f->tl);
 
-	if (rc || !(pk = memscope_timeline_peak(f->tl)))
+	if (rc)
 		return rc;
+	pt = memscope_timeline_points(f->tl, &n);
+	for (k = 0; k < n; k++)
+		if (pt[k].kind == MEMSCOPE_TL_LIVE && pt[k].value > best &&
+			counts(f, pt[k].src, pt[k].pool)) {
+			best = pt[k].value;
+			pk = &pt[k];
+		}
+	if (!pk)
+		return 0;
 	f->peak = (struct memscope_flame_peak){ 1, pk->src, pk->pid, pk->device, pk->pool,
 		pk->at.ts_ns, (uint64_t)pk->value };
 	for (k = 0; k < f->n_recs && !rc; k++) {
@@ -395,11 +567,11 @@ static int find_peak(struct memscope_flame *f)
 		if (r->src == pk->src && r->pid == pk->pid && r->device == pk->device &&
 			r->pool == pk->pool && memscope_pos_cmp(r->alloc, pk->at) <= 0 &&
 			memscope_pos_cmp(r->free, pk->at) > 0)
-			rc = f->o.group == MEMSCOPE_FLAME_BY_OP
+			rc = f->group == MEMSCOPE_FLAME_BY_OP
 				     ? add_op_weight(f, MEMSCOPE_FLAME_PEAK, r->src, r->pid, r->tid,
 					       r->alloc, r->pool, (uint64_t)r->size)
-				     : add_weight(
-					       f, MEMSCOPE_FLAME_PEAK, r->path, (uint64_t)r->size);
+				     : add_weight(f, MEMSCOPE_FLAME_PEAK, r->src, r->pool, r->path,
+					       (uint64_t)r->size);
 	}
 	return rc;
 }
@@ -413,9 +585,10 @@ static int add_leaks(struct memscope_flame *f)
 	for (i = 0; i < n && !rc; i++) {
 		const struct memscope_leak *x = memscope_leaks_get(f->leaks, i);
 
-		if (x->kind != MEMSCOPE_LEAK_EXIT || x->blk.size <= 0)
+		if (x->kind != MEMSCOPE_LEAK_EXIT || x->blk.size <= 0 ||
+			!counts(f, x->blk.src, x->blk.pool))
 			continue;
-		if (f->o.group == MEMSCOPE_FLAME_BY_OP)
+		if (f->group == MEMSCOPE_FLAME_BY_OP)
 			rc = add_op_weight(f, MEMSCOPE_FLAME_LEAKED, x->blk.src, x->blk.pid,
 				x->blk.tid,
 				(struct memscope_pos){ x->blk.alloc_ts_ns, x->blk.alloc_event_id },
@@ -423,7 +596,8 @@ static int add_leaks(struct memscope_flame *f)
 		else
 			rc = path_of(f, x->blk.stack_py, x->blk.stack_c, x->blk.owner, x->blk.pool,
 				     &path) ||
-			     add_weight(f, MEMSCOPE_FLAME_LEAKED, path, (uint64_t)x->blk.size);
+			     add_weight(f, MEMSCOPE_FLAME_LEAKED, x->blk.src, x->blk.pool, path,
+				     (uint64_t)x->blk.size);
 	}
 	return rc ? MEMSCOPE_E_NOMEM : 0;
 }
@@ -538,10 +712,10 @@ static int weigh_by_op(struct memscope_flame *f)
 
 			st->unmatched_ends += !closed;
 			st->unclosed += closed > 1 ? closed - 1 : 0;
-		} else {
+		} else if (counts(f, r->src, r->pool)) {
 			rc = (s.depth ? op_path(f, &s, &path)
 				      : path_of(f, 0, 0, 0, r->pool, &path)) ||
-			     add_weight(f, r->metric, path, r->weight);
+			     add_weight(f, r->metric, r->src, r->pool, path, r->weight);
 		}
 	}
 	st->unclosed += s.depth;
@@ -562,39 +736,199 @@ static int cmp_entry(const void *pa, const void *pb)
 	return (a->path > b->path) - (a->path < b->path);
 }
 
+/* an input's root frame name while it is made: the ending s[start..len) of its name, and a hash
+ * of that ending */
+struct root_name {
+	const char *s;
+	size_t len, start;
+	uint64_t h;
+};
+
+/* One more '/'-separated part of the name in the ending; 0 when it has it all. */
+static int longer(struct root_name *r)
+{
+	size_t was = r->start;
+
+	if (r->start && r->start < r->len)
+		r->h = (r->h ^ (unsigned char)r->s[--r->start]) * 1099511628211u;
+	while (r->start && r->s[r->start - 1] != '/')
+		r->h = (r->h ^ (unsigned char)r->s[--r->start]) * 1099511628211u;
+	return r->start != was;
+}
+
+/* The root frames of the inputs (memscope_flame_opts.inputs): each the shortest ending of its
+ * name's '/'-separated parts no other input's ending of as many parts or more has, rounds of
+ * one more part for the names whose ending is not alone (equal hashes count as equal: a name
+ * only gets longer). O(total name length + rounds * inputs). */
+static int make_roots(struct memscope_flame *f)
+{
+	size_t n = f->o.n_inputs, i, k;
+	struct root_name *r = calloc(n ? n : 1, sizeof(*r));
+	struct u64map count = { 0 };
+	uint64_t c, unused;
+	char *buf = NULL;
+	int more = 1, rc = 0;
+
+	if (!r || !(f->roots = calloc(n ? n : 1, sizeof(*f->roots)))) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const char *s = f->o.inputs && f->o.inputs[i] ? f->o.inputs[i] : "";
+
+		r[i] = (struct root_name){ strcmp(s, "-") ? s : "standard input", 0, 0,
+			14695981039346656037u };
+		r[i].start = r[i].len = strlen(r[i].s);
+		longer(&r[i]);
+	}
+	while (more && !rc) {
+		more = 0;
+		u64map_clear(&count);
+		for (i = 0; i < n && !rc; i++) {
+			c = 0;
+			u64map_get(&count, r[i].h, &c, &unused);
+			rc = u64map_put(&count, r[i].h, c + 1, 0);
+		}
+		for (i = 0; i < n && !rc; i++)
+			if (u64map_get(&count, r[i].h, &c, &unused) && c > 1)
+				more |= longer(&r[i]);
+	}
+	for (i = 0; i < n && !rc; i++) {
+		size_t len = r[i].len - r[i].start;
+		int dup = u64map_get(&count, r[i].h, &c, &unused) && c > 1;
+
+		free(buf);
+		if (!(buf = malloc(len + 40))) {
+			rc = MEMSCOPE_E_NOMEM;
+			break;
+		}
+		if (!len)
+			k = (size_t)snprintf(buf, len + 40, "input %zu", i);
+		else
+			k = (size_t)snprintf(buf, len + 40, dup ? "%.*s (input %zu)" : "%.*s",
+				(int)len, r[i].s + r[i].start, i);
+		rc = memscope_strtab_intern(f->st, buf, k, &f->roots[i]);
+	}
+out:
+	free(buf);
+	free(r);
+	u64map_free(&count);
+	return rc ? MEMSCOPE_E_NOMEM : 0;
+}
+
+/* path under input in's root frame, into *out (made once per (input, path)). */
+static int root_path(struct memscope_flame *f, uint32_t in, uint32_t path, uint32_t *out)
+{
+	uint64_t key = (uint64_t)in << 32 | path, a, unused;
+	const uint32_t *fr;
+	size_t nf, n = 0, k;
+	uint32_t root;
+	char name[32];
+
+	if (u64map_get(&f->under_root, key, &a, &unused)) {
+		*out = (uint32_t)a;
+		return 0;
+	}
+	if (in < f->o.n_inputs)
+		root = f->roots[in];
+	else if (memscope_strtab_intern(
+			 f->st, name, (size_t)snprintf(name, sizeof(name), "input %u", in), &root))
+		return MEMSCOPE_E_NOMEM;
+	fr = memscope_strtab_stack(f->st, path, &nf);
+	if (push_frame(f, &n, root))
+		return MEMSCOPE_E_NOMEM;
+	for (k = 0; fr && k < nf; k++)
+		if (push_frame(f, &n, fr[k]))
+			return MEMSCOPE_E_NOMEM;
+	if (memscope_strtab_intern_stack(f->st, f->frames, n, out) ||
+		u64map_put(&f->under_root, key, *out, 0))
+		return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+/* The weights of metric of the pools counted, by the path they are drawn on (under their
+ * input's root frame when the inputs are apart), heaviest first. */
+static int make_entries(struct memscope_flame *f, unsigned m)
+{
+	const struct u64map *w = &f->weight[m];
+	struct u64map sum = { 0 };
+	size_t i, n = 0;
+	uint64_t cur, unused;
+	uint32_t path;
+	int rc = 0;
+
+	for (i = 0; w->n && i <= w->mask && !rc; i++) {
+		const struct wgroup *g;
+
+		if (!w->e[i].used)
+			continue;
+		g = &f->groups[w->e[i].key >> 32];
+		path = (uint32_t)w->e[i].key;
+		if (!((pools_of(f, g->in) >> g->pool) & 1))
+			continue;
+		if (f->split && (rc = root_path(f, g->in, path, &path)))
+			break;
+		cur = 0;
+		u64map_get(&sum, path, &cur, &unused);
+		if (__builtin_add_overflow(cur, w->e[i].a, &cur))
+			cur = UINT64_MAX;
+		rc = u64map_put(&sum, path, cur, 0);
+	}
+	if (!rc && sum.n && !(f->entries[m] = malloc(sum.n * sizeof(*f->entries[m]))))
+		rc = MEMSCOPE_E_NOMEM;
+	for (i = 0; !rc && sum.n && i <= sum.mask; i++) {
+		if (!sum.e[i].used)
+			continue;
+		f->entries[m][n++] =
+			(struct memscope_flame_entry){ (uint32_t)sum.e[i].key, sum.e[i].a };
+		if (__builtin_add_overflow(f->total[m], sum.e[i].a, &f->total[m]))
+			f->total[m] = UINT64_MAX;
+	}
+	if (n)
+		qsort(f->entries[m], n, sizeof(*f->entries[m]), cmp_entry);
+	f->n_entries[m] = n;
+	u64map_free(&sum);
+	return rc ? MEMSCOPE_E_NOMEM : 0;
+}
+
 int memscope_flame_finish(struct memscope_flame *f)
 {
 	unsigned m;
+	size_t i;
 	int rc = 0;
 
+	/* grouped by stack, no MALLOC had a stack or owner tag: by op, when there are ops */
+	if (f->collect_ops && f->n_op_starts) {
+		f->group = MEMSCOPE_FLAME_BY_OP;
+		u64map_free(&f->weight[MEMSCOPE_FLAME_ALLOCATED]);
+		u64map_free(&f->weight[MEMSCOPE_FLAME_COUNT]);
+		u64map_free(&f->by_owner); /* the "no stack" placeholders */
+	} else if (f->collect_ops) {
+		free(f->ops);
+		f->ops = NULL;
+		f->n_ops = f->cap_ops = 0;
+	}
+	f->collect_ops = 0;
+	for (i = 0; i < f->n_seen; i++) {
+		uint64_t c = pools_of(f, (uint32_t)i);
+
+		f->counted |= c;
+		f->nested |= memscope_pools_nested(c);
+	}
 	if (f->blocks && (rc = memscope_blocks_foreach_live(f->blocks, on_live, f)))
 		return rc;
 	if (f->blocks && (rc = find_peak(f)))
 		return rc;
 	if (wants(f, MEMSCOPE_FLAME_LEAKED) && (rc = f->leaks ? add_leaks(f) : MEMSCOPE_E_ARG))
 		return rc;
-	if (f->o.group == MEMSCOPE_FLAME_BY_OP && (rc = weigh_by_op(f)))
+	if (f->group == MEMSCOPE_FLAME_BY_OP && (rc = weigh_by_op(f)))
 		return rc;
-	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
-		const struct u64map *w = &f->weight[m];
-		size_t i, n = 0;
-
-		if (!wants(f, m) || !w->n)
-			continue;
-		if (!(f->entries[m] = malloc(w->n * sizeof(*f->entries[m]))))
-			return MEMSCOPE_E_NOMEM;
-		for (i = 0; i <= w->mask; i++) {
-			if (!w->e[i].used)
-				continue;
-			f->entries[m][n++] =
-				(struct memscope_flame_entry){ (uint32_t)w->e[i].key, w->e[i].a };
-			if (__builtin_add_overflow(f->total[m], w->e[i].a, &f->total[m]))
-				f->total[m] = UINT64_MAX;
-		}
-		qsort(f->entries[m], n, sizeof(*f->entries[m]), cmp_entry);
-		f->n_entries[m] = n;
-	}
-	return 0;
+	if (f->split && (rc = make_roots(f)))
+		return rc;
+	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS && !rc; m++)
+		if (wants(f, m))
+			rc = make_entries(f, m);
+	return rc;
 }
 
 const struct memscope_flame_entry *memscope_flame_entries(
@@ -618,6 +952,23 @@ const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flam
 const struct memscope_flame_ops *memscope_flame_op_stats(const struct memscope_flame *f)
 {
 	return &f->op_stats;
+}
+
+unsigned memscope_flame_grouped_by(const struct memscope_flame *f)
+{
+	return f->group;
+}
+
+uint64_t memscope_flame_pools(const struct memscope_flame *f, uint64_t *seen, int *nested)
+{
+	size_t i;
+
+	if (seen)
+		for (*seen = 0, i = 0; i < f->n_seen; i++)
+			*seen |= f->seen[i];
+	if (nested)
+		*nested = f->nested;
+	return f->counted;
 }
 
 const struct memscope_flame_opts *memscope_flame_opts(const struct memscope_flame *f)

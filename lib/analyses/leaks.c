@@ -1,6 +1,8 @@
 /* The leak analyses: step leaks by the timestamp rule, the marked range, blocks unreleased at exit,
  * and the per-step fluctuation of pool usage (formats/analyses.md, "Exit rule" to "Marked-range
  * leaks"). */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +11,7 @@
 #include "analysis_impl.h"
 #include "memscope/error.h"
 #include "memscope/leaks.h"
+#include "memscope/memscope.h"
 #include "memscope/strtab.h"
 
 /* uthash must not exit on OOM: the failing insert sets l->oom and is undone by uthash. */
@@ -52,6 +55,21 @@ struct mgroup {
 	UT_hash_handle hh;
 };
 
+/* the op start and end rows of one thread, for the op of a finding (memscope_leak.op) */
+struct tkey {
+	uint64_t pid, tid;
+	uint32_t src, pad;
+};
+
+struct othread {
+	struct tkey key;
+	struct buf log; /* per row: zigzag varint deltas of ts and id, varint name << 1 | is_end */
+	struct memscope_pos last;
+	uint64_t n;
+	int unordered;
+	UT_hash_handle hh;
+};
+
 /* a fluctuation group; its samples are in the analysis's fmap under fkey(seq, step) */
 struct fgroup {
 	struct key key;
@@ -86,6 +104,13 @@ struct memscope_leaks {
 	size_t n_leaks, cap_leaks;
 	struct memscope_leak_group *groups;
 	size_t n_groups;
+	size_t *members;
+	struct othread *othreads, *last_ot;
+	struct memscope_leaks_input_info *info; /* per src */
+	size_t n_info;
+	struct u64map clean_stacks; /* raw stack id -> the stack with memscope_frame_text frames */
+	uint32_t *frames;
+	size_t cap_frames;
 	struct memscope_mark_group *mg_out;
 	size_t n_mg_out;
 	struct memscope_fluct *fl_out;
@@ -106,6 +131,8 @@ void memscope_leaks_opts_init(struct memscope_leaks_opts *o)
 	o->kinds = MEMSCOPE_LEAK_ALL;
 	o->skip_steps = 1;
 	o->min_steps_alive = 1;
+	o->group_by = MEMSCOPE_LEAKS_BY_STACK;
+	o->top = 0;
 }
 
 static int alloc_state(struct memscope_leaks *l)
@@ -154,6 +181,7 @@ static void clear_pass(struct memscope_leaks *l)
 	struct lproc *p, *ptmp;
 	struct fgroup *f, *ftmp;
 	struct mgroup *m, *mtmp;
+	struct othread *t, *ttmp;
 
 	HASH_ITER(hh, l->procs, p, ptmp)
 	{
@@ -161,6 +189,17 @@ static void clear_pass(struct memscope_leaks *l)
 		buf_free(&p->kernels);
 		free(p);
 	}
+	HASH_ITER(hh, l->othreads, t, ttmp)
+	{
+		HASH_DELETE(hh, l->othreads, t);
+		buf_free(&t->log);
+		free(t);
+	}
+	l->last_ot = NULL;
+	free(l->members);
+	l->members = NULL;
+	if (l->n_info)
+		memset(l->info, 0, l->n_info * sizeof(*l->info));
 	HASH_ITER(hh, l->fgroups, f, ftmp)
 	{
 		HASH_DELETE(hh, l->fgroups, f);
@@ -206,6 +245,9 @@ void memscope_leaks_free(struct memscope_leaks *l)
 	free(l->shadowed);
 	free(l->leaks);
 	free(l->mark);
+	free(l->info);
+	free(l->frames);
+	u64map_free(&l->clean_stacks);
 	free(l);
 }
 
@@ -413,6 +455,59 @@ static int add_kernel(struct lproc *p, const struct memscope_event *ev)
 	return 0;
 }
 
+/* An ATen or ATB op's start or end row, into its thread's log. */
+static int add_op(struct memscope_leaks *l, const struct memscope_event *ev, int end)
+{
+	struct tkey k;
+	struct othread *t = l->last_ot;
+	unsigned char tmp[30];
+	size_t n;
+
+	memset(&k, 0, sizeof(k));
+	k.pid = ev->pid;
+	k.tid = ev->tid;
+	k.src = ev->src;
+	if (!t || memcmp(&t->key, &k, sizeof(k)) != 0) {
+		GET_ENTRY(l, l->othreads, k, struct othread, t);
+		if (!(l->last_ot = t))
+			return MEMSCOPE_E_NOMEM;
+	}
+	n = varint_put(tmp, zigzag((int64_t)(ev->ts_ns - t->last.ts_ns)));
+	n += varint_put(tmp + n, zigzag((int64_t)(ev->id - t->last.id)));
+	n += varint_put(tmp + n, (uint64_t)ev->name << 1 | (unsigned)end);
+	if (buf_append(&t->log, tmp, n))
+		return MEMSCOPE_E_NOMEM;
+	if (ev->src < l->n_info)
+		l->info[ev->src].n_op_rows++;
+	if (memscope_pos_cmp(memscope_pos_of(ev), t->last) < 0)
+		t->unordered = 1;
+	t->last = memscope_pos_of(ev);
+	t->n++;
+	return 0;
+}
+
+/* What the analysis saw of input src: n_events and the earliest timestamp. */
+static int note_input(struct memscope_leaks *l, const struct memscope_event *ev)
+{
+	struct memscope_leaks_input_info *in;
+
+	/* src numbers the inputs of one run: a few; a larger one is not an input of ours */
+	if (ev->src >= (1u << 20))
+		return 0;
+	if (ev->src >= l->n_info) {
+		size_t cap = l->n_info, n = (size_t)ev->src + 1;
+
+		if (grow_array(&l->info, &cap, n, sizeof(*l->info)))
+			return MEMSCOPE_E_NOMEM;
+		memset(l->info + l->n_info, 0, (cap - l->n_info) * sizeof(*l->info));
+		l->n_info = cap;
+	}
+	in = &l->info[ev->src];
+	if (!in->n_events++ || ev->ts_ns < in->first_ts_ns)
+		in->first_ts_ns = ev->ts_ns;
+	return 0;
+}
+
 /* used after a pool row, into the min/max of the step window it falls in (formats/analyses.md
  * "Fluctuation") */
 static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
@@ -520,7 +615,7 @@ int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *e
 	int r;
 
 	l->stats.n_events++;
-	if (!(p = proc_of(l, ev->src, ev->pid)))
+	if (note_input(l, ev) || !(p = proc_of(l, ev->src, ev->pid)))
 		return MEMSCOPE_E_NOMEM;
 	if (memscope_event_is_real(ev) && ev->ts_ns > p->last_real_ts)
 		p->last_real_ts = ev->ts_ns;
@@ -544,6 +639,12 @@ int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *e
 	if (ev->kind == MEMSCOPE_KIND_KERNEL_LAUNCH && ev->subtype == MEMSCOPE_SUB_KERNEL_LAUNCH &&
 		(l->o.kinds & MEMSCOPE_LEAK_STEP))
 		return add_kernel(p, ev);
+	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH &&
+		(ev->subtype == MEMSCOPE_SUB_ATEN_START || ev->subtype == MEMSCOPE_SUB_ATB_START))
+		return add_op(l, ev, 0);
+	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH &&
+		(ev->subtype == MEMSCOPE_SUB_ATEN_END || ev->subtype == MEMSCOPE_SUB_ATB_END))
+		return add_op(l, ev, 1);
 	if (ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE)
 		return feed_block(l, p, ev);
 	return 0;
@@ -851,89 +952,395 @@ static int finish_marks(struct memscope_leaks *l)
 	return 0;
 }
 
-/* exit groups while they are built: key = what groups them */
-struct egroup {
-	struct {
-		uint32_t pool, stack_py, stack_c, owner;
-	} key;
+static int kind_rank(unsigned kind)
+{
+	return kind == MEMSCOPE_LEAK_STEP ? 0 : kind == MEMSCOPE_LEAK_MARK ? 1 : 2;
+}
+
+/* ---- the op of each finding: the innermost ATen or ATB op open on the thread of its MALLOC, in
+ * the thread's time order; an end closes the innermost open op of its name and the ops opened
+ * inside it, an end with none of its name open is ignored ---- */
+
+/* one row of a thread's op log */
+struct oprow {
+	struct memscope_pos at;
+	uint64_t seq; /* its place in the log: rows of one position keep it */
+	uint32_t name;
+	int end;
+};
+
+/* A walk over a thread's op rows in time order: decoded as it goes when they came in order, else
+ * decoded whole and sorted. */
+struct owalk {
+	const struct othread *t;
+	size_t at;	  /* byte offset into t->log */
+	uint64_t i;	  /* rows passed */
+	struct oprow cur; /* row i (valid while i < t->n) */
+	struct oprow *sorted;
+};
+
+static void owalk_decode(struct owalk *w, uint64_t seq)
+{
+	const unsigned char *c = (const unsigned char *)w->t->log.p;
+	uint64_t v[3] = { 0, 0, 0 };
+	int k, n;
+
+	for (k = 0; k < 3; k++) {
+		n = varint_get(c + w->at, w->t->log.len - w->at, &v[k]);
+		w->at += n > 0 ? (size_t)n : 0;
+	}
+	w->cur.at.ts_ns += (uint64_t)unzigzag(v[0]);
+	w->cur.at.id += (uint64_t)unzigzag(v[1]);
+	w->cur.name = (uint32_t)(v[2] >> 1);
+	w->cur.end = (int)(v[2] & 1);
+	w->cur.seq = seq;
+}
+
+static int cmp_oprow(const void *pa, const void *pb)
+{
+	const struct oprow *a = pa, *b = pb;
+	int c = memscope_pos_cmp(a->at, b->at);
+
+	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int owalk_init(struct owalk *w, const struct othread *t)
+{
+	uint64_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->t = t;
+	if (!t->n)
+		return 0;
+	if (!t->unordered) {
+		owalk_decode(w, 0);
+		return 0;
+	}
+	if (t->n > SIZE_MAX / sizeof(*w->sorted) ||
+		!(w->sorted = malloc(t->n * sizeof(*w->sorted))))
+		return MEMSCOPE_E_NOMEM;
+	for (i = 0; i < t->n; i++) {
+		owalk_decode(w, i);
+		w->sorted[i] = w->cur;
+	}
+	qsort(w->sorted, t->n, sizeof(*w->sorted), cmp_oprow);
+	w->cur = w->sorted[0];
+	return 0;
+}
+
+static void owalk_next(struct owalk *w)
+{
+	if (++w->i >= w->t->n)
+		return;
+	if (w->sorted)
+		w->cur = w->sorted[w->i];
+	else
+		owalk_decode(w, w->i);
+}
+
+/* The ops open on one thread, outermost first, and how many of each name are open. */
+struct opstack {
+	uint32_t *name;
+	size_t depth, cap;
+	struct u64map open; /* name -> ops of that name open (names with none are not there) */
+};
+
+static int opstack_apply(struct opstack *s, const struct oprow *r)
+{
+	uint64_t n = 0, unused;
+
+	if (!r->end) {
+		if (grow_array(&s->name, &s->cap, s->depth + 1, sizeof(*s->name)))
+			return MEMSCOPE_E_NOMEM;
+		u64map_get(&s->open, r->name, &n, &unused);
+		if (u64map_put(&s->open, r->name, n + 1, 0))
+			return MEMSCOPE_E_NOMEM;
+		s->name[s->depth++] = r->name;
+		return 0;
+	}
+	/* an end closes the innermost open op of its name and the ops opened inside it; one with
+	 * none of its name open is ignored (each op is closed once: linear) */
+	if (!u64map_get(&s->open, r->name, &n, &unused) || !n)
+		return 0;
+	while (s->depth) {
+		uint32_t top = s->name[--s->depth];
+
+		u64map_get(&s->open, top, &n, &unused);
+		if (n > 1)
+			u64map_put(&s->open, top, n - 1, 0); /* the key is there: no allocation */
+		else
+			u64map_del(&s->open, top, NULL, NULL);
+		if (top == r->name)
+			break;
+	}
+	return 0;
+}
+
+static int cmp_leak_thread_alloc(const void *pa, const void *pb)
+{
+	const struct memscope_leak *a = pa, *b = pb;
+
+	if (a->blk.src != b->blk.src)
+		return a->blk.src < b->blk.src ? -1 : 1;
+	if (a->blk.pid != b->blk.pid)
+		return a->blk.pid < b->blk.pid ? -1 : 1;
+	if (a->blk.tid != b->blk.tid)
+		return a->blk.tid < b->blk.tid ? -1 : 1;
+	return memscope_pos_cmp(alloc_pos(&a->blk), alloc_pos(&b->blk));
+}
+
+/* The op of every finding: its thread's op rows walked once in time order with its findings. */
+static int finish_ops(struct memscope_leaks *l)
+{
+	struct opstack s = { 0 };
+	size_t i = 0, j;
+	int rc = 0;
+
+	if (!l->othreads)
+		return 0;
+	if (l->n_leaks > 1)
+		qsort(l->leaks, l->n_leaks, sizeof(*l->leaks), cmp_leak_thread_alloc);
+	while (i < l->n_leaks && !rc) {
+		const struct memscope_block *b = &l->leaks[i].blk;
+		struct othread *t;
+		struct owalk w;
+		struct tkey k;
+
+		memset(&k, 0, sizeof(k));
+		k.pid = b->pid;
+		k.tid = b->tid;
+		k.src = b->src;
+		HASH_FIND(hh, l->othreads, &k, sizeof(k), t);
+		for (j = i; j < l->n_leaks && l->leaks[j].blk.src == b->src &&
+			    l->leaks[j].blk.pid == b->pid && l->leaks[j].blk.tid == b->tid;
+			j++)
+			;
+		if (!t) {
+			i = j;
+			continue;
+		}
+		if ((rc = owalk_init(&w, t)))
+			break;
+		for (; i < j && !rc; i++) {
+			struct memscope_pos at = alloc_pos(&l->leaks[i].blk);
+
+			while (!rc && w.i < t->n && memscope_pos_cmp(w.cur.at, at) < 0) {
+				rc = opstack_apply(&s, &w.cur);
+				owalk_next(&w);
+			}
+			l->leaks[i].op = s.depth ? s.name[s.depth - 1] : 0;
+		}
+		free(w.sorted);
+		/* the next thread starts empty: what this one left open goes, name by name */
+		while (s.depth)
+			u64map_del(&s.open, s.name[--s.depth], NULL, NULL);
+		i = j;
+	}
+	free(s.name);
+	u64map_free(&s.open);
+	return rc;
+}
+
+/* ---- what the reports show of each finding ---- */
+
+/* A C frame as memscope_frame_text writes it, interned. Not cached: raw frames of one function
+ * differ by offset and address, and each distinct raw stack is cleaned once (clean_stack). */
+static int clean_frame(struct memscope_leaks *l, uint32_t raw, uint32_t *out)
+{
+	char small[512], *text = small;
+	size_t len = 0, need;
+	const char *s;
+	int rc;
+
+	if (!(s = memscope_strtab_str(l->st, raw, &len)))
+		s = "";
+	need = memscope_frame_text(s, len, small, sizeof(small));
+	if (need >= sizeof(small)) {
+		if (need == SIZE_MAX || !(text = malloc(need + 1)))
+			return MEMSCOPE_E_NOMEM;
+		memscope_frame_text(s, len, text, need + 1);
+	}
+	rc = memscope_strtab_intern(l->st, text, need, out);
+	if (text != small)
+		free(text);
+	return rc;
+}
+
+/* A C stack with every frame cleaned (clean_frame), interned (cached by raw id). */
+static int clean_stack(struct memscope_leaks *l, uint32_t raw, uint32_t *out)
+{
+	const uint32_t *fr;
+	uint64_t a, unused;
+	size_t n = 0, i;
+	int rc = 0;
+
+	*out = 0;
+	if (!raw)
+		return 0;
+	if (u64map_get(&l->clean_stacks, raw, &a, &unused)) {
+		*out = (uint32_t)a;
+		return 0;
+	}
+	if (!(fr = memscope_strtab_stack(l->st, raw, &n)) || !n)
+		return u64map_put(&l->clean_stacks, raw, 0, 0);
+	if (grow_array(&l->frames, &l->cap_frames, n, sizeof(*l->frames)))
+		return MEMSCOPE_E_NOMEM;
+	memcpy(l->frames, fr, n * sizeof(*fr));
+	for (i = 0; i < n && !rc; i++)
+		rc = clean_frame(l, l->frames[i], &l->frames[i]);
+	if (!rc)
+		rc = memscope_strtab_intern_stack(l->st, l->frames, n, out);
+	return rc ? rc : u64map_put(&l->clean_stacks, raw, *out, 0);
+}
+
+/* Every finding's allocation step (all kinds) and cleaned C stack. */
+static int finish_fields(struct memscope_leaks *l)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < l->n_leaks && !rc; i++) {
+		struct memscope_leak *x = &l->leaks[i];
+		const struct memscope_step_proc *p;
+
+		if (x->kind != MEMSCOPE_LEAK_STEP) {
+			p = memscope_steps_proc(l->steps, x->blk.src, x->blk.pid);
+			x->alloc_step = p && memscope_steps_source(p) != MEMSCOPE_STEPS_NONE
+						? memscope_steps_at(p, alloc_pos(&x->blk))
+						: MEMSCOPE_LEAK_NO_STEP;
+		}
+		rc = clean_stack(l, x->blk.stack_c, &x->stack_c_text);
+	}
+	return rc;
+}
+
+/* ---- the report groups ---- */
+
+/* what groups findings, by memscope_leaks_opts.group_by */
+struct gkey {
+	uint32_t src, kind, pool, py, c, owner, op, pad;
+};
+
+struct gentry {
+	struct gkey key;
 	size_t idx;
 	UT_hash_handle hh;
 };
 
-struct ranked {
+static void key_of(const struct memscope_leaks *l, const struct memscope_leak *x, struct gkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->src = x->blk.src;
+	k->kind = x->kind;
+	k->pool = x->blk.pool;
+	switch (l->o.group_by) {
+	case MEMSCOPE_LEAKS_BY_OP:
+		k->op = x->op;
+		break;
+	case MEMSCOPE_LEAKS_BY_OWNER:
+		k->owner = x->blk.owner;
+		break;
+	default:
+		k->py = x->blk.stack_py;
+		k->c = x->stack_c_text;
+		/* a block without stacks is known by its owner tag and op */
+		if (!k->py && !k->c) {
+			k->owner = x->blk.owner;
+			k->op = x->op;
+		}
+		break;
+	}
+}
+
+/* earlier in the reports' sense: lower process id, then earlier allocation */
+static int leak_earlier(const struct memscope_leak *a, const struct memscope_leak *b)
+{
+	if (a->blk.pid != b->blk.pid)
+		return a->blk.pid < b->blk.pid;
+	return memscope_pos_cmp(alloc_pos(&a->blk), alloc_pos(&b->blk)) < 0;
+}
+
+struct granked {
 	struct memscope_leak_group g;
+	const struct memscope_leak *first; /* while ranking */
 	size_t old;
 };
 
-static int cmp_ranked(const void *pa, const void *pb)
+static int cmp_granked(const void *pa, const void *pb)
 {
-	const struct ranked *a = pa, *b = pb;
+	const struct granked *a = pa, *b = pb;
 
+	if (a->g.src != b->g.src)
+		return a->g.src < b->g.src ? -1 : 1;
+	if (a->g.kind != b->g.kind)
+		return kind_rank(a->g.kind) - kind_rank(b->g.kind);
 	if (a->g.bytes != b->g.bytes)
 		return a->g.bytes > b->g.bytes ? -1 : 1;
 	if (a->g.n != b->g.n)
 		return a->g.n > b->g.n ? -1 : 1;
+	if (leak_earlier(a->first, b->first))
+		return -1;
+	if (leak_earlier(b->first, a->first))
+		return 1;
 	return a->old < b->old ? -1 : a->old > b->old;
 }
 
-/* Group the EXIT findings by stack (or owner tag), largest first; sets each one's group. */
+/* Group every finding (key_of), rank the groups, set each finding's report_group. */
 static int finish_groups(struct memscope_leaks *l)
 {
-	struct egroup *table = NULL, *e, *tmp;
-	struct ranked *sorted = NULL;
-	size_t i, cap = 0, *rank = NULL;
+	struct gentry *table = NULL, *e, *tmp;
+	struct granked *g = NULL;
+	size_t i, n = 0, cap = 0, *rank = NULL;
 	int rc = MEMSCOPE_E_NOMEM;
 
 	for (i = 0; i < l->n_leaks; i++) {
 		struct memscope_leak *x = &l->leaks[i];
-		struct egroup k;
+		struct gkey k;
 
-		if (x->kind != MEMSCOPE_LEAK_EXIT)
-			continue;
-		memset(&k, 0, sizeof(k));
-		k.key.pool = x->blk.pool;
-		k.key.stack_py = x->blk.stack_py;
-		k.key.stack_c = x->blk.stack_c;
-		k.key.owner = x->blk.stack_py || x->blk.stack_c ? 0 : x->blk.owner;
-		HASH_FIND(hh, table, &k.key, sizeof(k.key), e);
+		key_of(l, x, &k);
+		HASH_FIND(hh, table, &k, sizeof(k), e);
 		if (!e) {
-			if (grow_array(&l->groups, &cap, l->n_groups + 1, sizeof(*l->groups)) ||
-				!(e = malloc(sizeof(*e))))
+			if (grow_array(&g, &cap, n + 1, sizeof(*g)) || !(e = malloc(sizeof(*e))))
 				goto out;
-			*e = k;
-			e->idx = l->n_groups++;
-			l->groups[e->idx] = (struct memscope_leak_group){ (uint16_t)k.key.pool,
-				k.key.stack_py, k.key.stack_c, k.key.owner, 0, 0 };
+			e->key = k;
+			e->idx = n;
+			memset(&g[n], 0, sizeof(g[n]));
+			g[n].g.kind = x->kind;
+			g[n].g.src = x->blk.src;
+			g[n].g.pool = x->blk.pool;
+			g[n].first = x;
+			g[n].old = n;
 			l->oom = 0;
 			HASH_ADD(hh, table, key, sizeof(e->key), e);
 			if (l->oom) {
 				free(e);
 				goto out;
 			}
+			n++;
 		}
-		x->group = (uint32_t)e->idx;
-		l->groups[e->idx].n++;
-		add_bytes(&l->groups[e->idx].bytes, x->blk.size);
+		x->report_group = (uint32_t)e->idx;
+		g[e->idx].g.n++;
+		add_bytes(&g[e->idx].g.bytes, x->blk.size);
+		if (leak_earlier(x, g[e->idx].first))
+			g[e->idx].first = x;
 	}
-	if (!l->n_groups) {
-		rc = 0;
-		goto out;
+	if (n) {
+		if (!(rank = malloc(n * sizeof(*rank))) ||
+			!(l->groups = malloc(n * sizeof(*l->groups))))
+			goto out;
+		qsort(g, n, sizeof(*g), cmp_granked);
+		for (i = 0; i < n; i++) {
+			rank[g[i].old] = i;
+			l->groups[i] = g[i].g;
+			l->groups[i].rank =
+				i && g[i - 1].g.src == g[i].g.src && g[i - 1].g.kind == g[i].g.kind
+					? l->groups[i - 1].rank + 1
+					: 0;
+		}
+		for (i = 0; i < l->n_leaks; i++)
+			l->leaks[i].report_group = (uint32_t)rank[l->leaks[i].report_group];
 	}
-	/* largest first; equal groups keep the order of their first block */
-	sorted = malloc(l->n_groups * sizeof(*sorted));
-	rank = malloc(l->n_groups * sizeof(*rank));
-	if (!sorted || !rank)
-		goto out;
-	for (i = 0; i < l->n_groups; i++)
-		sorted[i] = (struct ranked){ l->groups[i], i };
-	qsort(sorted, l->n_groups, sizeof(*sorted), cmp_ranked);
-	for (i = 0; i < l->n_groups; i++) {
-		l->groups[i] = sorted[i].g;
-		rank[sorted[i].old] = i;
-	}
-	for (i = 0; i < l->n_leaks; i++)
-		if (l->leaks[i].kind == MEMSCOPE_LEAK_EXIT)
-			l->leaks[i].group = (uint32_t)rank[l->leaks[i].group];
+	l->n_groups = n;
 	rc = 0;
 out:
 	HASH_ITER(hh, table, e, tmp)
@@ -941,14 +1348,104 @@ out:
 		HASH_DELETE(hh, table, e);
 		free(e);
 	}
-	free(sorted);
+	free(g);
 	free(rank);
 	return rc;
 }
 
-static int kind_rank(unsigned kind)
+/* a finding's place in memscope_leaks_members, while sorting */
+struct member {
+	uint32_t group;
+	int32_t device;
+	uint64_t step, pid;
+	struct memscope_pos at;
+	size_t idx;
+};
+
+static int cmp_member(const void *pa, const void *pb)
 {
-	return kind == MEMSCOPE_LEAK_STEP ? 0 : kind == MEMSCOPE_LEAK_MARK ? 1 : 2;
+	const struct member *a = pa, *b = pb;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (memscope_pos_cmp(a->at, b->at))
+		return memscope_pos_cmp(a->at, b->at);
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* After the report order is set: each group's findings, its first one and the fields of the
+ * first; each input's counts. */
+static int finish_members(struct memscope_leaks *l)
+{
+	struct member *m;
+	size_t i, j;
+
+	if (!l->n_leaks)
+		return 0;
+	if (!(m = malloc(l->n_leaks * sizeof(*m))) ||
+		!(l->members = malloc(l->n_leaks * sizeof(*l->members)))) {
+		free(m);
+		return MEMSCOPE_E_NOMEM;
+	}
+	for (i = 0; i < l->n_leaks; i++) {
+		const struct memscope_leak *x = &l->leaks[i];
+
+		m[i] = (struct member){ x->report_group, x->blk.device, x->alloc_step, x->blk.pid,
+			alloc_pos(&x->blk), i };
+	}
+	qsort(m, l->n_leaks, sizeof(*m), cmp_member);
+	for (i = 0; i < l->n_leaks; i++)
+		l->members[i] = m[i].idx;
+	free(m);
+	for (i = 0; i < l->n_leaks; i = j) {
+		struct memscope_leak_group *g = &l->groups[l->leaks[l->members[i]].report_group];
+		const struct memscope_leak *f = &l->leaks[l->members[i]];
+
+		g->members_at = i;
+		for (j = i; j < l->n_leaks && l->leaks[l->members[j]].report_group ==
+						      l->leaks[l->members[i]].report_group;
+			j++)
+			if (leak_earlier(&l->leaks[l->members[j]], f))
+				f = &l->leaks[l->members[j]];
+		g->first = (size_t)(f - l->leaks);
+		g->stack_py = f->blk.stack_py;
+		g->stack_c = f->stack_c_text;
+		g->owner = f->blk.owner;
+		g->op = f->op;
+		for (; i < j; i++) {
+			const struct memscope_leak *x = &l->leaks[l->members[i]];
+			struct memscope_leaks_input_info *in =
+				x->blk.src < l->n_info ? &l->info[x->blk.src] : NULL;
+
+			if (x->op != g->op)
+				g->differ |= MEMSCOPE_LEAK_GROUP_OPS;
+			if (x->blk.stack_py != g->stack_py || x->stack_c_text != g->stack_c)
+				g->differ |= MEMSCOPE_LEAK_GROUP_STACKS;
+			if (x->blk.owner != g->owner)
+				g->differ |= MEMSCOPE_LEAK_GROUP_OWNERS;
+			if (!in)
+				continue;
+			in->n_leaks[kind_rank(x->kind)]++;
+			in->n_stacked += x->blk.stack_py || x->blk.stack_c;
+		}
+	}
+	return 0;
+}
+
+static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
+{
+	struct memscope_leaks *l = ctx;
+
+	(void)pid;
+	if (src < l->n_info && memscope_steps_source(p) != MEMSCOPE_STEPS_NONE)
+		l->info[src].has_steps = 1;
+	return 0;
 }
 
 /* the report order of memscope_leaks_get */
@@ -959,8 +1456,10 @@ static int cmp_report(const void *pa, const void *pb)
 
 	if (a->kind != b->kind)
 		return kind_rank(a->kind) - kind_rank(b->kind);
-	if (a->kind != MEMSCOPE_LEAK_STEP && a->group != b->group)
+	if (a->kind == MEMSCOPE_LEAK_MARK && a->group != b->group)
 		return a->group < b->group ? -1 : 1;
+	if (a->kind == MEMSCOPE_LEAK_EXIT && a->report_group != b->report_group)
+		return a->report_group < b->report_group ? -1 : 1;
 	if (x->src != y->src)
 		return x->src < y->src ? -1 : 1;
 	if (x->pid != y->pid)
@@ -985,11 +1484,14 @@ int memscope_leaks_finish(struct memscope_leaks *l)
 	}
 	if ((rc = memscope_blocks_foreach_live(l->blocks, on_live, l)) ||
 		(rc = finish_shadowed(l)) || (rc = kernel_indexes(l)) || (rc = finish_fluct(l)) ||
-		(rc = finish_marks(l)) || (rc = finish_groups(l)))
+		(rc = finish_marks(l)) || (rc = finish_ops(l)) || (rc = finish_fields(l)) ||
+		(rc = finish_groups(l)))
 		return rc;
 	if (l->n_leaks > 1)
 		qsort(l->leaks, l->n_leaks, sizeof(*l->leaks), cmp_report);
-	return 0;
+	if ((rc = finish_members(l)))
+		return rc;
+	return memscope_steps_foreach(l->steps, note_steps, l);
 }
 
 int memscope_leaks_needs_rewind(const struct memscope_leaks *l, uint32_t *src, uint64_t *line)
@@ -1035,6 +1537,106 @@ const struct memscope_leak_group *memscope_leaks_groups(const struct memscope_le
 {
 	*n = l->n_groups;
 	return l->groups;
+}
+
+const size_t *memscope_leaks_members(const struct memscope_leaks *l, size_t *n)
+{
+	*n = l->members ? l->n_leaks : 0;
+	return l->members;
+}
+
+const struct memscope_leaks_input_info *memscope_leaks_input(
+	const struct memscope_leaks *l, uint32_t src)
+{
+	static const struct memscope_leaks_input_info none;
+
+	return src < l->n_info ? &l->info[src] : &none;
+}
+
+size_t memscope_leaks_totals(const struct memscope_leaks *l, unsigned kind, uint32_t src,
+	struct memscope_leaks_total *out)
+{
+	uint64_t n[MEMSCOPE_LEAKS_MAX_POOLS] = { 0 }, bytes[MEMSCOPE_LEAKS_MAX_POOLS] = { 0 };
+	size_t i, k = 0, lo = 0, hi = l->n_groups;
+
+	/* the groups of src are one run (by input first) */
+	if (src != MEMSCOPE_LEAKS_ALL_INPUTS) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (l->groups[mid].src < src)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		hi = l->n_groups;
+	}
+	for (i = lo; i < hi; i++) {
+		const struct memscope_leak_group *g = &l->groups[i];
+
+		if (src != MEMSCOPE_LEAKS_ALL_INPUTS && g->src != src)
+			break;
+		if (g->kind != kind || g->pool >= MEMSCOPE_LEAKS_MAX_POOLS)
+			continue;
+		n[g->pool] += g->n;
+		if (__builtin_add_overflow(bytes[g->pool], g->bytes, &bytes[g->pool]))
+			bytes[g->pool] = MEMSCOPE_BYTES_OVERFLOW;
+	}
+	for (i = 0; i < MEMSCOPE_LEAKS_MAX_POOLS; i++)
+		if (n[i])
+			out[k++] = (struct memscope_leaks_total){ (uint16_t)i, n[i], bytes[i] };
+	return k;
+}
+
+const char *memscope_leaks_totals_text(
+	char *buf, size_t size, const struct memscope_leaks_total *t, size_t n)
+{
+	char b[MEMSCOPE_BYTES_TEXT_MAX];
+	uint64_t pools = 0, sum = 0;
+	size_t i, at = 0;
+
+#define PUT(...)                                                                                   \
+	do {                                                                                       \
+		int w_ = snprintf(buf + at, at < size ? size - at : 0, __VA_ARGS__);               \
+		at += w_ > 0 ? (size_t)w_ : 0;                                                     \
+		at = at < size ? at : size;                                                        \
+	} while (0)
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		pools |= t[i].pool < 64 ? MEMSCOPE_POOL_BIT(t[i].pool) : 0;
+		if (__builtin_add_overflow(sum, t[i].bytes, &sum))
+			sum = MEMSCOPE_BYTES_OVERFLOW;
+	}
+	if (!n) {
+		PUT("%s", memscope_bytes_text(b, sizeof(b), 0));
+		return buf;
+	}
+	if (n == 1) {
+		PUT("%s %s", memscope_subtype_name(t[0].pool),
+			memscope_bytes_text(b, sizeof(b), t[0].bytes));
+		return buf;
+	}
+	if (!memscope_pools_nested(pools))
+		PUT("%s: ", memscope_bytes_text(b, sizeof(b), sum));
+	for (i = 0; i < n; i++)
+		PUT("%s%s %s in %" PRIu64 " block%s", i ? ", " : "",
+			memscope_subtype_name(t[i].pool),
+			memscope_bytes_text(b, sizeof(b), t[i].bytes), t[i].n,
+			t[i].n == 1 ? "" : "s");
+	if (memscope_pools_nested(pools)) {
+		int k = 0;
+
+		PUT(", not summed: ");
+		for (i = 0; i < n; i++)
+			if (t[i].pool < 64 &&
+				(MEMSCOPE_POOL_BIT(t[i].pool) & MEMSCOPE_POOLS_IN_HAL))
+				PUT("%s%s", k++ ? ", " : "", memscope_subtype_name(t[i].pool));
+		PUT(" %s inside HAL", k > 1 ? "lie" : "lies");
+	}
+#undef PUT
+	return buf;
 }
 
 const struct memscope_mark_group *memscope_leaks_mark_groups(

@@ -8,6 +8,7 @@ static const struct memscope_analysis *const analyses[] = {
 	&memscope_inefficient_analysis,
 	&memscope_flame_analysis,
 	&memscope_timeline_analysis,
+	&memscope_peak_analysis,
 };
 #define N_ANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 

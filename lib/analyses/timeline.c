@@ -1,15 +1,25 @@
 /* Memory over time for trace viewers: live bytes and the pools' used/reserved per process,
- * device and pool, op slices and marks, in time order. */
+ * device and pool, op slices, marks and training steps, in time order, and a window cut out of
+ * them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
+#include "opstack.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
+#include "memscope/steps.h"
 #include "memscope/strtab.h"
 #include "memscope/timeline.h"
+
+/* one input: what the public struct says, and its processes' first and last rows */
+struct input {
+	struct memscope_timeline_input pub;
+	int has;
+	struct u64map procs; /* pid -> a: first ts, b: last ts */
+};
 
 struct memscope_timeline {
 	uint64_t pools;
@@ -19,6 +29,12 @@ struct memscope_timeline {
 	struct memscope_timeline_point *recs;
 	size_t n, cap;
 	size_t peak; /* index of the highest live point, n when none */
+	struct input *in;
+	size_t n_in;
+	struct memscope_steps *steps; /* NULL with live_only */
+	struct memscope_timeline_step *spans;
+	size_t n_spans, cap_spans;
+	int finished, cut;
 };
 
 struct memscope_timeline *memscope_timeline_new(
@@ -31,8 +47,9 @@ struct memscope_timeline *memscope_timeline_new(
 	t->pools = pools;
 	t->live_only = live_only;
 	t->st = st;
-	if (!(t->blocks = memscope_blocks_new(NULL))) {
-		free(t);
+	if (!(t->blocks = memscope_blocks_new(NULL)) ||
+		(!live_only && !(t->steps = memscope_steps_new(st)))) {
+		memscope_timeline_free(t);
 		return NULL;
 	}
 	return t;
@@ -40,9 +57,16 @@ struct memscope_timeline *memscope_timeline_new(
 
 void memscope_timeline_free(struct memscope_timeline *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
 	memscope_blocks_free(t->blocks);
+	memscope_steps_free(t->steps);
+	for (i = 0; i < t->n_in; i++)
+		u64map_free(&t->in[i].procs);
+	free(t->in);
+	free(t->spans);
 	free(t->recs);
 	free(t);
 }
@@ -96,15 +120,48 @@ static int add_live(struct memscope_timeline *t, const struct memscope_event *ev
 	return 0;
 }
 
+/* The input and process of ev have a row at its time. 0 or MEMSCOPE_E_NOMEM. */
+static int note_row(struct memscope_timeline *t, const struct memscope_event *ev)
+{
+	struct input *in;
+	uint64_t first, last;
+
+	if (ev->src >= t->n_in) {
+		size_t cap = t->n_in;
+
+		if (grow_array(&t->in, &cap, (size_t)ev->src + 1, sizeof(*t->in)))
+			return MEMSCOPE_E_NOMEM;
+		t->n_in = cap;
+	}
+	in = &t->in[ev->src];
+	if (!in->has || ev->ts_ns < in->pub.first_ts_ns)
+		in->pub.first_ts_ns = ev->ts_ns;
+	if (!in->has || ev->ts_ns > in->pub.last_ts_ns)
+		in->pub.last_ts_ns = ev->ts_ns;
+	in->has = 1;
+	if ((ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE) && ev->pool &&
+		ev->pool < 64)
+		in->pub.seen |= MEMSCOPE_POOL_BIT(ev->pool);
+	if (!u64map_get(&in->procs, ev->pid, &first, &last))
+		return u64map_put(&in->procs, ev->pid, ev->ts_ns, ev->ts_ns);
+	if (ev->ts_ns >= first && ev->ts_ns <= last)
+		return 0;
+	return u64map_put(&in->procs, ev->pid, ev->ts_ns < first ? ev->ts_ns : first,
+		ev->ts_ns > last ? ev->ts_ns : last);
+}
+
 int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_event *ev)
 {
 	struct memscope_timeline_point *r;
 	unsigned sub = ev->subtype;
 
+	if (note_row(t, ev) || (t->steps && memscope_steps_feed(t->steps, ev) < 0))
+		return MEMSCOPE_E_NOMEM;
 	switch (ev->kind) {
 	case MEMSCOPE_KIND_MALLOC:
 	case MEMSCOPE_KIND_FREE:
-		if (!ev->pool || (t->pools && !(t->pools & MEMSCOPE_POOL_BIT(ev->pool))))
+		if (!ev->pool || ev->pool >= 64 ||
+			(t->pools && !(t->pools & MEMSCOPE_POOL_BIT(ev->pool))))
 			return 0;
 		if (add_live(t, ev))
 			return MEMSCOPE_E_NOMEM;
@@ -153,6 +210,89 @@ static uint64_t sum_key(int32_t device, uint16_t pool)
 	return (uint64_t)(uint32_t)device << 16 | pool;
 }
 
+/* The first and last rows of process pid of input src: 1, or 0 when it had none. */
+static int proc_span(const struct memscope_timeline *t, uint32_t src, uint64_t pid, uint64_t *first,
+	uint64_t *last)
+{
+	return src < t->n_in && u64map_get(&t->in[src].procs, pid, first, last);
+}
+
+/* The pools of each input whose points are kept; with the default, the others' points go. */
+static void choose_pools(struct memscope_timeline *t)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < t->n_in; i++) {
+		struct memscope_timeline_input *in = &t->in[i].pub;
+
+		in->counted = t->pools ? t->pools & in->seen : memscope_pools_default(in->seen);
+	}
+	if (t->pools)
+		return;
+	for (i = 0; i < t->n; i++) {
+		const struct memscope_timeline_point *r = &t->recs[i];
+
+		if ((r->kind == MEMSCOPE_TL_LIVE || r->kind == MEMSCOPE_TL_USED) &&
+			!(t->in[r->src].pub.counted & MEMSCOPE_POOL_BIT(r->pool)))
+			continue;
+		t->recs[k++] = *r;
+	}
+	t->n = k;
+}
+
+/* The highest live point, the first of equals; n when none is above 0. */
+static size_t find_peak(const struct memscope_timeline *t)
+{
+	size_t i, peak = t->n;
+	int64_t best = 0;
+
+	for (i = 0; i < t->n; i++)
+		if (t->recs[i].kind == MEMSCOPE_TL_LIVE && t->recs[i].value > best) {
+			best = t->recs[i].value;
+			peak = i;
+		}
+	return peak;
+}
+
+/* memscope_steps_foreach: the spans of one process's steps (memscope_timeline_steps). */
+static int add_spans(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
+{
+	struct memscope_timeline *t = ctx;
+	enum memscope_step_source source = memscope_steps_source(p);
+	uint64_t n = memscope_steps_count(p), k, first = 0, last = 0;
+	struct memscope_pos start, end, next;
+
+	proc_span(t, src, pid, &first, &last);
+	if (source == MEMSCOPE_STEPS_SYSTEM && n)
+		n--; /* the step still running after the last STEP row has no end */
+	for (k = 1; k <= n; k++) {
+		struct memscope_timeline_step s = { src, pid, k, 0, 0, (uint16_t)source, 0 };
+
+		if (source == MEMSCOPE_STEPS_SYSTEM) {
+			if (!memscope_steps_end(p, k, &end))
+				continue;
+			s.end_ns = end.ts_ns;
+			s.start_ns =
+				k == 1 || !memscope_steps_start(p, k, &start) ? first : start.ts_ns;
+		} else {
+			if (!memscope_steps_start(p, k, &start))
+				continue;
+			s.start_ns = start.ts_ns;
+			s.open = !memscope_steps_end(p, k, &end);
+			s.end_ns = !s.open ? end.ts_ns
+				   : memscope_steps_start(p, k + 1, &next)
+					   ? next.ts_ns - (next.ts_ns > start.ts_ns)
+					   : last;
+		}
+		if (s.end_ns < s.start_ns)
+			s.end_ns = s.start_ns;
+		if (grow_array(&t->spans, &t->cap_spans, t->n_spans + 1, sizeof(*t->spans)))
+			return MEMSCOPE_E_NOMEM;
+		t->spans[t->n_spans++] = s;
+	}
+	return 0;
+}
+
 int memscope_timeline_finish(struct memscope_timeline *t)
 {
 	/* running live bytes per (device, pool): a = bytes, b = the process they are of (1 + the
@@ -160,13 +300,13 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 	struct u64map sums = { 0 };
 	uint64_t gen = 1, bytes, of;
 	size_t i;
-	int64_t best = 0, cur;
+	int64_t cur;
 	int rc = 0;
 
-	t->peak = t->n;
+	choose_pools(t);
 	if (t->n)
 		qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
-	/* each live change becomes the live bytes after it, and the highest is the peak */
+	/* each live change becomes the live bytes after it */
 	for (i = 0; i < t->n; i++) {
 		struct memscope_timeline_point *r = &t->recs[i];
 		uint64_t key = sum_key(r->device, r->pool);
@@ -184,12 +324,15 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 			break;
 		}
 		r->value = cur;
-		if (r->value > best) {
-			best = r->value;
-			t->peak = i;
-		}
 	}
 	u64map_free(&sums);
+	t->peak = find_peak(t);
+	t->n_spans = 0;
+	if (!rc && t->steps &&
+		(memscope_steps_resolve(t->steps) ||
+			memscope_steps_foreach(t->steps, add_spans, t)))
+		rc = MEMSCOPE_E_NOMEM;
+	t->finished = !rc;
 	return rc;
 }
 
@@ -210,11 +353,342 @@ const struct memscope_strtab *memscope_timeline_strtab(const struct memscope_tim
 	return t->st;
 }
 
+const struct memscope_timeline_input *memscope_timeline_input(
+	const struct memscope_timeline *t, uint32_t src)
+{
+	return src < t->n_in && t->in[src].has ? &t->in[src].pub : NULL;
+}
+
+const struct memscope_timeline_step *memscope_timeline_steps(
+	const struct memscope_timeline *t, size_t *n)
+{
+	*n = t->n_spans;
+	return t->spans;
+}
+
+/* ---- the window ---- */
+
+/* The cut being made: the new points and steps, and one process's state before its window. */
+struct cut {
+	const struct memscope_timeline *t;
+	struct memscope_timeline_point *out;
+	size_t n, cap;
+	struct memscope_timeline_step *spans;
+	size_t n_spans, cap_spans;
+	struct u64map last; /* (kind << 48 | device, pool) -> a: its last point before the window */
+	uint64_t *tracks;   /* those keys in the order they first came */
+	size_t n_tracks, cap_tracks;
+	struct opstack ops;
+	size_t *chain; /* scratch: one thread's open ops */
+	size_t cap_chain;
+};
+
+static int put(struct cut *c, const struct memscope_timeline_point *p)
+{
+	if (grow_array(&c->out, &c->cap, c->n + 1, sizeof(*c->out)))
+		return MEMSCOPE_E_NOMEM;
+	c->out[c->n++] = *p;
+	return 0;
+}
+
+/* A copy of point i of the timeline at `at`, as kind. */
+static int put_at(struct cut *c, size_t i, struct memscope_pos at, unsigned kind)
+{
+	struct memscope_timeline_point p = c->t->recs[i];
+
+	p.at = at;
+	p.kind = (uint16_t)kind;
+	return put(c, &p);
+}
+
+/* Point i before the window: remember the latest counter values and the ops open. */
+static int before(struct cut *c, size_t i)
+{
+	const struct memscope_timeline_point *r = &c->t->recs[i];
+	uint64_t key = (uint64_t)r->kind << 48 | sum_key(r->device, r->pool);
+
+	switch (r->kind) {
+	case MEMSCOPE_TL_LIVE:
+	case MEMSCOPE_TL_USED:
+		if (!u64map_get(&c->last, key, NULL, NULL)) {
+			if (grow_array(&c->tracks, &c->cap_tracks, c->n_tracks + 1,
+				    sizeof(*c->tracks)))
+				return MEMSCOPE_E_NOMEM;
+			c->tracks[c->n_tracks++] = key;
+		}
+		return u64map_put(&c->last, key, i, 0);
+	case MEMSCOPE_TL_BEGIN:
+		return opstack_push(&c->ops, r->tid, i);
+	case MEMSCOPE_TL_END:
+		opstack_pop(&c->ops, r->tid);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* At the window's start lo: each counter's value then, and the ops open then, outermost first. */
+static int starts(struct cut *c, uint64_t lo)
+{
+	struct memscope_pos at = { lo, 0 };
+	struct opstack *s = &c->ops;
+	uint64_t i, top, place;
+	size_t k, e, n;
+
+	for (k = 0; k < c->n_tracks; k++)
+		if (!u64map_get(&c->last, c->tracks[k], &i, NULL) ||
+			put_at(c, (size_t)i, at, c->t->recs[i].kind))
+			return MEMSCOPE_E_NOMEM;
+	for (k = 0; k < s->n_tids; k++) {
+		if (!u64map_get(&s->top, s->tids[k], &top, &place) || !top)
+			continue;
+		/* the thread's chain runs innermost first: collect it, then put it from its end */
+		for (n = 0, e = (size_t)top - 1; e != SIZE_MAX; e = s->e[e].below) {
+			if (grow_array(&c->chain, &c->cap_chain, n + 1, sizeof(*c->chain)))
+				return MEMSCOPE_E_NOMEM;
+			c->chain[n++] = s->e[e].point;
+		}
+		while (n)
+			if (put_at(c, c->chain[--n], at, MEMSCOPE_TL_BEGIN))
+				return MEMSCOPE_E_NOMEM;
+	}
+	return 0;
+}
+
+/* The time window of input src: [*lo, *hi] (ns); 0 when it is empty (ends before it starts). */
+static int time_window(const struct memscope_timeline *t, const struct memscope_timeline_window *w,
+	uint32_t src, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t first = src < t->n_in ? t->in[src].pub.first_ts_ns : 0, end;
+
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (w->flags & MEMSCOPE_TL_FROM)
+		*lo = (w->flags & MEMSCOPE_TL_FROM_ABS) ? w->from_ns
+		      : w->from_ns > UINT64_MAX - first ? UINT64_MAX
+							: first + w->from_ns;
+	if (!(w->flags & MEMSCOPE_TL_TO))
+		return 1;
+	/* the end is not in it */
+	end = (w->flags & MEMSCOPE_TL_TO_ABS) ? w->to_ns
+	      : w->to_ns > UINT64_MAX - first ? UINT64_MAX
+					      : first + w->to_ns;
+	if (end <= *lo) {
+		*hi = end;
+		return 0;
+	}
+	*hi = end - 1;
+	return 1;
+}
+
+/* The window of one process: [*lo, *hi] (ns). 1, or 0 when the process has nothing in it
+ * (no step w->step: *no_step set). spans: its steps. */
+static int proc_window(const struct memscope_timeline *t, const struct memscope_timeline_window *w,
+	uint32_t src, uint64_t pid, const struct memscope_timeline_step *spans, size_t n_spans,
+	uint64_t *lo, uint64_t *hi, int *no_step)
+{
+	uint64_t first = 0, last = 0;
+	size_t k;
+
+	*no_step = 0;
+	if (!proc_span(t, src, pid, &first, &last))
+		return 0;
+	if (w->step) {
+		for (k = 0; k < n_spans && spans[k].n != w->step; k++)
+			;
+		if (k == n_spans) {
+			*no_step = 1;
+			return 0;
+		}
+		/* SYSTEM STEP row n - 1 ends step n - 1 */
+		*lo = spans[k].start_ns + (spans[k].source == MEMSCOPE_STEPS_SYSTEM &&
+						  spans[k].n > 1 &&
+						  spans[k].start_ns < spans[k].end_ns);
+		*hi = spans[k].end_ns;
+	} else if (!time_window(t, w, src, lo, hi)) {
+		return 0;
+	}
+	return first <= *hi && last >= *lo;
+}
+
+/* One process src, pid with points [i, j) and steps spans[0, n_spans) into the cut. */
+static int cut_proc(struct cut *c, const struct memscope_timeline_window *w, uint32_t src,
+	uint64_t pid, size_t i, size_t j, const struct memscope_timeline_step *spans,
+	size_t n_spans, uint64_t *n_left_out)
+{
+	const struct memscope_timeline *t = c->t;
+	uint64_t lo, hi, first = 0, last = 0, end_ts;
+	size_t k, b;
+	int no_step;
+
+	if (!proc_window(t, w, src, pid, spans, n_spans, &lo, &hi, &no_step)) {
+		*n_left_out += no_step;
+		return 0;
+	}
+	proc_span(t, src, pid, &first, &last);
+	u64map_free(&c->last);
+	c->n_tracks = 0;
+	opstack_reset(&c->ops);
+	for (k = i; k < j && t->recs[k].at.ts_ns < lo; k++)
+		if (before(c, k))
+			return MEMSCOPE_E_NOMEM;
+	if (starts(c, lo))
+		return MEMSCOPE_E_NOMEM;
+	for (; k < j && t->recs[k].at.ts_ns <= hi; k++) {
+		const struct memscope_timeline_point *r = &t->recs[k];
+
+		if (put(c, r) || (r->kind == MEMSCOPE_TL_BEGIN && opstack_push(&c->ops, r->tid, k)))
+			return MEMSCOPE_E_NOMEM;
+		if (r->kind == MEMSCOPE_TL_END)
+			opstack_pop(&c->ops, r->tid);
+	}
+	/* the ops still open end with the window, or with the process if it ends first */
+	end_ts = hi < last ? hi : last;
+	for (k = 0; k < c->ops.n_tids; k++)
+		while ((b = opstack_pop(&c->ops, c->ops.tids[k])) != SIZE_MAX)
+			if (put_at(c, b, (struct memscope_pos){ end_ts, UINT64_MAX },
+				    MEMSCOPE_TL_END))
+				return MEMSCOPE_E_NOMEM;
+	for (k = 0; k < n_spans; k++) {
+		struct memscope_timeline_step s = spans[k];
+
+		if (s.start_ns > hi || s.end_ns < lo)
+			continue;
+		/* a neighbour that only touches the window is not drawn */
+		if ((s.start_ns < lo || s.end_ns > hi) && (s.end_ns == lo || s.start_ns == hi))
+			continue;
+		s.start_ns = s.start_ns < lo ? lo : s.start_ns;
+		s.end_ns = s.end_ns > hi ? hi : s.end_ns;
+		if (grow_array(&c->spans, &c->cap_spans, c->n_spans + 1, sizeof(*c->spans)))
+			return MEMSCOPE_E_NOMEM;
+		c->spans[c->n_spans++] = s;
+	}
+	return 0;
+}
+
+/* 1 when process (sa, pa) comes before (sb, pb). */
+static int proc_before(uint32_t sa, uint64_t pa, uint32_t sb, uint64_t pb)
+{
+	return sa != sb ? sa < sb : pa < pb;
+}
+
+/* Every input of a step window has that step in some process; else MEMSCOPE_E_INVALID. */
+static int check_steps(const struct memscope_timeline *t, uint64_t step, const char *const *inputs,
+	size_t n_inputs, struct memscope_error *err)
+{
+	size_t src, k = 0;
+
+	for (src = 0; src < n_inputs; src++) {
+		uint64_t most = 0;
+		int found = 0;
+
+		for (k = 0; k < t->n_spans && t->spans[k].src < src; k++)
+			;
+		for (; k < t->n_spans && t->spans[k].src == src; k++) {
+			most = t->spans[k].n > most ? t->spans[k].n : most;
+			found |= t->spans[k].n == step;
+		}
+		if (!most)
+			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
+				"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP "
+				"rows");
+		if (!found)
+			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
+				"no step %llu: it has %llu", (unsigned long long)step,
+				(unsigned long long)most);
+	}
+	return 0;
+}
+
+int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_timeline_window *w,
+	const char *const *inputs, size_t n_inputs, uint64_t *n_left_out,
+	struct memscope_error *err)
+{
+	struct cut c = { .t = t, .ops = OPSTACK_INIT };
+	size_t i = 0, k = 0, j, e;
+	uint64_t left_out = 0, lo, hi;
+	uint32_t src;
+	int rc = 0;
+
+	if (n_left_out)
+		*n_left_out = 0;
+	if (!t->finished || t->cut)
+		return memscope_error_set(
+			err, MEMSCOPE_E_ARG, NULL, 0, "a window is cut once, after finish");
+	if (w->step && (w->flags & (MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO)))
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
+			"a window is a step or a time span, not both");
+	if (w->step && t->live_only)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
+			"a step window needs the steps, which a live-only timeline has not");
+	if (w->step && (rc = check_steps(t, w->step, inputs, n_inputs, err)))
+		return rc;
+	for (src = 0; !w->step && src < t->n_in && src < n_inputs; src++)
+		if (t->in[src].has && !time_window(t, w, src, &lo, &hi))
+			return memscope_error_set(err, MEMSCOPE_E_ARG, inputs[src], 0,
+				"the window ends before it starts (%llu ns to %llu ns)",
+				(unsigned long long)lo, (unsigned long long)hi);
+	/* every process, of the points and of the steps, in (input, pid) order */
+	while (!rc && (i < t->n || k < t->n_spans)) {
+		const struct memscope_timeline_point *p = i < t->n ? &t->recs[i] : NULL;
+		const struct memscope_timeline_step *s = k < t->n_spans ? &t->spans[k] : NULL;
+		uint64_t pid;
+
+		if (p && (!s || !proc_before(s->src, s->pid, p->src, p->pid)))
+			src = p->src, pid = p->pid;
+		else
+			src = s->src, pid = s->pid;
+		for (j = i; j < t->n && t->recs[j].src == src && t->recs[j].pid == pid; j++)
+			;
+		for (e = k; e < t->n_spans && t->spans[e].src == src && t->spans[e].pid == pid; e++)
+			;
+		rc = cut_proc(&c, w, src, pid, i, j, t->spans + k, e - k, &left_out);
+		i = j;
+		k = e;
+	}
+	u64map_free(&c.last);
+	free(c.tracks);
+	free(c.chain);
+	opstack_free(&c.ops);
+	if (!rc && !c.n && !c.n_spans) {
+		const struct memscope_timeline_input *in = memscope_timeline_input(t, 0);
+		uint64_t span = in ? in->last_ts_ns - in->first_ts_ns : 0;
+
+		rc = n_inputs == 1 && in
+			     ? memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[0], 0,
+				       "nothing in the window: the rows span %llu.%09llu s",
+				       (unsigned long long)(span / 1000000000),
+				       (unsigned long long)(span % 1000000000))
+			     : memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+				       "nothing of any input in the window");
+	}
+	if (rc) {
+		free(c.out);
+		free(c.spans);
+		return rc == MEMSCOPE_E_NOMEM
+			       ? memscope_error_set(err, rc, NULL, 0, "out of memory")
+			       : rc;
+	}
+	free(t->recs);
+	free(t->spans);
+	t->recs = c.out;
+	t->n = c.n;
+	t->cap = c.cap;
+	t->spans = c.spans;
+	t->n_spans = c.n_spans;
+	t->cap_spans = c.cap_spans;
+	t->peak = find_peak(t);
+	t->cut = 1;
+	if (n_left_out)
+		*n_left_out = left_out;
+	return 0;
+}
+
 /* ---- the analysis interface (memscope/analysis.h) ---- */
 
 ANALYSIS_CALLS(memscope_timeline)
 
-/* every pool, with the used samples, ops and marks */
+/* each input's default pools, with the used samples, ops, marks and steps */
 static void *memscope_timeline_create(struct memscope_strtab *st)
 {
 	return memscope_timeline_new(0, 0, st);

@@ -85,10 +85,29 @@ const char *memscope_version(void)
 
 const char *memscope_bytes_text(char *buf, size_t n, uint64_t bytes)
 {
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	while (v >= 1023.95 && u < 6) {
+		v /= 1024;
+		u++;
+	}
 	if (bytes == MEMSCOPE_BYTES_OVERFLOW)
-		snprintf(buf, n, "more than %" PRIu64 " bytes (the total overflowed)", bytes - 1);
+		snprintf(buf, n, "more than %.1f %s (the total overflowed)", v, unit[u]);
+	else if (!u)
+		snprintf(buf, n, "%" PRIu64 " B", bytes);
 	else
-		snprintf(buf, n, "%" PRIu64 " bytes", bytes);
+		snprintf(buf, n, "%.*f %s", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, unit[u]);
+	return buf;
+}
+
+const char *memscope_seconds_text(char *buf, size_t n, uint64_t ts_ns, uint64_t origin_ns)
+{
+	uint64_t d = ts_ns >= origin_ns ? ts_ns - origin_ns : origin_ns - ts_ns;
+
+	snprintf(buf, n, "%s%" PRIu64 ".%06" PRIu64 " s", ts_ns < origin_ns ? "-" : "",
+		d / 1000000000u, d % 1000000000u / 1000u);
 	return buf;
 }
 

@@ -19,8 +19,9 @@ struct db_state {
 	sqlite3_stmt *rows;
 	struct dump_rows *dr;
 	struct csvtok_field f[DUMP_COLS];
-	char num[4][24]; /* ID, Timestamp, Process Id, Thread Id as text */
-	struct buf attr; /* the Attr as the CSV writes it */
+	char num[4][24];   /* ID, Timestamp, Process Id, Thread Id as text */
+	struct buf attr;   /* the Attr as the CSV writes it */
+	int64_t max_rowid; /* of the dump table, for progress (0: none) */
 };
 
 static int db_fail(struct db_state *d, int code, uint64_t line, const char *what)
@@ -321,10 +322,30 @@ static int open_dump_table(struct db_state *d)
 	sqlite3_finalize(st);
 	if ((rc = check_columns(d, table, dump_cols, DUMP_COLS)))
 		return rc;
+	/* progress: rows are read in rowid order, max(rowid) is a b-tree lookup */
+	st = NULL;
+	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM \"%s\"", table);
+	if (d->src->opts.progress && sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK &&
+		sqlite3_step(st) == SQLITE_ROW)
+		d->max_rowid = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
 	snprintf(sql, sizeof(sql), select_rows, table);
 	if (sqlite3_prepare_v2(d->db, sql, -1, &d->rows, NULL) != SQLITE_OK)
 		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read the memscope_dump table");
 	return 0;
+}
+
+/* Progress every 4096 rows: the file's bytes in the share of rowids read (rows are read in rowid
+ * order), so a database reports in bytes as every other input does. */
+static void db_progress(struct db_state *d, int64_t rowid)
+{
+	const struct memscope_read_opts *o = &d->src->opts;
+	uint64_t total = d->src->stats.bytes;
+
+	if (d->max_rowid <= 0 || rowid % 4096 || rowid < 0 || rowid > d->max_rowid)
+		return;
+	o->progress(o->progress_ctx, o->src,
+		(uint64_t)((double)total * (double)rowid / (double)d->max_rowid), total);
 }
 
 static void db_close(struct db_state *d)
@@ -370,6 +391,7 @@ static int db_read(
 				0, "cannot read the memscope_dump table");
 			break;
 		}
+		db_progress(&d, sqlite3_column_int64(d.rows, 0));
 		rc = read_row(&d);
 	}
 	dump_rows_free(d.dr);

@@ -1,4 +1,5 @@
-/* What every reader shares, below them all: the chunked input window and bad-row accounting. */
+/* What every reader shares, below them all: the bytes of a file (decompressed when it is
+ * compressed), the chunked input window over them, and bad-row accounting. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,12 +7,48 @@
 #include <unistd.h>
 
 #include "../core/internal.h"
+#include "decompress.h"
 #include "reader.h"
+
+void source_report(struct memscope_source *src)
+{
+	if (src->progress_on && src->opts.progress)
+		src->opts.progress(
+			src->opts.progress_ctx, src->opts.src, src->raw_done, src->raw_total);
+}
+
+ssize_t source_read_file(
+	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
+{
+	ssize_t r;
+
+	do
+		r = read(src->fd, dst, cap);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return memscope_error_set(
+			err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s", strerror(errno));
+	if (r > 0) {
+		src->raw_done += (uint64_t)r;
+		source_report(src);
+	}
+	return r;
+}
+
+ssize_t source_pull(
+	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
+{
+	if (src->z)
+		return zsrc_pull(src, dst, cap, err);
+	if (src->fd < 0)
+		return 0; /* a memory input is all in its window */
+	return source_read_file(src, dst, cap, err);
+}
 
 int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err)
 {
 	memset(w, 0, sizeof(*w));
-	if (src->fd < 0) {
+	if (source_whole(src)) {
 		w->data = (const char *)src->mem;
 		w->len = src->mem_len;
 		w->final = 1;
@@ -48,12 +85,9 @@ int window_fill(struct window *w, struct memscope_source *src, size_t max_pendin
 	}
 	if (buf_reserve(&w->own, src->chunk))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-	do
-		r = read(src->fd, w->own.p + w->own.len, src->chunk);
-	while (r < 0 && errno == EINTR);
+	r = source_pull(src, (unsigned char *)w->own.p + w->own.len, src->chunk, err);
 	if (r < 0)
-		return memscope_error_set(
-			err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s", strerror(errno));
+		return (int)r;
 	if (r == 0)
 		w->final = 1;
 	w->own.len += (size_t)r;

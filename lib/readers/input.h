@@ -4,6 +4,8 @@
 #define MEMSCOPE_INPUT_H
 
 #include "../core/internal.h"
+#include <sys/types.h>
+
 #include "memscope/source.h"
 
 struct reader;
@@ -13,12 +15,17 @@ struct reader;
 struct memscope_source {
 	int fd; /* -1 for memory input */
 	int own_fd;
-	const unsigned char *mem; /* memory input */
+	const unsigned char *mem; /* memory input (compressed or not) */
 	size_t mem_len;
-	unsigned char *buf; /* READ_CHUNK bytes for fd input */
+	unsigned char *buf; /* READ_CHUNK bytes for fd or compressed input */
 	size_t peek_len;    /* bytes of buf (or mem) read by the sniffer */
 	int eof;
-	size_t chunk; /* bytes per read after the sniffed ones (READ_CHUNK) */
+	size_t chunk;	    /* bytes per read after the sniffed ones (READ_CHUNK) */
+	struct zsrc *z;	    /* decompressor of a compressed input (decompress.h), or NULL */
+	uint64_t raw_done;  /* bytes read from the file: compressed ones for a compressed file */
+	uint64_t raw_total; /* the file's size (a regular file), 0 when unknown */
+	int progress_on;    /* raw reads are reported to opts.progress (after the detection) */
+	struct memscope_error zcut; /* where the compressed stream broke (code 0: it is whole) */
 	int read_done;
 	enum memscope_format format;
 	const struct reader *reader; /* set by the detection at open */
@@ -38,6 +45,31 @@ struct window {
 	int final;	/* no more input after len */
 	struct buf own; /* storage for file input */
 };
+
+/* Whether src is one memory window over all of its bytes (a memory input, not compressed). */
+static inline int source_whole(const struct memscope_source *src)
+{
+	return src->fd < 0 && !src->z;
+}
+
+/*
+ * The one way bytes come out of a file or a compressed input (the sniffer's peek, window_fill):
+ * up to cap bytes into dst, at least one unless at the end (0), decompressed when the input is
+ * compressed. Reports the file bytes read to opts.progress. Returns the count or a negative
+ * status, err set: MEMSCOPE_E_IO, and zsrc_pull's for a compressed input.
+ */
+ssize_t source_pull(
+	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err);
+
+/*
+ * read(2) of up to cap bytes of src's file (plain or compressed) into dst, the one place a file is
+ * read (source_pull, the decompressor); counted in raw_done and reported. Bytes or MEMSCOPE_E_IO.
+ */
+ssize_t source_read_file(
+	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err);
+
+/* The file bytes read so far to opts.progress, once the format allows it (progress_on). */
+void source_report(struct memscope_source *src);
 
 /* Set up w over src. 0 or MEMSCOPE_E_NOMEM. */
 int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err);

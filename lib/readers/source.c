@@ -1,5 +1,5 @@
-/* Opening inputs (file, stdin or memory), their format from the first bytes (registry.c) and
- * the read through its reader. */
+/* Opening inputs (file, stdin or memory, any of them gzip or zstd compressed), their format from
+ * the first bytes (registry.c) and the read through its reader. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,19 +9,22 @@
 #include <unistd.h>
 
 #include "../core/internal.h"
+#include "decompress.h"
 #include "reader.h"
 
-/* Fill the peek buffer (up to READ_CHUNK bytes, or less at end of input). */
+/*
+ * Fill the peek buffer (up to READ_CHUNK bytes, or less at end of input). Compressed data that
+ * fails after some bytes came out stops the peek short of its end: the failure is the reader's
+ * to report, after the events before it.
+ */
 static int peek(struct memscope_source *src, struct memscope_error *err)
 {
-	while (src->peek_len < READ_CHUNK) {
-		ssize_t r = read(src->fd, src->buf + src->peek_len, READ_CHUNK - src->peek_len);
+	while (src->peek_len < READ_CHUNK && !(src->peek_len && zsrc_failing(src->z))) {
+		ssize_t r =
+			source_pull(src, src->buf + src->peek_len, READ_CHUNK - src->peek_len, err);
 
-		if (r < 0 && errno == EINTR)
-			continue;
 		if (r < 0)
-			return memscope_error_set(err, MEMSCOPE_E_IO, src->name, 0,
-				"read failed: %s", strerror(errno));
+			return (int)r;
 		if (r == 0) {
 			src->eof = 1;
 			break;
@@ -31,18 +34,50 @@ static int peek(struct memscope_source *src, struct memscope_error *err)
 	return 0;
 }
 
+/*
+ * A compressed input (by its magic) gets its decompressor, and the peek is done again through it,
+ * so the format is detected from decompressed bytes. 0 or the error.
+ */
+static int unwrap(struct memscope_source *src, struct memscope_error *err)
+{
+	const unsigned char *p = src->fd < 0 ? src->mem : src->buf;
+	enum zkind k = zkind_of(p, src->peek_len);
+	int rc;
+
+	if (k == ZKIND_NONE)
+		return 0;
+	rc = zsrc_open(src, k, err);
+	return rc ? rc : peek(src, err);
+}
+
 /* The format of the peeked bytes: the first reader of the registry that recognises them. */
 static int detect(struct memscope_source *src, struct memscope_error *err)
 {
-	const unsigned char *p = src->fd < 0 ? src->mem : src->buf;
+	const unsigned char *p = source_whole(src) ? src->mem : src->buf;
 	int rc;
 
-	if (src->peek_len == 0)
-		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0, "empty file");
-	rc = reader_detect(&src->reader, p, src->peek_len, src->eof, src->name, err);
-	if (!rc)
-		src->format = src->reader->format;
-	return rc;
+	if (src->peek_len == 0 && !src->zcut.code)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			src->z ? "empty file (once decompressed)" : "empty file");
+	rc = src->peek_len ? reader_detect(&src->reader, p, src->peek_len, src->eof, src->name, err)
+			   : src->zcut.code;
+	if (rc && src->zcut.code) {
+		/* the compressed data broke before anything could be read: that is the error */
+		if (err)
+			*err = src->zcut;
+		return src->zcut.code;
+	}
+	if (rc)
+		return rc;
+	src->format = src->reader->format;
+	/* SQLite reads a database by its name or from memory, never as a stream */
+	if (src->z && src->format == MEMSCOPE_FORMAT_DB)
+		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"a compressed database cannot be read directly: decompress it first");
+	/* a database is read by SQLite, not by chunks: its progress would stop at the peek */
+	src->progress_on = src->format != MEMSCOPE_FORMAT_DB && src->fd >= 0;
+	source_report(src);
+	return 0;
 }
 
 static int source_new(struct memscope_source **out, const char *name, struct memscope_strtab *st,
@@ -68,6 +103,7 @@ int memscope_source_open(struct memscope_source **out, const char *path, struct 
 	const struct memscope_read_opts *opts, struct memscope_error *err)
 {
 	struct memscope_source *src;
+	struct stat sb;
 	int rc;
 
 	if (!out || !path || !st)
@@ -86,12 +122,16 @@ int memscope_source_open(struct memscope_source **out, const char *path, struct 
 		}
 		src->own_fd = 1;
 	}
+	if (fstat(src->fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
+		src->raw_total = (uint64_t)sb.st_size;
 	src->buf = malloc(READ_CHUNK);
 	if (!src->buf) {
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, path, 0, "out of memory");
 		goto out;
 	}
 	rc = peek(src, err);
+	if (!rc)
+		rc = unwrap(src, err);
 	if (!rc)
 		rc = detect(src, err);
 out:
@@ -118,12 +158,35 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 	src->mem_len = len;
 	src->peek_len = len;
 	src->eof = 1;
-	rc = detect(src, err);
+	rc = unwrap(src, err);
+	if (!rc)
+		rc = detect(src, err);
 	if (rc)
 		memscope_source_close(src);
 	else
 		*out = src;
 	return rc;
+}
+
+/*
+ * After a read that returned rc: a compressed stream that broke is where the input was cut,
+ * whatever its reader made of the bytes before the break (a capture "ends inside a record", a
+ * row is cut short): in lenient mode that is kept in the stats, in strict mode it is the error
+ * (but a callback's own). Returns the read's status.
+ */
+static int read_end(struct memscope_source *src, int rc, struct memscope_error *err)
+{
+	if (!src->zcut.code)
+		return rc;
+	if (src->opts.lenient) {
+		src->stats.cut = src->zcut;
+		return rc;
+	}
+	if (rc && rc != MEMSCOPE_E_INVALID && rc != MEMSCOPE_E_TRUNCATED)
+		return rc;
+	if (err)
+		*err = src->zcut;
+	return src->zcut.code;
 }
 
 int memscope_source_read(
@@ -145,7 +208,7 @@ int memscope_source_read(
 	/* a callback's own failure (out of memory) has no message yet */
 	if (rc < 0 && err && !err->code)
 		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
-	return rc;
+	return read_end(src, rc, err);
 }
 
 int memscope_source_read_trace(
@@ -166,12 +229,19 @@ int memscope_source_read_trace(
 	rc = src->reader->read_trace(src, fn, ctx, err);
 	if (rc < 0 && err && !err->code)
 		memscope_error_set(err, rc, src->name, 0, "%s", memscope_strerror(rc));
-	return rc;
+	return read_end(src, rc, err);
 }
 
 enum memscope_format memscope_source_format(const struct memscope_source *src)
 {
 	return src->format;
+}
+
+enum memscope_compression memscope_source_compression(const struct memscope_source *src)
+{
+	return zsrc_kind(src->z) == ZKIND_GZIP	 ? MEMSCOPE_COMPRESS_GZIP
+	       : zsrc_kind(src->z) == ZKIND_ZSTD ? MEMSCOPE_COMPRESS_ZSTD
+						 : MEMSCOPE_COMPRESS_NONE;
 }
 
 const struct memscope_read_stats *memscope_source_stats(const struct memscope_source *src)
@@ -190,6 +260,7 @@ void memscope_source_close(struct memscope_source *src)
 		return;
 	if (src->own_fd && src->fd >= 0)
 		close(src->fd);
+	zsrc_free(src->z);
 	free(src->buf);
 	free(src->name);
 	free(src);

@@ -37,6 +37,8 @@ struct item {
  * frames had been drawn when it opened (those drawn before it closes are its descendants) */
 struct open_frame {
 	uint32_t id;
+	uint32_t prev; /* the sibling before it, in name order (has_prev) */
+	int has_prev;
 	uint64_t start;
 	size_t drawn;
 };
@@ -88,28 +90,114 @@ static size_t next_char(const unsigned char *p, const unsigned char *end, int *o
 	return len ? len : 1;
 }
 
-/*
- * s[0..n) as XML text: markup characters escaped, control characters as blanks, bytes that are
- * not UTF-8 (and U+FFFE, U+FFFF) as '?'; when max is not 0 and s has more characters, its first
- * max - 2 and "..". The characters counted are those flame_svg.js's label counts for the names
- * it has.
- */
-static void xml_text(FILE *out, const char *s, size_t n, size_t max)
+/* The characters of s[0..n), as next_char counts them. */
+static size_t count_chars(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	size_t chars = 0, len;
+	size_t chars = 0;
 	int ok;
 
-	for (; max && p < end; p += len, chars++)
+	for (; p < end; chars++)
+		p += next_char(p, end, &ok);
+	return chars;
+}
+
+/* The index of the '(' that the ')' at s[k - 1] closes; SIZE_MAX when none does. */
+static size_t open_paren(const char *s, size_t k)
+{
+	size_t depth = 0;
+
+	while (k--) {
+		depth += s[k] == ')';
+		if (s[k] == '(' && !--depth)
+			return k;
+	}
+	return SIZE_MAX;
+}
+
+/* The part of a name a label too narrow for all of it shows, a prefix: a C frame
+ * "ns::f(int) (libx.so)" without " (libx.so)" and then without "(int)", so that what is left is
+ * the function ("ns::f"); any other name whole. (A control character counts as the blank it is
+ * written as.) */
+static size_t short_len(const char *s, size_t n)
+{
+	size_t p;
+
+	if (n && s[n - 1] == ')' && (p = open_paren(s, n)) != SIZE_MAX && p > 1 &&
+		(unsigned char)s[p - 1] <= ' ')
+		n = p - 1;
+	if (n && s[n - 1] == ')' && (p = open_paren(s, n)) != SIZE_MAX && p > 0)
+		n = p;
+	return n;
+}
+
+/* Whether a part of a name ends with c: '.', '/', ':' or a blank (a control character is
+ * written as one). */
+static int ends_part(unsigned char c)
+{
+	return c == '.' || c == '/' || c == ':' || c <= ' ';
+}
+
+/*
+ * Where the middle of s[0..n), chars characters, goes in a label of max: its characters head to
+ * tail (the first of the end kept), the start filling the room the end leaves (may be none).
+ * With shared (a start its siblings have too, shared_start), the end from there, or the last
+ * max - 1 characters when that is longer: "torch._ops.aten.addmm.default" beside
+ * "torch._ops.aten.addcmul.default" in 13 is "…ddmm.default", in 25 "torch._ops.…addmm.default".
+ * Else the longest end that starts a part (after '.', '/', ':' or a blank) with room for the
+ * ellipsis: alone in 14, "…addmm.default"; else the first (max - 1) / 3 characters and the last
+ * max - 1 - (max - 1) / 3.
+ */
+static void middle(const char *s, size_t n, size_t chars, size_t max, size_t shared, size_t *head,
+	size_t *tail)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t k, len;
+	int ok;
+
+	if (shared && shared < chars) {
+		*tail = chars - shared <= max - 1 ? shared : chars - (max - 1);
+		*head = max - 1 - (chars - *tail);
+		return;
+	}
+	for (k = 0; p < end; p += len, k++) {
 		len = next_char(p, end, &ok);
-	if (max && chars <= max)
-		max = 0;
-	for (p = (const unsigned char *)s, chars = 0; p < end; p += len, chars++) {
-		len = next_char(p, end, &ok);
-		if (max && chars == max - 2) {
-			fputs("..", out);
+		if (k + max - 1 >= chars && k && ends_part(p[-1])) {
+			*head = max - 1 - (chars - k);
+			*tail = k;
 			return;
 		}
+	}
+	*head = (max - 1) / 3;
+	*tail = chars - (max - 1 - *head);
+}
+
+/*
+ * s[0..n) as XML text: markup characters escaped, control characters as blanks, bytes that are
+ * not UTF-8 (and U+FFFE, U+FFFF) as '?'. When max is not 0 and s has more characters, a label
+ * of at most max: the short part of s (short_len), and when that is still longer, its start and
+ * its end with an ellipsis for the middle (middle, with shared): the end of a name tells siblings
+ * apart more often than its start. The characters counted are those flame_svg.js's label counts
+ * for the names it has.
+ */
+static void xml_text(FILE *out, const char *s, size_t n, size_t max, size_t shared)
+{
+	const unsigned char *p, *end;
+	size_t chars = 0, len, head = SIZE_MAX, tail = 0, k;
+	int ok;
+
+	if (max && count_chars(s, n) > max) {
+		n = short_len(s, n);
+		if ((chars = count_chars(s, n)) > max)
+			middle(s, n, chars, max, shared, &head, &tail);
+	}
+	end = (const unsigned char *)s + n;
+	for (p = (const unsigned char *)s, k = 0; p < end; p += len, k++) {
+		len = next_char(p, end, &ok);
+		if (k == head)
+			fputs("\xe2\x80\xa6", out); /* U+2026 HORIZONTAL ELLIPSIS */
+		if (k >= head && k < tail)
+			continue;
 		if (!ok)
 			fputc('?', out);
 		else if (*p == '<')
@@ -150,10 +238,31 @@ static void fill(FILE *out, const char *s, size_t n)
 			200 + (h >> 16) % 50);
 }
 
+/* The characters of s[0..n)'s start that t[0..tn) has too, back to the end of a part (after '.',
+ * '/', ':' or a blank), or best when that is more. */
+static size_t shared_start(const char *s, size_t n, const char *t, size_t tn, size_t best)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	const unsigned char *q = (const unsigned char *)t, *q_end = q + tn;
+	size_t k, len, q_len;
+	int ok;
+
+	for (k = 0; p < end && q < q_end; p += len, q += q_len, k++) {
+		len = next_char(p, end, &ok);
+		q_len = next_char(q, q_end, &ok);
+		if (len != q_len || memcmp(p, q, len))
+			break;
+		if (len == 1 && ends_part(*p) && k + 1 > best)
+			best = k + 1;
+	}
+	return best;
+}
+
 /* One frame, unless narrower than MIN_WIDTH or past the cut: its group of tooltip, rectangle and
- * label, and how many frames before it are its descendants. */
+ * label, how many frames before it are its descendants, and (data-p) how many characters of its
+ * start its label may leave out because a sibling has them too (shared_start). */
 static void frame(struct svg *g, const char *s, size_t n, size_t depth, uint64_t start,
-	uint64_t weight, size_t descendants)
+	uint64_t weight, size_t descendants, size_t shared)
 {
 	double x = PAD + (double)start * g->scale;
 	double w = depth ? (double)weight * g->scale : WIDTH - 2 * PAD;
@@ -175,8 +284,10 @@ static void frame(struct svg *g, const char *s, size_t n, size_t depth, uint64_t
 	/* the label fits the width as written, which is what the script has */
 	snprintf(width, sizeof(width), "%.2f", w);
 	w_chars = (strtod(width, NULL) - 6) / CHAR_W;
-	fprintf(g->out, "<g data-n=\"%zu\"><title>", descendants);
-	xml_text(g->out, s, n, 0);
+	fprintf(g->out,
+		shared ? "<g data-n=\"%zu\" data-p=\"%zu\"><title>" : "<g data-n=\"%zu\"><title>",
+		descendants, shared);
+	xml_text(g->out, s, n, 0, 0);
 	fprintf(g->out,
 		" (%s %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%s\" "
 		"height=\"%d\" fill=\"",
@@ -189,7 +300,7 @@ static void frame(struct svg *g, const char *s, size_t n, size_t depth, uint64_t
 		fputs("rgb(190,190,200)", g->out);
 	fprintf(g->out, "\"/><text x=\"%.2f\" y=\"%.0f\">", x + 3, y + FRAME_H - 4);
 	if (w_chars >= 3)
-		xml_text(g->out, s, n, (size_t)w_chars);
+		xml_text(g->out, s, n, (size_t)w_chars, shared);
 	fputs("</text></g>\n", g->out);
 }
 
@@ -239,12 +350,22 @@ static int cmp_item(const void *pa, const void *pb)
 	return (na > nb) - (na < nb);
 }
 
-static void close_frame(struct svg *g, const struct open_frame *o, size_t depth, uint64_t at)
+/* o closes at at; next (has_next) is the sibling after it. */
+static void close_frame(struct svg *g, const struct open_frame *o, size_t depth, uint64_t at,
+	uint32_t next, int has_next)
 {
-	size_t len;
-	const char *s = frame_str(g->st, o->id, &len);
+	size_t len, t_len, shared = 0;
+	const char *s = frame_str(g->st, o->id, &len), *t;
 
-	frame(g, s, len, depth, o->start, at - o->start, g->drawn - o->drawn);
+	if (g->out && o->has_prev) {
+		t = frame_str(g->st, o->prev, &t_len);
+		shared = shared_start(s, len, t, t_len, shared);
+	}
+	if (g->out && has_next) {
+		t = frame_str(g->st, next, &t_len);
+		shared = shared_start(s, len, t, t_len, shared);
+	}
+	frame(g, s, len, depth, o->start, at - o->start, g->drawn - o->drawn, shared);
 }
 
 /* The paths in name order, the root's frames drawn (or counted): a frame opens with the first
@@ -253,6 +374,8 @@ static void close_frame(struct svg *g, const struct open_frame *o, size_t depth,
 static void sweep(struct svg *g, const struct item *items, size_t n, struct open_frame *open)
 {
 	size_t i, k, common, len, depth = 0;
+	uint32_t prev;
+	int had;
 	uint64_t at = 0;
 
 	g->drawn = 0;
@@ -262,19 +385,24 @@ static void sweep(struct svg *g, const struct item *items, size_t n, struct open
 				 open[common].id == item_frame(&items[i], common);
 			common++)
 			;
+		/* the frame closing at common is the previous sibling of the one opening there */
+		had = depth > common && common < len;
+		prev = had ? open[common].id : 0;
 		while (depth > common) {
 			depth--;
-			close_frame(g, &open[depth], depth + 1, at);
+			close_frame(g, &open[depth], depth + 1, at,
+				depth == common && had ? item_frame(&items[i], common) : 0,
+				depth == common && had);
 		}
 		for (k = common; k < len; k++)
-			open[depth++] =
-				(struct open_frame){ item_frame(&items[i], k), at, g->drawn };
+			open[depth++] = (struct open_frame){ item_frame(&items[i], k), prev,
+				k == common && had, at, g->drawn };
 		if (__builtin_add_overflow(at, items[i].weight, &at))
 			at = UINT64_MAX;
 	}
 	while (depth) {
 		depth--;
-		close_frame(g, &open[depth], depth + 1, at);
+		close_frame(g, &open[depth], depth + 1, at, 0, 0);
 	}
 }
 
@@ -302,10 +430,10 @@ static void header(struct svg *g, const char *title, const char *subtitle, int h
 		"fill=\"url(#background)\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"24\">",
 		WIDTH, height, WIDTH, height, memscope_version(), WIDTH / 2);
-	xml_text(g->out, title, strlen(title), 0);
+	xml_text(g->out, title, strlen(title), 0, 0);
 	fprintf(g->out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\">", WIDTH / 2);
 	if (subtitle)
-		xml_text(g->out, subtitle, strlen(subtitle), 0);
+		xml_text(g->out, subtitle, strlen(subtitle), 0, 0);
 	if (g->cut.depth)
 		fprintf(g->out, "%s%zu frames left out (the narrowest, then the deepest)",
 			subtitle ? "; " : "", g->left_out);
@@ -377,7 +505,7 @@ int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned
 	g.out = out;
 	header(&g, title, subtitle, TOP + (int)(g.depth + 1) * FRAME_H + BOTTOM);
 	sweep(&g, items, n, open);
-	frame(&g, "all", 3, 0, 0, g.total, g.drawn);
+	frame(&g, "all", 3, 0, 0, g.total, g.drawn, 0);
 	fprintf(out, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 		memscope_flame_svg_js);
 	free(g.cands);

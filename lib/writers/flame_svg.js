@@ -12,13 +12,62 @@ function el(id) {
 	return document.getElementById(id);
 }
 
-// The label of a frame w pixels wide: the name, cut with ".." or left out when it does not fit
-// (in characters, as flame_svg.c counts them, not UTF-16 units).
-function label(name, w) {
-	var n = Math.floor((w - 6) / CHAR_W), chars = Array.from(name);
+// The index of the "(" that the ")" at chars[k - 1] closes, -1 when none does.
+function openParen(chars, k) {
+	var depth = 0;
+	while (k--) {
+		if (chars[k] === ")")
+			depth++;
+		if (chars[k] === "(" && !--depth)
+			return k;
+	}
+	return -1;
+}
+
+// The part of a name a label too narrow for all of it shows, as flame_svg.c's short_len: a C
+// frame "ns::f(int) (libx.so)" without " (libx.so)" and then without "(int)".
+function shortLen(chars) {
+	var n = chars.length, p;
+	if (n && chars[n - 1] === ")" && (p = openParen(chars, n)) > 1 && chars[p - 1] === " ")
+		n = p - 1;
+	if (n && chars[n - 1] === ")" && (p = openParen(chars, n)) > 0)
+		n = p;
+	return n;
+}
+
+// Where the middle of chars goes in a label of n, as flame_svg.c's middle: [head, tail), the
+// start filling the room the end leaves. With p (data-p: a start siblings have too), the end from
+// there, or the last n - 1 characters when that is longer; else the longest end that starts a
+// part (after ".", "/", ":" or a blank) with room for the ellipsis; else a third of the room for
+// the start.
+function middle(chars, n, p) {
+	var k;
+	if (p && p < chars.length) {
+		k = chars.length - p <= n - 1 ? p : chars.length - (n - 1);
+		return [n - 1 - (chars.length - k), k];
+	}
+	for (k = Math.max(1, chars.length - (n - 1)); k < chars.length; k++)
+		if (".:/ ".indexOf(chars[k - 1]) >= 0)
+			return [n - 1 - (chars.length - k), k];
+	k = Math.floor((n - 1) / 3);
+	return [k, chars.length - (n - 1 - k)];
+}
+
+// The label of a frame w pixels wide: the name; when it does not fit, its short part (shortLen),
+// and when that does not fit either, its start and its end with an ellipsis for the middle
+// (middle; "torch._ops.aten.addmm.default" alone in 14 characters: "…addmm.default"); nothing
+// under 3 characters (characters as flame_svg.c counts them, not UTF-16 units).
+function label(name, w, p) {
+	var n = Math.floor((w - 6) / CHAR_W), chars = Array.from(name), m;
 	if (n < 3)
 		return "";
-	return chars.length <= n ? name : chars.slice(0, n - 2).join("") + "..";
+	if (chars.length <= n)
+		return name;
+	chars = chars.slice(0, shortLen(chars));
+	if (chars.length <= n)
+		return chars.join("");
+	m = middle(chars, n, p);
+	return chars.slice(0, m[0]).join("") + "\u2026" + chars.slice(m[1]).join("");
 }
 
 function place(f, x, w) {
@@ -26,7 +75,7 @@ function place(f, x, w) {
 	f.r.setAttribute("x", x.toFixed(2));
 	f.r.setAttribute("width", width);
 	f.t.setAttribute("x", (x + 3).toFixed(2));
-	f.t.textContent = label(f.name, +width);
+	f.t.textContent = label(f.name, +width, f.p);
 }
 
 function show(f, on) {
@@ -149,6 +198,7 @@ function init() {
 		var f = {
 			i: i,
 			n: +g.getAttribute("data-n"),
+			p: +(g.getAttribute("data-p") || 0),
 			g: g,
 			r: r,
 			t: g.getElementsByTagName("text")[0],

@@ -49,23 +49,6 @@ static const char *op_name(const struct report *r, uint32_t op)
 	return s ? s : "";
 }
 
-/* "1.50 MiB" */
-static void human(char *buf, size_t n, uint64_t bytes)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	unsigned u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	if (u)
-		snprintf(buf, n, "%.2f %s", v, unit[u]);
-	else
-		snprintf(buf, n, "%" PRIu64 " B", bytes);
-}
-
 /* ---- text ---- */
 
 static void text_api(const struct report *r, const char *what, const struct memscope_ineff_api *x)
@@ -81,24 +64,21 @@ static void text_api(const struct report *r, const char *what, const struct mems
 static void text_block(const struct report *r, size_t rank, const struct memscope_ineff_block *b)
 {
 	char dev[MEMSCOPE_DEVICE_TEXT_MAX], size[32], types[TYPES_MAX];
+	char wasted[MEMSCOPE_BYTES_TEXT_MAX];
 
-	human(size, sizeof(size), b->size > 0 ? (uint64_t)b->size : 0);
+	memscope_bytes_text(size, sizeof(size), b->size > 0 ? (uint64_t)b->size : 0);
 	types_text(b, ", ", types);
 	fprintf(r->out, "#%zu %s", rank, types);
 	fprintf(r->out, ": %s block", memscope_subtype_name(b->pool));
 	if (b->has_alloc_id)
 		fprintf(r->out, " allocation_id %" PRIu64, b->alloc_id);
-	fprintf(r->out,
-		" at 0x%016" PRIx64 ", %" PRId64 " bytes (%s), process %" PRIu64 ", device %s",
-		b->ptr, b->size, size, b->pid, memscope_device_text(b->device, dev));
+	fprintf(r->out, " at 0x%016" PRIx64 ", %s, process %" PRIu64 ", device %s", b->ptr, size,
+		b->pid, memscope_device_text(b->device, dev));
 	if (r->n_names > 1)
 		fprintf(r->out, ", %s", input_name(r, b->src));
-	fprintf(r->out,
-		"\n    unused for %" PRIu64 " %s API(s): %s%" PRIu64 " byte-APIs wasted%s\n",
-		b->unused_apis, family_names[b->family],
-		b->wasted == MEMSCOPE_BYTES_OVERFLOW ? "more than " : "",
-		b->wasted - (b->wasted == MEMSCOPE_BYTES_OVERFLOW),
-		b->wasted == MEMSCOPE_BYTES_OVERFLOW ? " (the product overflowed)" : "");
+	/* bytes times APIs, in the units of bytes ("more than ... (the total overflowed)") */
+	fprintf(r->out, "\n    unused for %" PRIu64 " %s API(s): %s-APIs wasted\n", b->unused_apis,
+		family_names[b->family], memscope_bytes_text(wasted, sizeof(wasted), b->wasted));
 	if (b->types & MEMSCOPE_INEFF_EARLY)
 		fprintf(r->out,
 			"    why: API %" PRIu64 " freed memory between the allocation (API %" PRIu64
@@ -131,10 +111,11 @@ static void text_block(const struct report *r, size_t rank, const struct memscop
 /* A row of the totals table; a total that overflowed says so in its column. */
 static void table_row(const struct report *r, const char *what, uint64_t blocks, uint64_t bytes)
 {
-	if (bytes == MEMSCOPE_BYTES_OVERFLOW)
-		fprintf(r->out, "%-20s %10" PRIu64 " %20s\n", what, blocks, "overflowed");
-	else
-		fprintf(r->out, "%-20s %10" PRIu64 " %20" PRIu64 "\n", what, blocks, bytes);
+	char text[MEMSCOPE_BYTES_TEXT_MAX];
+
+	fprintf(r->out, "%-20s %10" PRIu64 " %12s\n", what, blocks,
+		bytes == MEMSCOPE_BYTES_OVERFLOW ? "overflowed"
+						 : memscope_bytes_text(text, sizeof(text), bytes));
 }
 
 static void write_text(const struct report *r)
@@ -145,7 +126,7 @@ static void write_text(const struct report *r)
 	char buf[32], total[MEMSCOPE_BYTES_TEXT_MAX];
 	unsigned t;
 
-	human(buf, sizeof(buf), o->min_size);
+	memscope_bytes_text(buf, sizeof(buf), o->min_size);
 	fprintf(r->out,
 		"Inefficient memory: %" PRIu64 " block(s), %s (idle threshold %" PRIu64
 		" APIs, minimum size %s)\n",
@@ -158,7 +139,7 @@ static void write_text(const struct report *r)
 	if (n < memscope_inefficient_count(r->a))
 		fprintf(r->out, "\n(%zu more block(s) not shown)\n",
 			memscope_inefficient_count(r->a) - n);
-	fprintf(r->out, "\n%-20s %10s %20s\n", "type", "blocks", "bytes");
+	fprintf(r->out, "\n%-20s %10s %12s\n", "type", "blocks", "bytes");
 	for (t = 0; t < 3; t++) {
 		if (!(o->types & (1u << t)))
 			continue;

@@ -1,9 +1,11 @@
-/* The leak reports: text in the reference's line shapes, JSON, and CSV. */
+/* The leak reports: text grouped by stack, op or owner, the reference's own lines, JSON, and CSV.
+ */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/internal.h"
+#include "memscope/blocks.h"
 #include "memscope/leaks.h"
 #include "memscope/memscope.h"
 #include "memscope/strtab.h"
@@ -345,86 +347,34 @@ static void text_mark(struct report *r, uint32_t src)
 	}
 }
 
-static void text_frames(const struct report *r, uint32_t stack, const char *lang)
+/* The reference's lines of every input, under a "==> input <==" line when there are several and
+ * the input has some. */
+static int has_reference_lines(const struct report *r, uint32_t src)
 {
 	size_t n, i;
-	const uint32_t *fr = memscope_strtab_stack(r->st, stack, &n);
+	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, &n);
+	const struct memscope_mark_group *g;
 
-	for (i = 0; fr && i < n; i++)
-		fprintf(r->out, "    %s  %s\n", lang, memscope_strtab_str(r->st, fr[i], NULL));
+	if (memscope_leaks_input(r->l, src)->n_leaks[0])
+		return 1;
+	for (i = first_not(n, fluct_before, r, src); i < n && f[i].src == src; i++)
+		if (f[i].has_gaps)
+			return 1;
+	g = memscope_leaks_mark_groups(r->l, &n);
+	for (i = first_not(n, mgroup_before, r, src); i < n && g[i].src == src; i++)
+		if (g[i].checked)
+			return 1;
+	return 0;
 }
 
-/* Our summary of what was alive at exit, grouped by stack or owner, largest first. */
-static void text_exit(struct report *r)
-{
-	const struct memscope_leaks_stats *s = memscope_leaks_stats(r->l);
-	size_t n, i, j = 0, nl = memscope_leaks_count(r->l);
-	const struct memscope_leak_group *g = memscope_leaks_groups(r->l, &n);
-
-	if (!n)
-		return;
-	fprintf(r->out,
-		"%s====== Unreleased at exit: %" PRIu64
-		" allocation(s), %f Mb(s)%s in %zu group(s) "
-		"======\n",
-		r->printed ? "\n" : "", s->n_exit_leaks, (double)s->exit_bytes / MIB,
-		overflowed(s->exit_bytes), n);
-	r->printed = 1;
-	for (i = 0; i < n; i++) {
-		const struct memscope_leak *x = NULL;
-		char dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[32];
-
-		while (j < nl && (x = memscope_leaks_get(r->l, j))->kind != MEMSCOPE_LEAK_EXIT)
-			j++;
-		while (j < nl && memscope_leaks_get(r->l, j)->group < i)
-			j++;
-		x = memscope_leaks_get(r->l, j);
-		fprintf(r->out, "#%zu %f Mb(s)%s in %" PRIu64 " allocation(s) of %s", i + 1,
-			(double)g[i].bytes / MIB, overflowed(g[i].bytes), g[i].n,
-			memscope_subtype_name(g[i].pool));
-		if (g[i].owner)
-			fprintf(r->out, ", owner %s", memscope_strtab_str(r->st, g[i].owner, NULL));
-		if (!g[i].stack_py && !g[i].stack_c)
-			fprintf(r->out, ", no call stack");
-		if (x) {
-			ptr_text(r, &x->blk, ptr, sizeof(ptr));
-			fprintf(r->out,
-				"; first %s:%" PRIu64 " (process %" PRIu64 ", device %s, %s)",
-				input_name(r, x->blk.src), x->blk.alloc_line, x->blk.pid,
-				memscope_device_text(x->blk.device, dev), ptr);
-		}
-		fputc('\n', r->out);
-		text_frames(r, g[i].stack_py, "py");
-		text_frames(r, g[i].stack_c, "c ");
-	}
-}
-
-static void text_totals(struct report *r)
-{
-	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
-	const struct memscope_leaks_stats *s = memscope_leaks_stats(r->l);
-	char b[MEMSCOPE_BYTES_TEXT_MAX];
-
-	fprintf(r->out, "%ssummary:", r->printed ? "\n" : "");
-	if (o->kinds & MEMSCOPE_LEAK_STEP)
-		fprintf(r->out, " step leaks %" PRIu64 " (%s);", s->n_step_leaks,
-			memscope_bytes_text(b, sizeof(b), s->step_bytes));
-	if (o->kinds & MEMSCOPE_LEAK_MARK)
-		fprintf(r->out, " marked-range leaks %" PRIu64 " (%s);", s->n_mark_leaks,
-			memscope_bytes_text(b, sizeof(b), s->mark_bytes));
-	if (o->kinds & MEMSCOPE_LEAK_EXIT)
-		fprintf(r->out, " unreleased at exit %" PRIu64 " (%s);", s->n_exit_leaks,
-			memscope_bytes_text(b, sizeof(b), s->exit_bytes));
-	fprintf(r->out, " %" PRIu64 " allocations, %" PRIu64 " frees\n", s->n_alloc,
-		s->n_free + s->n_shadow_free);
-}
-
-static void write_text(struct report *r)
+static void write_reference(struct report *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->n_inputs; i++) {
 		if (r->n_inputs > 1) {
+			if (!has_reference_lines(r, (uint32_t)i))
+				continue;
 			fprintf(r->out, "%s==> %s <==\n", r->printed ? "\n" : "",
 				input_name(r, (uint32_t)i));
 			r->printed = 1;
@@ -433,7 +383,358 @@ static void write_text(struct report *r)
 		text_gap(r, (uint32_t)i);
 		text_mark(r, (uint32_t)i);
 	}
-	text_exit(r);
+}
+
+/* ---- text: the groups of each input and kind, largest first ---- */
+
+/* Text of the input as it is, control characters as '?' (a line stays one line). */
+static void text_str(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], out);
+}
+
+static void text_id(const struct report *r, uint32_t id)
+{
+	size_t n = 0;
+	const char *s = memscope_strtab_str(r->st, id, &n);
+
+	if (!s || !n)
+		fputs("[unnamed]", r->out);
+	else
+		text_str(r->out, s, n);
+}
+
+/* frames shown per stack: the first and the last, the middle elided */
+#define FRAMES_HEAD 8
+#define FRAMES_TAIL 8
+
+static void text_frames(const struct report *r, uint32_t stack, const char *lang)
+{
+	size_t n = 0, i;
+	const uint32_t *fr = memscope_strtab_stack(r->st, stack, &n);
+
+	for (i = 0; fr && i < n; i++) {
+		if (n > FRAMES_HEAD + FRAMES_TAIL + 1 && i == FRAMES_HEAD) {
+			fprintf(r->out, "   %s ... %zu more frames\n", lang,
+				n - FRAMES_HEAD - FRAMES_TAIL);
+			i = n - FRAMES_TAIL - 1;
+			continue;
+		}
+		fprintf(r->out, "   %s ", lang);
+		text_id(r, fr[i]);
+		fputc('\n', r->out);
+	}
+}
+
+/* at most this many ranges of steps in a group's line */
+#define STEP_RANGES 6
+
+/* ", allocated in steps 2-4, 7": the steps of a group's findings (ascending among them; those
+ * of processes without steps have none), at most STEP_RANGES ranges, then ", ... (40 steps)". */
+static void text_steps(const struct report *r, const struct memscope_leak_group *g)
+{
+	size_t n, i, k = 0;
+	const size_t *m = memscope_leaks_members(r->l, &n);
+	uint64_t lo[STEP_RANGES + 1], hi[STEP_RANGES + 1], count = 0;
+
+	for (i = g->members_at; i < g->members_at + g->n && i < n; i++) {
+		uint64_t s = memscope_leaks_get(r->l, m[i])->alloc_step;
+
+		if (s == MEMSCOPE_LEAK_NO_STEP || (count && s == hi[k - 1]))
+			continue;
+		count++;
+		if (k && s == hi[k - 1] + 1) {
+			hi[k - 1] = s;
+			continue;
+		}
+		if (k <= STEP_RANGES) {
+			lo[k] = hi[k] = s;
+			k++;
+		}
+	}
+	if (!k)
+		return;
+	fprintf(r->out, ", allocated in step%s", count > 1 ? "s" : "");
+	for (i = 0; i < k && i < STEP_RANGES; i++)
+		fprintf(r->out, lo[i] == hi[i] ? "%s%" PRIu64 : "%s%" PRIu64 "-%" PRIu64,
+			i ? ", " : " ", lo[i], hi[i]);
+	if (k > STEP_RANGES)
+		fprintf(r->out, ", ... (%" PRIu64 " steps)", count);
+}
+
+/* One group: its line, its op, its first finding, its stacks. */
+static void text_group(const struct report *r, const struct memscope_leak_group *g)
+{
+	const struct memscope_leak *x = memscope_leaks_get(r->l, g->first);
+	char b[MEMSCOPE_BYTES_TEXT_MAX], dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[32];
+	char t[MEMSCOPE_SECONDS_TEXT_MAX];
+
+	fprintf(r->out, "#%" PRIu64 " %s %s in %" PRIu64 " block%s", g->rank + 1,
+		memscope_subtype_name(g->pool), memscope_bytes_text(b, sizeof(b), g->bytes), g->n,
+		g->n == 1 ? "" : "s");
+	if (g->owner) {
+		fputs(", owner ", r->out);
+		text_id(r, g->owner);
+		if (g->differ & MEMSCOPE_LEAK_GROUP_OWNERS)
+			fputs(" and others", r->out);
+	}
+	text_steps(r, g);
+	fputc('\n', r->out);
+	if (g->op) {
+		fputs("   op ", r->out);
+		text_id(r, g->op);
+		fputs(g->differ & MEMSCOPE_LEAK_GROUP_OPS ? " and others\n" : "\n", r->out);
+	} else if (g->differ & MEMSCOPE_LEAK_GROUP_OPS) {
+		fputs("   outside any op (the first block; others differ)\n", r->out);
+	} else if (memscope_leaks_input(r->l, g->src)->n_op_rows) {
+		fputs("   outside any op\n", r->out);
+	}
+	if (x) {
+		ptr_text(r, &x->blk, ptr, sizeof(ptr));
+		fprintf(r->out,
+			"   first %s:%" PRIu64 " at %s (process %" PRIu64 ", device %s, %s)\n",
+			input_name(r, x->blk.src), x->blk.alloc_line,
+			memscope_seconds_text(t, sizeof(t), x->blk.alloc_ts_ns,
+				memscope_leaks_input(r->l, x->blk.src)->first_ts_ns),
+			x->blk.pid, memscope_device_text(x->blk.device, dev), ptr);
+	}
+	if (g->differ & MEMSCOPE_LEAK_GROUP_STACKS)
+		fprintf(r->out, "   %s (others differ)\n",
+			g->stack_py || g->stack_c ? "stack of the first block"
+						  : "the first block has no call stack");
+	else if (!g->stack_py && !g->stack_c)
+		fputs("   no call stack\n", r->out);
+	text_frames(r, g->stack_py, "py");
+	text_frames(r, g->stack_c, "c ");
+}
+
+static const char *kind_title(unsigned kind)
+{
+	return kind == MEMSCOPE_LEAK_STEP   ? "Step leaks"
+	       : kind == MEMSCOPE_LEAK_MARK ? "Marked-range leaks"
+					    : "Unreleased at exit";
+}
+
+static const char *group_by_name(unsigned by)
+{
+	return by == MEMSCOPE_LEAKS_BY_OP      ? "op"
+	       : by == MEMSCOPE_LEAKS_BY_OWNER ? "owner"
+					       : "stack";
+}
+
+/* "Step leaks (...): 3 in 2 groups by stack, PTA 3.51 MiB", then the first top groups of
+ * [g, g + n), then what the others hold. */
+static void text_kind(struct report *r, uint32_t src, unsigned kind,
+	const struct memscope_leak_group *g, size_t n)
+{
+	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
+	const struct memscope_leaks_input_info *in = memscope_leaks_input(r->l, src);
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS], rest[MEMSCOPE_LEAKS_MAX_POOLS];
+	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
+	size_t k = memscope_leaks_totals(r->l, kind, src, t), i, j, n_rest = 0;
+	uint64_t count = 0, rest_n = 0;
+
+	for (i = 0; i < k; i++)
+		count += t[i].n;
+	fprintf(r->out, "%s%s", r->printed ? "\n" : "", kind_title(kind));
+	r->printed = 1;
+	if (kind == MEMSCOPE_LEAK_STEP)
+		fprintf(r->out,
+			" (allocated in step s > %" PRIu64 ", alive at the end of step s + %" PRIu64
+			")",
+			o->skip_steps, o->min_steps_alive);
+	else if (kind == MEMSCOPE_LEAK_MARK) {
+		fputs(" (between Mark rows '", r->out);
+		text_str(r->out, o->mark, strlen(o->mark));
+		fprintf(r->out, "' #%" PRIu64 " and #%" PRIu64 ", not freed by #%" PRIu64 ")",
+			o->mark_index, o->mark_index + 1, o->mark_index + 2);
+	}
+	fprintf(r->out, ": %" PRIu64 " block%s in %zu group%s by %s", count, count == 1 ? "" : "s",
+		n, n == 1 ? "" : "s",
+		o->group_by == MEMSCOPE_LEAKS_BY_STACK && !in->n_stacked
+			? "op (no call stacks)"
+			: group_by_name(o->group_by));
+	fprintf(r->out, ", %s\n", memscope_leaks_totals_text(text, sizeof(text), t, k));
+	for (i = 0; i < n; i++) {
+		if (!o->top || g[i].rank < o->top) {
+			text_group(r, &g[i]);
+			continue;
+		}
+		/* the others: counted per pool */
+		rest_n += g[i].n;
+		for (j = 0; j < n_rest && rest[j].pool != g[i].pool; j++)
+			;
+		if (j == n_rest)
+			rest[n_rest++] = (struct memscope_leaks_total){ g[i].pool, 0, 0 };
+		rest[j].n += g[i].n;
+		if (__builtin_add_overflow(rest[j].bytes, g[i].bytes, &rest[j].bytes))
+			rest[j].bytes = MEMSCOPE_BYTES_OVERFLOW;
+	}
+	if (rest_n)
+		fprintf(r->out, "... %zu more group%s: %" PRIu64 " block%s, %s\n",
+			n - (size_t)o->top, n - (size_t)o->top == 1 ? "" : "s", rest_n,
+			rest_n == 1 ? "" : "s",
+			memscope_leaks_totals_text(text, sizeof(text), rest, n_rest));
+}
+
+/* The fluctuation of each device and pool of an input, one line each. */
+static void text_fluct(struct report *r, uint32_t src)
+{
+	size_t n, i, first;
+	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, &n);
+	struct several sv = { 0, 0, 0 };
+	int any = 0;
+
+	first = first_not(n, fluct_before, r, src);
+	n = first_not(n, fluct_before, r, (uint64_t)src + 1);
+	for (i = first; i < n; i++)
+		if (f[i].src == src && f[i].has_gaps)
+			several_add(&sv, f[i].pid);
+	for (i = first; i < n; i++) {
+		static const char *const label[2] = { "MinGap", "MaxGap" };
+		char dev[MEMSCOPE_DEVICE_TEXT_MAX], proc[48], lo[MEMSCOPE_BYTES_TEXT_MAX],
+			hi[MEMSCOPE_BYTES_TEXT_MAX];
+		int k;
+
+		if (f[i].src != src || !f[i].has_gaps)
+			continue;
+		if (!any++) {
+			fprintf(r->out, "%sFluctuation (lowest / highest used memory in a step):\n",
+				r->printed ? "\n" : "");
+			r->printed = 1;
+		}
+		process_suffix(proc, sizeof(proc), sv.several, f[i].pid);
+		fprintf(r->out, "%s on device %s%s:", memscope_subtype_name(f[i].pool),
+			memscope_device_text(f[i].device, dev), proc);
+		for (k = 0; k < 2; k++) {
+			const struct memscope_fluct_step *s =
+				&f[i].steps[k ? f[i].max_gap : f[i].min_gap];
+
+			fprintf(r->out, "%s %s step %" PRIu64 ", %.2f%% (%s of %s)", k ? ";" : "",
+				label[k], s->step, (double)s->min / (double)s->max * 100,
+				memscope_bytes_text(
+					lo, sizeof(lo), s->min > 0 ? (uint64_t)s->min : 0),
+				memscope_bytes_text(hi, sizeof(hi), (uint64_t)s->max));
+		}
+		fputc('\n', r->out);
+	}
+}
+
+/* Whether an input has something for the text report: findings or fluctuation. */
+static int has_findings(const struct report *r, uint32_t src)
+{
+	const struct memscope_leaks_input_info *in = memscope_leaks_input(r->l, src);
+	size_t n, i;
+	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, &n);
+
+	if (in->n_leaks[0] || in->n_leaks[1] || in->n_leaks[2])
+		return 1;
+	for (i = first_not(n, fluct_before, r, src); i < n && f[i].src == src; i++)
+		if (f[i].has_gaps)
+			return 1;
+	return 0;
+}
+
+/* groups of inputs before v (by input) */
+static int group_before(const struct report *r, size_t i, uint64_t v)
+{
+	size_t n;
+
+	return memscope_leaks_groups(r->l, &n)[i].src < v;
+}
+
+/* One input's sections: step leaks, fluctuation, marked-range leaks, unreleased at exit. */
+static void text_input(struct report *r, uint32_t src)
+{
+	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
+		MEMSCOPE_LEAK_EXIT };
+	size_t n, i, k;
+	const struct memscope_leak_group *g = memscope_leaks_groups(r->l, &n);
+
+	i = first_not(n, group_before, r, src);
+	for (k = 0; k < 3; k++) {
+		size_t j = i;
+
+		while (j < n && g[j].src == src && g[j].kind == kinds[k])
+			j++;
+		if (j > i)
+			text_kind(r, src, kinds[k], &g[i], j - i);
+		i = j;
+		if (kinds[k] == MEMSCOPE_LEAK_STEP)
+			text_fluct(r, src);
+	}
+}
+
+/* "summary: step leaks 3 (PTA 3.51 MiB); ..." over every input. */
+static void text_totals(struct report *r)
+{
+	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
+		MEMSCOPE_LEAK_EXIT };
+	static const char *const names[3] = { "step leaks", "marked-range leaks",
+		"unreleased at exit" };
+	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
+	const struct memscope_leaks_stats *s = memscope_leaks_stats(r->l);
+	const uint64_t counts[3] = { s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks };
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
+	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
+	size_t k, i, n_with;
+
+	fprintf(r->out, "%ssummary", r->printed ? "\n" : "");
+	if (r->n_inputs > 1)
+		fprintf(r->out, " of %zu inputs", r->n_inputs);
+	fputc(':', r->out);
+	for (k = 0; k < 3; k++) {
+		if (!(o->kinds & kinds[k]))
+			continue;
+		fprintf(r->out, " %s %" PRIu64, names[k], counts[k]);
+		for (i = 0, n_with = 0; r->n_inputs > 1 && i < r->n_inputs; i++)
+			n_with += memscope_leaks_input(r->l, (uint32_t)i)->n_leaks[k] != 0;
+		if (r->n_inputs > 1 && counts[k])
+			fprintf(r->out, " in %zu input%s", n_with, n_with == 1 ? "" : "s");
+		fprintf(r->out, " (%s);",
+			memscope_leaks_totals_text(text, sizeof(text), t,
+				memscope_leaks_totals(
+					r->l, kinds[k], MEMSCOPE_LEAKS_ALL_INPUTS, t)));
+	}
+	fprintf(r->out, " %" PRIu64 " allocations, %" PRIu64 " frees\n", s->n_alloc,
+		s->n_free + s->n_shadow_free);
+}
+
+static void write_text(struct report *r)
+{
+	size_t i, n_quiet = 0;
+
+	for (i = 0; i < r->n_inputs; i++) {
+		if (!has_findings(r, (uint32_t)i)) {
+			n_quiet++;
+			continue;
+		}
+		if (r->n_inputs > 1) {
+			fprintf(r->out, "%s==> %s <==\n", r->printed ? "\n" : "",
+				input_name(r, (uint32_t)i));
+			r->printed = 0;
+		}
+		text_input(r, (uint32_t)i);
+		r->printed = 1;
+	}
+	/* the inputs without findings: one line */
+	if (r->n_inputs > 1 && n_quiet) {
+		size_t k = 0;
+
+		fprintf(r->out, "%sno leaks in %zu of %zu inputs:", r->printed ? "\n" : "", n_quiet,
+			r->n_inputs);
+		for (i = 0; i < r->n_inputs; i++)
+			if (!has_findings(r, (uint32_t)i)) {
+				fputs(k++ ? ", " : " ", r->out);
+				text_str(r->out, input_name(r, (uint32_t)i),
+					strlen(input_name(r, (uint32_t)i)));
+			}
+		fputc('\n', r->out);
+		r->printed = 1;
+	}
 	text_totals(r);
 }
 
@@ -468,16 +769,102 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 			",\"alloc_step\":%" PRIu64 ",\"detected_step\":%" PRIu64
 			",\"kernel_index\":%" PRIu64,
 			x->alloc_step, x->detected_step, x->kernel_index);
+	else if (x->alloc_step != MEMSCOPE_LEAK_NO_STEP)
+		fprintf(r->out, ",\"alloc_step\":%" PRIu64 ",\"detected_step\":null",
+			x->alloc_step);
 	else
 		fputs(",\"alloc_step\":null,\"detected_step\":null", r->out);
 	if (x->kind == MEMSCOPE_LEAK_EXIT)
-		fprintf(r->out, ",\"freed_by\":\"%s\",\"group\":%u", x->shadow ? "shadow" : "none",
-			(unsigned)x->group + 1);
+		fprintf(r->out, ",\"freed_by\":\"%s\"", x->shadow ? "shadow" : "none");
+	fprintf(r->out, ",\"group\":%u", (unsigned)x->report_group + 1);
+	fputs(",\"op\":", r->out);
+	json_id_or_null(r->out, r->st, x->op);
 	fputs(",\"owner\":", r->out);
 	json_id_or_null(r->out, r->st, b->owner);
 	fputs(",\"stack\":", r->out);
 	json_stack(r->out, r->st, b->stack_py, b->stack_c);
 	fputc('}', r->out);
+}
+
+/* Whether a finding, or a group, is in the reports: its group is one of the first top. */
+static int listed(const struct report *r, const struct memscope_leak_group *g)
+{
+	uint64_t top = memscope_leaks_opts(r->l)->top;
+
+	return !top || g->rank < top;
+}
+
+static int leak_listed(const struct report *r, const struct memscope_leak *x)
+{
+	size_t n;
+	const struct memscope_leak_group *g = memscope_leaks_groups(r->l, &n);
+
+	return x->report_group < n && listed(r, &g[x->report_group]);
+}
+
+/* One report group: its key and totals, its first finding, the steps of its findings. */
+static void js_group(const struct report *r, const struct memscope_leak_group *g, size_t i)
+{
+	const struct memscope_leak *x = memscope_leaks_get(r->l, g->first);
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
+	size_t n, k;
+	const size_t *m = memscope_leaks_members(r->l, &n);
+	uint64_t last = MEMSCOPE_LEAK_NO_STEP;
+	int any = 0;
+
+	fprintf(r->out, "{\"group\":%zu,\"kind\":\"%s\",\"input\":", i + 1, kind_name(g->kind));
+	json_cstr(r->out, input_name(r, g->src));
+	fprintf(r->out, ",\"rank\":%" PRIu64 ",\"pool\":\"%s\",\"count\":%" PRIu64, g->rank + 1,
+		memscope_subtype_name(g->pool), g->n);
+	json_bytes(r->out, "bytes", g->bytes);
+	fputs(",\"op\":", r->out);
+	json_id_or_null(r->out, r->st, g->op);
+	fputs(",\"owner\":", r->out);
+	json_id_or_null(r->out, r->st, g->owner);
+	fputs(",\"stack\":", r->out);
+	json_stack(r->out, r->st, g->stack_py, g->stack_c);
+	fprintf(r->out, ",\"differ\":{\"op\":%s,\"owner\":%s,\"stack\":%s},\"steps\":[",
+		g->differ & MEMSCOPE_LEAK_GROUP_OPS ? "true" : "false",
+		g->differ & MEMSCOPE_LEAK_GROUP_OWNERS ? "true" : "false",
+		g->differ & MEMSCOPE_LEAK_GROUP_STACKS ? "true" : "false");
+	for (k = g->members_at; k < g->members_at + g->n && k < n; k++) {
+		uint64_t s = memscope_leaks_get(r->l, m[k])->alloc_step;
+
+		if (s == MEMSCOPE_LEAK_NO_STEP || (any && s == last))
+			continue;
+		fprintf(r->out, "%s%" PRIu64, any++ ? "," : "", s);
+		last = s;
+	}
+	fputs("],\"first\":", r->out);
+	if (x) {
+		fprintf(r->out,
+			"{\"line\":%" PRIu64 ",\"pid\":%" PRIu64 ",\"device\":", x->blk.alloc_line,
+			x->blk.pid);
+		json_cstr(r->out, memscope_device_text(x->blk.device, dev));
+		fprintf(r->out, ",\"ptr\":\"0x%016" PRIx64 "\",\"timestamp_ns\":%" PRIu64 "}",
+			x->blk.ptr, x->blk.alloc_ts_ns);
+	} else {
+		fputs("null", r->out);
+	}
+	fputc('}', r->out);
+}
+
+/* ,"pools":[{"pool","leaks","bytes"}],"pools_nested":bool of a kind over every input */
+static void js_pools(const struct report *r, unsigned kind)
+{
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
+	size_t k = memscope_leaks_totals(r->l, kind, MEMSCOPE_LEAKS_ALL_INPUTS, t), i;
+	uint64_t pools = 0;
+
+	fputs(",\"pools\":[", r->out);
+	for (i = 0; i < k; i++) {
+		fprintf(r->out, "%s{\"pool\":\"%s\",\"leaks\":%" PRIu64, i ? "," : "",
+			memscope_subtype_name(t[i].pool), t[i].n);
+		json_bytes(r->out, "bytes", t[i].bytes);
+		fputc('}', r->out);
+		pools |= MEMSCOPE_POOL_BIT(t[i].pool);
+	}
+	fprintf(r->out, "],\"pools_nested\":%s", memscope_pools_nested(pools) ? "true" : "false");
 }
 
 static void js_fluct(const struct report *r, const struct memscope_fluct *f)
@@ -529,6 +916,7 @@ static void js_summary(const struct report *r)
 	if (o->kinds & MEMSCOPE_LEAK_STEP) {
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_step_leaks);
 		json_bytes(r->out, "bytes", s->step_bytes);
+		js_pools(r, MEMSCOPE_LEAK_STEP);
 		fprintf(r->out, ",\"skip_steps\":%" PRIu64 ",\"min_steps_alive\":%" PRIu64 "}",
 			o->skip_steps, o->min_steps_alive);
 	} else
@@ -540,6 +928,7 @@ static void js_summary(const struct report *r)
 		fprintf(r->out, ",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64, o->mark_index,
 			s->n_mark_leaks);
 		json_bytes(r->out, "bytes", s->mark_bytes);
+		js_pools(r, MEMSCOPE_LEAK_MARK);
 		fprintf(r->out, ",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
 			s->n_unchecked_mark_blocks);
 		m = memscope_leaks_mark_groups(r->l, &n);
@@ -568,36 +957,54 @@ static void js_summary(const struct report *r)
 	}
 	fputs(",\"exit\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_EXIT) {
+		int any = 0;
+
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_exit_leaks);
 		json_bytes(r->out, "bytes", s->exit_bytes);
+		js_pools(r, MEMSCOPE_LEAK_EXIT);
+		/* the exit kind's entries of "groups" */
 		fputs(",\"groups\":[", r->out);
 		g = memscope_leaks_groups(r->l, &n);
 		for (i = 0; i < n; i++) {
-			fprintf(r->out, "%s{\"group\":%zu,\"pool\":\"%s\",\"count\":%" PRIu64,
-				i ? "," : "", i + 1, memscope_subtype_name(g[i].pool), g[i].n);
-			json_bytes(r->out, "bytes", g[i].bytes);
-			fputs(",\"owner\":", r->out);
-			json_id_or_null(r->out, r->st, g[i].owner);
-			fputs(",\"stack\":", r->out);
-			json_stack(r->out, r->st, g[i].stack_py, g[i].stack_c);
-			fputc('}', r->out);
+			if (g[i].kind != MEMSCOPE_LEAK_EXIT || !listed(r, &g[i]))
+				continue;
+			fputs(any++ ? "," : "", r->out);
+			js_group(r, &g[i], i);
 		}
 		fputs("]}", r->out);
 	} else {
 		fputs("null", r->out);
 	}
+	fprintf(r->out, ",\"group_by\":\"%s\",\"top\":", group_by_name(o->group_by));
+	if (o->top)
+		fprintf(r->out, "%" PRIu64, o->top);
+	else
+		fputs("null", r->out);
 	fputc('}', r->out);
 }
 
 static void write_json(const struct report *r)
 {
-	size_t n = memscope_leaks_count(r->l), i;
+	size_t n = memscope_leaks_count(r->l), i, k = 0;
 	const struct memscope_fluct *f;
+	const struct memscope_leak_group *g;
 
 	fputs("{\"leaks\":[", r->out);
 	for (i = 0; i < n; i++) {
-		fputs(i ? ",\n" : "\n", r->out);
-		js_leak(r, memscope_leaks_get(r->l, i));
+		const struct memscope_leak *x = memscope_leaks_get(r->l, i);
+
+		if (!leak_listed(r, x))
+			continue;
+		fputs(k++ ? ",\n" : "\n", r->out);
+		js_leak(r, x);
+	}
+	fputs("],\n\"groups\":[", r->out);
+	g = memscope_leaks_groups(r->l, &n);
+	for (i = 0, k = 0; i < n; i++) {
+		if (!listed(r, &g[i]))
+			continue;
+		fputs(k++ ? ",\n" : "\n", r->out);
+		js_group(r, &g[i], i);
 	}
 	fputs("],\n\"fluctuation\":[", r->out);
 	f = memscope_leaks_fluct(r->l, &n);
@@ -617,15 +1024,19 @@ static void write_csv(const struct report *r)
 	size_t n = memscope_leaks_count(r->l), i;
 
 	fputs("kind,input,pid,device,pool,ptr,size,allocation_id,event_id,line,timestamp_ns,"
-	      "alloc_step,detected_step,kernel_index,owner,stack_python,stack_c\n",
+	      "alloc_step,detected_step,kernel_index,owner,stack_python,stack_c,group,op\n",
 		r->out);
 	for (i = 0; i < n; i++) {
 		const struct memscope_leak *x = memscope_leaks_get(r->l, i);
 		const struct memscope_block *b = &x->blk;
 		const char *name = input_name(r, b->src);
 		char dev[MEMSCOPE_DEVICE_TEXT_MAX];
-		size_t len = 0;
+		size_t len = 0, op_len = 0;
 		const char *owner = b->owner ? memscope_strtab_str(r->st, b->owner, &len) : "";
+		const char *op = x->op ? memscope_strtab_str(r->st, x->op, &op_len) : "";
+
+		if (!leak_listed(r, x))
+			continue;
 
 		fprintf(r->out, "%s,", kind_name(x->kind));
 		csv_field(r->out, name, strlen(name));
@@ -639,6 +1050,8 @@ static void write_csv(const struct report *r)
 		if (x->kind == MEMSCOPE_LEAK_STEP)
 			fprintf(r->out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64, x->alloc_step,
 				x->detected_step, x->kernel_index);
+		else if (x->alloc_step != MEMSCOPE_LEAK_NO_STEP)
+			fprintf(r->out, "%" PRIu64 ",,", x->alloc_step);
 		else
 			fputs(",,", r->out);
 		fputc(',', r->out);
@@ -647,6 +1060,8 @@ static void write_csv(const struct report *r)
 		csv_stack(r->out, r->st, b->stack_py);
 		fputc(',', r->out);
 		csv_stack(r->out, r->st, b->stack_c);
+		fprintf(r->out, ",%u,", (unsigned)x->report_group + 1);
+		csv_field(r->out, op ? op : "", op ? op_len : 0);
 		fputc('\n', r->out);
 	}
 }
@@ -661,6 +1076,8 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 		write_json(&r);
 	else if (fmt == MEMSCOPE_LEAKS_CSV)
 		write_csv(&r);
+	else if (fmt == MEMSCOPE_LEAKS_REFERENCE)
+		write_reference(&r);
 	else
 		write_text(&r);
 	return ferror(out) ? MEMSCOPE_E_IO : 0;

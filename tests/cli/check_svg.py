@@ -28,11 +28,63 @@ def fail(msg):
     sys.exit(1)
 
 
-def label(name, w):
+def open_paren(s, k):
+    """The index of the '(' that the ')' at s[k - 1] closes, -1 when none does."""
+    depth = 0
+    for i in range(k - 1, -1, -1):
+        depth += s[i] == ")"
+        if s[i] == "(":
+            depth -= 1
+            if not depth:
+                return i
+    return -1
+
+
+def short_len(s):
+    """A C frame 'ns::f(int) (libx.so)' without ' (libx.so)', then without '(int)'."""
+    n = len(s)
+    if n and s[n - 1] == ")" and open_paren(s, n) > 1 and s[open_paren(s, n) - 1] == " ":
+        n = open_paren(s, n) - 1
+    if n and s[n - 1] == ")" and open_paren(s, n) > 0:
+        n = open_paren(s, n)
+    return n
+
+
+def shared_start(name, siblings):
+    """The characters of name's start a sibling next to it (in name order) has too, back to the
+    end of a part (after '.', '/', ':' or a blank)."""
+    best = 0
+    for t in siblings:
+        for k, (a, b) in enumerate(zip(name, t)):
+            if a != b:
+                break
+            if a in ".:/ " and k + 1 > best:
+                best = k + 1
+    return best
+
+
+def label(name, w, p=0):
+    """The name; when it does not fit, its short part, and when that does not fit either, its
+    start and its end with an ellipsis for the middle, the start filling the room the end leaves:
+    with p (a start siblings have too), the end from there, or the last n - 1 characters when
+    that is longer; else the longest end that starts a part (after '.', '/', ':' or a blank)
+    with room for the ellipsis; else a third of the room for the start."""
     n = int((w - 6) // CHAR_W)
     if n < 3:
         return ""
-    return name if len(name) <= n else name[: n - 2] + ".."
+    if len(name) <= n:
+        return name
+    name = name[: short_len(name)]
+    if len(name) <= n:
+        return name
+    if p and p < len(name):
+        k = p if len(name) - p <= n - 1 else len(name) - (n - 1)
+        return name[: n - 1 - (len(name) - k)] + "\u2026" + name[k:]
+    for k in range(max(1, len(name) - (n - 1)), len(name)):
+        if name[k - 1] in ".:/ ":
+            return name[: n - 1 - (len(name) - k)] + "\u2026" + name[k:]
+    head = (n - 1) // 3
+    return name[:head] + "\u2026" + name[len(name) - (n - 1 - head):]
 
 
 def expected_frames(folded):
@@ -50,7 +102,11 @@ def expected_frames(folded):
                 children.setdefault(path[: k - 1], []).append(path[:k])
             weight[path[:k]] += int(w)
         own[path] = own.get(path, 0) + int(w)
-    frames, depth, todo = [], 0, [((), 0)]
+    frames, depth, todo, shared = [], 0, [((), 0)], {}
+    for kids in children.values():
+        kids.sort(key=lambda c: c[-1].encode())
+        for i, c in enumerate(kids):
+            shared[c] = shared_start(c[-1], [k[-1] for k in kids[max(0, i - 1): i] + kids[i + 1: i + 2]])
     while todo:
         p, start = todo.pop()
         frames.append((p, len(p), start, weight[p]))
@@ -60,7 +116,7 @@ def expected_frames(folded):
             kids.append((c, at))
             at += weight[c]
         todo.extend(reversed(kids))
-    return frames, weight[()], depth
+    return frames, weight[()], depth, shared
 
 
 def read_svg(path):
@@ -74,12 +130,13 @@ def read_svg(path):
         r, t = g.find(NS + "rect"), g.find(NS + "text")
         frames.append({"i": i, "title": g.find(NS + "title").text, "x": float(r.get("x")),
                        "y": float(r.get("y")), "width": float(r.get("width")),
-                       "label": t.text or "", "n": int(g.get("data-n"))})
+                       "label": t.text or "", "n": int(g.get("data-n")),
+                       "p": int(g.get("data-p", "0"))})
     return texts, frames, (int(group.get("data-cut-weight")), int(group.get("data-cut-depth")))
 
 
 def check_static(svg, folded, unit):
-    want, total, depth = expected_frames(folded)
+    want, total, depth, shared = expected_frames(folded)
     texts, got, (cut_w, cut_d) = read_svg(svg)
     if f"{total:,} {unit}" not in texts.get("title", "") and "peak" not in texts.get("title", ""):
         fail(f"title {texts.get('title')!r} does not say {total:,} {unit}")
@@ -113,8 +170,10 @@ def check_static(svg, folded, unit):
             fail(f"{name!r}: width {f['width']}, expected {width:.2f}")
         if f["title"] != f"{name} ({w:,} {unit}, {pct:.2f}%)":
             fail(f"tooltip {f['title']!r}, expected {name} ({w:,} {unit}, {pct:.2f}%)")
-        if f["label"] != label(name, f["width"]):
-            fail(f"label {f['label']!r} of {name!r}, expected {label(name, f['width'])!r}")
+        p = shared.get(path, 0)
+        if f["label"] != label(name, f["width"], p) or f["p"] != p:
+            fail(f"label {f['label']!r} of {name!r} (data-p {f['p']}), expected "
+                 f"{label(name, f['width'], p)!r} (data-p {p})")
         # the script finds a frame's descendants by their number: the frames just before it
         n = descendants.get(path, 0)
         if f["n"] != n or f["i"] < n:
@@ -182,7 +241,7 @@ def check_script(static, res, frame, search):
                after["width"] if after["shown"] else None)
         if got[:2] != want[:2] or (want[0] and (abs(got[2] - want[2]) > 0.02 or abs(got[3] - want[3]) > 0.02)):
             fail(f"after the click on {frame!r}, {name(before)!r} is {got}, expected {want}")
-        if after["shown"] and after["label"] != label(name(after), after["width"]):
+        if after["shown"] and after["label"] != label(name(after), after["width"], s["p"]):
             fail(f"zoomed label {after['label']!r} of {name(after)!r}")
     if not res["zoom"]["unzoom_shown"]:
         fail("no Reset Zoom after the click")

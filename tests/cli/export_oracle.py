@@ -1,13 +1,30 @@
 #!/usr/bin/env python3
 """Independent totals of a dump CSV for memscope-export's tests: allocated bytes, allocations, and
-the highest live bytes of any (process, device, pool), with blocks paired by allocation_id.
-Usage: export_oracle.py DUMP.csv -> 'allocated N count N peak N'
-       export_oracle.py --by-op DUMP.csv -> folded lines of the allocated bytes by the ops
-       (ATEN/ATB START..END) open on the MALLOC's thread at its time, the outermost 64 of them;
-       rows of one time and ID: starts, then MALLOCs, then ends, each in file order"""
+the highest live bytes of any (process, device, pool), with blocks paired by allocation_id, of
+the pools counted: those of --pool (a comma-separated list, or all), or by default the pools the
+file has MALLOC or FREE rows in, HAL left out when a pool carved out of it (PTA, ATB, MINDSPORE,
+PTA_WORKSPACE) is there.
+Usage: export_oracle.py [--pool LIST] DUMP.csv -> 'allocated N count N peak N pools P,Q'
+       export_oracle.py [--pool LIST] --by-op DUMP.csv -> folded lines of the allocated bytes by
+       the ops (ATEN/ATB START..END) open on the MALLOC's thread at its time, the outermost 64 of
+       them; rows of one time and ID: starts, then MALLOCs, then ends, each in file order"""
 import csv, re, sys
 
 POOLS = {"PTA", "ATB", "MINDSPORE", "HAL", "HOST_PINNED", "HOST", "GE"}
+IN_HAL = {"PTA", "ATB", "MINDSPORE", "PTA_WORKSPACE"}
+
+
+def counted(path, arg):
+    """The pools counted for the file at path: --pool's, or the default of those it has blocks in."""
+    if arg == "all":
+        return POOLS
+    if arg:
+        return {p.upper() for p in arg.split(",")}
+    with open(path, newline="") as fh:
+        seen = {r["Event Type"] for r in csv.DictReader(fh)
+                if r["Event"] in ("MALLOC", "FREE")} & POOLS
+    return seen - {"HAL"} if seen & IN_HAL else seen
+
 
 def attrs(text):
     text = text.strip()
@@ -15,7 +32,7 @@ def attrs(text):
         text = text[1:-1]
     return dict(re.findall(r"(\w+):(.*?)(?=,\w+:|$)", text))
 
-def by_op(path):
+def by_op(path, pools):
     """Replays each thread's op rows up to every MALLOC; an END closes the innermost open op of
     its name and the ops opened inside it."""
     ops, mallocs = {}, []
@@ -27,7 +44,7 @@ def by_op(path):
                 ops.setdefault(thread, []).append((pos, 0, row, r["Name"] or "[unnamed op]"))
             elif r["Event"] == "OP_LAUNCH" and r["Event Type"] in ("ATEN_END", "ATB_END"):
                 ops.setdefault(thread, []).append((pos, 2, row, r["Name"] or "[unnamed op]"))
-            elif r["Event"] == "MALLOC" and r["Event Type"] in POOLS:
+            elif r["Event"] == "MALLOC" and r["Event Type"] in pools:
                 size = int(attrs(r["Attr"]).get("size", "0"))
                 mallocs.append((thread, pos, r["Event Type"], max(size, 0)))
     weights = {}
@@ -46,16 +63,21 @@ def by_op(path):
         if w:
             print(f"{key} {w}")
 
-if sys.argv[1] == "--by-op":
-    by_op(sys.argv[2])
+args = sys.argv[1:]
+pool_arg = None
+if args[0] == "--pool":
+    pool_arg, args = args[1], args[2:]
+POOLS_COUNTED = counted(args[-1], pool_arg)
+if args[0] == "--by-op":
+    by_op(args[1], POOLS_COUNTED)
     sys.exit(0)
 
 alloc = count = 0
 blocks = {}   # (pid, allocation_id) -> (group, size)
 deltas = {}   # group -> [((ts, id), bytes)]
-with open(sys.argv[1], newline="") as fh:
+with open(args[0], newline="") as fh:
     for r in csv.DictReader(fh):
-        if r["Event"] not in ("MALLOC", "FREE") or r["Event Type"] not in POOLS:
+        if r["Event"] not in ("MALLOC", "FREE") or r["Event Type"] not in POOLS_COUNTED:
             continue
         a = attrs(r["Attr"])
         size = int(a.get("size", "0"))
@@ -78,4 +100,4 @@ for g, ds in deltas.items():
     for _, b in sorted(ds):
         live += b
         peak = max(peak, live)
-print(f"allocated {alloc} count {count} peak {peak}")
+print(f"allocated {alloc} count {count} peak {peak} pools {','.join(sorted(POOLS_COUNTED))}")

@@ -91,9 +91,139 @@ expect_err_line '^memscope-compare: 1 op END rows had no START \(counted 0\), 1 
 # the default output path, as the reference names it
 expect_status 0 "$M" -q --input "$T/baseline.csv,$T/leaks.csv" --output-dir res
 ls res/memscopeDumpResults/compare/memory_compare_[0-9]*.csv >/dev/null 2>&1 && ok || bad "default output path"
-# summary on stderr, figures per device
-expect_status 0 "$M" --input "$T/baseline.csv,$T/leaks.csv" -o - 
-grep -q '^memscope-compare: device 0: 40 matched, 0 base-only, 4 compare-only, diff +24000000 bytes$' "$WORK/err" && ok || bad "summary: $(cat "$WORK/err")"
+# runs in the same second never collide and never overwrite: the first keeps the reference's
+# name, later ones add _2, _3, ... (a name taken by any file is skipped, here a file of the user's)
+D=seq/memscopeDumpResults/compare
+mkdir -p "$D"
+n=0
+while [ "$(date +%N | cut -c1)" -gt 2 ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+S=$(date +%Y%m%d%H%M%S)
+echo mine >"$D/memory_compare_${S}_2.csv"
+for i in 1 2 3 4; do
+	expect_status 0 "$M" -q --input "$T/baseline.csv,$T/leaks.csv" --output-dir seq
+done
+printf '%s\n' "memory_compare_$S.csv" "memory_compare_${S}_2.csv" "memory_compare_${S}_3.csv" \
+	"memory_compare_${S}_4.csv" "memory_compare_${S}_5.csv" >seq_want
+ls "$D" >seq_got
+expect_same seq_got seq_want
+[ "$(cat "$D/memory_compare_${S}_2.csv")" = mine ] && ok || bad "a file at a default name was overwritten"
+for f in "$S" "${S}_3" "${S}_4" "${S}_5"; do
+	expect_same "$D/memory_compare_$f.csv" "$T/compare/baseline_vs_leaks_expected.csv"
+done
+# ... and so do runs at the same time: four at once, each its own complete file
+pids=
+for i in 1 2 3 4; do
+	"$M" -q --input "$T/baseline.csv,$T/leaks.csv" --output-dir conc 2>"conc_err$i" &
+	pids="$pids $!"
+done
+for p in $pids; do
+	wait "$p" && ok || bad "a concurrent run failed: $(cat conc_err*)"
+done
+[ "$(ls -A conc/memscopeDumpResults/compare | wc -l)" -eq 4 ] && ok || bad "concurrent runs: $(ls -A conc/memscopeDumpResults/compare)"
+for f in conc/memscopeDumpResults/compare/*; do
+	expect_same "$f" "$T/compare/baseline_vs_leaks_expected.csv"
+done
+# a failed run leaves neither its reserved name nor a temporary file in an existing directory
+before=$(ls -A "$D")
+expect_status 3 "$M" -q --level kernel --input "$T/baseline.csv,$T/leaks.csv" --output-dir seq
+[ "$(ls -A "$D")" = "$before" ] && ok || bad "a failed run left: $(ls -A "$D")"
+expect_status 3 "$M" -q --step 9 --input "$T/compare/steps_base.csv,$T/compare/steps_cmp.csv" --output-dir seq
+[ "$(ls -A "$D")" = "$before" ] && ok || bad "a failed run left: $(ls -A "$D")"
+# the commit replaces exactly the reserved placeholder: a file put there meanwhile by someone else
+# stays and fails the run (also where renameat2 has no RENAME_EXCHANGE); a placeholder removed
+# meanwhile is no obstacle
+FAULT="$BIN/../tests/libfault_inject.so"
+# (a sanitizer build's runtime then comes after the injector: fine for this test)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+export ASAN_OPTIONS
+R=race/memscopeDumpResults/compare
+# slow_run ENV...: a run whose commit waits 0.8 s in the background (pid in $pid), once it has
+# reserved its name (in $ph)
+slow_run() {
+	rm -rf race
+	env "$@" LD_PRELOAD="$FAULT" MEMSCOPE_FAULT_DELAY_MS=800 "$M" -q \
+		--input "$T/baseline.csv,$T/leaks.csv" --output-dir race 2>race.err &
+	pid=$!
+	n=0
+	while [ -z "$(ls "$R"/*.tmp.* 2>/dev/null)" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	sleep 0.1
+	ph=$(ls "$R"/memory_compare_*.csv)
+}
+if [ -f "$FAULT" ]; then
+	for fs in MEMSCOPE_FAULT_NONE=1 MEMSCOPE_FAULT_NOREPLACE=1; do
+		slow_run $fs
+		echo other >race.new && mv race.new "$ph"
+		wait $pid
+		[ $? -eq 2 ] && grep -q 'exists: written by another run meanwhile' race.err && ok || bad "placeholder replaced ($fs): $(cat race.err)"
+		[ "$(cat "$ph")" = other ] && [ "$(ls -A $R | wc -l)" -eq 1 ] && ok || bad "placeholder replaced ($fs): $(ls -A $R)"
+		slow_run $fs
+		rm "$ph"
+		wait $pid && ok || bad "placeholder removed ($fs): $(cat race.err)"
+		expect_same "$ph" "$T/compare/baseline_vs_leaks_expected.csv"
+		[ "$(ls -A $R | wc -l)" -eq 1 ] && ok || bad "placeholder removed ($fs): $(ls -A $R)"
+	done
+else
+	bad "no fault injector at $FAULT (build the fault_inject target)"
+fi
+
+# the summary on stderr: what a value means, figures per device, the largest differences with
+# their CSV lines, sizes in binary units; under the reference's rule each row's delta values
+# beside it where they differ
+cat >summary_want <<'SUM'
+memscope-compare: values (the reference's rule): the size of the first framework-pool row at or after the op, often a later op's allocation; by delta: what the op itself allocated minus freed (--measure delta ranks by it)
+memscope-compare: device 0: 40 matched, 0 base-only, 4 compare-only, diff +22.9 MiB
+memscope-compare: top 1 (CSV line 23): OP_LAUNCH torch._ops.aten.randn.default on device 0: diff +3.81 MiB (base absent, compare 3.81 MiB); by delta: diff 0 B (base absent, compare 0 B)
+memscope-compare: top 2 (CSV line 43): OP_LAUNCH torch._ops.aten._foreach_add_.List on device 0: diff +3.81 MiB (base 0 B, compare 3.81 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
+memscope-compare: top 3 (CSV line 44): OP_LAUNCH torch._ops.profiler._record_function_exit._RecordFunction on device 0: diff +3.81 MiB (base 0 B, compare 3.81 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
+memscope-compare: top 4 (CSV line 45): OP_LAUNCH torch._ops.aten.randn.default on device 0: diff +3.81 MiB (base absent, compare 3.81 MiB); by delta: diff 0 B (base absent, compare 0 B)
+memscope-compare: top 5 (CSV line 21): OP_LAUNCH torch._ops.aten._foreach_add_.List on device 0: diff +3.81 MiB (base 1.50 KiB, compare 3.81 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
+memscope-compare: 44 rows, total diff +22.9 MiB -> standard output
+SUM
+expect_status 0 "$M" --input "$T/baseline.csv,$T/leaks.csv" -o -
+expect_same "$WORK/err" summary_want
+expect_same "$WORK/out" "$T/compare/baseline_vs_leaks_expected.csv"
+# an op whose values agree under both rules shows them once (own: it allocates 2 KiB, freed right
+# after its END); ones that differ show both (before: charged the next op's 3 MiB; next: charged
+# lone's 512 B); an END without its START has no delta value (lone)
+HDR='ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)'
+printf '%s\n' "$HDR" '1,OP_LAUNCH,ATEN_START,own,10,1,1,0,N/A,,,' '2,OP_LAUNCH,ATEN_END,own,20,1,1,0,N/A,,,' \
+	'3,OP_LAUNCH,ATEN_START,before,30,1,1,0,N/A,,,' '4,OP_LAUNCH,ATEN_END,before,40,1,1,0,N/A,,,' \
+	'5,OP_LAUNCH,ATEN_START,next,50,1,1,0,N/A,,,' '6,OP_LAUNCH,ATEN_END,next,60,1,1,0,N/A,,,' \
+	'7,OP_LAUNCH,ATEN_END,lone,70,1,1,0,N/A,,,' >sum_base.csv
+printf '%s\n' "$HDR" '1,OP_LAUNCH,ATEN_START,own,10,1,1,0,N/A,,,' \
+	'2,MALLOC,PTA,N/A,15,1,1,0,0x10,"{allocation_id:1,addr:0x10,size:2048,total:8192,used:2048}",,' \
+	'3,OP_LAUNCH,ATEN_END,own,20,1,1,0,N/A,,,' \
+	'4,FREE,PTA,N/A,25,1,1,0,0x10,"{allocation_id:1,addr:0x10,size:2048,total:8192,used:0}",,' \
+	'5,OP_LAUNCH,ATEN_START,before,30,1,1,0,N/A,,,' '6,OP_LAUNCH,ATEN_END,before,40,1,1,0,N/A,,,' \
+	'7,OP_LAUNCH,ATEN_START,next,50,1,1,0,N/A,,,' \
+	'8,MALLOC,PTA,N/A,55,1,1,0,0x20,"{allocation_id:2,addr:0x20,size:3145728,total:8388608,used:3145728}",,' \
+	'9,OP_LAUNCH,ATEN_END,next,60,1,1,0,N/A,,,' '10,OP_LAUNCH,ATEN_END,lone,70,1,1,0,N/A,,,' \
+	'11,MALLOC,PTA,N/A,80,1,1,0,0x30,"{allocation_id:3,addr:0x30,size:512,total:8388608,used:3146240}",,' >sum_cmp.csv
+cat >sum_want <<'SUM'
+memscope-compare: values (the reference's rule): the size of the first framework-pool row at or after the op, often a later op's allocation; by delta: what the op itself allocated minus freed (--measure delta ranks by it)
+memscope-compare: device 0: 4 matched, 0 base-only, 0 compare-only, diff +3.00 MiB
+memscope-compare: top 1 (CSV line 4): OP_LAUNCH before on device 0: diff +3.00 MiB (base 0 B, compare 3.00 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
+memscope-compare: top 2 (CSV line 3): OP_LAUNCH own on device 0: diff +2.00 KiB (base 0 B, compare 2.00 KiB)
+memscope-compare: top 3 (CSV line 5): OP_LAUNCH next on device 0: diff +512 B (base 0 B, compare 512 B); by delta: diff +3.00 MiB (base 0 B, compare 3.00 MiB)
+memscope-compare: top 4 (CSV line 6): OP_LAUNCH lone on device 0: diff +512 B (base 0 B, compare 512 B); by delta: unknown (an op END without its START)
+memscope-compare: 4 rows, total diff +3.00 MiB -> sum.csv
+SUM
+expect_status 0 "$M" --input sum_base.csv,sum_cmp.csv -o sum.csv
+expect_same "$WORK/err" sum_want
+# the same pair by delta: its own meaning line, nothing beside, the unmatched END reported
+expect_status 0 "$M" --measure delta --input sum_base.csv,sum_cmp.csv -o sum_delta.csv
+grep -q '^memscope-compare: values (--measure delta): the bytes each op allocated minus freed' "$WORK/err" &&
+	! grep -q 'by delta' "$WORK/err" &&
+	grep -q ': top 1 (CSV line 5): OP_LAUNCH next on device 0: diff +3.00 MiB (base 0 B, compare 3.00 MiB)$' "$WORK/err" &&
+	grep -q '^memscope-compare: 2 op END rows had no START (counted 0), 0 STARTs no END$' "$WORK/err" &&
+	ok || bad "delta summary: $(cat "$WORK/err")"
+# the kernel level: the reference's rule alone, said of elements
+expect_status 0 "$M" --level kernel -o k.csv \
+	--input "$T/memscope_dump_20250428113810.csv,$T/memscope_dump_20250428113811.csv"
+grep -q "^memscope-compare: values (the reference's rule): the size of the first framework-pool row at or after the element, often a later element's allocation$" "$WORK/err" &&
+	! grep -q 'by delta' "$WORK/err" &&
+	grep -q ': top 1 (CSV line 8): KERNEL_LAUNCH N/A on device 0: diff -18.5 KiB (base 18.5 KiB, compare absent)$' "$WORK/err" &&
+	ok || bad "kernel summary: $(cat "$WORK/err")"
 
 # bad input: one line naming the file, exit 3 (4 for I/O, 2 for usage), nothing at the output
 expect_status 4 "$M" --input "missing.csv,$T/leaks.csv" -o o1.csv

@@ -27,7 +27,7 @@ expect_status 0 sh -c "cat baseline.csv | '$C' -q -t csv -o - - > piped.csv"
 expect_same baseline.csv piped.csv
 # the summary: what went where, in figures (also when stdout is a pipe)
 expect_status 0 sh -c "'$C' -t csv -o - baseline.csv | cat >/dev/null"
-expect_err_line '^memscope-convert: baseline.csv -> -: 121 events, 14505 -> 14505 bytes \(dump-csv, current layout\)$'
+expect_err_line '^memscope-convert: baseline.csv -> -: 121 events, 14.2 KiB -> 14.2 KiB \(dump-csv, current layout\)$'
 # --format names the output's format, as in every tool; -t and --to, its older spellings, do
 # the same byte for byte
 expect_alias 0 --format=csv -tcsv -o - baseline.csv
@@ -123,6 +123,171 @@ for out in glob.glob(sys.argv[1] + "/*.csv"):
 sys.exit(bad != 0)
 X
 [ "$prefix_bad" -eq 0 ] && ok || bad "$prefix_bad prefixes misbehaved"
+
+# compressed inputs (gzip, zstd; by content, not name): the same output as the plain input
+D="$BIN/memscope-db"
+L="$BIN/memscope-leaks"
+"$C" -q -f -o plain.mscap baseline.csv
+for z in gz zst; do
+	if [ $z = gz ]; then comp="gzip -c"; else comp="zstd -q -c"; fi
+	$comp baseline.csv >b.csv.$z
+	$comp plain.mscap >b.mscap.$z
+	expect_status 0 "$C" -q -f -t csv -o b.$z.csv b.csv.$z
+	expect_same b.$z.csv baseline.csv
+	expect_status 0 "$C" -q -f -o b.$z.mscap b.csv.$z
+	expect_same b.$z.mscap plain.mscap
+	expect_status 0 "$C" -q -f -t csv -o b.$z.back.csv b.mscap.$z
+	expect_same b.$z.back.csv baseline.csv
+	# by content: a compressed file under a plain name, and standard input
+	cp b.csv.$z hidden.csv
+	expect_status 0 "$C" -q -f -t csv -o hidden.out.csv hidden.csv
+	expect_same hidden.out.csv baseline.csv
+	expect_status 0 sh -c "'$C' -q -t csv -o - - <b.csv.$z >stdin.$z.csv"
+	expect_same stdin.$z.csv baseline.csv
+	# the summary counts decompressed bytes and says how the input was compressed
+	expect_status 0 "$C" -f -t csv -o b.$z.csv b.csv.$z
+	expect_err_line "^memscope-convert: b.csv.$z -> b.$z.csv: 121 events, 14.2 KiB -> 14.2 KiB \(dump-csv, current layout, $([ $z = gz ] && echo gzip || echo zstd) input\)\$"
+	# a python_trace CSV into a database: the same tables
+	$comp "$SRC/testdata/db/python_trace.csv" >pt.csv.$z
+	expect_status 0 "$D" -q -f -o pt.$z.db pt.csv.$z
+done
+expect_status 0 "$D" -q -f -o pt.db "$SRC/testdata/db/python_trace.csv"
+for db in pt pt.gz pt.zst; do
+	sqlite3 $db.db "SELECT name FROM sqlite_master WHERE name LIKE 'python_trace%' ORDER BY name" >$db.tables
+	for t in $(cat $db.tables); do sqlite3 $db.db "SELECT * FROM $t ORDER BY rowid"; done >$db.rows
+done
+[ -s pt.rows ] && ok || bad "python_trace: no rows"
+expect_same pt.gz.rows pt.rows
+expect_same pt.zst.rows pt.rows
+expect_same pt.gz.tables pt.tables
+# several gzip members (pigz, bgzip) and zstd frames are one input
+{ head -n 40 baseline.csv | gzip -c; tail -n +41 baseline.csv | head -n 40 | gzip -c; tail -n +81 baseline.csv | gzip -c; } >multi.csv.gz
+{ head -n 40 baseline.csv | zstd -q -c; tail -n +41 baseline.csv | zstd -q -c; } >multi.csv.zst
+expect_status 0 "$C" -q -f -t csv -o multi.gz.csv multi.csv.gz
+expect_same multi.gz.csv baseline.csv
+expect_status 0 "$C" -q -f -t csv -o multi.zst.csv multi.csv.zst
+expect_same multi.zst.csv baseline.csv
+# cut compressed data: strict exit 3 with one line naming the file, no output; --lenient keeps
+# the prefix (rows of the plain file, in order) and says where it broke
+for z in gz zst; do
+	size=$(wc -c <b.csv.$z)
+	head -c $((size - 40)) b.csv.$z >cut.csv.$z
+	expect_status 3 "$C" -o cut.$z.out.csv -t csv cut.csv.$z
+	expect_err_line "^memscope-convert: cut.csv.$z: truncated $([ $z = gz ] && echo gzip || echo zstd) data: the file ends inside (member|frame) 1 "
+	expect_absent cut.$z.out.csv
+	# (zstd decodes 128 KiB blocks whole: a second frame is cut, the first kept)
+	if [ $z = gz ]; then
+		cp b.mscap.gz twice.mscap.gz
+	else
+		{ head -c 1000 plain.mscap | zstd -q -c; tail -c +1001 plain.mscap | zstd -q -c; } >twice.mscap.zst
+	fi
+	size=$(wc -c <twice.mscap.$z)
+	head -c $((size - 30)) twice.mscap.$z >cut.mscap.$z
+	expect_status 3 "$C" -o cutcap.$z.csv cut.mscap.$z
+	expect_err_line "^memscope-convert: cut.mscap.$z: truncated "
+	expect_absent cutcap.$z.csv
+	expect_status 0 "$C" -q --lenient -o cutcap.$z.csv cut.mscap.$z
+	expect_err_line "^memscope-convert: cut.mscap.$z: truncated .* data: .*; every complete record before the cut was read \(--lenient\)\$"
+	rows=$(($(wc -l <cutcap.$z.csv) - 1))
+	[ "$rows" -gt 0 ] && head -c "$(wc -c <cutcap.$z.csv)" baseline.csv | cmp -s - cutcap.$z.csv && ok ||
+		bad "lenient cut capture.$z: not a prefix of the plain rows ($rows rows)"
+done
+expect_status 0 "$C" -q --lenient -t csv -o cut.gz.lenient.csv cut.csv.gz
+grep -q 'truncated gzip data' "$WORK/err" && ok || bad "lenient cut gz: no cut line: $(cat "$WORK/err")"
+[ "$(head -n 100 cut.gz.lenient.csv)" = "$(head -n 100 baseline.csv)" ] && ok || bad "lenient cut gz: prefix lost"
+# corrupt compressed data: exit 3, one line naming the file; a byte flipped inside the data
+python3 -c "
+import sys
+for src, dst in (('b.csv.gz', 'bad.csv.gz'), ('b.csv.zst', 'bad.csv.zst')):
+    d = bytearray(open(src, 'rb').read()); d[len(d) // 2] ^= 0x55; open(dst, 'wb').write(d)"
+expect_status 3 "$C" -o bad.gz.out -t csv bad.csv.gz
+expect_err_line '^memscope-convert: bad.csv.gz: corrupt gzip data in member 1: '
+expect_absent bad.gz.out
+expect_status 3 "$C" -o bad.zst.out -t csv bad.csv.zst
+expect_err_line '^memscope-convert: bad.csv.zst: corrupt zstd data in frame 1: '
+expect_absent bad.zst.out
+{ cat b.csv.gz; printf 'not gzip'; } >trail.csv.gz
+expect_status 3 "$C" -o trail.out -t csv trail.csv.gz
+expect_err_line '^memscope-convert: trail.csv.gz: corrupt gzip data in member 2: '
+printf '\037\213' >magic.gz
+expect_status 3 "$C" -o magic.out magic.gz
+expect_err_line '^memscope-convert: magic.gz: truncated gzip data'
+gzip -c </dev/null >empty.csv.gz
+expect_status 3 "$C" -o empty.out empty.csv.gz
+expect_err_line '^memscope-convert: empty.csv.gz: empty file \(once decompressed\)$'
+# a compressed database is refused, saying what to do
+gzip -c pt.db >pt.db.gz
+expect_status 3 "$D" -q --format csv -o ptdb.csv pt.db.gz
+expect_err_line '^memscope-db: pt.db.gz: a compressed database cannot be read directly: decompress it first$'
+# a decompression bomb streams: a dump's header, then 256 MiB of blank lines in a few hundred
+# KiB of gzip, read in memory far below its size (the address space is limited to 160 MiB but
+# under a sanitizer, which reserves more)
+python3 -c "
+import sys, zlib
+z = zlib.compressobj(1, zlib.DEFLATED, 31)
+out = [z.compress(open('baseline.csv', 'rb').readline())]
+block = b'\n' * (1 << 20)
+for _ in range(256):
+    out.append(z.compress(block))
+out.append(z.flush())
+open('bomb.csv.gz', 'wb').write(b''.join(out))"
+limit="ulimit -v 163840;"
+grep -q __asan_init "$C" && limit=""
+expect_status 0 sh -c "$limit '$C' -f -t csv -o bomb.out.csv bomb.csv.gz"
+head -n 1 baseline.csv | cmp -s - bomb.out.csv && ok || bad "bomb: not the header alone"
+
+# compressed capture output: by the name's extension or --compress, the same bytes as the plain
+# capture under gzip or zstd, read back by every tool
+expect_status 0 "$C" -q -f -o out.mscap.zst baseline.csv
+zstd -q -d -c out.mscap.zst | cmp -s - plain.mscap && ok || bad "out.mscap.zst is not plain.mscap under zstd"
+expect_status 0 "$C" -q -f -o out.mscap.gz baseline.csv
+gzip -d -c out.mscap.gz | cmp -s - plain.mscap && ok || bad "out.mscap.gz is not plain.mscap under gzip"
+expect_status 0 "$C" -q -f --compress zstd -o out.zcap baseline.csv
+zstd -q -d -c out.zcap | cmp -s - plain.mscap && ok || bad "--compress zstd"
+expect_status 0 "$C" -q -f --compress gzip -o out.gcap.gz baseline.csv
+gzip -t out.gcap.gz && ok || bad "--compress gzip: not gzip"
+expect_status 0 "$C" -q -f -t csv -o out.back.csv out.mscap.zst
+expect_same out.back.csv baseline.csv
+# (the report names its input: the same name in two folders)
+mkdir -p lz lp
+cp out.mscap.gz lz/run.mscap
+cp plain.mscap lp/run.mscap
+expect_status 0 sh -c "cd lz && '$L' -q -o ../out.leaks.txt run.mscap"
+expect_status 0 sh -c "cd lp && '$L' -q -o ../plain.leaks.txt run.mscap"
+expect_same out.leaks.txt plain.leaks.txt
+# the default output name drops the input's .gz/.zst and adds --compress's
+cp b.csv.gz dflt.csv.gz
+expect_status 0 "$C" -q --compress zstd dflt.csv.gz
+[ -f dflt.mscap.zst ] && ok || bad "default output of dflt.csv.gz with --compress zstd: $(ls dflt*)"
+expect_status 0 "$C" -f -o - --compress gzip baseline.csv
+gzip -d -c "$WORK/out" | cmp -s - plain.mscap && ok || bad "--compress gzip to standard output"
+grep -q '14.2 KiB -> [0-9.]* [KMG]*i*B (dump-csv, current layout, gzip output)$' "$WORK/err" && ok || bad "summary: $(cat "$WORK/err")"
+# a kind that contradicts the name is a usage error; so is an unknown kind
+expect_status 2 "$C" -f --compress gzip -o x.mscap.zst baseline.csv
+expect_err_line '^memscope-convert: --compress gzip contradicts the output name x.mscap.zst$'
+expect_absent x.mscap.zst
+expect_status 2 "$C" -f --compress xz -o x.mscap baseline.csv
+expect_err_line "^memscope-convert: --compress: expected gzip or zstd, got 'xz'\$"
+
+# progress on stderr when it is a terminal (script(1) gives the tool one), never into a file or
+# with -q: a dump big enough for more than one chunk
+{ cat baseline.csv; for i in $(seq 40); do tail -n +2 baseline.csv; done; } >big.csv
+if command -v script >/dev/null; then
+	script -qec "'$C' -f -t csv -o big.out.csv big.csv" /dev/null </dev/null >tty.log 2>&1
+	grep -aq "$(printf '\r')memscope-convert: big.csv [0-9.]* KiB of [0-9.]* KiB" tty.log && ok ||
+		bad "no progress line on a terminal: $(od -c tty.log | head -5)"
+	script -qec "'$L' -o big.leaks.txt -f big.csv big.csv" /dev/null </dev/null >tty2.log 2>&1
+	grep -aq "memscope-leaks: \[1/2\] big.csv [0-9.]* KiB of [0-9.]* KiB" tty2.log && ok ||
+		bad "no progress line of memscope-leaks on a terminal: $(od -c tty2.log | head -5)"
+	script -qec "'$D' -f -o big.db big.csv" /dev/null </dev/null >tty3.log 2>&1
+	grep -aq "memscope-db: big.csv [0-9.]* KiB of [0-9.]* KiB" tty3.log && ok ||
+		bad "no progress line of memscope-db on a terminal: $(od -c tty3.log | head -5)"
+	script -qec "'$C' -q -f -t csv -o big.out.csv big.csv" /dev/null </dev/null >tty4.log 2>&1
+	grep -aq 'KiB of' tty4.log && bad "progress with -q: $(od -c tty4.log | head -5)" || ok
+fi
+expect_status 0 "$C" -f -t csv -o big.out.csv big.csv
+grep -q "$(printf '\r')\|KiB of" "$WORK/err" && bad "progress into a file: $(cat "$WORK/err")" || ok
+expect_err_line '^memscope-convert: big.csv -> big.out.csv: '
 
 # usage errors
 expect_status 2 "$C"

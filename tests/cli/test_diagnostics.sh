@@ -77,14 +77,14 @@ fi
 		echo "$i,MALLOC,PTA,N/A,$i,1,1,0,0x$i,\"{size:9223372036854775807,total:1,used:1}\",,"
 	done
 } >huge.csv
-OVER='more than 18446744073709551614 bytes \(the total overflowed\)'
+OVER='more than 16.0 EiB \(the total overflowed\)'
 expect_status 0 "$BIN/memscope-export" --format folded -o /dev/null huge.csv
 expect_err_line "^memscope-export: allocated: 1 paths, $OVER$"
 expect_status 0 "$BIN/memscope-export" -q --format svg -o huge.svg huge.csv
 grep -q 'allocated bytes (total: more than 18,446,744,073,709,551,614 bytes: the total overflowed)' huge.svg && ok || bad "svg title: no overflow"
 expect_status 0 "$BIN/memscope-leaks" -o huge.txt huge.csv
-grep -Eq "^memscope-leaks: .* 3 unreleased at exit \\($OVER\\), from 3 events$" "$WORK/err" && ok || bad "leaks summary: no overflow: $(cat "$WORK/err")"
-grep -Eq "^summary: .*unreleased at exit 3 \($OVER\);" huge.txt && grep -q '^#1 .* Mb(s) (the total overflowed) in 3 allocation(s)' huge.txt && ok || bad "leaks text: no overflow"
+grep -Eq "^memscope-leaks: .* 3 unreleased at exit \\(PTA $OVER\\), from 3 events$" "$WORK/err" && ok || bad "leaks summary: no overflow: $(cat "$WORK/err")"
+grep -Eq "^summary: .*unreleased at exit 3 \(PTA $OVER\);" huge.txt && grep -Eq "^#1 PTA $OVER in 3 blocks$" huge.txt && ok || bad "leaks text: no overflow"
 expect_status 0 "$BIN/memscope-leaks" -q --format json -o huge.json huge.csv
 expect_status 0 python3 -c 'import json, sys
 e = json.load(open(sys.argv[1]))["summary"]["exit"]
@@ -109,6 +109,6 @@ sys.exit(0 if d["bytes_overflowed"] is True and d["types"]["early_allocation"]["
 } >big_op.csv
 printf '%s\n1,OP_LAUNCH,ATEN_START,op0,10,1,1,0,N/A,,,\n2,OP_LAUNCH,ATEN_END,op0,50,1,1,0,N/A,,,\n3,OP_LAUNCH,ATEN_START,op1,110,1,1,0,N/A,,,\n4,OP_LAUNCH,ATEN_END,op1,150,1,1,0,N/A,,,\n' "$HDR" >no_op.csv
 expect_status 0 "$BIN/memscope-compare" -o cmp.csv --input no_op.csv,big_op.csv
-grep -q '^memscope-compare: 2 rows, total diff more than +9223372036854775806 bytes (the total overflowed) -> cmp.csv$' "$WORK/err" && ok || bad "compare: no overflow: $(cat "$WORK/err")"
+grep -q '^memscope-compare: 2 rows, total diff more than +8.00 EiB (the total overflowed) -> cmp.csv$' "$WORK/err" && ok || bad "compare: no overflow: $(cat "$WORK/err")"
 
 finish

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Golden CLI cases of memscope-export: valid speedscope and folded files whose weights sum to the
-# metric's independent total, paths by stack and owner, and bad input. Args: BIN_DIR SRC_DIR
+# metric's independent total, paths by stack, owner and op, the pools counted, one root frame per
+# input, C frames, SVG labels, the format from -o's name, and bad input. Args: BIN_DIR SRC_DIR
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
@@ -8,32 +9,57 @@ E="$BIN/memscope-export"
 TOOL=$E
 CHECK_SS="$SRC/tests/cli/check_speedscope.py"
 CHECK_FOLDED="$SRC/tests/cli/check_folded.py"
+CHECK_SVG="python3 $SRC/tests/cli/check_svg.py"
+HARNESS="$SRC/tests/cli/svg_harness.html"
 cd "$WORK" || exit 1
 cp "$SRC"/testdata/baseline.csv "$SRC"/testdata/leaks.csv "$SRC"/testdata/db/hostile.csv .
 
 # the stand-alone validators (tests/cli/check_*.py) accept every format and metric; weights sum to the totals an
-# independent reading of the CSV gives (export_oracle.py) and that memscope-leaks reports
+# independent reading of the CSV gives (export_oracle.py) and that memscope-leaks reports, of the
+# pools counted: by default the framework pools (PTA here: HAL holds their blocks), or all
 for f in baseline leaks; do
-	set -- $(python3 "$SRC/tests/cli/export_oracle.py" $f.csv)
-	want_allocated=$2 want_count=$4 want_peak=$6
-	"$BIN/memscope-leaks" -q --kinds exit --format csv $f.csv >leaks.out
-	want_leaked=$(python3 -c 'import csv, sys
-print(sum(int(r["size"]) for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "exit"))' leaks.out)
-	for m in allocated peak leaked count; do
-		expect_status 0 "$E" -q --format folded --metric $m -o $f.$m.folded $f.csv
-		eval want=\$want_$m
-		expect_status 0 python3 "$CHECK_FOLDED" $f.$m.folded "$want"
-	done
-	expect_status 0 "$E" -q --metric allocated,peak,leaked,count -o $f.json $f.csv
-	expect_status 0 python3 "$CHECK_SS" $f.json
-	expect_status 0 python3 -c 'import json, sys
+	for pools in default all; do
+		popt=
+		[ $pools = all ] && popt="--pool all"
+		set -- $(python3 "$SRC/tests/cli/export_oracle.py" $popt $f.csv)
+		want_allocated=$2 want_count=$4 want_peak=$6 want_pools=$8
+		"$BIN/memscope-leaks" -q --pool all --kinds exit --format csv $f.csv >leaks.out
+		want_leaked=$(python3 -c 'import csv, sys
+print(sum(int(r["size"]) for r in csv.DictReader(open(sys.argv[1]))
+          if r["kind"] == "exit" and r["pool"] in sys.argv[2].split(",")))' leaks.out "$want_pools")
+		for m in allocated peak leaked count; do
+			expect_status 0 "$E" -q $popt --format folded --metric $m -o $f.$m.$pools.folded $f.csv
+			eval want=\$want_$m
+			expect_status 0 python3 "$CHECK_FOLDED" $f.$m.$pools.folded "$want"
+		done
+		expect_status 0 "$E" -q $popt --metric allocated,peak,leaked,count -o $f.$pools.json $f.csv
+		expect_status 0 python3 "$CHECK_SS" $f.$pools.json
+		expect_status 0 python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); want = [int(x) for x in sys.argv[2:]]
 got = [sum(p["weights"]) for p in d["profiles"]]
 ends = [p["endValue"] for p in d["profiles"]]
 units = [p["unit"] for p in d["profiles"]]
 sys.exit(0 if got == want and ends == want and units == ["bytes"] * 3 + ["none"] else 1)' \
-		$f.json "$want_allocated" "$want_peak" "$want_leaked" "$want_count"
+			$f.$pools.json "$want_allocated" "$want_peak" "$want_leaked" "$want_count"
+	done
+	cp $f.default.json $f.json
+	for m in allocated peak leaked count; do cp $f.$m.default.folded $f.$m.folded; done
 done
+# the default counts PTA alone: 32.0 MiB of baseline.csv, not the 74.7 MiB of PTA and the HAL
+# memory that holds it; the summary says which pools
+expect_status 0 "$E" --format folded -o /dev/null baseline.csv
+grep -qx 'memscope-export: pools counted: PTA (HAL left out: its memory holds their blocks; --pool all counts both)' "$WORK/err" &&
+	grep -qx 'memscope-export: allocated: 7 paths, 32.0 MiB' "$WORK/err" && ok ||
+	bad "baseline.csv default pools: $(cat "$WORK/err")"
+# asked for, HAL beside PTA is counted, and said to be counted twice (whatever -q); HAL alone is not
+expect_status 0 "$E" -q --pool all --format folded -o /dev/null baseline.csv
+grep -qx "memscope-export: HAL memory holds the PTA pool's blocks: counted twice (--pool)" \
+	"$WORK/err" && ok || bad "--pool all: no note: $(cat "$WORK/err")"
+expect_status 0 "$E" -q --pool hal,pta,atb --format svg -o nested.svg baseline.csv
+grep -q "; pools PTA, HAL (HAL memory holds the PTA pool's blocks: counted twice)<" nested.svg &&
+	ok || bad "nested.svg: the subtitle does not say it"
+expect_status 0 "$E" -q --pool hal --format folded -o /dev/null baseline.csv
+grep -q 'counted twice' "$WORK/err" && bad "--pool hal: $(cat "$WORK/err")" || ok
 # the peak profile names its moment
 expect_status 0 python3 -c 'import json, sys
 n = json.load(open(sys.argv[1]))["profiles"][1]["name"]
@@ -51,24 +77,88 @@ sys.exit(0 if n == "peak live bytes: PTA on device 0 of process 7 (input 0) at 1
 printf '%s\n' 'e.py(5): E 250' >peak_hal.expected
 expect_out peak_hal.expected --format folded --metric peak --pool hal peak.csv
 
-# paths: the Python stack then the C stack, root first; owner levels; a placeholder without either
+# several inputs: one root frame each, named by the shortest ending of their names no other input
+# has; each input's own default pools (hal.csv has HAL alone: counted); --merge adds them up,
+# the default pools those of the inputs together (PTA: HAL is left out)
+grep -v ',PTA,' peak.csv >hal.csv
+mkdir -p a b
+cp peak.csv a/x.csv
+cp peak.csv b/x.csv
+cat >roots.expected <<'X'
+hal.csv;e.py(5): E 250
+peak.csv;b.py(2): B 200
+peak.csv;a.py(1): A 100
+peak.csv;c.py(3): C 50
+peak.csv;d.py(4): D 10
+X
+expect_out roots.expected --format folded peak.csv hal.csv
+printf '%s\n' 'b.py(2): B 200' 'a.py(1): A 100' 'c.py(3): C 50' 'd.py(4): D 10' >merged.expected
+expect_out merged.expected --format folded --merge peak.csv hal.csv
+expect_out merged.expected --format folded --merge peak.csv ./hal.csv
+printf 'a/x.csv;b.py(2): B 200\nb/x.csv;b.py(2): B 200\n' >samename.expected
+expect_status 0 "$E" -q --format folded a/x.csv b/x.csv
+head -2 "$WORK/out" | sort | cmp -s - samename.expected && ok || bad "a/x.csv b/x.csv: $(cat "$WORK/out")"
+cp peak.csv x.csv
+expect_status 0 "$E" -q --format folded "$WORK/a/x.csv" x.csv peak.csv peak.csv - <hal.csv
+cut -d';' -f1 "$WORK/out" | sort -u >roots.got
+printf '%s\n' 'a/x.csv' 'peak.csv (input 2)' 'peak.csv (input 3)' 'standard input' 'x.csv' >roots.want
+expect_same roots.got roots.want
+# the peak of several inputs is the highest of one input; count and allocated add up per root
+expect_status 0 "$E" -q --format folded --metric peak -o peak2.folded peak.csv hal.csv
+expect_status 0 python3 "$CHECK_FOLDED" peak2.folded 300
+
+# paths: the Python stack then the C stack (its frames without offsets and addresses), root first;
+# owner levels; a placeholder without either; PTA alone by default
 cat >hostile.folded.expected <<'X'
-[HAL, no stack] 4096
-b.py(2): g;a.py(1): f;libx.so(+0x1) [0x7f] 512
+b.py(2): g;a.py(1): f;libx.so+0x1 512
 [PTA, no stack] 384
 X
 expect_out hostile.folded.expected --format folded hostile.csv
 printf '%s\n' '[HAL, no stack] 4096' 'b.py(2): g;a.py(1): f 512' '[PTA, no stack] 384' >py.expected
-expect_out py.expected --format folded --stack python hostile.csv
-printf '%s\n' 'libx.so(+0x1) [0x7f] 512' '[PTA, no stack] 384' >c.expected
+expect_out py.expected --format folded --stack python --pool all hostile.csv
+printf '%s\n' 'libx.so+0x1 512' '[PTA, no stack] 384' >c.expected
 expect_out c.expected --format folded --stack c --pool pta hostile.csv
 printf '%s\n' '[HAL, no owner] 4096' 'PTA;model;weight 512' '[PTA, no owner] 384' >owner.expected
-expect_out owner.expected --format folded --group-by owner hostile.csv
+expect_out owner.expected --format folded --group-by owner --pool hal,pta hostile.csv
 # speedscope splits Python frames into name, file and line
 expect_status 0 "$E" -q -o h.json hostile.csv
 expect_status 0 python3 -c 'import json, sys
 fr = json.load(open(sys.argv[1]))["shared"]["frames"]
-sys.exit(0 if {"name": "f", "file": "a.py", "line": 1} in fr and {"name": "libx.so(+0x1) [0x7f]"} in fr else 1)' h.json
+sys.exit(0 if {"name": "f", "file": "a.py", "line": 1} in fr and {"name": "libx.so+0x1"} in fr else 1)' h.json
+
+# C frames are backtrace lines: demangled, the path, offset and address dropped, the module kept,
+# so one function merges across call sites (its weights add); text that is no such line is kept
+python3 - cframes.csv <<'X'
+import sys
+h = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)"
+rows, i = [h], 0
+def row(size, c):
+    global i
+    i += 1
+    c = c.replace('"', '""')
+    rows.append(f'{i},MALLOC,PTA,N/A,{1000 + i},7,7,0,{hex(i)},"{{allocation_id:{i},addr:{hex(i)},size:{size}}}",,"{c}"')
+# 1000 call sites of one function under one caller: one path
+for k in range(1000):
+    row(2, f"/usr/lib/libtorch_npu.so(_ZN7c10_npu3fooEv+0x{k:x}) [0x7f3a9f44{k:04x}]\n"
+           f"/usr/lib/libtorch_npu.so(_ZN7c10_npu4mainEv+0x1{k % 7}) [0x7f3a9f45{k:04x}]")
+row(64, "libx.so(_Zgarbage_not_mangled+0x10) [0x1]")          # not demangled: kept as is
+row(32, "libx.so(" + "_ZN1a" * 4000 + "+0x10) [0x2]")        # too long to demangle: kept
+row(16, "python(PyEval_EvalFrame+0x5a) [0x55]\n(+0x1) [0x2]\nno parens at all")
+row(8, "b(x) [y]\n" + "x" * 100000)                          # not backtrace lines: kept
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+X
+expect_status 0 "$E" -q --format folded -o cframes.folded cframes.csv
+expect_status 0 python3 "$CHECK_FOLDED" cframes.folded 2120
+grep -qx 'c10_npu::main() (libtorch_npu.so);c10_npu::foo() (libtorch_npu.so) 2000' cframes.folded &&
+	grep -qx '_Zgarbage_not_mangled (libx.so) 64' cframes.folded &&
+	grep -q '^_ZN1a_ZN1a.*_ZN1a (libx.so) 32$' cframes.folded &&
+	grep -qx 'no parens at all;(+0x1) \[0x2\];PyEval_EvalFrame (python) 16' cframes.folded &&
+	grep -q '^xxxxxxxxxx*;b(x) \[y\] 8$' cframes.folded &&
+	[ "$(wc -l <cframes.folded)" -eq 5 ] && ok || bad "cframes.folded: $(cut -c1-200 cframes.folded)"
+expect_status 0 "$E" -q -o cframes.json cframes.csv
+expect_status 0 python3 "$CHECK_SS" cframes.json
+expect_status 0 "$E" -q --format svg -o cframes.svg cframes.csv
+expect_status 0 $CHECK_SVG cframes.svg cframes.folded bytes
 # frames that would break a folded line: ';', a trailing " <digits>", blanks, invalid UTF-8
 python3 -c 'import sys
 open(sys.argv[1], "wb").write(b"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n"
@@ -79,6 +169,36 @@ grep -q '^a:b;f_12 64$' frames.folded && ok || bad "frames.folded: $(cat frames.
 expect_status 0 "$E" -q --format folded -o frames2.folded frames.csv
 expect_status 0 python3 "$CHECK_FOLDED" frames2.folded 64
 grep -q '^a:b;f 12;? 64$' frames2.folded && ok || bad "frames2.folded: $(cat frames2.folded)"
+
+# grouping by stack a dump without stacks or owner tags falls back to op, said in one line (and
+# in the SVG's subtitle, below); it reads the input once: standard input works
+expect_status 0 "$E" --format folded -o nostack.folded baseline.csv
+grep -c 'grouped by op' "$WORK/err" | grep -qx 1 &&
+	grep -qx 'memscope-export: no MALLOC has a call stack or owner tag: grouped by op' "$WORK/err" &&
+	ok || bad "baseline.csv: no fallback note: $(cat "$WORK/err")"
+"$E" -q --format folded --group-by op -o byop.folded baseline.csv
+expect_same nostack.folded byop.folded
+expect_status 0 "$E" -q --format folded - <baseline.csv
+expect_same "$WORK/out" byop.folded
+expect_status 0 "$E" -q --metric allocated,peak,leaked,count -o nostack.json baseline.csv
+"$E" -q --group-by op --metric allocated,peak,leaked,count -o byop.json baseline.csv
+expect_same nostack.json byop.json
+# no op rows either: the placeholder stays, no note
+grep -v OP_LAUNCH baseline.csv >noops.csv
+expect_status 0 "$E" -q --format folded noops.csv
+[ "$(cat "$WORK/out")" = '[PTA, no stack] 33571840' ] && [ ! -s "$WORK/err" ] && ok ||
+	bad "noops.csv: $(cat "$WORK/out" "$WORK/err")"
+# one MALLOC with a stack, after the others: grouped by stack
+python3 - late.csv <<'X'
+import sys
+rows = open("baseline.csv").read().splitlines()
+last = max(i for i, r in enumerate(rows) if ",MALLOC,PTA," in r)
+rows[last] = rows[last][:-2] + ',"late.py(9): g",'
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+X
+expect_status 0 "$E" --format folded late.csv
+grep -q '^late.py(9): g ' "$WORK/out" && grep -q '^\[PTA, no stack\] ' "$WORK/out" &&
+	! grep -q 'grouped by op' "$WORK/err" && ok || bad "late.csv: $(cat "$WORK/out" "$WORK/err")"
 
 # grouped by op: the ops open on the MALLOC's thread when it ran, outermost first, whatever
 # order the rows come in (ops.csv is derived in testdata/README.txt); the same paths as an
@@ -114,12 +234,22 @@ sort deep.expected | cmp -s - deep.want && ok || bad "deep.csv: the replay diffe
 expect_status 0 "$E" --format folded --group-by op -o deep.folded deep.csv
 grep -qx 'memscope-export: op rows that made no frame: 1 ends with no open op of their name, 69 ops without an end of their own, 6 ops past 64 open on their thread' "$WORK/err" &&
 	ok || bad "deep.csv: op rows not reported: $(cat "$WORK/err")"
-# several inputs are apart: an op of one is not open in another
-expect_status 0 "$E" -q --format folded --group-by op -o ops2.folded ops.csv ops.csv
-python3 -c 'import sys
+# several inputs are apart: an op of one is not open in another; added up with --merge, each under
+# its root frame without
+expect_status 0 "$E" -q --format folded --group-by op --merge -o ops2.folded ops.csv ops.csv
+expect_status 0 python3 -c 'import sys
 a = dict(l.rsplit(" ", 1) for l in open(sys.argv[1]).read().splitlines())
 b = dict(l.rsplit(" ", 1) for l in open(sys.argv[2]).read().splitlines())
 sys.exit(0 if a.keys() == b.keys() and all(int(b[k]) == 2 * int(a[k]) for k in a) else 1)' ops.op.got ops2.folded
+expect_status 0 "$E" -q --format folded --group-by op -o ops3.folded ops.csv ./ops.csv
+expect_status 0 python3 -c 'import sys
+a = sorted(l for l in open(sys.argv[1]).read().splitlines())
+b = sorted(l.split(";", 1)[1] for l in open(sys.argv[2]).read().splitlines() if l.startswith(sys.argv[3]))
+sys.exit(0 if a == b else 1)' ops.op.got ops3.folded './ops.csv;'
+# one input of several without op rows does not make the others fall back to op
+expect_status 0 "$E" -q --format folded -o mixed.folded peak.csv baseline.csv
+grep -q '^peak.csv;b.py(2): B 200$' mixed.folded && grep -q '^baseline.csv;\[PTA, no stack\] ' mixed.folded &&
+	ok || bad "mixed.folded: $(cat mixed.folded)"
 expect_status 0 "$E" -q --group-by op --metric allocated,peak,leaked,count -o ops.json baseline.csv
 expect_status 0 python3 "$CHECK_SS" ops.json
 expect_status 0 python3 -c 'import json, sys
@@ -130,8 +260,6 @@ sys.exit(0 if tot(a) == tot(b) else 1)' ops.json baseline.json
 # svg: the flame graph of each metric has the frames, widths, tooltips and labels the folded
 # stacks of the same metric make (check_svg.py); its script, run by headless Chromium, shows a
 # frame's tooltip on hover, zooms on a click, searches and resets (tests/cli/svg_harness.html)
-CHECK_SVG="python3 $SRC/tests/cli/check_svg.py"
-HARNESS="$SRC/tests/cli/svg_harness.html"
 for m in allocated peak leaked count; do
 	expect_status 0 "$E" -q --format svg --metric $m -o baseline.$m.svg baseline.csv
 	unit=bytes
@@ -139,15 +267,39 @@ for m in allocated peak leaked count; do
 	expect_status 0 $CHECK_SVG baseline.$m.svg baseline.$m.folded $unit
 done
 expect_status 0 $CHECK_SVG baseline.allocated.svg baseline.allocated.folded bytes "$HARNESS" \
-	'[HAL, no stack]' 'PTA'
+	'torch._ops.aten.mse_loss.default' 'aten.m'
 "$E" -q --format folded --group-by op -o ops.folded ops.csv
 expect_status 0 "$E" -q --format svg --group-by op -o ops.svg ops.csv
 expect_status 0 $CHECK_SVG ops.svg ops.folded bytes "$HARNESS" 'aten.linear' '^a'
 grep -q '>peak live bytes: PTA on device 0 of process 7 (input 0) at 1002 ns, 300 bytes live<' \
 	"$(expect_status 0 "$E" -q --format svg --metric peak -o peak.svg peak.csv; echo peak.svg)" &&
 	ok || bad "peak.svg: no peak title"
-grep -q '<title>all (78,330,548 bytes, 100.00%)</title>' baseline.allocated.svg && ok ||
+grep -q '<title>all (33,571,840 bytes, 100.00%)</title>' baseline.allocated.svg && ok ||
 	bad "baseline.allocated.svg: root tooltip"
+grep -q '>baseline.csv; by op (no call stacks); pools PTA<' baseline.allocated.svg && ok ||
+	bad "baseline.allocated.svg: the subtitle does not say by op"
+# a label too long for its frame keeps its start and its end, the middle elided (a C frame's
+# arguments and module go first): siblings that differ at the end stay apart, the start they
+# share left out
+python3 - labels.csv <<'X'
+import sys
+h = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)"
+rows = [h]
+for i, (name, size) in enumerate([("main.py(1): big", 50000), ("torch._ops.aten.addmm.default", 10000),
+                                  ("torch._ops.aten.addcmul.default", 10000), ("torch/nn/modules/module.py(1501): _call_impl", 12000)]):
+    rows.append(f'{i + 1},MALLOC,PTA,N/A,{i + 1},7,7,0,{hex(i + 1)},"{{allocation_id:{i + 1},addr:{hex(i + 1)},size:{size}}}","{name}",')
+for i, (sym, size) in enumerate([("_ZN7c10_npu19NPUCachingAllocator6mallocEPPvim", 12000),
+                                 ("_ZN2at6native9empty_npuEN3c108ArrayRefIlEE", 20000)]):
+    rows.append(f'{i + 5},MALLOC,PTA,N/A,{i + 5},7,7,0,{hex(i + 5)},"{{allocation_id:{i + 5},addr:{hex(i + 5)},size:{size}}}",,"/lib/libtorch_npu.so({sym}+0x1f) [0x7f01]"')
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+X
+expect_status 0 "$E" -q --format svg -o labels.svg labels.csv
+"$E" -q --format folded -o labels.folded labels.csv
+expect_status 0 $CHECK_SVG labels.svg labels.folded bytes "$HARNESS" 'torch._ops.aten.addmm.default' 'addc'
+grep -q '>…ddmm\.default<' labels.svg && grep -q '>…cmul\.default<' labels.svg &&
+	grep -q '>torc… _call_impl<' labels.svg && grep -q '>c10_npu:…:malloc<' labels.svg &&
+	grep -q '>at::native::empty_npu<' labels.svg && ok ||
+	bad "labels.svg: $(grep -o '<text x[^<]*</text>' labels.svg)"
 # names that are markup or not UTF-8 stay well-formed XML
 printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)' \
 	'1,MALLOC,PTA,N/A,1000,7,7,0,0x1000,"{allocation_id:1,addr:0x1000,size:64}","<a&b> ""q"" ]]>",' >markup.csv
@@ -183,34 +335,53 @@ head -1 baseline.csv >empty.csv
 expect_status 0 "$E" -q --format svg -o empty.svg empty.csv
 grep -q '<title>all (0 bytes, 100.00%)</title>' empty.svg && ok || bad "empty.svg: no root"
 
-# several inputs add up
-expect_status 0 "$E" -q --format folded --metric count -o both.folded baseline.csv leaks.csv
-expect_status 0 python3 "$CHECK_FOLDED" both.folded 48
+# several inputs add up, each under its root frame (speedscope and svg the same way), or merged
+for m in allocated count; do
+	total=$(($(python3 "$SRC/tests/cli/export_oracle.py" baseline.csv | tr ' ' '\n' | grep -A1 "^$m$" | tail -1) +
+		$(python3 "$SRC/tests/cli/export_oracle.py" leaks.csv | tr ' ' '\n' | grep -A1 "^$m$" | tail -1)))
+	expect_status 0 "$E" -q --format folded --metric $m -o both.$m.folded baseline.csv leaks.csv
+	expect_status 0 python3 "$CHECK_FOLDED" both.$m.folded $total
+	expect_status 0 "$E" -q --format folded --metric $m --merge -o merged.$m.folded baseline.csv leaks.csv
+	expect_status 0 python3 "$CHECK_FOLDED" merged.$m.folded $total
+done
+[ "$(cut -d';' -f1 both.allocated.folded | sort -u | tr '\n' ' ')" = "baseline.csv leaks.csv " ] &&
+	! grep -q '^baseline.csv;\|^leaks.csv;' merged.allocated.folded && ok ||
+	bad "both.allocated.folded: the roots are not the inputs"
+expect_status 0 "$E" -q --format svg -o both.svg baseline.csv leaks.csv
+expect_status 0 $CHECK_SVG both.svg both.allocated.folded bytes "$HARNESS" 'leaks.csv' 'mse'
+expect_status 0 "$E" -q --metric allocated,count -o both.json baseline.csv leaks.csv
+expect_status 0 python3 "$CHECK_SS" both.json
+expect_status 0 python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+names = [f["name"] for f in d["shared"]["frames"]]
+roots = {names[s[0]] for p in d["profiles"] for s in p["samples"]}
+sys.exit(0 if roots == {"baseline.csv", "leaks.csv"} and d["name"] == "baseline.csv and 1 more" else 1)' both.json
 
 # chrome-trace: live bytes per process, device and pool over time (peak.csv's are derived in
-# testdata/README.txt), the pools' used/reserved attrs, op slices; valid for trace viewers
-expect_status 0 "$E" -q --format chrome-trace -o peak.trace.json peak.csv
+# testdata/README.txt), the pools' used/reserved attrs, op slices; valid for trace viewers (every
+# pool and every sample here: the default pools and samples are tests/cli/test_timeline.sh's)
+expect_status 0 "$E" -q --format chrome-trace --pool all --resolution 0 -o peak.trace.json peak.csv
 expect_status 0 python3 "$SRC/tests/cli/check_chrome_trace.py" peak.trace.json
 expect_status 0 python3 -c 'import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 s = lambda n: [e["args"]["bytes"] for e in ev if e.get("name") == n]
 sys.exit(0 if s("PTA device 0 live") == [100, 300, 200, 250, 50, 60] and s("HAL device 0 live") == [250, 0] and [e["ts"] for e in ev if e.get("name") == "PTA device 0 live"][:2] == [1.001, 1.002] else 1)' peak.trace.json
-expect_status 0 "$E" -q --format chrome-trace -o baseline.trace.json baseline.csv
+expect_status 0 "$E" -q --format chrome-trace --pool all --resolution 0 -o baseline.trace.json baseline.csv
 expect_status 0 python3 "$SRC/tests/cli/check_chrome_trace.py" baseline.trace.json
 expect_status 0 python3 -c 'import csv, json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 used = sum(1 for r in rows if r["Event"] in ("MALLOC", "FREE") and ",used:" in r["Attr"])
 starts = sum(1 for r in rows if r["Event Type"] in ("ATEN_START", "ATB_START"))
-got_used = sum(1 for e in ev if e.get("ph") == "C" and "used" in e["args"])
-got_b = sum(1 for e in ev if e.get("ph") == "B")
+got_used = sum(1 for e in ev if e.get("ph") == "C" and e["name"].endswith(" used"))
+got_b = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "op")
 sys.exit(0 if used and got_used == used and got_b == starts else 1)' baseline.trace.json baseline.csv
 
 # usage and bad input
 expect_status 2 "$E" --format svg --metric peak,leaked baseline.csv
 expect_err_line 'svg holds one metric, 2 given'
 expect_status 2 "$E" --format png baseline.csv
-expect_err_line "expected speedscope, folded, svg or chrome-trace, got 'png'"
+expect_err_line "expected speedscope, folded, svg, chrome-trace or html, got 'png'"
 expect_status 2 "$E" --format folded --metric allocated,count baseline.csv
 expect_err_line 'folded holds one metric, 2 given'
 expect_status 2 "$E" --metric bytes baseline.csv
@@ -231,4 +402,51 @@ expect_err_line '^memscope-export: bad.csv:9: invalid Timestamp "17647530844x"$'
 expect_absent bad.json
 expect_status 4 "$E" -o x.json missing.csv
 expect_absent x.json
+
+# the format from -o's name when --format is not given: .svg, .folded and .txt, .json
+# (speedscope), .trace.json (Chrome trace), any case; another name or standard output: speedscope
+for case in 'g.svg:<?xml' 'g.SVG:<?xml' 'g.folded:torch.' 'g.txt:torch.' 'g.json:{"$schema"' \
+	'g.speedscope.json:{"$schema"' 'g.trace.json:{"displayTimeUnit"' 'g.out:{"$schema"' 'g:{"$schema"'; do
+	name=${case%%:*} start=${case#*:}
+	expect_status 0 "$E" -q -o $name baseline.csv
+	[ "$(head -c ${#start} $name)" = "$start" ] && ok || bad "-o $name: $(head -c 40 $name)"
+done
+expect_status 0 "$E" -q baseline.csv
+[ "$(head -c 10 "$WORK/out")" = '{"$schema"' ] && ok || bad "stdout is not speedscope"
+# a --format the name contradicts is refused; one the name can hold is not
+expect_status 2 "$E" --format speedscope -o c.svg baseline.csv
+expect_err_line '^memscope-export: --format speedscope contradicts -o c.svg \(svg\)$'
+expect_absent c.svg
+expect_status 2 "$E" --format folded -o c.json baseline.csv
+expect_err_line '^memscope-export: --format folded contradicts -o c.json \(speedscope\)$'
+expect_status 2 "$E" --format speedscope -o c.trace.json baseline.csv
+expect_err_line 'contradicts -o c.trace.json \(chrome-trace\)$'
+expect_status 0 "$E" -q --format chrome-trace -o c.json baseline.csv
+expect_status 0 python3 "$SRC/tests/cli/check_chrome_trace.py" c.json
+expect_status 0 "$E" -q --format svg -o c.data baseline.csv
+# the format from the name takes the checks --format takes
+expect_status 2 "$E" --metric allocated,count -o c.svg baseline.csv
+expect_err_line 'svg holds one metric, 2 given'
+expect_status 2 "$E" --metric peak -o c.trace.json baseline.csv
+expect_err_line '^memscope-export: --metric does nothing for --format chrome-trace$'
+
+# an option that does nothing for the output asked for is refused, one line naming both
+expect_status 2 "$E" --format chrome-trace --metric peak --group-by op baseline.csv
+expect_err_line '^memscope-export: --metric does nothing for --format chrome-trace$'
+expect_status 2 "$E" --format chrome-trace --group-by op baseline.csv
+expect_err_line '^memscope-export: --group-by does nothing for --format chrome-trace$'
+expect_status 2 "$E" --format chrome-trace --stack c baseline.csv
+expect_err_line '^memscope-export: --stack does nothing for --format chrome-trace$'
+expect_status 2 "$E" --format chrome-trace --merge baseline.csv leaks.csv
+expect_err_line '^memscope-export: --merge does nothing for --format chrome-trace$'
+expect_status 2 "$E" --group-by op --stack c baseline.csv
+expect_err_line '^memscope-export: --stack does nothing for --group-by op$'
+expect_status 2 "$E" --group-by owner --stack python baseline.csv
+expect_err_line '^memscope-export: --stack does nothing for --group-by owner$'
+for opt in '--step 1' '--from 1' '--to 1' '--resolution 1ms'; do
+	expect_status 2 "$E" --format svg $opt baseline.csv
+	expect_err_line "^memscope-export: ${opt%% *} does nothing for --format svg$"
+done
+# --merge with one input, and --stack with --group-by stack, are fine
+expect_status 0 "$E" -q --merge --stack python --format folded baseline.csv
 finish

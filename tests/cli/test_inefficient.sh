@@ -43,7 +43,7 @@ expect_flagged "100:3:late_deallocation 100:2:early_allocation;late_deallocation
 # --top: the ranking is cut, the summary still counts every block
 expect_status 0 "$I" -q --idle-threshold 3 --top 2 rules.csv
 if [ "$(grep -c '^#' "$WORK/out")" -eq 2 ] && grep -q '^(3 more block(s) not shown)$' "$WORK/out" &&
-	grep -q '^flagged blocks  *5  *3156224$' "$WORK/out"; then ok; else bad "--top 2"; fi
+	grep -q '^flagged blocks  *5  *3.01 MiB$' "$WORK/out"; then ok; else bad "--top 2"; fi
 expect_flagged "100:3:late_deallocation" --idle-threshold 3 --top 1 rules.csv
 expect_status 2 "$I" --top -1 rules.csv
 
@@ -178,4 +178,9 @@ head -c 3000 rules.csv >"$WORK/cut.csv"
 printf '9,MALLOC,PTA,N/A,1,100,100,0,0x1,"{allocation_id:9,' >>"$WORK/cut.csv"
 expect_status 3 "$I" "$WORK/cut.csv"
 expect_err_line 'cut.csv:[0-9]+: .*quoted field'
+# -o's ending gives the format when --format is not given; a contradiction is refused
+expect_status 0 "$I" -q -f -o "$WORK/by_name.csv" rules.csv
+head -1 "$WORK/by_name.csv" | grep -q '^rank,input,' && ok || bad "-o x.csv: not CSV: $(head -1 "$WORK/by_name.csv")"
+expect_status 2 "$I" -q -f --format text -o "$WORK/by_name.json" rules.csv
+expect_err_line '^memscope-inefficient: --format text contradicts -o .*/by_name.json \(json\)$'
 finish

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Golden CLI cases of memscope-leaks: each rule's edges on hand-built dumps, the report formats,
-# the second pass, and bad input. Args: BIN_DIR SRC_DIR
+# Golden CLI cases of memscope-leaks: each rule's edges on hand-built dumps, the report formats
+# (the grouped text report, the reference's own lines, JSON, CSV), several inputs, the second
+# pass, and bad input. Args: BIN_DIR SRC_DIR
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
@@ -13,12 +14,30 @@ cd "$T/leaks" || exit 1
 # the end of step 3 but before it (lower ID): no leak; c freed 1 ns after it: leak; d allocated
 # between steps 2 and 3 counts to step 2; h reuses g's address; f (step 0) and a (step 1) are
 # skipped; two KERNEL_LAUNCH rows precede the leaks (kernel_2); the HAL block counts only with
-# --pool; the gap analysis; unreleased at exit grouped by owner, stack and pool
-expect_out steps_mstx.txt steps_mstx.csv
-expect_out steps_mstx_hal.txt --kinds step --pool hal,pta steps_mstx.csv
-expect_out steps_mstx_skip0.txt --kinds step --skip-steps 0 steps_mstx.csv
-expect_out steps_mstx_alive2.txt --kinds step --min-steps-alive 2 steps_mstx.csv
+# --pool; the gap analysis; unreleased at exit grouped by owner, stack and pool. *.ref are the
+# reference's own lines (--format reference), byte for byte what the text report was before it
+# grouped leaks; *.txt the grouped text report
+for f in steps_mstx steps_mstx_hal steps_mstx_skip0 steps_mstx_alive2; do
+	case $f in
+	steps_mstx) args= ;;
+	steps_mstx_hal) args="--kinds step --pool hal,pta" ;;
+	steps_mstx_skip0) args="--kinds step --skip-steps 0" ;;
+	steps_mstx_alive2) args="--kinds step --min-steps-alive 2" ;;
+	esac
+	# shellcheck disable=SC2086
+	expect_out $f.txt $args steps_mstx.csv
+	# shellcheck disable=SC2086
+	expect_out $f.ref --format reference $args steps_mstx.csv
+done
 expect_out steps_mstx_leaks.csv --format csv steps_mstx.csv
+# the text report: no "Mb(s)" (only the reference's lines have them), binary units, times in
+# seconds from the input's first row; JSON and CSV: exact bytes and ns
+expect_status 0 "$L" -q steps_mstx.csv
+if ! grep -q 'Mb(s)' "$WORK/out" && grep -q '^#1 PTA 3.50 MiB in 2 blocks, allocated in step 2$' "$WORK/out" &&
+	grep -q '^   first steps_mstx.csv:17 at 0.000023 s (process 100, device 0, 0x000012c043000000)$' "$WORK/out"; then ok; else bad "text units: $(cat "$WORK/out")"; fi
+expect_status 0 "$L" -q --format reference steps_mstx.csv
+if grep -q '^Direct Pytorch Caching memory pool leak of 3.000000 Mb(s) at 0x12c043000000 in kernel_2 at step 2\.$' "$WORK/out" && ! grep -q 'MiB' "$WORK/out"; then ok; else bad "reference units"; fi
+if grep -q '^step,steps_mstx.csv,100,0,PTA,0x000012c043000000,3145728,4,10,17,1764753080000024000,2,3,2,,,,1,$' steps_mstx_leaks.csv; then ok; else bad "csv units"; fi
 # the double free and the free without MALLOC are counted, not fatal
 expect_status 0 "$L" steps_mstx.csv
 if grep -q '^memscope-leaks: steps_mstx.csv:25: FREE with no live MALLOC .*; 2 such row(s)' "$WORK/err"; then ok; else bad "unmatched FREE not reported: $(cat "$WORK/err")"; fi
@@ -46,6 +65,21 @@ assert s["exit"]["bytes"] == sum(x["size"] for x in exit_) == 5251072
 assert sum(g["count"] for g in s["exit"]["groups"]) == len(exit_) == 4
 assert s["exit"]["groups"][1]["owner"] == "CANN@RUNTIME"
 assert s["unmatched_frees"] == 2 and s["mark"] is None
+# per pool, and a sum over HAL and the PTA blocks carved out of it flagged
+assert s["exit"]["pools"] == [{"pool": "PTA", "leaks": 3, "bytes": 3153920},
+                              {"pool": "HAL", "leaks": 1, "bytes": 2097152}], s["exit"]["pools"]
+assert s["exit"]["pools_nested"] is True and s["step"]["pools_nested"] is False
+# every finding is in one group, the groups' totals are the findings'
+g = {x["group"]: x for x in d["groups"]}
+assert sorted(g) == list(range(1, len(g) + 1)) and s["group_by"] == "stack" and s["top"] is None
+for k, x in g.items():
+    mine = [y for y in leaks if y["group"] == k]
+    assert x["count"] == len(mine) and x["bytes"] == sum(y["size"] for y in mine), x
+    assert all(y["kind"] == x["kind"] and y["pool"] == x["pool"] for y in mine), x
+    assert x["first"]["timestamp_ns"] == min(y["timestamp_ns"] for y in mine), x
+assert [x["steps"] for x in d["groups"] if x["kind"] == "exit"] == [[0, 1], [2], [2]]
+assert [x["alloc_step"] for x in exit_] == [0, 1, 2, 2]
+assert s["exit"]["groups"] == [x for x in d["groups"] if x["kind"] == "exit"]
 f = d["fluctuation"][0]
 assert (f["pool"], f["min_gap"]["step"], f["max_gap"]["step"]) == ("PTA", 2, 3)
 assert f["min_gap"]["min"] == 4194304 and f["min_gap"]["max"] == 7348224
@@ -54,27 +88,35 @@ then ok; else bad "json report of steps_mstx.csv"; fi
 
 # SYSTEM STEP rows: step n ends at STEP row n; the stray mstx "step start" row is ignored
 expect_out steps_system.txt steps_system.csv
+expect_out steps_system.ref --format reference steps_system.csv
 expect_out steps_system_skip0.txt --kinds step --skip-steps 0 steps_system.csv
+expect_out steps_system_skip0.ref --format reference --kinds step --skip-steps 0 steps_system.csv
 expect_status 0 "$L" steps_system.csv
 if grep -q 'process 200: 1 mstx "step start" row(s) ignored' "$WORK/err"; then ok; else bad "ignored step rows not reported"; fi
+# no call stacks in the input: grouped by op, said once on stderr and in the section's line
+if [ "$(grep -c '^memscope-leaks: steps_system.csv: no call stacks: leaks grouped by op$' "$WORK/err")" -eq 1 ] &&
+	grep -q '^Unreleased at exit: 2 blocks in 1 group by op (no call stacks), ATB 2.00 MiB$' "$WORK/out"; then ok; else bad "no-stack fallback note: $(cat "$WORK/err")"; fi
+expect_status 0 "$L" --group-by op steps_system.csv
+if ! grep -q 'no call stacks' "$WORK/err"; then ok; else bad "fallback note with --group-by op"; fi
 # a STEP row written after a later FREE row: a second pass gives the in-order file's answer
 expect_status 0 "$L" -q late.csv
 sed 's/late\.csv/steps_system.csv/' "$WORK/out" >"$WORK/late.txt"
 expect_same "$WORK/late.txt" steps_system.txt
+expect_status 0 "$L" -q --format reference late.csv
+expect_same "$WORK/out" steps_system.ref
 expect_status 3 "$L" -q - <late.csv
 expect_err_line '^memscope-leaks: -:7: step or mark row out of time order: a second pass is needed, and standard input cannot be read twice: save it to a file$'
 # a user's own range written late does not force a second pass: only step starts and ends do
 awk 'NR==7{print "13,MSTX,Range_start,\"dataloader\",1764753080000011500,200,209,1,N/A,,,"} {print}' steps_system.csv >"$WORK/user_late.csv"
-expect_status 0 "$L" -q - <"$WORK/user_late.csv"
-grep -v '^#' "$WORK/out" >"$WORK/user_late.txt"
-grep -v '^#' steps_system.txt >"$WORK/system.txt"
-expect_same "$WORK/user_late.txt" "$WORK/system.txt"
+expect_status 0 "$L" -q --format reference - <"$WORK/user_late.csv"
+expect_same "$WORK/out" steps_system.ref
 
 # the marked range on a legacy two-process file with repeating IDs and HAL FREE rows on device
 # N/A: Y (allocated between A and B, freed after C) and W leak; X, freed before C, does not
 # (the reference drops the N/A rows and reports X too)
 expect_out mark_legacy.txt --mark iter mark_legacy.csv
-expect_status 0 "$L" -q --mark iter --start-index 1 --kinds mark --pool hal mark_legacy.csv
+expect_out mark_legacy.ref --format reference --mark iter mark_legacy.csv
+expect_status 0 "$L" -q --format reference --mark iter --start-index 1 --kinds mark --pool hal mark_legacy.csv
 if grep -q '^No hal memory leaks detected on device 1\.$' "$WORK/out" && ! grep -q 'device 0' "$WORK/out"; then ok; else bad "--start-index 1: $(cat "$WORK/out")"; fi
 expect_status 3 "$L" -q --mark nothing mark_legacy.csv
 expect_err_line "^memscope-leaks: no device has 3 Mark rows 'nothing' \(from index 0; the most any has is 0\)$"
@@ -82,16 +124,121 @@ expect_err_line "^memscope-leaks: no device has 3 Mark rows 'nothing' \(from ind
 # the reference's sample: its 3 HAL and 4 PTA MALLOCs without FREE are unreleased at exit
 expect_status 0 "$L" -q --format csv "$T/baseline.csv"
 if [ "$(grep -c '^exit,.*,HAL,' "$WORK/out")" -eq 3 ] && [ "$(grep -c '^exit,.*,PTA,' "$WORK/out")" -eq 4 ]; then ok; else bad "baseline.csv exit leaks"; fi
+# PTA blocks are carved out of HAL memory: totals per pool, never one sum of both (39.0 MiB)
+expect_status 0 "$L" "$T/baseline.csv" "$T/leaks.csv"
+if ! grep -q '39\.0 MiB' "$WORK/out" "$WORK/err" &&
+	grep -q '^summary of 2 inputs: step leaks 0 (0 B); unreleased at exit 17 in 2 inputs (PTA 7.64 MiB in 10 blocks, HAL 31.4 MiB in 7 blocks, not summed: PTA lies inside HAL); 48 allocations, 31 frees$' "$WORK/out" &&
+	grep -q '^memscope-leaks: .* 17 unreleased at exit (PTA 7.64 MiB in 10 blocks, HAL 31.4 MiB in 7 blocks, not summed: PTA lies inside HAL), from 251 events$' "$WORK/err"; then ok; else bad "nested pools summed: $(tail -1 "$WORK/out") $(tail -1 "$WORK/err")"; fi
+# the op of a block: the op open on its thread at its MALLOC (the leaked tensor of leaks.csv)
+if grep -A1 '^#2 PTA 7.63 MiB in 2 blocks$' "$WORK/out" | grep -q '^   op torch._ops.aten._to_copy.default$'; then ok; else bad "op of leaks.csv's tensor"; fi
+
+# groups.csv: blocks in ops (one nested, one on a thread without ops), C stacks that differ only
+# in paths, offsets and addresses, owner tags; none freed
+expect_out groups_stack.txt groups.csv
+expect_out groups_op.txt --group-by op groups.csv
+expect_out groups_owner.txt --group-by owner groups.csv
+# the two C stacks are one group, the frames demangled and without paths, offsets, addresses
+if grep -A4 '^#3 PTA 2.00 MiB in 2 blocks$' groups_stack.txt | grep -q '^   c  at::native::empty_npu(c10::ArrayRef<long>) (libtorch_npu.so)$'; then ok; else bad "C frames not merged"; fi
+# JSON keeps each block's raw frames, the group the cleaned ones
+expect_status 0 "$L" -q --format json groups.csv
+if python3 - "$WORK/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+raw = [x["stack"]["c"] for x in d["leaks"] if x["group"] == 3]
+assert len(raw) == 2 and raw[0] != raw[1] and "+0x10b) [0x7f3a9f4445dc]" in raw[0][0], raw
+g = d["groups"][2]
+assert g["stack"]["c"][1] == "at::native::empty_npu(c10::ArrayRef<long>) (libtorch_npu.so)", g
+assert g["op"] == "torch._ops.aten.add.Tensor" and g["count"] == 2 and g["bytes"] == 2097152
+ops = {x["ptr"]: x["op"] for x in d["leaks"]}
+assert ops["0x000012c040a00000"] == "torch._ops.aten.addmm.default"  # nested in linear
+assert ops["0x000012c040c00000"] == "torch._ops.aten.linear.default"  # after addmm ended
+assert ops["0x000012c040200000"] is None  # its thread has no ops
+PY
+then ok; else bad "json groups of groups.csv"; fi
+# --top: the N largest groups per input and kind, the rest in one line; in CSV and JSON too
+expect_status 0 "$L" -q --top 2 groups.csv
+if [ "$(grep -c '^#' "$WORK/out")" -eq 2 ] && grep -q '^\.\.\. 4 more groups: 5 blocks, PTA 2.56 MiB$' "$WORK/out"; then ok; else bad "--top 2: $(cat "$WORK/out")"; fi
+expect_status 0 "$L" -q --top 0 groups.csv
+expect_same "$WORK/out" groups_stack.txt
+expect_status 0 "$L" -q --format csv --top 1 groups.csv
+if [ "$(wc -l <"$WORK/out")" -eq 2 ] && grep -q '^exit,groups.csv,500,0,HAL,.*,CANN@RUNTIME,,,1,torch._ops.aten.mm.default$' "$WORK/out"; then ok; else bad "csv --top 1: $(cat "$WORK/out")"; fi
+expect_status 0 "$L" -q --format json --top 2 --group-by owner groups.csv
+if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [g["owner"] for g in d["groups"]] == ["CANN@RUNTIME", "PTA@model"] and d["summary"]["top"] == 2
+assert d["groups"][1]["differ"] == {"op": True, "owner": False, "stack": False}
+assert len(d["leaks"]) == 3 and d["summary"]["exit"]["leaks"] == 7' "$WORK/out"; then ok; else bad "json --top 2 --group-by owner"; fi
 
 # a capture file gives the same report as the dump it came from (positions are record numbers)
 "$BIN/memscope-convert" -q steps_mstx.csv -o "$WORK/steps_mstx.mscap"
 expect_status 0 "$L" -q "$WORK/steps_mstx.mscap"
-grep -v '^#' "$WORK/out" >"$WORK/cap.txt"
-grep -v '^#' steps_mstx.txt >"$WORK/csv.txt"
+grep -v '^   first ' "$WORK/out" >"$WORK/cap.txt"
+grep -v '^   first ' steps_mstx.txt >"$WORK/csv.txt"
 expect_same "$WORK/cap.txt" "$WORK/csv.txt"
-# several inputs: one section each, then the exit groups of all
+expect_status 0 "$L" -q --format reference "$WORK/steps_mstx.mscap"
+expect_same "$WORK/out" steps_mstx.ref
+
+# several inputs: each input's findings (step, mark, exit) under its own header, the inputs
+# with nothing to report in one line, one summary; one "no steps" line for all inputs
+head -2 "$T/baseline.csv" >"$WORK/quiet1.csv"
+cp "$WORK/quiet1.csv" "$WORK/quiet2.csv"
+expect_status 0 "$L" "$WORK/quiet1.csv" steps_mstx.csv "$WORK/quiet2.csv" groups.csv steps_system.csv
+if [ "$(grep -c '^==> ' "$WORK/out")" -eq 3 ] &&
+	awk '/^==> /{cur=$2} /^   first /{split($2, a, ":"); if (a[1] != cur) bad=1} END{exit bad}' "$WORK/out" &&
+	grep -q "^no leaks in 2 of 5 inputs: $WORK/quiet1.csv, $WORK/quiet2.csv\$" "$WORK/out" &&
+	grep -q '^summary of 5 inputs: step leaks 4 in 2 inputs (5.51 MiB: PTA 3.51 MiB in 3 blocks, ATB 2.00 MiB in 1 block); ' "$WORK/out" &&
+	[ "$(grep -c 'no steps' "$WORK/err")" -eq 1 ] &&
+	grep -q "^memscope-leaks: no steps in 3 of 5 inputs ($WORK/quiet1.csv, $WORK/quiet2.csv, groups.csv): no mstx \"step start\" ranges or SYSTEM STEP rows, step leaks not checked\$" "$WORK/err"; then ok; else bad "several inputs: $(cat "$WORK/out" "$WORK/err")"; fi
+# the exit leaks of steps_system.csv are under its header, not under the first input's
+if awk '/^==> /{cur=$2} /^Unreleased at exit: 2 blocks/{print cur}' "$WORK/out" | grep -qx steps_system.csv; then ok; else bad "exit leaks under the wrong input"; fi
+# 100 inputs: one "no steps" line that counts them, no header without findings
+i=0
+while [ $i -lt 100 ]; do cp "$T/baseline.csv" "$WORK/rank$i.csv"; i=$((i + 1)); done
+expect_status 0 "$L" "$WORK"/rank*.csv
+if [ "$(grep -c 'no steps' "$WORK/err")" -eq 1 ] && grep -q '^memscope-leaks: no steps in 100 of 100 inputs: no mstx' "$WORK/err" &&
+	grep -q '^memscope-leaks: no call stacks in 100 of 100 inputs: their leaks grouped by op$' "$WORK/err" &&
+	[ "$(grep -c '^==> ' "$WORK/out")" -eq 100 ] && [ "$(grep -c '^Unreleased at exit' "$WORK/out")" -eq 100 ] &&
+	[ "$(wc -l <"$WORK/err")" -eq 3 ]; then ok; else bad "100 inputs: $(cat "$WORK/err")"; fi
+expect_status 0 "$L" -q --format reference "$WORK"/rank*.csv
+if [ ! -s "$WORK/out" ]; then ok; else bad "reference lines of inputs without any: $(head -3 "$WORK/out")"; fi
 expect_status 0 "$L" -q --kinds step steps_mstx.csv steps_system.csv
-if [ "$(grep -c '^==> ' "$WORK/out")" -eq 2 ] && grep -q '^summary: step leaks 4 ' "$WORK/out"; then ok; else bad "two inputs: $(cat "$WORK/out")"; fi
+if [ "$(grep -c '^==> ' "$WORK/out")" -eq 2 ] && grep -q '^summary of 2 inputs: step leaks 4 in 2 inputs ' "$WORK/out"; then ok; else bad "two inputs: $(cat "$WORK/out")"; fi
+
+# a big dump (20,000 leaks in 600 stacks of 60 frames, C frames at random addresses): the text report stays short, at
+# most 40 lines per listed group, whatever the number of leaks
+python3 - "$WORK/big.csv" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,"
+            "Call Stack(Python),Call Stack(C)\n")
+    t = 1764753080000000000
+    for i in range(20000):
+        s = i % 600
+        py = "\n".join("m%d.py(%d): f%d" % (s, k, k) for k in range(30))
+        c = "\n".join("/l/libx.so(_ZN1x%d%sEv+0x%x) [0x7f%08x]"
+                      % (len("f%d" % (s * 100 + k)), "f%d" % (s * 100 + k), i, i) for k in range(30))
+        op = "aten.op%d" % (i % 50)
+        f.write("%d,OP_LAUNCH,ATEN_START,%s,%d,7,7,0,N/A,,,\n" % (3 * i + 1, op, t + i * 1000))
+        f.write('%d,MALLOC,PTA,N/A,%d,7,7,0,0x%016x,"{allocation_id:%d,addr:0x%016x,size:%d}","%s","%s"\n'
+                % (3 * i + 2, t + i * 1000 + 1, 0x10000000 + i * 4096, i + 1, 0x10000000 + i * 4096,
+                   512 + s, py, c))
+        f.write("%d,OP_LAUNCH,ATEN_END,%s,%d,7,7,0,N/A,,,\n" % (3 * i + 3, op, t + i * 1000 + 2))
+PY
+expect_status 0 "$L" -q "$WORK/big.csv"
+if [ "$(wc -l <"$WORK/out")" -le $((40 * 20 + 10)) ] && [ "$(grep -c '^#' "$WORK/out")" -eq 20 ] &&
+	grep -q '^Unreleased at exit: 20000 blocks in 600 groups by stack, PTA ' "$WORK/out" &&
+	grep -q '^\.\.\. 580 more groups: ' "$WORK/out" && grep -q '^   py \.\.\. ' "$WORK/out" &&
+	[ "$(grep -c '^   c  _ZN1x' "$WORK/out")" -eq 0 ] && grep -q '^   c  x::f[0-9]*() (libx.so)$' "$WORK/out"; then ok; else bad "big dump: $(wc -l <"$WORK/out") lines"; fi
+expect_status 0 "$L" -q --top 3 --group-by op "$WORK/big.csv"
+if [ "$(wc -l <"$WORK/out")" -le $((40 * 3 + 10)) ] && [ "$(grep -c '^#' "$WORK/out")" -eq 3 ] &&
+	grep -q '^Unreleased at exit: 20000 blocks in 50 groups by op, ' "$WORK/out" &&
+	grep -q '^   stack of the first block (others differ)$' "$WORK/out"; then ok; else bad "big dump --top 3 --group-by op: $(cat "$WORK/out")"; fi
+
+# hostile text: a frame with an escape sequence and a carriage return stays on its line
+printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)' \
+	"1,MALLOC,PTA,N/A,10,1,1,0,0x10,\"{allocation_id:1,addr:0x10,size:64,owner:a$(printf '\033')[31mb}\",\"x.py(1): $(printf '\033')[2Jf$(printf '\r')g\"," >"$WORK/hostile.csv"
+expect_status 0 "$L" -q "$WORK/hostile.csv"
+if ! grep -q "$(printf '\033')" "$WORK/out" && ! grep -q "$(printf '\r')" "$WORK/out" && grep -q '^   py x.py(1): ?\[2Jf?g$' "$WORK/out"; then ok; else bad "control characters in the text report"; fi
 
 # --fail-on-finding for pipelines, as in memscope-inefficient; --fail-on-leak, its older
 # spelling, does the same byte for byte
@@ -128,10 +275,30 @@ expect_status 2 "$L" --skip-steps 1x steps_mstx.csv
 expect_status 2 "$L" --min-steps-alive 0 steps_mstx.csv
 expect_status 2 "$L" --pool gpu steps_mstx.csv
 expect_status 2 "$L" --format xml steps_mstx.csv
-expect_err_line "^memscope-leaks: --format: expected text, json or csv, got 'xml'$"
+expect_err_line "^memscope-leaks: --format: expected text, json, csv or reference, got 'xml'$"
+expect_status 2 "$L" --group-by line steps_mstx.csv
+expect_err_line "^memscope-leaks: --group-by: expected stack, op or owner, got 'line'$"
+expect_status 2 "$L" --top 2x steps_mstx.csv
+expect_status 2 "$L" --top -1 steps_mstx.csv
+expect_status 2 "$L" --format reference --top 5 steps_mstx.csv
+expect_err_line '^memscope-leaks: --top: --format reference writes every leak, ungrouped$'
+expect_status 2 "$L" --group-by op --format reference steps_mstx.csv
+expect_err_line '^memscope-leaks: --group-by: --format reference writes every leak, ungrouped$'
+# --help says every default
+"$L" --help >"$WORK/help"
+if grep -q 'default pta,atb,mindspore for step leaks, all for mark and exit' "$WORK/help" && ! grep -q 'see man page' "$WORK/help"; then ok; else bad "--help of --pool"; fi
 expect_status 2 "$L" --kinds step,leak steps_mstx.csv
 expect_err_line "^memscope-leaks: --kinds: expected step, mark and/or exit, got 'step,leak'$"
 expect_status 2 "$L" --kinds mark steps_mstx.csv
 expect_err_line '^memscope-leaks: --kinds mark needs --mark TEXT$'
 expect_status 2 "$L"
+# -o's ending gives the format when --format is not given; a contradiction is refused
+expect_status 0 "$L" -q -f -o "$WORK/by_name.json" steps_mstx.csv
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$WORK/by_name.json" && ok || bad "-o x.json: not JSON"
+expect_status 0 "$L" -q -f -o "$WORK/by_name.csv" steps_mstx.csv
+head -1 "$WORK/by_name.csv" | grep -q '^kind,' && ok || bad "-o x.csv: not CSV: $(head -1 "$WORK/by_name.csv")"
+expect_status 0 "$L" -q -f --format reference -o "$WORK/by_name.txt" steps_mstx.csv
+expect_status 2 "$L" -q -f --format csv -o "$WORK/by_name2.json" steps_mstx.csv
+expect_err_line '^memscope-leaks: --format csv contradicts -o .*/by_name2.json \(json\)$'
+expect_absent "$WORK/by_name2.json"
 finish

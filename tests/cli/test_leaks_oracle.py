@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""memscope-leaks --pool hal --mark against a literal port of the reference's offline check_leaks
-(formats/analyses.md "Marked-range leaks") on random single-process dumps: the leaks found, and
-the lines that report them, must be the reference's. Args: BIN_DIR [CASES] [SEED]"""
+"""memscope-leaks --format reference --pool hal --mark against a literal port of the reference's
+offline check_leaks (formats/analyses.md "Marked-range leaks") on random single-process dumps: the
+leaks found, and the lines that report them, must be the reference's, byte for byte.
+Args: BIN_DIR [CASES] [SEED]"""
 import csv
 import io
 import os
@@ -139,17 +140,18 @@ def make_case(rng, path):
 
 
 def ours(binary, path, text, start_index):
-    """The marked-range section of memscope-leaks' text report."""
-    p = subprocess.run([binary, "-q", "--kinds", "mark", "--pool", "hal", "--mark", text,
-                        "--start-index", str(start_index), path],
+    """memscope-leaks' report in the reference's lines (--format reference), which for
+    --kinds mark is the marked-range section alone."""
+    p = subprocess.run([binary, "-q", "--format", "reference", "--kinds", "mark", "--pool", "hal",
+                        "--mark", text, "--start-index", str(start_index), path],
                        capture_output=True, text=True)
     if p.returncode == 3 and "no device has" in p.stderr:
         return []
     if p.returncode != 0:
         raise RuntimeError(f"exit {p.returncode}: {p.stderr}")
-    lines = p.stdout.split("\n")
-    end = max(i for i, l in enumerate(lines) if l.startswith("summary:"))
-    return lines[:end - 1] if end and lines[end - 1] == "" else lines[:end]
+    if p.stdout and not p.stdout.endswith("\n"):
+        raise RuntimeError("last line without a line end")
+    return p.stdout.split("\n")[:-1] if p.stdout else []
 
 
 def main():

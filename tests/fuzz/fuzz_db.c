@@ -46,7 +46,7 @@ static int write_db(const uint8_t *data, size_t size, const char *path)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
 	struct memscope_source *src = NULL;
-	struct memscope_read_opts opts = { 1, MEMSCOPE_TIME_AUTO, 0 };
+	struct memscope_read_opts opts = { .lenient = 1 };
 	struct memscope_error err;
 	struct to_db t = { 0 };
 	int rc = -1;
@@ -86,7 +86,7 @@ static void read_traces(const uint8_t *data, size_t size)
 
 	for (lenient = 0; lenient <= 1; lenient++) {
 		struct memscope_strtab *st = memscope_strtab_new();
-		struct memscope_read_opts opts = { lenient, MEMSCOPE_TIME_AUTO, 0 };
+		struct memscope_read_opts opts = { .lenient = lenient };
 		struct memscope_source *src = NULL;
 		struct memscope_error err;
 		uint64_t n = 0;

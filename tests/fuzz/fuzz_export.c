@@ -1,7 +1,9 @@
 /* libFuzzer harness of the flame analysis and its writers on any dump read leniently: the folded
  * lines are well formed and their weights add up to each metric's total, the SVG flame graph is
  * well-formed text, the speedscope file is JSON whose profiles carry the same totals, and
- * grouping by op gives every metric the total grouping by stack gives. */
+ * grouping by op gives every metric the total grouping by stack gives (read as two inputs, each
+ * path is under its input's root frame and the totals add up); and of the memory-over-time
+ * page, well-formed text whose peak is the timeline's. */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -130,7 +132,7 @@ static int feed_timeline(void *ctx, const struct memscope_event *ev)
 static void check_timeline(const uint8_t *data, size_t size)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
-	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
+	struct memscope_read_opts ro = { .lenient = 1 };
 	struct memscope_source *src = NULL;
 	struct memscope_timeline *t;
 	struct memscope_error err;
@@ -159,12 +161,118 @@ static void check_timeline(const uint8_t *data, size_t size)
 	memscope_strtab_free(st);
 }
 
-/* The flame analysis of every metric of the input, grouped by group, finished; *st and *src are
- * to free after it. */
-static struct memscope_flame *analyse(const uint8_t *data, size_t size, unsigned group,
-	struct memscope_strtab **st, struct memscope_source **src)
+static int feed_peak(void *ctx, const struct memscope_event *ev)
 {
-	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
+	if (memscope_peak_feed(ctx, ev))
+		abort();
+	return 0;
+}
+
+/* Each track's points: in time order, the highest its peak. */
+struct page_walk {
+	const struct memscope_peak_track *t;
+	int64_t *max;
+	uint64_t *last;
+};
+
+static int on_page_point(void *ctx, const struct memscope_peak_point *pt)
+{
+	struct page_walk *w = ctx;
+
+	if (pt->ts_ns < w->last[pt->track])
+		abort();
+	w->last[pt->track] = pt->ts_ns;
+	if (pt->bytes > w->max[pt->track])
+		w->max[pt->track] = pt->bytes;
+	return 0;
+}
+
+/* The memory-over-time page of the same input: XML characters, the page's two scripts only (names
+ * are text), its end; each track's highest point its peak, the owners at the peak with bytes,
+ * most first; and the peak over the pools counted, asked for, the timeline's over them. */
+static void check_page(const uint8_t *data, size_t size)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_read_opts ro = { .lenient = 1 };
+	struct memscope_source *src = NULL;
+	struct memscope_peak *p, *p2;
+	struct memscope_peak_opts po;
+	struct memscope_timeline *t;
+	const struct memscope_timeline_point *tp;
+	const struct memscope_peak_track *tr;
+	const struct memscope_peak_owner *o;
+	struct memscope_error err;
+	const char *name = "fuzz<&>", *q;
+	char *text = NULL;
+	size_t len = 0, n, i, scripts = 0;
+	struct page_walk w;
+	long k;
+	FILE *out;
+
+	if (!st || !(p = memscope_peak_new(NULL, st)))
+		abort();
+	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
+		memscope_source_read(src, feed_peak, p, &err);
+	memscope_source_close(src);
+	src = NULL;
+	out = open_memstream(&text, &len);
+	if (!out || memscope_peak_finish(p) || memscope_peak_write_html(out, p, &name, 1, &err))
+		abort();
+	fclose(out);
+	check_xml_chars((const unsigned char *)text, (const unsigned char *)text + len);
+	for (q = text; (q = memmem(q, len - (size_t)(q - text), "<script", 7)); q += 7)
+		scripts++;
+	if (scripts != 2 || len < 8 || memcmp(text + len - 8, "</html>\n", 8))
+		abort();
+	free(text);
+	memscope_peak_opts_init(&po);
+	po.pools = memscope_peak_pools(p, NULL);
+	if (!(t = memscope_timeline_new(po.pools, 1, st)) || !(p2 = memscope_peak_new(&po, st)))
+		abort();
+	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
+		memscope_source_read(src, feed_timeline, t, &err);
+	memscope_source_close(src);
+	if (memscope_source_open_mem(&src, data, size, "fuzz", st, &ro, &err) == 0)
+		memscope_source_read(src, feed_peak, p2, &err);
+	if (memscope_timeline_finish(t) || memscope_peak_finish(p2))
+		abort();
+	tp = memscope_timeline_peak(t);
+	k = memscope_peak_track_of_peak(p2);
+	tr = memscope_peak_tracks(p2, &n);
+	if ((tp != NULL) != (k >= 0) ||
+		(tp && (tr[k].peak != tp->value || memscope_pos_cmp(tr[k].peak_at, tp->at) ||
+			       tr[k].pid != tp->pid || tr[k].pool != tp->pool)))
+		abort();
+	memscope_peak_free(p2);
+	k = memscope_peak_track_of_peak(p);
+	tr = memscope_peak_tracks(p, &n);
+	w.t = tr;
+	w.max = calloc(n + 1, sizeof(*w.max));
+	w.last = calloc(n + 1, sizeof(*w.last));
+	if (!w.max || !w.last || memscope_peak_foreach_point(p, on_page_point, &w))
+		abort();
+	for (i = 0; i < n; i++)
+		if (w.max[i] != tr[i].peak || (k >= 0 && tr[i].peak > tr[k].peak))
+			abort();
+	o = memscope_peak_owners(p, &n);
+	for (i = 0; i < n; i++)
+		if (!o[i].bytes || (i && o[i].bytes > o[i - 1].bytes))
+			abort();
+	free(w.max);
+	free(w.last);
+	memscope_timeline_free(t);
+	memscope_source_close(src);
+	memscope_peak_free(p);
+	memscope_strtab_free(st);
+}
+
+/* The flame analysis of every metric of the input read as n_in inputs named names (merged or
+ * not), grouped by group, finished; *st and src[0..n_in) are to free after it. */
+static struct memscope_flame *analyse_n(const uint8_t *data, size_t size, unsigned group,
+	const char *const *names, uint32_t n_in, int merge, struct memscope_strtab **st,
+	struct memscope_source **src)
+{
+	struct memscope_read_opts ro = { .lenient = 1 };
 	struct memscope_flame_opts fo;
 	struct memscope_leaks_opts lo;
 	struct pair p;
@@ -173,19 +281,72 @@ static struct memscope_flame *analyse(const uint8_t *data, size_t size, unsigned
 	memscope_flame_opts_init(&fo);
 	fo.metrics = (1u << MEMSCOPE_FLAME_N_METRICS) - 1;
 	fo.group = group;
+	fo.inputs = names;
+	fo.n_inputs = n_in;
+	fo.merge = merge;
 	memscope_flame_leaks_opts(&fo, &lo);
-	*src = NULL;
 	if (!(*st = memscope_strtab_new()) || !(p.f = memscope_flame_new(&fo, *st)) ||
 		!(p.l = memscope_leaks_new(&lo, *st)))
 		abort();
 	memscope_flame_use_leaks(p.f, p.l);
-	if (memscope_source_open_mem(src, data, size, "fuzz", *st, &ro, &err) == 0)
-		memscope_source_read(*src, feed, &p, &err);
+	for (ro.src = 0; ro.src < n_in; ro.src++) {
+		src[ro.src] = NULL;
+		if (memscope_source_open_mem(&src[ro.src], data, size, "fuzz", *st, &ro, &err) == 0)
+			memscope_source_read(src[ro.src], feed, &p, &err);
+	}
 	/* the leaks first: the flame's finish takes their exit findings */
 	if (memscope_leaks_finish(p.l) || memscope_flame_finish(p.f))
 		abort();
 	memscope_leaks_free(p.l);
 	return p.f;
+}
+
+/* analyse_n of one input. */
+static struct memscope_flame *analyse(const uint8_t *data, size_t size, unsigned group,
+	struct memscope_strtab **st, struct memscope_source **src)
+{
+	return analyse_n(data, size, group, NULL, 1, 0, st, src);
+}
+
+/* The input read as two: each path under its input's root frame (or none, merged); the totals
+ * of allocated, leaked and count twice one input's (one), the peak one input's. */
+static void check_inputs(const uint8_t *data, size_t size, const uint64_t *one)
+{
+	static const char *const names[] = { "a/x", "b/x" };
+	struct memscope_strtab *st;
+	struct memscope_source *src[2];
+	struct memscope_flame *f;
+	struct memscope_error err;
+	char *text = NULL, *line;
+	size_t len = 0, n;
+	uint64_t total, want;
+	unsigned m;
+	int merge;
+	FILE *out;
+
+	for (merge = 0; merge < 2; merge++) {
+		f = analyse_n(data, size, MEMSCOPE_FLAME_BY_STACK, names, 2, merge, &st, src);
+		for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
+			memscope_flame_entries(f, m, &n, &total);
+			want = m == MEMSCOPE_FLAME_PEAK ? one[m] : 2 * one[m];
+			if (one[m] < UINT64_MAX / 2 && total != want)
+				abort();
+			out = open_memstream(&text, &len);
+			if (!out || memscope_flame_write_folded(out, f, m, &err))
+				abort();
+			fclose(out);
+			for (line = text; !merge && line < text + len;
+				line = strchr(line, '\n') + 1)
+				if (strncmp(line, "a/x;", 4) && strncmp(line, "b/x;", 4))
+					abort();
+			free(text);
+			text = NULL;
+		}
+		memscope_flame_free(f);
+		memscope_source_close(src[0]);
+		memscope_source_close(src[1]);
+		memscope_strtab_free(st);
+	}
 }
 
 /* Each metric's total grouped by group. */
@@ -260,6 +421,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON_Delete(doc);
 	free(text);
 	check_timeline(data, size);
+	check_page(data, size);
 	/* a block weighs the same whatever its path is made of */
 	{
 		uint64_t a[MEMSCOPE_FLAME_N_METRICS], b[MEMSCOPE_FLAME_N_METRICS];
@@ -268,6 +430,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		totals(data, size, MEMSCOPE_FLAME_BY_OP, b);
 		if (memcmp(a, b, sizeof(a)))
 			abort();
+		check_inputs(data, size, a);
 	}
 	memscope_flame_free(f);
 	memscope_source_close(src);

@@ -14,7 +14,7 @@ static int feed(void *ctx, const struct memscope_event *ev)
 	return memscope_inefficient_feed(ctx, ev);
 }
 
-static const struct memscope_read_opts read_opts = { 1, MEMSCOPE_TIME_AUTO, 0 };
+static const struct memscope_read_opts read_opts = { .lenient = 1 };
 
 /* The annotated copy of data; checks it against the analysis. */
 static void check_annotate(const uint8_t *data, size_t size, struct memscope_strtab *st,

@@ -1,5 +1,6 @@
 /* libFuzzer harness of the leak analysis over dump CSV or capture input: every kind on, a mark
- * text the dictionary knows, the second pass when asked for, and all three reports. */
+ * text the dictionary knows, the second pass when asked for, every grouping, and all four
+ * reports (with and without --top). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,7 +17,7 @@ static int feed(void *ctx, const struct memscope_event *ev)
 static void read_into(
 	const uint8_t *data, size_t size, struct memscope_strtab *st, struct memscope_leaks *l)
 {
-	struct memscope_read_opts ro = { 1, MEMSCOPE_TIME_AUTO, 0 };
+	struct memscope_read_opts ro = { .lenient = 1 };
 	struct memscope_source *src = NULL;
 	struct memscope_error err;
 
@@ -38,6 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.mark = "iter";
 	o.skip_steps = size % 3;
 	o.min_steps_alive = 1 + size % 2;
+	o.group_by = (enum memscope_leaks_group_by)(size / 2 % 3);
+	o.top = size / 6 % 3; /* 0: every group */
 	l = st ? memscope_leaks_new(&o, st) : NULL;
 	if (!l || !out)
 		abort();
@@ -51,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (memscope_leaks_finish(l) || memscope_leaks_needs_rewind(l, NULL, NULL))
 			abort();
 	}
-	for (fmt = MEMSCOPE_LEAKS_TEXT; fmt <= MEMSCOPE_LEAKS_CSV; fmt++)
+	for (fmt = MEMSCOPE_LEAKS_TEXT; fmt <= MEMSCOPE_LEAKS_REFERENCE; fmt++)
 		memscope_leaks_write(out, (enum memscope_leaks_format)fmt, l, st, &in, 1);
 	fclose(out);
 	memscope_leaks_free(l);

@@ -241,6 +241,237 @@ START_TEST(summary_devices_and_top)
 }
 END_TEST
 
+#define HDR                                                                                        \
+	"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,"          \
+	"Call Stack(Python),Call Stack(C)\n"
+#define POOL(id, kind, ts, addr, size, used)                                                       \
+#id "," kind ",PTA,N/A," #ts ",1,1,0," addr ",\"{allocation_id:" #id ",addr:" addr         \
+	    ",size:" #size ",total:8388608,used:" #used "}\",,\n"
+
+/* own allocates 2 KiB itself (freed after its END: both rules agree); before is charged next's
+ * 3 MiB by the reference's rule; next is charged lone's 512 B; lone's END has no START */
+static const char sum_base[] = HDR "1,OP_LAUNCH,ATEN_START,own,10,1,1,0,N/A,,,\n"
+				   "2,OP_LAUNCH,ATEN_END,own,20,1,1,0,N/A,,,\n"
+				   "3,OP_LAUNCH,ATEN_START,before,30,1,1,0,N/A,,,\n"
+				   "4,OP_LAUNCH,ATEN_END,before,40,1,1,0,N/A,,,\n"
+				   "5,OP_LAUNCH,ATEN_START,next,50,1,1,0,N/A,,,\n"
+				   "6,OP_LAUNCH,ATEN_END,next,60,1,1,0,N/A,,,\n"
+				   "7,OP_LAUNCH,ATEN_END,lone,70,1,1,0,N/A,,,\n";
+static const char sum_cmp[] =
+	HDR "1,OP_LAUNCH,ATEN_START,own,10,1,1,0,N/A,,,\n" POOL(2, "MALLOC", 15, "0x10", 2048,
+		2048) "3,OP_LAUNCH,ATEN_END,own,20,1,1,0,N/A,,,\n" POOL(4, "FREE", 25, "0x10", 2048,
+		0) "5,OP_LAUNCH,ATEN_START,before,30,1,1,0,N/A,,,\n"
+		   "6,OP_LAUNCH,ATEN_END,before,40,1,1,0,N/A,,,\n"
+		   "7,OP_LAUNCH,ATEN_START,next,50,1,1,0,N/A,,,\n" POOL(8, "MALLOC", 55, "0x20",
+			   3145728, 3145728) "9,OP_LAUNCH,ATEN_END,next,60,1,1,0,N/A,,,\n"
+					     "10,OP_LAUNCH,ATEN_END,lone,70,1,1,0,N/A,,,\n" POOL(
+						     11, "MALLOC", 80, "0x30", 512, 3146240);
+
+static int side_feed(void *ctx, const struct memscope_event *ev)
+{
+	return memscope_compare_side_add(ctx, ev);
+}
+
+static struct memscope_compare_side *side_of(const char *csv, struct memscope_strtab *st)
+{
+	struct memscope_compare_side *s = memscope_compare_side_new("mem.csv", st);
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(
+		memscope_source_open_mem(&src, csv, strlen(csv), "mem.csv", st, NULL, &err), 0);
+	ck_assert_int_eq(memscope_source_read(src, side_feed, s, &err), 0);
+	memscope_source_close(src);
+	return s;
+}
+
+struct rows {
+	struct memscope_compare_row r[8];
+	size_t n;
+	struct memscope_compare_summary *sum;
+};
+
+static int keep_row(void *ctx, const struct memscope_compare_row *r)
+{
+	struct rows *g = ctx;
+
+	ck_assert_uint_lt(g->n, 8);
+	g->r[g->n++] = *r;
+	return memscope_compare_summary_add(g->sum, r);
+}
+
+struct lines {
+	char text[8][2600];
+	size_t n, stop_at; /* stop_at: return 1 at that line (from 1), 0: never */
+};
+
+static int keep_line(void *ctx, const char *text)
+{
+	struct lines *l = ctx;
+
+	ck_assert_uint_lt(l->n, 8);
+	snprintf(l->text[l->n], sizeof(l->text[0]), "%s", text);
+	return ++l->n == l->stop_at;
+}
+
+/* Run sum_base against sum_cmp under metric into g (g->sum made here; the caller frees it). */
+static void run_sum(struct memscope_strtab *st, enum memscope_compare_metric metric, unsigned level,
+	struct rows *g)
+{
+	struct memscope_compare_side *a = side_of(sum_base, st), *b = side_of(sum_cmp, st);
+	struct memscope_compare_opts opts = { .level = level, .metric = metric };
+	struct memscope_compare_stats stats;
+	struct memscope_error err;
+
+	memset(g, 0, sizeof(*g));
+	g->sum = memscope_compare_summary_new(5);
+	ck_assert_ptr_nonnull(g->sum);
+	ck_assert_int_eq(memscope_compare_run(a, b, &opts, st, keep_row, g, &stats, &err), 0);
+	ck_assert_uint_eq(stats.n_rows, 4);
+	memscope_compare_side_free(a);
+	memscope_compare_side_free(b);
+}
+
+/* Under the reference's rule at the op level every row carries its delta values; an END without
+ * its START has none; rows are numbered in output order. */
+START_TEST(rows_carry_delta_values)
+{
+	/* base, cmp, diff; has_delta, base_delta, cmp_delta, diff_delta */
+	static const int64_t want[4][7] = {
+		{ 0, 2048, 2048, 1, 0, 2048, 2048 },	 /* own: agree */
+		{ 0, 3145728, 3145728, 1, 0, 0, 0 },	 /* before: next's allocation */
+		{ 0, 512, 512, 1, 0, 3145728, 3145728 }, /* next: lone's allocation */
+		{ 0, 512, 512, 0, 0, 0, 0 },		 /* lone: no START */
+	};
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct rows g;
+	size_t i;
+
+	ck_assert_ptr_nonnull(st);
+	run_sum(st, MEMSCOPE_METRIC_REFERENCE, 0, &g);
+	ck_assert_uint_eq(g.n, 4);
+	for (i = 0; i < 4; i++) {
+		const struct memscope_compare_row *r = &g.r[i];
+
+		ck_assert_uint_eq(r->index, i);
+		ck_assert_int_eq(r->base, want[i][0]);
+		ck_assert_int_eq(r->cmp, want[i][1]);
+		ck_assert_int_eq(r->diff, want[i][2]);
+		ck_assert_int_eq(r->has_delta, want[i][3]);
+		ck_assert_int_eq(r->base_delta, want[i][4]);
+		ck_assert_int_eq(r->cmp_delta, want[i][5]);
+		ck_assert_int_eq(r->diff_delta, want[i][6]);
+	}
+	memscope_compare_summary_free(g.sum);
+	/* the delta rule itself and the op,kernel level carry none */
+	run_sum(st, MEMSCOPE_METRIC_DELTA, 0, &g);
+	ck_assert_int_eq(g.r[2].cmp, 3145728);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(g.r[i].has_delta, 0);
+	memscope_compare_summary_free(g.sum);
+	run_sum(st, MEMSCOPE_METRIC_REFERENCE, MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL, &g);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(g.r[i].has_delta, 0);
+	memscope_compare_summary_free(g.sum);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* The summary's text: the meaning, the device, the top rows with their delta values beside where
+ * they differ, the total; a callback's nonzero return stops it. */
+START_TEST(summary_text_lines)
+{
+	static const char *const want[] = {
+		"values (the reference's rule): the size of the first framework-pool row at or "
+		"after the op, often a later op's allocation; by delta: what the op itself "
+		"allocated minus freed (--measure delta ranks by it)",
+		"device 0: 4 matched, 0 base-only, 0 compare-only, diff +3.00 MiB",
+		"top 1 (CSV line 4): OP_LAUNCH before on device 0: diff +3.00 MiB (base 0 B, "
+		"compare "
+		"3.00 MiB); by delta: diff 0 B (base 0 B, compare 0 B)",
+		"top 2 (CSV line 3): OP_LAUNCH own on device 0: diff +2.00 KiB (base 0 B, compare "
+		"2.00 KiB)",
+		"top 3 (CSV line 5): OP_LAUNCH next on device 0: diff +512 B (base 0 B, compare "
+		"512 "
+		"B); by delta: diff +3.00 MiB (base 0 B, compare 3.00 MiB)",
+		"top 4 (CSV line 6): OP_LAUNCH lone on device 0: diff +512 B (base 0 B, compare "
+		"512 "
+		"B); by delta: unknown (an op END without its START)",
+		"4 rows, total diff +3.00 MiB -> out.csv",
+	};
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_compare_opts opts = { .metric = MEMSCOPE_METRIC_REFERENCE };
+	struct memscope_compare_stats stats = { .n_rows = 4, .total_diff = 3145728 + 2048 + 1024 };
+	struct lines l = { .stop_at = 0 };
+	struct rows g;
+	size_t i;
+
+	ck_assert_ptr_nonnull(st);
+	run_sum(st, MEMSCOPE_METRIC_REFERENCE, 0, &g);
+	ck_assert_int_eq(
+		memscope_compare_summary_text(g.sum, &opts, &stats, st, "out.csv", keep_line, &l),
+		0);
+	ck_assert_uint_eq(l.n, 7);
+	for (i = 0; i < 7; i++)
+		ck_assert_str_eq(l.text[i], want[i]);
+	memset(&l, 0, sizeof(l));
+	l.stop_at = 2;
+	ck_assert_int_eq(
+		memscope_compare_summary_text(g.sum, &opts, &stats, st, NULL, keep_line, &l), 1);
+	ck_assert_uint_eq(l.n, 2);
+	memscope_compare_summary_free(g.sum);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* Hostile figures: saturated totals say so, negative values keep their sign, a name longer than
+ * any fixed buffer comes whole. */
+START_TEST(summary_text_extremes)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_compare_summary *s = memscope_compare_summary_new(2);
+	struct memscope_compare_opts opts = { .level = MEMSCOPE_COMPARE_KERNEL };
+	struct memscope_compare_stats stats = { .n_rows = 2, .total_diff = INT64_MIN };
+	struct memscope_compare_row r = { .device = 1, .event = MEMSCOPE_KIND_KERNEL_LAUNCH };
+	struct lines l = { .stop_at = 0 };
+	char name[2000];
+	uint32_t id;
+
+	ck_assert_ptr_nonnull(st);
+	ck_assert_ptr_nonnull(s);
+	memset(name, 'k', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ck_assert_int_eq(memscope_strtab_intern(st, name, strlen(name), &id), 0);
+	r.name = id;
+	r.has_base = 1;
+	r.base = INT64_MAX;
+	r.diff = INT64_MIN + 1;
+	ck_assert_int_eq(memscope_compare_summary_add(s, &r), 0);
+	r.has_cmp = 1;
+	r.cmp = -1536;
+	r.diff = INT64_MIN;
+	ck_assert_int_eq(memscope_compare_summary_add(s, &r), 0);
+	ck_assert_int_eq(
+		memscope_compare_summary_text(s, &opts, &stats, st, NULL, keep_line, &l), 0);
+	ck_assert_uint_eq(l.n, 5);
+	ck_assert_str_eq(l.text[0], "values (the reference's rule): the size of the first "
+				    "framework-pool row at or after the element, often a later "
+				    "element's allocation");
+	ck_assert_str_eq(l.text[1], "device 1: 1 matched, 1 base-only, 0 compare-only, diff "
+				    "less than -8.00 EiB (the total overflowed)");
+	/* one row's diff is not a total: its INT64_MIN is a figure */
+	ck_assert_msg(
+		strstr(l.text[2], name) &&
+			strstr(l.text[2], ": diff -8.00 EiB (base 8.00 EiB, compare -1.50 KiB)"),
+		"%s", l.text[2]);
+	ck_assert_str_eq(
+		l.text[4], "2 rows, total diff less than -8.00 EiB (the total overflowed)");
+	memscope_compare_summary_free(s);
+	memscope_strtab_free(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -249,6 +480,9 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, alignment_equals_the_reference_algorithm);
 	tcase_add_test(tc, summary_devices_and_top);
+	tcase_add_test(tc, rows_carry_delta_values);
+	tcase_add_test(tc, summary_text_lines);
+	tcase_add_test(tc, summary_text_extremes);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

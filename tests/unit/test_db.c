@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -112,7 +113,7 @@ START_TEST(random_dumps_come_back_through_the_database)
 		size_t len = 0, l1, l2, n, i;
 		FILE *f = open_memstream(&text, &len);
 		struct tread a = { 0 }, b = { 0 };
-		struct memscope_read_opts lenient = { 1, MEMSCOPE_TIME_AUTO, 0 };
+		struct memscope_read_opts lenient = { .lenient = 1 };
 
 		fputs(header, f);
 		n = 1 + trand(40);
@@ -153,6 +154,56 @@ START_TEST(random_dumps_come_back_through_the_database)
 		unlink(path);
 		free(text);
 	}
+}
+END_TEST
+
+/* what a database read reported as progress */
+struct progress_seen {
+	unsigned calls;
+	uint64_t last, total;
+	int backwards;
+};
+
+static void on_progress(void *ctx, uint32_t src, uint64_t done, uint64_t total)
+{
+	struct progress_seen *p = ctx;
+
+	(void)src;
+	p->backwards |= done < p->last || done > total;
+	p->calls++;
+	p->last = done;
+	p->total = total;
+}
+
+START_TEST(a_database_read_reports_progress_by_rows)
+{
+	char *text = NULL, path[32];
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	struct tread a = { 0 }, b = { 0 };
+	struct progress_seen seen = { 0 };
+	struct memscope_read_opts o = { .progress = on_progress, .progress_ctx = &seen };
+	struct stat sb;
+
+	fputs(header, f);
+	for (i = 1; i <= 10000; i++)
+		fprintf(f, "%zu,MALLOC,PTA,N/A,%zu,7,7,0,0x%zx,\"{size:64}\",,\n", i, 1000 + i,
+			4096 * i);
+	fclose(f);
+	tread_mem(&a, text, len, NULL);
+	tmp_path(path);
+	write_db(&a, path, NULL);
+	ck_assert_int_eq(tread_file(&b, path, &o), 0);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	/* rows 4096 and 8192 of 10000: two calls, in the file's bytes, never backwards */
+	ck_assert_uint_eq(seen.calls, 2);
+	ck_assert_uint_eq(seen.total, (uint64_t)sb.st_size);
+	ck_assert_uint_eq(seen.last, (uint64_t)((double)sb.st_size * 8192 / 10000));
+	ck_assert_int_eq(seen.backwards, 0);
+	tread_free(&a);
+	tread_free(&b);
+	unlink(path);
+	free(text);
 }
 END_TEST
 
@@ -253,7 +304,7 @@ static int read_trace(const char *text, int lenient, struct trace_rows *c,
 	struct memscope_error *err, uint64_t *n_skipped)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
-	struct memscope_read_opts o = { lenient, MEMSCOPE_TIME_AUTO, 0 };
+	struct memscope_read_opts o = { .lenient = lenient };
 	struct memscope_source *src = NULL;
 	int rc;
 
@@ -314,6 +365,7 @@ int main(void)
 	tcase_add_test(tc, blocks_of_the_hostile_sample);
 	tcase_add_test(tc, inputs_come_one_after_the_other);
 	tcase_add_test(tc, python_trace_rows);
+	tcase_add_test(tc, a_database_read_reports_progress_by_rows);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,6 +1,7 @@
 /* Unit tests of the step tracker and the step-leak rule: against a brute-force reading of the
  * rule on random runs, fed in the reference's row order, with boundaries out of order, and
  * through the second pass. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,6 +315,149 @@ START_TEST(system_steps)
 }
 END_TEST
 
+/* ---- the op of a finding, and the report groups ---- */
+
+#define OP_ROWS 80
+#define OP_BLOCKS 40
+#define OP_NAMES 5
+
+/* the op of a block at ts read literally: apply every op row before it in time order, an end
+ * popping up to the innermost open op of its name (none open: ignored); the top is the op */
+static uint32_t brute_op(const struct row *ops, size_t n, uint64_t ts)
+{
+	uint32_t stack[OP_ROWS];
+	size_t depth = 0, i, k;
+
+	for (i = 0; i < n && ops[i].ev.ts_ns < ts; i++) {
+		if (ops[i].ev.subtype == MEMSCOPE_SUB_ATEN_START) {
+			stack[depth++] = ops[i].ev.name;
+			continue;
+		}
+		for (k = depth; k > 0 && stack[k - 1] != ops[i].ev.name; k--)
+			;
+		if (k)
+			depth = k - 1;
+	}
+	return depth ? stack[depth - 1] : 0;
+}
+
+START_TEST(op_of_finding_matches_brute_force)
+{
+	static struct row ops[OP_ROWS], blocks[OP_BLOCKS], all[OP_ROWS + OP_BLOCKS];
+	struct memscope_strtab *st = memscope_strtab_new();
+	uint32_t names[OP_NAMES];
+	uint64_t with_op = 0;
+	int iter, i;
+
+	trand_state = 0x2545f4914f6cdd1dull;
+	ck_assert_ptr_nonnull(st);
+	for (i = 0; i < OP_NAMES; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "aten.op%d", i);
+		ck_assert_int_eq(memscope_strtab_intern(st, name, strlen(name), &names[i]), 0);
+	}
+	for (iter = 0; iter < 500; iter++) {
+		struct memscope_leaks_opts o;
+		struct memscope_leaks *l;
+		size_t n_ops = 1 + trand(OP_ROWS), n_blocks = 1 + trand(OP_BLOCKS), n = 0, k, j;
+		const struct memscope_leak_group *g;
+		const size_t *m;
+		size_t n_g, n_m;
+		uint64_t seen = 0;
+
+		/* op rows at even times, mostly nested starts and ends, some stray ends */
+		for (k = 0; k < n_ops; k++) {
+			mk(&ops[k], MEMSCOPE_KIND_OP_LAUNCH,
+				trand(2) ? MEMSCOPE_SUB_ATEN_START : MEMSCOPE_SUB_ATEN_END,
+				10 * (k + 1), names[trand(OP_NAMES)]);
+		}
+		for (k = 0; k < n_blocks; k++) {
+			mk_block(&blocks[k], MEMSCOPE_KIND_MALLOC, 10 * trand(n_ops + 2) + 5,
+				(int)k, 1);
+			blocks[k].ev.stack_py = (uint32_t)trand(3); /* 0: none */
+		}
+		for (k = 0; k < n_ops; k++)
+			all[n++] = ops[k];
+		for (k = 0; k < n_blocks; k++)
+			all[n++] = blocks[k];
+		/* half the runs in a random order: the op rows then come out of order */
+		for (k = n; iter % 2 && k > 1; k--) {
+			struct row t;
+
+			j = trand(k);
+			t = all[k - 1];
+			all[k - 1] = all[j];
+			all[j] = t;
+		}
+		memscope_leaks_opts_init(&o);
+		o.kinds = MEMSCOPE_LEAK_EXIT;
+		o.group_by = (enum memscope_leaks_group_by)trand(3);
+		ck_assert_ptr_nonnull(l = memscope_leaks_new(&o, st));
+		feed_rows(l, all, n);
+		ck_assert_uint_eq(memscope_leaks_count(l), n_blocks);
+		for (k = 0; k < memscope_leaks_count(l); k++) {
+			const struct memscope_leak *x = memscope_leaks_get(l, k);
+
+			ck_assert_uint_eq(x->op, brute_op(ops, n_ops, x->blk.alloc_ts_ns));
+			with_op += x->op != 0;
+		}
+		/* every finding in one group; a group's findings share its kind, pool and key */
+		g = memscope_leaks_groups(l, &n_g);
+		m = memscope_leaks_members(l, &n_m);
+		ck_assert_uint_eq(n_m, n_blocks);
+		for (k = 0; k < n_g; k++) {
+			uint64_t bytes = 0;
+
+			ck_assert_uint_eq(g[k].rank, k); /* one input, one kind */
+			ck_assert(!k || g[k - 1].bytes >= g[k].bytes);
+			for (j = g[k].members_at; j < g[k].members_at + g[k].n; j++) {
+				const struct memscope_leak *x = memscope_leaks_get(l, m[j]);
+
+				ck_assert_uint_eq(x->report_group, k);
+				ck_assert_uint_eq(x->blk.pool, g[k].pool);
+				bytes += (uint64_t)x->blk.size;
+				seen++;
+				if (o.group_by == MEMSCOPE_LEAKS_BY_OP)
+					ck_assert_uint_eq(x->op, g[k].op);
+				if (o.group_by == MEMSCOPE_LEAKS_BY_STACK)
+					ck_assert_uint_eq(x->blk.stack_py, g[k].stack_py);
+			}
+			ck_assert_uint_eq(bytes, g[k].bytes);
+			ck_assert_uint_eq(memscope_leaks_get(l, g[k].first)->report_group, k);
+		}
+		ck_assert_uint_eq(seen, n_blocks);
+		ck_assert_uint_eq(memscope_leaks_input(l, 0)->n_leaks[2], n_blocks);
+		ck_assert_uint_eq(memscope_leaks_input(l, 0)->n_op_rows, n_ops);
+		memscope_leaks_free(l);
+	}
+	ck_assert_uint_gt(with_op, 2000);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* Totals per pool: one pool, several, and HAL with a pool carved out of it (never summed). */
+START_TEST(totals_text)
+{
+	char buf[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX], tiny[12];
+	const struct memscope_leaks_total one[1] = { { MEMSCOPE_SUB_PTA, 3, 3678208 } };
+	const struct memscope_leaks_total two[2] = { { MEMSCOPE_SUB_PTA, 2, 3145728 },
+		{ MEMSCOPE_SUB_ATB, 1, 2097152 } };
+	const struct memscope_leaks_total nested[3] = { { MEMSCOPE_SUB_PTA, 10, 8010000 },
+		{ MEMSCOPE_SUB_ATB, 1, 1024 }, { MEMSCOPE_SUB_HAL, 7, 32894436 } };
+
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), NULL, 0), "0 B");
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), one, 1), "PTA 3.51 MiB");
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), two, 2),
+		"5.00 MiB: PTA 3.00 MiB in 2 blocks, ATB 2.00 MiB in 1 block");
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), nested, 3),
+		"PTA 7.64 MiB in 10 blocks, ATB 1.00 KiB in 1 block, HAL 31.4 MiB in 7 blocks, not "
+		"summed: PTA, ATB lie inside HAL");
+	/* cut, never overrun */
+	ck_assert_str_eq(memscope_leaks_totals_text(tiny, sizeof(tiny), nested, 3), "PTA 7.64 Mi");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("leaks");
@@ -323,6 +467,8 @@ int main(void)
 	tcase_add_test(tc, step_rule_matches_brute_force);
 	tcase_add_test(tc, steps_resolve_any_order);
 	tcase_add_test(tc, system_steps);
+	tcase_add_test(tc, op_of_finding_matches_brute_force);
+	tcase_add_test(tc, totals_text);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

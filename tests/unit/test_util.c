@@ -4,6 +4,7 @@
 
 #include "core/internal.h"
 #include "core/u64map.h"
+#include "memscope/memscope.h"
 #include "testutil.h"
 
 START_TEST(parse_numbers_strictly)
@@ -50,6 +51,66 @@ START_TEST(format_numbers)
 	ck_assert_int_eq(memcmp(b, "-9223372036854775808", 20), 0);
 	fmt_hex16(b, 0x12c041400000ull);
 	ck_assert_int_eq(memcmp(b, "0x000012c041400000", 18), 0);
+}
+END_TEST
+
+START_TEST(text_units_follow_one_rule)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *text;
+	} b[] = {
+		{ 0, "0 B" },
+		{ 1023, "1023 B" },
+		{ 1024, "1.00 KiB" },
+		{ 1536, "1.50 KiB" },
+		{ 40900968, "39.0 MiB" },
+		{ 7015424, "6.69 MiB" },
+		{ 335007449088ULL, "312 GiB" },
+		{ 1048575, "1.00 MiB" },
+		{ MEMSCOPE_BYTES_OVERFLOW, "more than 16.0 EiB (the total overflowed)" },
+	};
+	char buf[MEMSCOPE_BYTES_TEXT_MAX], t[MEMSCOPE_SECONDS_TEXT_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+		ck_assert_str_eq(memscope_bytes_text(buf, sizeof(buf), b[i].bytes), b[i].text);
+	ck_assert_str_eq(memscope_seconds_text(t, sizeof(t), 12345678901ULL, 1000), "12.345677 s");
+	ck_assert_str_eq(memscope_seconds_text(t, sizeof(t), 500, 500000), "-0.000499 s");
+	ck_assert_str_eq(memscope_seconds_text(t, sizeof(t), 7, 7), "0.000000 s");
+}
+END_TEST
+
+START_TEST(c_frames_read_as_functions)
+{
+	static const struct {
+		const char *in, *out;
+	} f[] = {
+		{ "/usr/lib/libtorch_npu.so(_ZN7c10_npu5utils5emptyEv+0x10b) [0x7f3a9f4445dc]",
+			"c10_npu::utils::empty() (libtorch_npu.so)" },
+		{ "libtorch_npu.so(at::native::empty+0x1c) [0x7f00]",
+			"at::native::empty (libtorch_npu.so)" },
+		{ "libc.so.6(__libc_start_main+0xf3) [0x7f01]", "__libc_start_main (libc.so.6)" },
+		{ "./a.out(+0x1189) [0x55d0a1c2b189]", "a.out+0x1189" },
+		{ "libx.so(_Znot_valid+0x1) [0x1]", "_Znot_valid (libx.so)" },
+		{ "/usr/lib/python3/train.py(42): step", "/usr/lib/python3/train.py(42): step" },
+		{ "[0x7f01]", "[0x7f01]" },
+		{ "libx.so() [0x1]", "libx.so() [0x1]" },
+		{ "libx.so(f+0xzz) [0x1]", "libx.so(f+0xzz) [0x1]" },
+		{ "", "" },
+	};
+	char out[256], small[8];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		n = memscope_frame_text(f[i].in, strlen(f[i].in), out, sizeof(out));
+		ck_assert_str_eq(out, f[i].out);
+		ck_assert_uint_eq(n, strlen(f[i].out));
+	}
+	/* cut like snprintf, the whole length returned */
+	n = memscope_frame_text(f[0].in, strlen(f[0].in), small, sizeof(small));
+	ck_assert_str_eq(small, "c10_npu");
+	ck_assert_uint_eq(n, strlen(f[0].out));
 }
 END_TEST
 
@@ -129,6 +190,8 @@ int main(void)
 
 	tcase_add_test(tc, parse_numbers_strictly);
 	tcase_add_test(tc, format_numbers);
+	tcase_add_test(tc, text_units_follow_one_rule);
+	tcase_add_test(tc, c_frames_read_as_functions);
 	tcase_add_test(tc, varints_round_trip_and_reject_bad_input);
 	tcase_add_test(tc, u64map_matches_a_plain_array);
 	suite_add_tcase(s, tc);

@@ -23,6 +23,27 @@ struct memscope_strtab;
 		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST_PINNED) |                                      \
 		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_GE))
 
+/* the device pools carved out of HAL memory: their blocks are HAL blocks too */
+#define MEMSCOPE_POOLS_IN_HAL                                                                      \
+	(MEMSCOPE_POOLS_FRAMEWORK | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA_WORKSPACE))
+
+/*
+ * The pools an analysis counts when the user names none, from the pools its input had blocks
+ * in (seen): the framework pools and every pool not nested in another when a framework pool is
+ * present, HAL dropped (its bytes hold theirs); every pool seen otherwise. Counting HAL beside
+ * a pool carved out of it would count the same memory twice.
+ */
+static inline uint64_t memscope_pools_default(uint64_t seen)
+{
+	return seen & MEMSCOPE_POOLS_IN_HAL ? seen & ~MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) : seen;
+}
+
+/* Whether pools holds HAL and a pool carved out of it, whose bytes a sum counts twice. */
+static inline int memscope_pools_nested(uint64_t pools)
+{
+	return (pools & MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL)) && (pools & MEMSCOPE_POOLS_IN_HAL);
+}
+
 /* One allocation block: a MALLOC and, once seen, its FREE. */
 struct memscope_block {
 	uint32_t src;

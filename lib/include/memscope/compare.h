@@ -66,6 +66,14 @@ struct memscope_compare_row {
 	int has_base, has_cmp;
 	int64_t base, cmp; /* "Allocated Memory" of each side (valid with has_*) */
 	int64_t diff;	   /* cmp - base, an absent side counting 0 */
+	uint64_t index;	   /* the row's place in output order, from 0 */
+	/*
+	 * The same pair valued by MEMSCOPE_METRIC_DELTA, for a reader of the reference's values:
+	 * set under MEMSCOPE_METRIC_REFERENCE at the op level alone, when every present side's op
+	 * END closed a START (an END without one has no delta). Same rules as base, cmp and diff.
+	 */
+	int has_delta;
+	int64_t base_delta, cmp_delta, diff_delta;
 };
 
 /* Per-device counts of a comparison. */
@@ -84,7 +92,8 @@ struct memscope_compare_stats {
  * timestamp order, aligned by name with the reference's greedy Myers diff and its tie rule
  * (deletion before insertion);
  * each element's value is the size of the first row of the framework pool (PTA or MINDSPORE) at
- * or after it on its device, 0 if none. fn gets every row in output order and returns 0 to go
+ * or after it on its device, 0 if none; at the op level each row also carries its delta values
+ * (memscope_compare_row.has_delta). fn gets every row in output order and returns 0 to go
  * on. With opts->step, each input is first cut to that step, per process: the N-th mstx
  * "step start" range (Range_start to the next Range_end of its thread), or, when the input has
  * no such range, the span ending at its N-th SYSTEM STEP row (msmemscope.step() ends step n).
@@ -122,6 +131,25 @@ const struct memscope_compare_device *memscope_compare_summary_devices(
 /* The top rows so far, largest absolute difference first; borrowed like the devices. */
 const struct memscope_compare_row *memscope_compare_summary_top(
 	const struct memscope_compare_summary *s, size_t *n);
+/*
+ * What a value of a comparison made with opts means, one sentence for a person (static text):
+ * the reference's rule, which names the op after which the pool next moved rather than the op
+ * that allocated, says so and what the "by delta" values beside it are.
+ */
+const char *memscope_compare_meaning(const struct memscope_compare_opts *opts);
+/*
+ * The summary of a comparison for a person, as lines of text without a newline: what a value
+ * means (memscope_compare_meaning), a line per device, a line per top row (its line in the
+ * CSV, its values and, under the reference metric at the op level, its delta values beside
+ * them where they differ), and the total of stats, " -> output" added when output is not NULL.
+ * Sizes in binary units with the unit written (memscope_bytes_text); exact bytes are in the
+ * CSV. line gets each line (borrowed for the call), st names the rows. Returns 0, the first
+ * nonzero return of line, or MEMSCOPE_E_NOMEM.
+ */
+int memscope_compare_summary_text(const struct memscope_compare_summary *s,
+	const struct memscope_compare_opts *opts, const struct memscope_compare_stats *stats,
+	const struct memscope_strtab *st, const char *output,
+	int (*line)(void *ctx, const char *text), void *ctx);
 
 /* The reference's two header lines of memory_compare_*.csv. 0 or MEMSCOPE_E_IO. */
 int memscope_compare_csv_header(FILE *out);

@@ -27,7 +27,8 @@ enum memscope_flame_metric {
 
 /* What a path is made of. */
 enum memscope_flame_group {
-	MEMSCOPE_FLAME_BY_STACK, /* the MALLOC's call stack; its owner tag when it has none */
+	MEMSCOPE_FLAME_BY_STACK, /* the MALLOC's call stack; its owner tag when it has none; by op
+				    when no MALLOC has either (memscope_flame_grouped_by) */
 	MEMSCOPE_FLAME_BY_OWNER, /* the owner tag's levels (PTA@model@weight) */
 	MEMSCOPE_FLAME_BY_OP,	 /* the ops (ATen, ATB) open on the MALLOC's thread when it ran,
 				    outermost first */
@@ -42,8 +43,19 @@ enum memscope_flame_stacks {
 struct memscope_flame_opts {
 	unsigned metrics; /* bits of enum memscope_flame_metric (allocated) */
 	unsigned group;	  /* enum memscope_flame_group (stack) */
-	unsigned stacks;  /* MEMSCOPE_FLAME_PYTHON and/or _C (both): Python frames then C frames */
-	uint64_t pools;	  /* MEMSCOPE_POOL_BIT bits (memscope/blocks.h); 0: every pool */
+	unsigned stacks;  /* MEMSCOPE_FLAME_PYTHON and/or _C (both): Python frames then C frames;
+			     C frames as memscope_frame_text writes them */
+	/* MEMSCOPE_POOL_BIT bits (memscope/blocks.h); 0 (default): memscope_pools_default of the
+	 * pools that had MALLOC or FREE rows, each input's own (the run's with merge), chosen at
+	 * finish */
+	uint64_t pools;
+	/* With n_inputs > 1 and merge 0 (default), the paths of input src start with a root frame
+	 * naming inputs[src]: the shortest ending of its '/'-separated parts that no other input
+	 * has ("-": "standard input"; "(input N)" added to a name given twice). merge 1: the
+	 * inputs' paths add up. inputs is borrowed and must outlive the analysis (NULL, 0). */
+	int merge;
+	const char *const *inputs;
+	size_t n_inputs;
 };
 
 void memscope_flame_opts_init(struct memscope_flame_opts *o);
@@ -69,10 +81,12 @@ struct memscope_flame_peak {
 
 /*
  * The analysis: feed every event of every input (src numbers them), then finish. Memory grows with
- * the live blocks and the distinct paths; with the peak metric also 72 bytes per block and 64 per
- * MALLOC/FREE row (the timeline that finds the peak); grouped by op also 56 bytes per op row and
- * per MALLOC and metric (rows need not come in time order: an op is known to be open at a MALLOC
- * only once the thread's rows are sorted).
+ * the live blocks and the distinct (input, pool, path) triples ((pool, path) pairs with
+ * merge); with the peak metric also 72 bytes per block and 64 per MALLOC/FREE
+ * row (the timeline that finds the peak); grouped by op also 56 bytes per op row and per MALLOC
+ * and metric (rows need not come in time order: an op is known to be open at a MALLOC only once
+ * the thread's rows are sorted), and so grouped by stack until the first MALLOC with a stack or
+ * owner tag (the op rows are kept for the fallback to op until then).
  */
 struct memscope_flame;
 
@@ -107,6 +121,21 @@ const struct memscope_flame_entry *memscope_flame_entries(
 	const struct memscope_flame *f, unsigned metric, size_t *n, uint64_t *total);
 const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flame *f);
 
+/*
+ * After finish: how the paths were made, the group asked for but MEMSCOPE_FLAME_BY_OP when
+ * grouped by stack, no MALLOC had a stack (of the kinds asked for) or an owner tag and the input
+ * had op rows.
+ */
+unsigned memscope_flame_grouped_by(const struct memscope_flame *f);
+
+/*
+ * After finish: the pools whose blocks were counted (of every input); into *seen (may be NULL)
+ * the pools the inputs had blocks in, counted or not; into *nested (may be NULL) whether one
+ * input's counted pools are nested (memscope_pools_nested: HAL beside a pool carved out of it,
+ * whose bytes the totals count twice; only when asked for, the default never is).
+ */
+uint64_t memscope_flame_pools(const struct memscope_flame *f, uint64_t *seen, int *nested);
+
 /* Grouped by op, the op rows that made no frame. */
 struct memscope_flame_ops {
 	uint64_t unmatched_ends; /* ends with no open op of their name: ignored */
@@ -129,7 +158,8 @@ void memscope_flame_profile_name(
 
 /*
  * speedscope JSON (formats/flame.md "speedscope JSON"): one sampled profile per metric asked for
- * (unit bytes, none for count), frames shared, the first profile active. name names the file's
+ * (unit bytes, none for count), frames shared (the inputs' root frames too: one profile per metric
+ * shows every input side by side), the first profile active. name names the file's
  * profile group; producer (NULL: "libmemscope") is the exporter the file names, the calling
  * tool and its version ("memscope-export@0.1.0"). 0 or MEMSCOPE_E_IO.
  */
@@ -147,7 +177,10 @@ int memscope_flame_write_folded(
  * allocations) and percent. Siblings are in name order; frames narrower than 0.1 pixel are left
  * out, and their weight stays in their parent; at most 256 levels (deeper frames are one
  * "[deeper frames]" frame) and 100,000 frames (the widest, then the shallowest; the subtitle
- * says how many were left out). The embedded script (flame_svg.js) zooms on click and searches.
+ * says how many were left out). A label too long for its frame is a C frame's function alone,
+ * then the start and the end of the name with an ellipsis for the middle, the start its
+ * siblings share left out first (data-p). The embedded script (flame_svg.js) zooms on click,
+ * labelling the frames the same way, and searches.
  * 0, MEMSCOPE_E_NOMEM or MEMSCOPE_E_IO.
  */
 int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned metric,

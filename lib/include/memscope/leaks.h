@@ -23,7 +23,16 @@ enum memscope_leak_kind {
 	MEMSCOPE_LEAK_ALL = 7u,
 };
 
-/* What to look for. Start from memscope_leaks_opts_init. */
+/* How the reports group findings (memscope_leaks_opts.group_by). */
+enum memscope_leaks_group_by {
+	/* the Python and C call stacks of the MALLOC, C frames as memscope_frame_text writes them
+	 * (strtab.h); a block with neither stack by its owner tag and op instead */
+	MEMSCOPE_LEAKS_BY_STACK,
+	MEMSCOPE_LEAKS_BY_OP,	 /* the op of the MALLOC (memscope_leak.op) */
+	MEMSCOPE_LEAKS_BY_OWNER, /* the owner tag of the MALLOC */
+};
+
+/* What to look for, and how to report it. Start from memscope_leaks_opts_init. */
 struct memscope_leaks_opts {
 	unsigned kinds;		  /* MEMSCOPE_LEAK_* bits (all) */
 	uint64_t pools;		  /* pool bits; 0: per kind, framework for step, all otherwise */
@@ -31,29 +40,61 @@ struct memscope_leaks_opts {
 	uint64_t min_steps_alive; /* step ends a block must outlive after its own step (1) */
 	const char *mark;	  /* text of the MSTX Mark rows (copied); NULL: no marked range */
 	uint64_t mark_index;	  /* which of them is mark A, from 0 (0) */
+	enum memscope_leaks_group_by group_by; /* how findings are grouped (by stack) */
+	uint64_t top; /* reports list this many groups per input and kind, 0: all (0) */
 };
 
-/* The reference's defaults: every kind, skip 1, alive 1, no mark. */
+/* The reference's defaults: every kind, skip 1, alive 1, no mark; grouped by stack, all groups. */
 void memscope_leaks_opts_init(struct memscope_leaks_opts *o);
+
+/* memscope_leak.alloc_step of a block whose process has no steps */
+#define MEMSCOPE_LEAK_NO_STEP UINT64_MAX
 
 /* One finding. */
 struct memscope_leak {
 	unsigned kind;		   /* one enum memscope_leak_kind */
 	struct memscope_block blk; /* the block, as its MALLOC row gave it */
-	uint64_t alloc_step;	   /* STEP: the step it was allocated in */
+	uint64_t alloc_step;	   /* the step it was allocated in (formats/analyses.md "Steps"),
+				      MEMSCOPE_LEAK_NO_STEP when its process has no steps */
 	uint64_t detected_step;	   /* STEP: the step whose end it outlived first */
 	uint64_t kernel_index;	   /* STEP: KERNEL_LAUNCH rows of its process before its MALLOC */
-	uint32_t group;		   /* MARK: its mark group; EXIT: its exit group (indexes) */
+	uint32_t group;		   /* MARK: its mark group (memscope_leaks_mark_groups index) */
+	uint32_t report_group;	   /* its group in the reports (memscope_leaks_groups index) */
+	uint32_t op;		   /* string id of the op of its MALLOC: the innermost ATen or ATB
+				      op open on its thread then, in the thread's time order (an
+				      end closes the innermost op of its name and those inside
+				      it); 0 when none */
+	uint32_t stack_c_text;	   /* its C stack with frames as memscope_frame_text writes them
+				      (a stack id of the analysis's table; 0: none) */
 	int shadow;		   /* EXIT: freed by the reference's shadow free at exit */
 };
 
-/* Blocks unreleased at exit with the same allocation stack (or owner tag, when no stack). */
+/* memscope_leak_group.differ: what its findings do not all share with the group's fields */
+enum memscope_leak_group_differ {
+	MEMSCOPE_LEAK_GROUP_OPS = 1u << 0,    /* op: the first finding's */
+	MEMSCOPE_LEAK_GROUP_STACKS = 1u << 1, /* stack_py, stack_c: the first finding's */
+	MEMSCOPE_LEAK_GROUP_OWNERS = 1u << 2, /* owner: the first finding's */
+};
+
+/*
+ * Findings of one input, kind and pool with the same key of memscope_leaks_opts.group_by (the
+ * cleaned stacks, the op or the owner tag). Fields not in the key are those of its first finding,
+ * differ saying which of them others do not share.
+ */
 struct memscope_leak_group {
+	unsigned kind; /* one enum memscope_leak_kind */
+	uint32_t src;  /* the input */
 	uint16_t pool;
-	uint32_t stack_py, stack_c; /* stack ids (0: none) */
-	uint32_t owner;		    /* string id, only when neither stack is set */
-	uint64_t n;
+	unsigned differ;	    /* enum memscope_leak_group_differ bits */
+	uint32_t stack_py, stack_c; /* stack ids (0: none); stack_c as memscope_leak.stack_c_text */
+	uint32_t owner;		    /* string id (0: none) */
+	uint32_t op;		    /* string id (0: none) */
+	uint64_t n;		    /* findings */
 	uint64_t bytes;
+	uint64_t rank;	   /* its place among the groups of its input and kind, from 0 */
+	size_t first;	   /* memscope_leaks_get index of its first finding: the earliest
+			      allocation of its lowest process id */
+	size_t members_at; /* its findings are memscope_leaks_members()[members_at, + n) */
 };
 
 /* The marked range of one (input, process, device). */
@@ -103,8 +144,9 @@ struct memscope_leaks_stats {
 
 /*
  * The analysis. Feed it every event of every input (src numbers them), then finish. Memory grows
- * with the blocks alive at a time, the boundary rows (steps, marks), the findings, and about 8
- * bytes per KERNEL_LAUNCH row; not with the other rows.
+ * with the blocks alive at a time, the boundary rows (steps, marks), the findings, about 8 bytes
+ * per KERNEL_LAUNCH row and about 6 per op start or end row (the op of a finding is found at
+ * finish); not with the other rows.
  *
  * Verdicts are given when a block's FREE arrives, against the boundaries seen so far. That is
  * right when no boundary row comes after a MALLOC/FREE row with a later time of its process (true
@@ -137,11 +179,64 @@ int memscope_leaks_rewind(struct memscope_leaks *l);
 /*
  * Results after finish, borrowed until the next call that changes the analysis. Findings come
  * STEP (by input, process, device, allocation step, allocation time), then MARK (by mark group,
- * then allocation time), then EXIT (by exit group, largest bytes first, then allocation time).
+ * then allocation time), then EXIT (by report group, then allocation time).
  */
 size_t memscope_leaks_count(const struct memscope_leaks *l);
 const struct memscope_leak *memscope_leaks_get(const struct memscope_leaks *l, size_t i);
+/*
+ * The report groups of every kind: by input, then kind (STEP, MARK, EXIT), then largest bytes
+ * first (then most findings, then order of first sight); each (input, kind) is one run of them.
+ */
 const struct memscope_leak_group *memscope_leaks_groups(const struct memscope_leaks *l, size_t *n);
+/*
+ * memscope_leaks_get indexes of every finding (*n of them), group after group as
+ * memscope_leaks_groups orders them; within a group by allocation step, process, device and
+ * allocation time.
+ */
+const size_t *memscope_leaks_members(const struct memscope_leaks *l, size_t *n);
+
+/* What the analysis saw of one input. */
+struct memscope_leaks_input_info {
+	uint64_t n_events;
+	uint64_t first_ts_ns; /* the earliest timestamp of its events: time 0 of the text report */
+	uint64_t n_leaks[3];  /* findings: STEP, MARK, EXIT */
+	uint64_t n_stacked;   /* findings whose block has a call stack */
+	uint64_t n_op_rows;   /* ATen and ATB op start and end rows */
+	int has_steps;	      /* one of its processes has steps */
+};
+/* The input numbered src (all zero for one that fed no event; borrowed, as the results). */
+const struct memscope_leaks_input_info *memscope_leaks_input(
+	const struct memscope_leaks *l, uint32_t src);
+
+/* memscope_leaks_totals: every input */
+#define MEMSCOPE_LEAKS_ALL_INPUTS UINT32_MAX
+/* room for every pool in memscope_leaks_totals */
+#define MEMSCOPE_LEAKS_MAX_POOLS 64
+/* The findings of one kind in one pool. */
+struct memscope_leaks_total {
+	uint16_t pool;
+	uint64_t n, bytes;
+};
+/*
+ * The findings of kind (one enum memscope_leak_kind) of input src (or MEMSCOPE_LEAKS_ALL_INPUTS)
+ * per pool, pools ascending, into out (room for MEMSCOPE_LEAKS_MAX_POOLS). Returns how many.
+ * Blocks of a pool carved out of HAL lie inside HAL blocks: memscope_pools_nested says when a sum
+ * over these pools counts memory twice.
+ */
+size_t memscope_leaks_totals(const struct memscope_leaks *l, unsigned kind, uint32_t src,
+	struct memscope_leaks_total *out);
+
+/* Room for any text of memscope_leaks_totals_text. */
+#define MEMSCOPE_LEAKS_TOTALS_TEXT_MAX 640
+/*
+ * The n totals t as a text report writes them, bytes by memscope_bytes_text: "0 B" for none,
+ * "PTA 3.51 MiB" for one pool, "5.00 MiB: PTA 3.00 MiB in 2 blocks, ATB 2.00 MiB in 1 block"
+ * for several, and for nested pools no sum: "HAL 31.4 MiB in 7 blocks, PTA 7.64 MiB in 10
+ * blocks, not summed: PTA lies inside HAL". Into buf (size bytes;
+ * MEMSCOPE_LEAKS_TOTALS_TEXT_MAX is enough). Returns buf.
+ */
+const char *memscope_leaks_totals_text(
+	char *buf, size_t size, const struct memscope_leaks_total *t, size_t n);
 /* mark groups by input, then in order of the first row of their (input, process, device) */
 const struct memscope_mark_group *memscope_leaks_mark_groups(
 	const struct memscope_leaks *l, size_t *n);
@@ -159,14 +254,18 @@ struct memscope_leaks_input {
 };
 
 enum memscope_leaks_format {
-	MEMSCOPE_LEAKS_TEXT, /* the reference's line shapes, then the exit groups and totals */
-	MEMSCOPE_LEAKS_JSON, /* {"leaks":[...],"fluctuation":[...],"summary":{...}} */
+	MEMSCOPE_LEAKS_TEXT, /* per input, the groups of each kind, largest first; a summary */
+	MEMSCOPE_LEAKS_JSON, /* {"leaks":[...],"groups":[...],"fluctuation":[...],"summary":{}} */
 	MEMSCOPE_LEAKS_CSV,  /* one row per finding */
+	MEMSCOPE_LEAKS_REFERENCE, /* only the lines msMemScope writes (step leaks, fluctuation,
+				     marked range), byte for byte */
 };
 
 /*
  * Write the results of a finished analysis. inputs[src] names each input (n_inputs of them).
- * 0 or MEMSCOPE_E_IO (errno set by the failing write).
+ * Text lists the first memscope_leaks_opts.top groups of each input and kind, JSON and CSV the
+ * findings of those groups and the groups (all of them when top is 0); the reference's lines
+ * have every finding. 0 or MEMSCOPE_E_IO (errno set by the failing write).
  */
 int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct memscope_leaks *l,
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,

@@ -45,6 +45,7 @@
 #include "source.h"
 #include "dump_csv.h"
 #include "capture.h"
+#include "compress.h"
 #include "order.h"
 #include "blocks.h"
 #include "compare.h"
@@ -54,15 +55,28 @@
 #include "db.h"
 #include "flame.h"
 #include "timeline.h"
+#include "peak.h"
 
 /* Byte totals saturate: one at MEMSCOPE_BYTES_OVERFLOW overflowed (the true sum is larger), and
  * every report says so rather than print the number as a total. */
 #define MEMSCOPE_BYTES_OVERFLOW UINT64_MAX
 /* Room for any text of memscope_bytes_text. */
 #define MEMSCOPE_BYTES_TEXT_MAX 72
-/* "N bytes", or "more than 18446744073709551614 bytes (the total overflowed)", into buf (n bytes,
- * MEMSCOPE_BYTES_TEXT_MAX is enough). Returns buf. */
+/*
+ * The one rule of every text report (JSON and CSV carry exact bytes): binary units with the unit
+ * written and three significant digits, "512 B", "1.50 KiB", "39.0 MiB", "312 GiB", or "more
+ * than 16.0 EiB (the total overflowed)" for MEMSCOPE_BYTES_OVERFLOW, into buf (n bytes,
+ * MEMSCOPE_BYTES_TEXT_MAX is enough). Returns buf.
+ */
 const char *memscope_bytes_text(char *buf, size_t n, uint64_t bytes);
+/* Room for any text of memscope_seconds_text. */
+#define MEMSCOPE_SECONDS_TEXT_MAX 32
+/*
+ * The time rule of every text report (JSON and CSV carry exact ns): ts_ns as seconds since
+ * origin_ns with microsecond digits, "12.345678 s", "-0.000500 s" before the origin, into buf
+ * (n bytes, MEMSCOPE_SECONDS_TEXT_MAX is enough). Returns buf.
+ */
+const char *memscope_seconds_text(char *buf, size_t n, uint64_t ts_ns, uint64_t origin_ns);
 
 /* Release version of the library ("0.1.0"); independent of any file format version. */
 const char *memscope_version(void);

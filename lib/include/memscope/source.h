@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compress.h"
 #include "error.h"
 #include "event.h"
 
@@ -36,10 +37,22 @@ enum memscope_layout {
 	MEMSCOPE_LAYOUT_LEGACY,	 /* µs timestamps under the (ns) header (2025-04 builds) */
 };
 
+/*
+ * Progress of a read: done bytes of the file read so far (of a compressed file, its compressed
+ * bytes) of total, the file's size when it is a regular file, else 0 (standard input, a pipe).
+ * Called from the reading thread after each chunk read from the file (at most once per 256
+ * KiB), first once the format is known; for a database every 4096 rows, done being the file's
+ * size in the share of its rows read; never for a memory input. src is the read options' src.
+ * It must be cheap and must not call into the source.
+ */
+typedef void (*memscope_progress_fn)(void *ctx, uint32_t src, uint64_t done, uint64_t total);
+
 struct memscope_read_opts {
 	int lenient;			   /* skip and count bad rows instead of failing */
 	enum memscope_time_unit time_unit; /* dump CSV only */
 	uint32_t src;			   /* stamped into every event's src */
+	memscope_progress_fn progress;	   /* NULL: none */
+	void *progress_ctx;		   /* progress's first argument */
 };
 
 /* What a reader saw; valid after (and during) memscope_source_read. */
@@ -50,12 +63,14 @@ struct memscope_read_stats {
 	uint64_t n_unknown_records; /* capture records of unknown type (skipped by design) */
 	uint64_t n_ignored_columns; /* CSV header columns we do not know (their values are dropped)
 				     */
-	uint64_t bytes;		    /* input bytes consumed */
+	uint64_t bytes;		    /* input bytes consumed (decompressed ones when compressed) */
 	enum memscope_layout layout;
 	struct memscope_error first_skip; /* why the first skipped row was bad (lenient mode) */
 	struct memscope_error cut;	  /* lenient mode: where a cut capture file stops (code
 					     MEMSCOPE_E_TRUNCATED; 0 when whole), every complete record
-					     before it delivered */
+					     before it delivered; or where a compressed input breaks
+					     (MEMSCOPE_E_TRUNCATED, MEMSCOPE_E_INVALID for corrupt data),
+					     the bytes before it read as the whole input */
 };
 
 /*
@@ -68,8 +83,13 @@ typedef int (*memscope_event_fn)(void *ctx, const struct memscope_event *ev);
  * Open path ("-" = standard input) and detect its format from its first bytes. Strings and stacks
  * of its events go into st, which the caller owns and must keep alive while events are used.
  * opts may be NULL (strict, auto time unit, src 0). On success *out is the caller's to close.
- * Errors: MEMSCOPE_E_IO (cannot open/read), MEMSCOPE_E_INVALID (empty or unrecognised content),
- * MEMSCOPE_E_UNSUPPORTED (capture file of a newer major version), MEMSCOPE_E_NOMEM.
+ * A gzip (any number of members) or zstd (any number of frames) compressed input is recognised
+ * by its magic and read decompressed as it streams: its format is detected from the decompressed
+ * bytes, and memory stays a chunk (and zstd's window, at most 128 MiB) whatever its size.
+ * Errors: MEMSCOPE_E_IO (cannot open/read), MEMSCOPE_E_INVALID (empty or unrecognised content;
+ * compressed data corrupt before its format could be told), MEMSCOPE_E_TRUNCATED (compressed
+ * data cut before that), MEMSCOPE_E_UNSUPPORTED (capture file of a newer major version, a
+ * compressed database: SQLite needs it decompressed), MEMSCOPE_E_NOMEM.
  */
 int memscope_source_open(struct memscope_source **out, const char *path, struct memscope_strtab *st,
 	const struct memscope_read_opts *opts, struct memscope_error *err);
@@ -84,6 +104,11 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
  * Stream every event to fn in file order. Returns 0 at a clean end; on error every event before
  * the bad one has been delivered and err says where (strict mode stops at the first bad row;
  * a cut capture file gives MEMSCOPE_E_TRUNCATED, in lenient mode 0 with the cut in the stats).
+ * Compressed data that is cut or corrupt ends the input where it breaks, as a file cut there;
+ * after the reader has read the bytes before the break, the read returns MEMSCOPE_E_TRUNCATED or
+ * MEMSCOPE_E_INVALID naming the break (in place of the reader's own complaint about a row or
+ * record the break cut short), or in lenient mode the reader's status with the break in the
+ * stats' cut.
  * Can be called once per source.
  */
 int memscope_source_read(
@@ -113,6 +138,8 @@ int memscope_source_read_trace(
 	struct memscope_source *src, memscope_trace_fn fn, void *ctx, struct memscope_error *err);
 
 enum memscope_format memscope_source_format(const struct memscope_source *src);
+/* How the input is compressed (MEMSCOPE_COMPRESS_NONE: it is not). */
+enum memscope_compression memscope_source_compression(const struct memscope_source *src);
 const struct memscope_read_stats *memscope_source_stats(const struct memscope_source *src);
 /* The name given at open (borrowed, valid until close). */
 const char *memscope_source_name(const struct memscope_source *src);

@@ -65,6 +65,16 @@ int memscope_strtab_intern_stack(
 /* Frames of stack id (borrowed, valid until the table is freed); NULL for an unknown id or 0. */
 const uint32_t *memscope_strtab_stack(const struct memscope_strtab *st, uint32_t id, size_t *n);
 
+/*
+ * A C frame as people read it, so one function merges across call sites, runs and machines: a
+ * backtrace_symbols line "path/module(symbol+0xoff) [0xaddr]" becomes "symbol (module)", the
+ * symbol demangled when it is a mangled C++ name and the path, offset and address dropped; one
+ * without a symbol, "module(+0xoff) [0xaddr]", keeps its offset: "module+0xoff". Any other text
+ * (a Python frame) is copied. frame[0..len) need not end in NUL. Writes at most size - 1 bytes
+ * and a NUL into out (size 0: nothing) and returns the length of the whole text, as snprintf.
+ */
+size_t memscope_frame_text(const char *frame, size_t len, char *out, size_t size);
+
 /* Number of stacks held plus one (valid ids are 1 .. count-1). */
 uint32_t memscope_strtab_stack_count(const struct memscope_strtab *st);
 

@@ -1,0 +1,765 @@
+/* Memory over time for a picture: live bytes per (input, process, device, pool), the peak, and
+ * who held the memory at the peak (by owner tag, else op, else innermost frame). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "../core/u64map.h"
+#include "analysis_impl.h"
+#include "memscope/blocks.h"
+#include "memscope/memscope.h"
+#include "memscope/peak.h"
+#include "memscope/steps.h"
+#include "memscope/strtab.h"
+
+/* A row kept for finish: a live change, or an op's start or end. */
+enum rec_kind { R_LIVE, R_BEGIN, R_END };
+
+struct rec {
+	struct memscope_pos at;
+	uint64_t pid, tid;
+	int64_t value; /* R_LIVE: the change; after finish, its track's live bytes after it */
+	uint32_t src;
+	uint32_t ref;	/* R_LIVE: the block's number; R_BEGIN, R_END: the op's name */
+	uint32_t track; /* R_LIVE, after finish: its track (NO_TRACK: its pool is not counted) */
+	int32_t device;
+	uint16_t pool;
+	uint8_t kind; /* enum rec_kind */
+};
+
+#define NO_TRACK UINT32_MAX
+/* who[] of a block: its owner's index, FINAL once the owner cannot change (an owner tag, or the
+ * block's MALLOC or FREE was reached in time order) */
+#define FINAL (UINT32_C(1) << 31)
+/* Ops open deeper than this on one thread are not owners (a hostile input's starts without ends
+ * would make every end's search as long as the file); ends past it match nothing. */
+#define OP_DEPTH 64
+
+/* The ops open on one thread, outermost first. */
+struct opstack {
+	uint32_t name[OP_DEPTH];
+	size_t depth;
+};
+
+/* An owner: what it is named by and its name. */
+struct owner {
+	uint32_t by, name;
+};
+
+/* An input's time: its first point and the last row of its processes. */
+struct clock {
+	uint64_t first, end;
+	int has;
+};
+
+struct memscope_peak {
+	struct memscope_peak_opts o;
+	struct memscope_strtab *st;
+	struct memscope_blocks *blocks;
+	struct memscope_steps *steps;
+	struct rec *recs;
+	size_t n_recs, cap_recs;
+	uint32_t *who; /* per block (its number): owner index | FINAL */
+	size_t n_blocks, cap_who;
+	struct owner *owners;
+	size_t n_owners, cap_owners;
+	struct u64map owner_of;	 /* (by << 32 | name) -> owner index */
+	struct u64map by_stacks; /* (stack_py << 32 | stack_c) -> owner index, for the fallback */
+	struct u64map none_of;	 /* pool -> owner index of "[POOL, no owner, op or stack]" */
+	uint64_t *seen_of;	 /* per input: the pools with blocks */
+	size_t cap_seen;
+	uint64_t seen, counted; /* of every input */
+	/* after finish */
+	struct memscope_peak_track *tracks;
+	size_t n_tracks, cap_tracks;
+	size_t peak; /* index into recs of the peak's point; n_recs when none */
+	struct memscope_peak_owner *at_peak;
+	size_t n_at_peak;
+	struct clock *clock; /* per input */
+	size_t n_src;
+	int own_clocks;	   /* memscope_peak_origin */
+	uint64_t first_ts; /* of every point */
+	uint64_t width;	   /* memscope_peak_width */
+};
+
+void memscope_peak_opts_init(struct memscope_peak_opts *o)
+{
+	o->pools = 0;
+}
+
+struct memscope_peak *memscope_peak_new(
+	const struct memscope_peak_opts *o, struct memscope_strtab *st)
+{
+	struct memscope_peak *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (o)
+		p->o = *o;
+	else
+		memscope_peak_opts_init(&p->o);
+	p->st = st;
+	if (!(p->blocks = memscope_blocks_new(NULL)) || !(p->steps = memscope_steps_new(st))) {
+		memscope_peak_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void memscope_peak_free(struct memscope_peak *p)
+{
+	if (!p)
+		return;
+	memscope_blocks_free(p->blocks);
+	memscope_steps_free(p->steps);
+	free(p->recs);
+	free(p->who);
+	free(p->owners);
+	u64map_free(&p->owner_of);
+	u64map_free(&p->by_stacks);
+	u64map_free(&p->none_of);
+	free(p->tracks);
+	free(p->at_peak);
+	free(p->seen_of);
+	free(p->clock);
+	free(p);
+}
+
+static struct rec *add_rec(struct memscope_peak *p, const struct memscope_event *ev, unsigned kind)
+{
+	struct rec *r;
+
+	if (grow_array(&p->recs, &p->cap_recs, p->n_recs + 1, sizeof(*p->recs)))
+		return NULL;
+	r = &p->recs[p->n_recs++];
+	*r = (struct rec){ .at = memscope_pos_of(ev),
+		.pid = ev->pid,
+		.tid = ev->tid,
+		.src = ev->src,
+		.ref = ev->name,
+		.track = NO_TRACK,
+		.device = ev->device,
+		.pool = ev->pool,
+		.kind = (uint8_t)kind };
+	return r;
+}
+
+/* The index of the owner (by, name), made when new, into *ix. 0 or MEMSCOPE_E_NOMEM. */
+static int owner_index(struct memscope_peak *p, unsigned by, uint32_t name, uint32_t *ix)
+{
+	uint64_t key = (uint64_t)by << 32 | name, a, unused;
+
+	if (u64map_get(&p->owner_of, key, &a, &unused)) {
+		*ix = (uint32_t)a;
+		return 0;
+	}
+	if (p->n_owners >= FINAL ||
+		grow_array(&p->owners, &p->cap_owners, p->n_owners + 1, sizeof(*p->owners)) ||
+		u64map_put(&p->owner_of, key, p->n_owners, 0))
+		return MEMSCOPE_E_NOMEM;
+	p->owners[p->n_owners] = (struct owner){ by, name };
+	*ix = (uint32_t)p->n_owners++;
+	return 0;
+}
+
+/* The owner of a block of pool with nothing to name it by. */
+static int none_owner(struct memscope_peak *p, unsigned pool, uint32_t *ix)
+{
+	char tmp[64];
+	const char *name = memscope_subtype_name(pool);
+	uint64_t a, unused;
+	uint32_t id;
+	int len;
+
+	if (u64map_get(&p->none_of, pool, &a, &unused)) {
+		*ix = (uint32_t)a;
+		return 0;
+	}
+	len = snprintf(tmp, sizeof(tmp), "[%s, no owner, op or stack]", name ? name : "memory");
+	if (memscope_strtab_intern(p->st, tmp, (size_t)len, &id) ||
+		owner_index(p, MEMSCOPE_PEAK_BY_NONE, id, ix) ||
+		u64map_put(&p->none_of, pool, *ix, 0))
+		return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+/* The innermost non-empty frame of a stack, 0 when it has none. */
+static uint32_t top_frame(const struct memscope_strtab *st, uint32_t stack)
+{
+	size_t n, k, len;
+	const uint32_t *fr = memscope_strtab_stack(st, stack, &n);
+
+	for (k = 0; fr && k < n; k++)
+		if (memscope_strtab_str(st, fr[k], &len) && len)
+			return fr[k];
+	return 0;
+}
+
+/* The owner of a block without an owner tag until its op is known: its innermost Python frame,
+ * else its innermost C frame as people read it, else nothing. */
+static int stack_owner(struct memscope_peak *p, const struct memscope_event *ev, uint32_t *ix)
+{
+	uint64_t key = (uint64_t)ev->stack_py << 32 | ev->stack_c, a, unused;
+	uint32_t frame, id;
+	char tmp[512], *text = tmp;
+	size_t len, raw_len;
+	const char *raw;
+	int rc;
+
+	if (u64map_get(&p->by_stacks, key, &a, &unused)) {
+		*ix = (uint32_t)a;
+		return 0;
+	}
+	/* (stacks of empty frames name nothing: the pool's placeholder, not cached by stack) */
+	if ((frame = top_frame(p->st, ev->stack_py)))
+		rc = owner_index(p, MEMSCOPE_PEAK_BY_PYTHON, frame, ix);
+	else if ((frame = top_frame(p->st, ev->stack_c))) {
+		raw = memscope_strtab_str(p->st, frame, &raw_len);
+		len = memscope_frame_text(raw, raw_len, tmp, sizeof(tmp));
+		if (len >= sizeof(tmp) && (text = malloc(len + 1)))
+			memscope_frame_text(raw, raw_len, text, len + 1);
+		rc = !text || memscope_strtab_intern(p->st, text, len, &id) ||
+		     owner_index(p, MEMSCOPE_PEAK_BY_C, id, ix);
+		if (text != tmp)
+			free(text);
+	} else {
+		return none_owner(p, ev->pool, ix);
+	}
+	if (rc || u64map_put(&p->by_stacks, key, *ix, 0))
+		return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+/* A new block: its number, its owner as far as the MALLOC row tells (final with an owner tag). */
+static int new_block(struct memscope_peak *p, const struct memscope_event *ev, uint32_t *seq)
+{
+	const struct memscope_attr *a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER);
+	uint32_t ix, name;
+	int rc;
+
+	if (p->n_blocks >= FINAL ||
+		grow_array(&p->who, &p->cap_who, p->n_blocks + 1, sizeof(*p->who)))
+		return MEMSCOPE_E_NOMEM;
+	if (a && a->val_len)
+		rc = memscope_strtab_intern(p->st, a->val, a->val_len, &name) ||
+		     owner_index(p, MEMSCOPE_PEAK_BY_OWNER, name, &ix);
+	else
+		rc = stack_owner(p, ev, &ix);
+	if (rc)
+		return MEMSCOPE_E_NOMEM;
+	p->who[p->n_blocks] = ix | (a && a->val_len ? FINAL : 0);
+	*seq = (uint32_t)p->n_blocks++;
+	return 0;
+}
+
+/* A block the map did not number (its MALLOC had no size attr, yet a size): owned by nothing. */
+static int orphan_block(struct memscope_peak *p, unsigned pool, uint32_t *seq)
+{
+	uint32_t ix;
+
+	if (p->n_blocks >= FINAL ||
+		grow_array(&p->who, &p->cap_who, p->n_blocks + 1, sizeof(*p->who)) ||
+		none_owner(p, pool, &ix))
+		return MEMSCOPE_E_NOMEM;
+	p->who[p->n_blocks] = ix | FINAL;
+	*seq = (uint32_t)p->n_blocks++;
+	return 0;
+}
+
+/* The live-bytes change of a MALLOC/FREE row, as memscope_timeline's: its block's size, added or
+ * taken away. */
+static int add_live(struct memscope_peak *p, const struct memscope_event *ev)
+{
+	struct memscope_block b;
+	struct rec *r;
+	uint32_t seq;
+	int res = memscope_blocks_feed(p->blocks, ev, &b);
+
+	if (res < 0)
+		return res;
+	if ((res == MEMSCOPE_PAIR_REPLACED || res == MEMSCOPE_PAIR_FREE ||
+		    res == MEMSCOPE_PAIR_SHADOW_FREE) &&
+		b.size > 0) {
+		if (!(r = add_rec(p, ev, R_LIVE)))
+			return MEMSCOPE_E_NOMEM;
+		r->value = -b.size;
+		r->device = b.device;
+		r->pool = b.pool;
+		if (b.tag)
+			r->ref = (uint32_t)(b.tag - 1);
+		else if (orphan_block(p, b.pool, &r->ref))
+			return MEMSCOPE_E_NOMEM;
+	}
+	if ((res == MEMSCOPE_PAIR_ALLOC || res == MEMSCOPE_PAIR_REPLACED) &&
+		(ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0) {
+		if (new_block(p, ev, &seq) || !(r = add_rec(p, ev, R_LIVE)))
+			return MEMSCOPE_E_NOMEM;
+		memscope_blocks_tag(p->blocks, (uint64_t)seq + 1);
+		r->value = ev->size;
+		r->ref = seq;
+		if (grow_array(&p->seen_of, &p->cap_seen, (size_t)ev->src + 1, sizeof(*p->seen_of)))
+			return MEMSCOPE_E_NOMEM;
+		p->seen_of[ev->src] |= MEMSCOPE_POOL_BIT(ev->pool);
+	}
+	return 0;
+}
+
+int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
+{
+	unsigned sub = ev->subtype;
+	struct rec *r;
+	size_t len;
+	int rc = memscope_steps_feed(p->steps, ev);
+
+	if (rc < 0)
+		return rc;
+	switch (ev->kind) {
+	case MEMSCOPE_KIND_MALLOC:
+	case MEMSCOPE_KIND_FREE:
+		if (!ev->pool || (p->o.pools && !(p->o.pools & MEMSCOPE_POOL_BIT(ev->pool))))
+			return 0;
+		return add_live(p, ev);
+	case MEMSCOPE_KIND_OP_LAUNCH:
+		if (sub != MEMSCOPE_SUB_ATEN_START && sub != MEMSCOPE_SUB_ATB_START &&
+			sub != MEMSCOPE_SUB_ATEN_END && sub != MEMSCOPE_SUB_ATB_END)
+			return 0;
+		if (!(r = add_rec(p, ev,
+			      sub == MEMSCOPE_SUB_ATEN_START || sub == MEMSCOPE_SUB_ATB_START
+				      ? R_BEGIN
+				      : R_END)))
+			return MEMSCOPE_E_NOMEM;
+		if ((!memscope_strtab_str(p->st, ev->name, &len) || !len) &&
+			memscope_strtab_intern(p->st, "[unnamed op]", 12, &r->ref))
+			return MEMSCOPE_E_NOMEM;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The time order of memscope_timeline (memscope/order.h), live changes before op rows of one
+ * position, a replaced block's FREE before the new MALLOC. */
+static int cmp_rec(const void *pa, const void *pb)
+{
+	const struct rec *a = pa, *b = pb;
+	int c = memscope_time_cmp(a->src, a->pid, a->at, b->src, b->pid, b->at);
+
+	if (c)
+		return c;
+	if (a->kind != b->kind)
+		return (a->kind > b->kind) - (a->kind < b->kind);
+	return (a->value > b->value) - (a->value < b->value);
+}
+
+/* The pools counted of input src: those asked for, else memscope_pools_default of its own. */
+static uint64_t counted_of(const struct memscope_peak *p, uint32_t src)
+{
+	if (p->o.pools)
+		return p->o.pools;
+	return memscope_pools_default(src < p->cap_seen ? p->seen_of[src] : 0);
+}
+
+/* The state of the sweep through one process's rows. */
+struct sweep {
+	struct u64map track_of;	 /* (device << 16 | pool) -> (track, gen) */
+	struct u64map thread_of; /* tid -> (stack, gen) */
+	struct opstack *stacks;	 /* the threads' of this process: [0, n_stacks) */
+	size_t n_stacks, cap_stacks;
+	uint64_t gen;	    /* 1 + the process changes so far */
+	size_t first_track; /* this process's first track */
+	size_t proc_start;  /* its first row */
+	size_t peak_start;  /* the first row of the peak's process */
+	int64_t best;
+};
+
+/* The op stack of thread tid in this process, made empty when new with create (else NULL; NULL
+ * on OOM). */
+static struct opstack *thread_stack(struct sweep *s, uint64_t tid, int create)
+{
+	uint64_t ix, gen;
+
+	if (u64map_get(&s->thread_of, tid, &ix, &gen) && gen == s->gen)
+		return &s->stacks[ix];
+	if (!create)
+		return NULL;
+	if (grow_array(&s->stacks, &s->cap_stacks, s->n_stacks + 1, sizeof(*s->stacks)) ||
+		u64map_put(&s->thread_of, tid, s->n_stacks, s->gen))
+		return NULL;
+	s->stacks[s->n_stacks].depth = 0;
+	return &s->stacks[s->n_stacks++];
+}
+
+/* The track of a live change, made when new. */
+static int track_index(struct memscope_peak *p, struct sweep *s, const struct rec *r, uint32_t *t)
+{
+	uint64_t key = (uint64_t)(uint32_t)r->device << 16 | r->pool, ix, gen;
+	struct memscope_peak_track *tr;
+
+	if (u64map_get(&s->track_of, key, &ix, &gen) && gen == s->gen) {
+		*t = (uint32_t)ix;
+		return 0;
+	}
+	if (p->n_tracks >= NO_TRACK ||
+		grow_array(&p->tracks, &p->cap_tracks, p->n_tracks + 1, sizeof(*p->tracks)) ||
+		u64map_put(&s->track_of, key, p->n_tracks, s->gen))
+		return MEMSCOPE_E_NOMEM;
+	tr = &p->tracks[p->n_tracks];
+	*tr = (struct memscope_peak_track){ .src = r->src,
+		.device = r->device,
+		.pid = r->pid,
+		.pool = r->pool,
+		.first_ts_ns = r->at.ts_ns };
+	*t = (uint32_t)p->n_tracks++;
+	return 0;
+}
+
+/* The last row of the process just swept ends its tracks. */
+static void end_process(struct memscope_peak *p, struct sweep *s, size_t end)
+{
+	size_t t;
+
+	for (t = s->first_track; end && t < p->n_tracks; t++)
+		p->tracks[t].end_ts_ns = p->recs[end - 1].at.ts_ns;
+	s->first_track = p->n_tracks;
+}
+
+/* An op row: a start opens it on its thread; an end closes the innermost open op of its name
+ * and the ops opened inside it, and is ignored when none of its name is open. */
+static int op_row(struct sweep *s, const struct rec *r)
+{
+	struct opstack *st = thread_stack(s, r->tid, 1);
+	size_t k;
+
+	if (!st)
+		return MEMSCOPE_E_NOMEM;
+	if (r->kind == R_BEGIN) {
+		if (st->depth < OP_DEPTH)
+			st->name[st->depth] = r->ref;
+		st->depth++;
+		return 0;
+	}
+	for (k = st->depth < OP_DEPTH ? st->depth : OP_DEPTH; k--;)
+		if (st->name[k] == r->ref) {
+			st->depth = k;
+			break;
+		}
+	return 0;
+}
+
+/* A live change: its block's owner settled, its track's live bytes after it, the peaks. */
+static int live_row(struct memscope_peak *p, struct sweep *s, size_t i)
+{
+	struct rec *r = &p->recs[i];
+	struct memscope_peak_track *tr;
+	struct opstack *st;
+	uint32_t t, w, ix;
+	int64_t cur;
+
+	if (!(counted_of(p, r->src) & MEMSCOPE_POOL_BIT(r->pool)))
+		return 0;
+	if (!((w = p->who[r->ref]) & FINAL)) {
+		/* the MALLOC (or a FREE before it, in a hostile input) settles the owner: the
+		 * innermost op open on the MALLOC's thread, else the frame found at feed */
+		st = r->value > 0 ? thread_stack(s, r->tid, 0) : NULL;
+		if (st && st->depth) {
+			if (owner_index(p, MEMSCOPE_PEAK_BY_OP,
+				    st->name[(st->depth < OP_DEPTH ? st->depth : OP_DEPTH) - 1],
+				    &ix))
+				return MEMSCOPE_E_NOMEM;
+			w = ix;
+		}
+		p->who[r->ref] = w | FINAL;
+	}
+	if (track_index(p, s, r, &t))
+		return MEMSCOPE_E_NOMEM;
+	tr = &p->tracks[t];
+	/* saturating: sizes near 2^63 are hostile, not real */
+	if (__builtin_add_overflow(tr->end_bytes, r->value, &cur))
+		cur = r->value > 0 ? INT64_MAX : INT64_MIN;
+	tr->end_bytes = r->value = cur;
+	tr->last_ts_ns = r->at.ts_ns;
+	tr->n_points++;
+	r->track = t;
+	if (cur > tr->peak) {
+		tr->peak = cur;
+		tr->peak_at = r->at;
+	}
+	if (cur > s->best) {
+		s->best = cur;
+		p->peak = i;
+		s->peak_start = s->proc_start;
+	}
+	return 0;
+}
+
+/* Who held the bytes of the peak's track at the peak: its changes from the start of its process
+ * up to the peak, each applied once, by owner. */
+static int owners_at_peak(struct memscope_peak *p, size_t start)
+{
+	const struct rec *pk = &p->recs[p->peak];
+	int64_t *bytes = calloc(p->n_owners ? p->n_owners : 1, sizeof(*bytes)), prev = 0, d;
+	int64_t *blocks = calloc(p->n_owners ? p->n_owners : 1, sizeof(*blocks));
+	uint32_t o;
+	size_t i, n = 0;
+	int rc = MEMSCOPE_E_NOMEM;
+
+	if (!bytes || !blocks)
+		goto out;
+	for (i = start; i <= p->peak; i++) {
+		const struct rec *r = &p->recs[i];
+
+		if (r->kind != R_LIVE || r->track != pk->track)
+			continue;
+		/* the change, from the live bytes before and after it */
+		if (__builtin_sub_overflow(r->value, prev, &d))
+			d = r->value > prev ? INT64_MAX : INT64_MIN;
+		prev = r->value;
+		o = p->who[r->ref] & ~FINAL;
+		if (__builtin_add_overflow(bytes[o], d, &bytes[o]))
+			bytes[o] = d > 0 ? INT64_MAX : INT64_MIN;
+		blocks[o] += d > 0 ? 1 : d < 0 ? -1 : 0;
+	}
+	for (o = 0; o < p->n_owners; o++)
+		n += bytes[o] > 0;
+	if (!(p->at_peak = malloc((n ? n : 1) * sizeof(*p->at_peak))))
+		goto out;
+	for (o = 0; o < p->n_owners; o++)
+		if (bytes[o] > 0)
+			p->at_peak[p->n_at_peak++] =
+				(struct memscope_peak_owner){ p->owners[o].name, p->owners[o].by,
+					(uint64_t)bytes[o],
+					blocks[o] > 0 ? (uint64_t)blocks[o] : 0 };
+	rc = 0;
+out:
+	free(bytes);
+	free(blocks);
+	return rc;
+}
+
+static int cmp_clock(const void *pa, const void *pb)
+{
+	const struct clock *a = pa, *b = pb;
+
+	if (a->has != b->has)
+		return a->has ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The inputs' clocks (memscope_peak_origin) and the width of the time axis. 0 or
+ * MEMSCOPE_E_NOMEM. */
+static int clocks(struct memscope_peak *p)
+{
+	struct clock *sorted;
+	uint64_t end = 0, reach = 0, w;
+	size_t i, n = 1;
+
+	for (i = 0; i < p->n_tracks; i++)
+		if (p->tracks[i].src >= n)
+			n = (size_t)p->tracks[i].src + 1;
+	if (!(p->clock = calloc(2 * n, sizeof(*p->clock))))
+		return MEMSCOPE_E_NOMEM;
+	p->n_src = n;
+	sorted = p->clock + n;
+	for (i = 0; i < p->n_tracks; i++) {
+		const struct memscope_peak_track *t = &p->tracks[i];
+		struct clock *k = &p->clock[t->src];
+
+		if (!k->has || t->first_ts_ns < k->first)
+			k->first = t->first_ts_ns;
+		if (!k->has || t->end_ts_ns > k->end)
+			k->end = t->end_ts_ns;
+		if (!i || t->first_ts_ns < p->first_ts)
+			p->first_ts = t->first_ts_ns;
+		end = !i || t->end_ts_ns > end ? t->end_ts_ns : end;
+		k->has = 1;
+	}
+	memcpy(sorted, p->clock, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_clock);
+	/* separate runs: no input starts before every input before it has ended */
+	p->own_clocks = n > 1 && sorted[1].has;
+	for (i = 0; i < n && sorted[i].has; i++) {
+		if (i && sorted[i].first <= reach)
+			p->own_clocks = 0;
+		reach = sorted[i].end > reach ? sorted[i].end : reach;
+	}
+	p->width = p->n_tracks ? end - p->first_ts : 0;
+	if (p->own_clocks)
+		for (p->width = 0, i = 0; i < n; i++)
+			if (p->clock[i].has && (w = p->clock[i].end - p->clock[i].first) > p->width)
+				p->width = w;
+	return 0;
+}
+
+/* A track and its place before sorting. */
+struct track_at {
+	struct memscope_peak_track t;
+	uint32_t old;
+};
+
+static int cmp_track(const void *pa, const void *pb)
+{
+	const struct memscope_peak_track *a = &((const struct track_at *)pa)->t;
+	const struct memscope_peak_track *b = &((const struct track_at *)pb)->t;
+
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	return (a->pool > b->pool) - (a->pool < b->pool);
+}
+
+/* The tracks in order of (input, process, device, pool), and the points' track numbers with
+ * them. 0 or MEMSCOPE_E_NOMEM. */
+static int sort_tracks(struct memscope_peak *p)
+{
+	struct track_at *ta = malloc((p->n_tracks ? p->n_tracks : 1) * sizeof(*ta));
+	uint32_t *to = malloc((p->n_tracks ? p->n_tracks : 1) * sizeof(*to));
+	size_t i;
+	int rc = MEMSCOPE_E_NOMEM;
+
+	if (!ta || !to)
+		goto out;
+	for (i = 0; i < p->n_tracks; i++)
+		ta[i] = (struct track_at){ p->tracks[i], (uint32_t)i };
+	if (p->n_tracks)
+		qsort(ta, p->n_tracks, sizeof(*ta), cmp_track);
+	for (i = 0; i < p->n_tracks; i++) {
+		p->tracks[i] = ta[i].t;
+		to[ta[i].old] = (uint32_t)i;
+	}
+	for (i = 0; i < p->n_recs; i++)
+		if (p->recs[i].kind == R_LIVE && p->recs[i].track != NO_TRACK)
+			p->recs[i].track = to[p->recs[i].track];
+	rc = 0;
+out:
+	free(ta);
+	free(to);
+	return rc;
+}
+
+static int cmp_owner(const void *pa, const void *pb)
+{
+	const struct memscope_peak_owner *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return (a->name > b->name) - (a->name < b->name);
+}
+
+int memscope_peak_finish(struct memscope_peak *p)
+{
+	struct sweep s = { .gen = 0 };
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < p->cap_seen; i++) {
+		p->seen |= p->seen_of[i];
+		p->counted |= counted_of(p, (uint32_t)i);
+	}
+	if (p->o.pools)
+		p->counted = p->o.pools;
+	p->peak = p->n_recs;
+	if (memscope_steps_out_of_order(p->steps, NULL, NULL) && memscope_steps_resolve(p->steps))
+		return MEMSCOPE_E_NOMEM;
+	if (p->n_recs)
+		qsort(p->recs, p->n_recs, sizeof(*p->recs), cmp_rec);
+	for (i = 0; i < p->n_recs && !rc; i++) {
+		const struct rec *r = &p->recs[i];
+
+		if (!i || r->src != r[-1].src || r->pid != r[-1].pid) {
+			end_process(p, &s, i);
+			s.gen++;
+			s.n_stacks = 0;
+			s.proc_start = i;
+		}
+		rc = r->kind == R_LIVE ? live_row(p, &s, i) : op_row(&s, r);
+	}
+	end_process(p, &s, p->n_recs);
+	if (!rc)
+		rc = clocks(p);
+	if (!rc)
+		rc = sort_tracks(p);
+	if (!rc && p->peak < p->n_recs && !(rc = owners_at_peak(p, s.peak_start)) && p->n_at_peak)
+		qsort(p->at_peak, p->n_at_peak, sizeof(*p->at_peak), cmp_owner);
+	u64map_free(&s.track_of);
+	u64map_free(&s.thread_of);
+	free(s.stacks);
+	return rc;
+}
+
+const struct memscope_peak_track *memscope_peak_tracks(const struct memscope_peak *p, size_t *n)
+{
+	*n = p->n_tracks;
+	return p->tracks;
+}
+
+int memscope_peak_foreach_point(const struct memscope_peak *p,
+	int (*fn)(void *ctx, const struct memscope_peak_point *pt), void *ctx)
+{
+	struct memscope_peak_point pt;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->n_recs; i++) {
+		const struct rec *r = &p->recs[i];
+
+		if (r->kind != R_LIVE || r->track == NO_TRACK)
+			continue;
+		pt = (struct memscope_peak_point){ r->at.ts_ns, r->value, r->track };
+		if ((rc = fn(ctx, &pt)))
+			return rc;
+	}
+	return 0;
+}
+
+uint64_t memscope_peak_origin(const struct memscope_peak *p, uint32_t src, int *own)
+{
+	if (own)
+		*own = p->own_clocks;
+	return p->own_clocks && src < p->n_src && p->clock[src].has ? p->clock[src].first
+								    : p->first_ts;
+}
+
+uint64_t memscope_peak_width(const struct memscope_peak *p, int *own)
+{
+	if (own)
+		*own = p->own_clocks;
+	return p->width;
+}
+
+uint64_t memscope_peak_pools(const struct memscope_peak *p, uint64_t *seen)
+{
+	if (seen)
+		*seen = p->seen;
+	return p->counted;
+}
+
+long memscope_peak_track_of_peak(const struct memscope_peak *p)
+{
+	return p->peak < p->n_recs ? (long)p->recs[p->peak].track : -1;
+}
+
+const struct memscope_peak_owner *memscope_peak_owners(const struct memscope_peak *p, size_t *n)
+{
+	*n = p->n_at_peak;
+	return p->n_at_peak ? p->at_peak : NULL;
+}
+
+const struct memscope_steps *memscope_peak_steps(const struct memscope_peak *p)
+{
+	return p->steps;
+}
+
+const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p)
+{
+	return p->st;
+}
+
+/* ---- the analysis interface (memscope/analysis.h) ---- */
+
+ANALYSIS_CALLS(memscope_peak)
+ANALYSIS_CREATE(memscope_peak)
+
+ANALYSIS_TABLE(memscope_peak, "peak", .again = NULL);

@@ -1,0 +1,93 @@
+/* C frames as people read them: backtrace_symbols lines demangled, without paths, offsets and
+ * addresses. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "memscope/strtab.h"
+
+/* libstdc++'s Itanium C++ ABI demangler (the one GDB, perf and c++filt agree with) */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The last '/'-separated part of s[0..n). */
+static const char *base_name(const char *s, size_t n, size_t *base_len)
+{
+	const char *b = s;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '/')
+			b = s + i + 1;
+	*base_len = n - (size_t)(b - s);
+	return b;
+}
+
+/* Whether s[0..n) is "+0x" and hex digits. */
+static int is_offset(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n < 4 || memcmp(s, "+0x", 3) != 0)
+		return 0;
+	for (i = 3; i < n; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]))
+			return 0;
+	return 1;
+}
+
+size_t memscope_frame_text(const char *frame, size_t len, char *out, size_t size)
+{
+	const char *open, *close, *sym, *mod, *plus = NULL;
+	size_t mod_len, sym_len, i;
+	char name[1024];
+	char *dem = NULL;
+	int status = -1, w;
+
+	/* module(symbol+0xoff) [0xaddr]: the "(" after the module, the ")" before " [0x" */
+	open = memchr(frame, '(', len);
+	close = len ? frame + len - 1 : frame;
+	while (close > frame && *close != ')')
+		close--;
+	if (!open || close <= open || open == frame)
+		goto copy;
+	for (i = (size_t)(close - frame) + 1; i < len; i++)
+		if (!strchr(" []0123456789abcdefxABCDEF", frame[i]))
+			goto copy;
+	sym = open + 1;
+	sym_len = (size_t)(close - sym);
+	for (i = sym_len; i > 0; i--)
+		if (sym[i - 1] == '+') {
+			plus = sym + i - 1;
+			break;
+		}
+	if (plus && is_offset(plus, (size_t)(close - plus)))
+		sym_len = (size_t)(plus - sym);
+	else if (plus || sym_len == 0)
+		goto copy;
+	mod = base_name(frame, (size_t)(open - frame), &mod_len);
+	if (!sym_len) /* no symbol: the offset in the module is all that names the code */
+		w = snprintf(out, size, "%.*s%.*s", (int)mod_len, mod, (int)(close - plus), plus);
+	else {
+		if (sym_len < sizeof(name) && sym_len > 2 && sym[0] == '_' && sym[1] == 'Z') {
+			memcpy(name, sym, sym_len);
+			name[sym_len] = 0;
+			dem = __cxa_demangle(name, NULL, NULL, &status);
+		}
+		if (dem && !status)
+			w = snprintf(out, size, "%s (%.*s)", dem, (int)mod_len, mod);
+		else
+			w = snprintf(
+				out, size, "%.*s (%.*s)", (int)sym_len, sym, (int)mod_len, mod);
+		free(dem);
+	}
+	return w < 0 ? 0 : (size_t)w;
+copy:
+	if (size) {
+		size_t n = len < size - 1 ? len : size - 1;
+
+		memcpy(out, frame, n);
+		out[n] = 0;
+	}
+	return len;
+}

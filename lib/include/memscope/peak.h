@@ -1,0 +1,145 @@
+/* Memory over time for a picture without a trace viewer: live bytes per (input, process, device,
+ * pool), the peak, the training steps, and who held the memory at the peak. */
+#ifndef MEMSCOPE_PEAK_H
+#define MEMSCOPE_PEAK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "error.h"
+#include "order.h"
+#include "steps.h"
+
+struct memscope_strtab;
+
+/*
+ * The analysis: feed every event of every input (src numbers them), finish, then read the tracks,
+ * their points, the peak and its owners. A track is one (input, process, device, pool) of the
+ * pools counted; its live bytes are the sizes of its MALLOCs minus those of the blocks freed, in
+ * time order, the rule and the order of memscope_timeline (memscope/timeline.h), so both find the
+ * same peak over the same pools. Memory grows with the MALLOC and FREE rows of the pools and the
+ * ATen/ATB op rows (64 bytes each, the points a timeline keeps), 4 bytes per block, the live
+ * blocks, and the step boundary rows; finish adds 8 bytes per distinct owner.
+ */
+struct memscope_peak;
+
+struct memscope_peak_opts {
+	uint64_t pools; /* MEMSCOPE_POOL_BIT bits; 0: per input, memscope_pools_default of the pools
+			   it has blocks in */
+};
+
+void memscope_peak_opts_init(struct memscope_peak_opts *o);
+
+/* o may be NULL (defaults); st is where the events' strings are and where the owners' names are
+ * interned (borrowed, must outlive the analysis). NULL on OOM. */
+struct memscope_peak *memscope_peak_new(
+	const struct memscope_peak_opts *o, struct memscope_strtab *st);
+void memscope_peak_free(struct memscope_peak *p);
+/* One event. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev);
+/* After the last event: every process's points in time order, the tracks, the peak and its
+ * owners. 0 or MEMSCOPE_E_NOMEM. */
+int memscope_peak_finish(struct memscope_peak *p);
+
+/* One track: an (input, process, device, pool) of the pools counted. */
+struct memscope_peak_track {
+	uint32_t src;
+	int32_t device;
+	uint64_t pid;
+	uint16_t pool;			  /* enum memscope_subtype */
+	int64_t peak;			  /* its most live bytes (0: never above 0) */
+	int64_t end_bytes;		  /* live bytes after its last point */
+	struct memscope_pos peak_at;	  /* the first point where it had them */
+	uint64_t first_ts_ns, last_ts_ns; /* its first and last point */
+	uint64_t end_ts_ns;		  /* the last row of its process (ops included) */
+	size_t n_points;
+};
+
+/* After finish: the tracks in order of (input, process, device, pool), borrowed until the
+ * analysis is freed; *n gets their number. */
+const struct memscope_peak_track *memscope_peak_tracks(const struct memscope_peak *p, size_t *n);
+
+/* One point: a track's live bytes after a MALLOC or a FREE. */
+struct memscope_peak_point {
+	uint64_t ts_ns;
+	int64_t bytes;
+	uint32_t track; /* index into memscope_peak_tracks */
+};
+
+/*
+ * After finish: call fn for every point of every track, each process's in time order (then by
+ * input and process), until it returns non-zero, which is then returned; 0 at the end.
+ */
+int memscope_peak_foreach_point(const struct memscope_peak *p,
+	int (*fn)(void *ctx, const struct memscope_peak_point *pt), void *ctx);
+
+/*
+ * After finish: the time input src's times count from: the first point of every input (ranks of
+ * one job share a clock), or, when no two inputs overlap in time (separate runs), the first
+ * point of input src itself; *own (may be NULL) says 1 then. 0 without points.
+ */
+uint64_t memscope_peak_origin(const struct memscope_peak *p, uint32_t src, int *own);
+/* After finish: the longest time from an origin to the last row of a process of its input(s)
+ * (ns; 0 without points); *own as memscope_peak_origin's. */
+uint64_t memscope_peak_width(const struct memscope_peak *p, int *own);
+
+/* After finish: the pools counted in any input (MEMSCOPE_POOL_BIT bits) and, in *seen (may be
+ * NULL), the pools any input had blocks in. */
+uint64_t memscope_peak_pools(const struct memscope_peak *p, uint64_t *seen);
+
+/* After finish: the track of the peak, the first point where any track had the most live bytes
+ * of all (the peak of memscope_timeline over the same pools); -1 when no block had a size. */
+long memscope_peak_track_of_peak(const struct memscope_peak *p);
+
+/* What an owner is named by, the first a block has of: */
+enum memscope_peak_by {
+	MEMSCOPE_PEAK_BY_OWNER,	 /* the MALLOC's `owner` attr (PTA@model@weight) */
+	MEMSCOPE_PEAK_BY_OP,	 /* the innermost ATen or ATB op open on its thread at the MALLOC */
+	MEMSCOPE_PEAK_BY_PYTHON, /* the innermost frame of its Python call stack */
+	MEMSCOPE_PEAK_BY_C,	 /* the innermost frame of its C stack (memscope_frame_text) */
+	MEMSCOPE_PEAK_BY_NONE,	 /* none of these: "[POOL, no owner, op or stack]" */
+};
+
+/* Who held bytes at the peak: the blocks of the peak's track live at its moment, by owner. */
+struct memscope_peak_owner {
+	uint32_t name;	 /* string id of its name (st of memscope_peak_new) */
+	uint32_t by;	 /* enum memscope_peak_by */
+	uint64_t bytes;	 /* > 0 */
+	uint64_t blocks; /* live blocks */
+};
+
+/*
+ * After finish: the owners of the bytes live at the peak, most bytes first (then by name id),
+ * borrowed until the analysis is freed; every owner with bytes is there, so their bytes add up to
+ * the peak's live bytes (on an input whose FREEs come after their MALLOCs). NULL and 0 without a
+ * peak.
+ */
+const struct memscope_peak_owner *memscope_peak_owners(const struct memscope_peak *p, size_t *n);
+
+/* The steps of every process (fed every event, resolved at finish); borrowed until the analysis
+ * is freed. */
+const struct memscope_steps *memscope_peak_steps(const struct memscope_peak *p);
+/* The string table of memscope_peak_new. */
+const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p);
+
+/*
+ * Memory over time as one HTML file that any web browser opens with nothing else (inline SVG, a
+ * small inline script, no file or address loaded): a curve of live bytes per track against
+ * seconds since the first point (at most 32 tracks, those with the highest peaks; the legend
+ * says how many more), each cut to one column per pixel by its lowest and highest value there so
+ * no peak is lost; the peak marked with its bytes and time; the steps of the peak's process (or
+ * the first process with steps) as bands numbered; the values under the pointer (the highest of
+ * each curve in the pixel's time); and the owners at the peak with bytes and share. Bytes are
+ * written in binary units (memscope_bytes_text), times in seconds. inputs[src] names input src
+ * (n_inputs of them). The file's size follows the tracks and steps drawn, not the points.
+ * 0, MEMSCOPE_E_NOMEM or MEMSCOPE_E_IO.
+ */
+int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const char *const *inputs,
+	size_t n_inputs, struct memscope_error *err);
+
+/* The analysis interface of a struct memscope_peak (memscope/analysis.h). */
+extern const struct memscope_analysis memscope_peak_analysis;
+
+#endif

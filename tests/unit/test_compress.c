@@ -1,0 +1,348 @@
+/* Unit tests of compressed inputs and outputs: gzip and zstd streams written by the compress
+ * writer read as their plain bytes are, in any chunks and members; cut and corrupt streams; the
+ * progress callback. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "readers/reader.h"
+#include "testutil.h"
+
+static const enum memscope_compression kinds[] = { MEMSCOPE_COMPRESS_GZIP, MEMSCOPE_COMPRESS_ZSTD };
+
+/* p[0..n) compressed by the compress writer as `pieces` members or frames (malloc'd). */
+static char *squeeze(enum memscope_compression c, const char *p, size_t n, int pieces, size_t *len)
+{
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+	struct memscope_error err;
+	int i;
+
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < pieces; i++) {
+		struct memscope_compress_writer *w = memscope_compress_writer_new(f, c);
+		size_t from = n * (size_t)i / (size_t)pieces,
+		       to = n * (size_t)(i + 1) / (size_t)pieces;
+
+		ck_assert_ptr_nonnull(w);
+		ck_assert_uint_eq(fwrite(p + from, 1, to - from, memscope_compress_writer_file(w)),
+			to - from);
+		ck_assert_int_eq(memscope_compress_writer_finish(w, &err), 0);
+		memscope_compress_writer_free(w);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	return out;
+}
+
+static void write_file(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The events of a file read in chunks of `chunk` bytes, as CSV (malloc'd). */
+static char *read_file_csv(const char *path, size_t chunk, int *rc, size_t *len)
+{
+	struct tread t;
+	struct memscope_source *src = NULL;
+	char *csv;
+
+	memset(&t, 0, sizeof(t));
+	t.st = memscope_strtab_new();
+	t.evs = memscope_evbuf_new();
+	ck_assert_int_eq(memscope_source_open(&src, path, t.st, NULL, &t.err), 0);
+	src->chunk = chunk;
+	*rc = memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, t.evs, &t.err);
+	memscope_source_close(src);
+	csv = tread_csv(&t, len);
+	tread_free(&t);
+	return csv;
+}
+
+START_TEST(compressed_reads_as_plain_in_any_chunks_and_members)
+{
+	static const size_t chunks[] = { 1, 7, 4093, 256 * 1024 };
+	static const int pieces[] = { 1, 3 };
+	char path[] = "/tmp/memscope-compress-XXXXXX";
+	size_t orig_len, base_len, z_len, len, k, i, j;
+	char *orig = slurp(testdata("stacks_crlf.csv"), &orig_len);
+	struct buf big = { 0 };
+	struct tread whole;
+	char *base;
+	int fd = mkstemp(path), rc;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* past the sniffed 256 KiB: the header once, then the rows again and again */
+	const char *rows = strchr(orig, '\n') + 1;
+
+	ck_assert_int_eq(buf_append(&big, orig, (size_t)(rows - orig)), 0);
+	while (big.len < 600 * 1024)
+		ck_assert_int_eq(buf_append(&big, rows, orig_len - (size_t)(rows - orig)), 0);
+	ck_assert_int_eq(tread_mem(&whole, big.p, big.len, NULL), 0);
+	base = tread_csv(&whole, &base_len);
+	for (k = 0; k < 2; k++)
+		for (j = 0; j < 2; j++) {
+			char *z = squeeze(kinds[k], big.p, big.len, pieces[j], &z_len);
+			struct tread t;
+			char *csv;
+
+			/* from memory (the fuzz harnesses' way) */
+			ck_assert_int_eq(tread_mem(&t, z, z_len, NULL), 0);
+			csv = tread_csv(&t, &len);
+			ck_assert_uint_eq(len, base_len);
+			ck_assert_int_eq(memcmp(csv, base, len), 0);
+			ck_assert_uint_eq(t.stats.bytes, big.len); /* decompressed bytes */
+			free(csv);
+			tread_free(&t);
+			/* from a file, in chunks of every size */
+			write_file(path, z, z_len);
+			for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+				csv = read_file_csv(path, chunks[i], &rc, &len);
+				ck_assert_int_eq(rc, 0);
+				ck_assert_uint_eq(len, base_len);
+				ck_assert_int_eq(memcmp(csv, base, len), 0);
+				free(csv);
+			}
+			free(z);
+		}
+	unlink(path);
+	free(base);
+	free(orig);
+	buf_free(&big);
+	tread_free(&whole);
+}
+END_TEST
+
+START_TEST(every_cut_of_a_compressed_capture)
+{
+	size_t cap_len, z_len, n, k, plain_events;
+	char *csv = slurp(testdata("baseline.csv"), &n);
+	struct tread t;
+	char *cap;
+
+	/* a capture file of the sample, and its events */
+	ck_assert_int_eq(tread_mem(&t, csv, n, NULL), 0);
+	plain_events = memscope_evbuf_count(t.evs);
+	cap = tread_capture(&t, &cap_len);
+	tread_free(&t);
+	for (k = 0; k < 2; k++) {
+		/* two members or frames: a cut in the second keeps the first's records */
+		char *z = squeeze(kinds[k], cap, cap_len, 2, &z_len);
+
+		for (n = 1; n < z_len; n++) {
+			struct memscope_read_opts lo = { .lenient = 1 };
+
+			/* strict: an error, every event before it delivered, never a crash */
+			tread_mem(&t, z, n, NULL);
+			ck_assert_msg(t.rc == MEMSCOPE_E_TRUNCATED || t.rc == MEMSCOPE_E_INVALID,
+				"%s cut at %zu: rc %d", memscope_compression_name(kinds[k]), n,
+				t.rc);
+			ck_assert_str_eq(t.err.file, "mem.csv");
+			ck_assert_uint_le(memscope_evbuf_count(t.evs), plain_events);
+			tread_free(&t);
+			/* lenient: the cut is kept in the stats; a prefix of the events */
+			tread_mem(&t, z, n, &lo);
+			if (t.rc == 0) {
+				ck_assert_int_ne(t.stats.cut.code, 0);
+				ck_assert_uint_le(memscope_evbuf_count(t.evs), plain_events);
+			} else {
+				/* nothing of the header came out before the cut */
+				ck_assert_uint_eq(memscope_evbuf_count(t.evs), 0);
+			}
+			tread_free(&t);
+		}
+		/* the whole: every event, no cut */
+		ck_assert_int_eq(tread_mem(&t, z, z_len, NULL), 0);
+		ck_assert_uint_eq(memscope_evbuf_count(t.evs), plain_events);
+		ck_assert_int_eq(t.stats.cut.code, 0);
+		tread_free(&t);
+		free(z);
+	}
+	free(cap);
+	free(csv);
+}
+END_TEST
+
+START_TEST(corrupt_and_odd_streams)
+{
+	size_t n, z_len;
+	char *csv = slurp(testdata("baseline.csv"), &n);
+	char *z = squeeze(MEMSCOPE_COMPRESS_GZIP, csv, n, 1, &z_len);
+	struct memscope_read_opts lo = { .lenient = 1 };
+	struct buf b = { 0 };
+	struct tread t;
+
+	/* a flipped byte: invalid, strict; lenient, the input ends there */
+	z[z_len / 2] ^= 0x55;
+	ck_assert_int_eq(tread_mem(&t, z, z_len, NULL), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(t.err.msg, "corrupt gzip data in member 1"));
+	tread_free(&t);
+	tread_mem(&t, z, z_len, &lo);
+	ck_assert_int_eq(t.stats.cut.code, MEMSCOPE_E_INVALID);
+	tread_free(&t);
+	z[z_len / 2] ^= 0x55;
+	/* bytes after the last member that are not another one */
+	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
+	ck_assert_int_eq(buf_append(&b, "trailing", 8), 0);
+	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(t.err.msg, "member 2"));
+	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121); /* the whole first member */
+	tread_free(&t);
+	/* the magic alone; an empty member; an empty zstd frame */
+	ck_assert_int_eq(tread_mem(&t, "\x1f\x8b", 2, NULL), MEMSCOPE_E_TRUNCATED);
+	tread_free(&t);
+	free(z);
+	z = squeeze(MEMSCOPE_COMPRESS_GZIP, "", 0, 1, &z_len);
+	ck_assert_int_eq(tread_mem(&t, z, z_len, NULL), MEMSCOPE_E_INVALID);
+	ck_assert_str_eq(t.err.msg, "empty file (once decompressed)");
+	tread_free(&t);
+	free(z);
+	z = squeeze(MEMSCOPE_COMPRESS_ZSTD, "", 0, 1, &z_len);
+	ck_assert_int_eq(tread_mem(&t, z, z_len, NULL), MEMSCOPE_E_INVALID);
+	tread_free(&t);
+	free(z);
+	buf_free(&b);
+	free(csv);
+}
+END_TEST
+
+struct progress {
+	unsigned calls;
+	uint64_t last, total;
+	int backwards;
+};
+
+static void on_progress(void *ctx, uint32_t src, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+
+	ck_assert_uint_eq(src, 7);
+	p->backwards |= done < p->last;
+	p->calls++;
+	p->last = done;
+	p->total = total;
+}
+
+START_TEST(progress_counts_file_bytes)
+{
+	char path[] = "/tmp/memscope-progress-XXXXXX";
+	struct memscope_strtab *st = memscope_strtab_new();
+	size_t n, z_len, k;
+	char *csv = slurp(testdata("stacks_crlf.csv"), &n);
+	struct buf big = { 0 };
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	while (big.len < 1024 * 1024)
+		ck_assert_int_eq(buf_append(&big, csv, n), 0); /* repeated headers: bad rows */
+	for (k = 0; k < 3; k++) {
+		struct memscope_read_opts o = { .lenient = 1, .src = 7 };
+		struct progress p = { 0 };
+		struct memscope_source *src = NULL;
+		struct memscope_error err;
+		struct memscope_evbuf *evs = memscope_evbuf_new();
+		char *z = k ? squeeze(kinds[k - 1], big.p, big.len, 1, &z_len) : NULL;
+
+		if (k)
+			write_file(path, z, z_len);
+		else
+			write_file(path, big.p, z_len = big.len);
+		o.progress = on_progress;
+		o.progress_ctx = &p;
+		ck_assert_int_eq(memscope_source_open(&src, path, st, &o, &err), 0);
+		ck_assert_uint_eq(p.calls, 1); /* once the format is known */
+		ck_assert_int_eq(
+			memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, evs, &err),
+			0);
+		/* the file's bytes, compressed ones when compressed, at most once per chunk */
+		ck_assert_uint_eq(p.total, z_len);
+		ck_assert_uint_eq(p.last, z_len);
+		ck_assert_int_eq(p.backwards, 0);
+		ck_assert_uint_le(p.calls, 2 + z_len / (256 * 1024));
+		ck_assert_int_eq(
+			memscope_source_compression(src), k == 0   ? MEMSCOPE_COMPRESS_NONE
+							  : k == 1 ? MEMSCOPE_COMPRESS_GZIP
+								   : MEMSCOPE_COMPRESS_ZSTD);
+		memscope_source_close(src);
+		memscope_evbuf_free(evs);
+		/* a memory input reports nothing */
+		memset(&p, 0, sizeof(p));
+		ck_assert_int_eq(
+			memscope_source_open_mem(&src, k ? z : big.p, z_len, "m", st, &o, &err), 0);
+		ck_assert_int_eq(memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add,
+					 (evs = memscope_evbuf_new()), &err),
+			0);
+		ck_assert_uint_eq(p.calls, 0);
+		memscope_source_close(src);
+		memscope_evbuf_free(evs);
+		free(z);
+	}
+	unlink(path);
+	buf_free(&big);
+	free(csv);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+START_TEST(compressed_database_refused)
+{
+	static const char header[] = "SQLite format 3";
+	char page[512] = { 0 };
+	size_t z_len;
+	char *z;
+	struct tread t;
+
+	memcpy(page, header, sizeof(header));
+	z = squeeze(MEMSCOPE_COMPRESS_ZSTD, page, sizeof(page), 1, &z_len);
+	ck_assert_int_eq(tread_mem(&t, z, z_len, NULL), MEMSCOPE_E_UNSUPPORTED);
+	ck_assert_str_eq(
+		t.err.msg, "a compressed database cannot be read directly: decompress it first");
+	tread_free(&t);
+	free(z);
+}
+END_TEST
+
+START_TEST(writer_reports_a_failed_write)
+{
+	FILE *full = fopen("/dev/full", "wb");
+	struct memscope_compress_writer *w;
+	struct memscope_error err;
+	char block[4096];
+	size_t i;
+
+	if (!full)
+		return; /* no /dev/full here */
+	memset(block, 'x', sizeof(block));
+	for (i = 0; i < 2; i++) {
+		w = memscope_compress_writer_new(full, kinds[i]);
+		ck_assert_ptr_nonnull(w);
+		fwrite(block, 1, sizeof(block), memscope_compress_writer_file(w));
+		ck_assert_int_eq(memscope_compress_writer_finish(w, &err), MEMSCOPE_E_IO);
+		ck_assert_ptr_nonnull(strstr(err.msg, "write failed"));
+		memscope_compress_writer_free(w);
+	}
+	ck_assert_ptr_null(memscope_compress_writer_new(full, MEMSCOPE_COMPRESS_NONE));
+	fclose(full);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("compress");
+	TCase *tc = tcase_create("compress");
+
+	tcase_add_test(tc, compressed_reads_as_plain_in_any_chunks_and_members);
+	tcase_add_test(tc, every_cut_of_a_compressed_capture);
+	tcase_add_test(tc, corrupt_and_odd_streams);
+	tcase_add_test(tc, progress_counts_file_bytes);
+	tcase_add_test(tc, compressed_database_refused);
+	tcase_add_test(tc, writer_reports_a_failed_write);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
