@@ -240,8 +240,9 @@ static void run_input_read(
 {
 	struct run_ctx *r = ctx;
 
+	(void)name; /* the file; the tool's name for the input is r->inputs[src] */
 	if (pass == 1)
-		cli_report_read(r->t, name, memscope_source_stats(s));
+		cli_report_read(r->t, r->inputs[src], memscope_source_stats(s));
 	if (r->layouts)
 		r->layouts[src] = memscope_source_stats(s)->layout;
 }
@@ -254,6 +255,72 @@ static void run_again(void *ctx, uint32_t src, uint64_t line, const char *why)
 		cli_msg(r->t, "%s:%" PRIu64 ": %s; reading again", r->inputs[src], line, why);
 }
 
+/*
+ * The INPUT list of cli_inputs: names[i] as the tools see it is read from paths[i], part
+ * parts[i] (memscope_read_opts.parts; 0: all of it). One list per process.
+ */
+static struct {
+	const char **names, **paths;
+	uint32_t *parts;
+	size_t n, cap;
+} ins;
+
+static int ins_add(const char *name, const char *path, uint32_t part)
+{
+	if (ins.n == ins.cap) {
+		size_t cap = ins.cap ? 2 * ins.cap : 16;
+		const char **nn = realloc(ins.names, cap * sizeof(*nn));
+		const char **pp = nn ? realloc(ins.paths, cap * sizeof(*pp)) : NULL;
+		uint32_t *qq = pp ? realloc(ins.parts, cap * sizeof(*qq)) : NULL;
+
+		if (nn)
+			ins.names = nn;
+		if (pp)
+			ins.paths = pp;
+		if (!qq)
+			return MEMSCOPE_E_NOMEM;
+		ins.parts = qq;
+		ins.cap = cap;
+	}
+	ins.names[ins.n] = name;
+	ins.paths[ins.n] = path;
+	ins.parts[ins.n++] = part;
+	return 0;
+}
+
+/* The index in ins of the input named by exactly this string (cli_inputs gave it), or ins.n. */
+static size_t ins_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ins.n; i++)
+		if (ins.names[i] == name)
+			return i;
+	return ins.n;
+}
+
+const char *cli_input_path(const char *input)
+{
+	size_t i = ins_find(input);
+
+	return i < ins.n ? ins.paths[i] : input;
+}
+
+/* memscope_part_fn of cli_inputs: one input of the database at ctx, "db:name". */
+static int add_part(void *ctx, uint32_t part, const char *name)
+{
+	const char *path = ctx;
+	char *full = NULL;
+
+	if (asprintf(&full, "%s:%s", path, name) < 0)
+		return MEMSCOPE_E_NOMEM;
+	if (ins_add(full, path, part)) {
+		free(full);
+		return MEMSCOPE_E_NOMEM;
+	}
+	return 0;
+}
+
 int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 	struct memscope_strtab *st, const struct memscope_read_opts *ro,
 	const struct memscope_run_item *items, size_t n_items, int quiet,
@@ -263,25 +330,82 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 	struct run_ctx r = { t, inputs, quiet, layouts };
 	struct memscope_read_opts o = { 0 };
 	struct memscope_error err;
-	int rc;
+	const char **paths = calloc(n ? n : 1, sizeof(*paths));
+	uint32_t *parts = calloc(n ? n : 1, sizeof(*parts));
+	size_t i, k, base = ins.n;
+	int rc = 0, any = 0;
 
+	memscope_error_clear(&err);
+	for (k = 0; k + n <= ins.n && base == ins.n; k++)
+		if (ins.names + k == (const char **)inputs)
+			base = k; /* the list cli_inputs gave, or a stretch of it */
+	if (!paths || !parts) {
+		cli_msg(t, "out of memory");
+		rc = CLI_EXIT_IO;
+		goto out;
+	}
+	/* each input's file and part: cli_inputs' list, or a path of the tool's own */
+	for (i = 0; i < n && !rc; i++) {
+		int np;
+
+		if ((k = base < ins.n ? base + i : ins_find(inputs[i])) < ins.n) {
+			paths[i] = ins.paths[k];
+			parts[i] = ins.parts[k];
+			any |= parts[i] != 0;
+			continue;
+		}
+		paths[i] = inputs[i];
+		np = memscope_source_parts(inputs[i], NULL, NULL, &err);
+		if (np < 0) {
+			rc = cli_error(t, &err);
+		} else if (np > 1) {
+			cli_msg(t,
+				"%s: a database of %d inputs, read here as one input: give one of "
+				"them (memscope-db writes a database of each)",
+				inputs[i], np);
+			rc = CLI_EXIT_USAGE;
+		}
+	}
+	if (rc)
+		goto out;
 	if (ro)
 		o = *ro;
+	if (any)
+		o.parts = parts;
 	cli_progress(t, &o, inputs, n, quiet);
-	rc = memscope_run(inputs, n, st, &o, items, n_items, &hooks, &r, &err);
+	rc = memscope_run(paths, n, st, &o, items, n_items, &hooks, &r, &err);
 	progress_clear();
-	return rc ? cli_error(t, &err) : 0;
+	rc = rc ? cli_error(t, &err) : 0;
+out:
+	free(paths);
+	free(parts);
+	return rc;
 }
 
 int cli_inputs(
 	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n)
 {
+	struct memscope_error err;
+	size_t first = ins.n;
+	int i, k;
+
 	if (optind >= argc) {
 		cli_msg(t, "no INPUT given (a dump CSV, capture file or database; - for stdin)");
 		return CLI_EXIT_USAGE;
 	}
-	*inputs = (const char *const *)argv + optind;
-	*n = (size_t)(argc - optind);
+	/* a database of several inputs is them (formats/sqlite.md "Reading a database") */
+	for (i = optind; i < argc; i++) {
+		memscope_error_clear(&err);
+		k = memscope_source_parts(argv[i], add_part, argv[i], &err);
+		if (k == 1)
+			k = ins_add(argv[i], argv[i], 0);
+		if (k < 0 && !err.code)
+			memscope_error_set(&err, k, argv[i], 0, "%s", memscope_strerror(k));
+		if (k < 0)
+			return cli_error(t, &err);
+	}
+	*inputs = ins.names + first;
+	*n = ins.n - first;
 	return 0;
 }
 
@@ -398,7 +522,11 @@ int cli_error(const struct cli_tool *t, const struct memscope_error *err)
 	char buf[1200];
 
 	memscope_error_format(err, buf, sizeof(buf));
-	cli_msg(t, "%s", buf);
+	/* only a strict read stops at a cut: say what the lenient one does */
+	cli_msg(t, "%s%s", buf,
+		err->code == MEMSCOPE_E_TRUNCATED
+			? " (--lenient reads every complete row or record before the cut)"
+			: "");
 	return cli_exit_status(err->code);
 }
 
@@ -682,8 +810,8 @@ static const char *input_at(const char *path, const char *const *inputs, size_t 
 	if (file_stat(path, STDOUT_FILENO, &so))
 		return NULL;
 	for (i = 0; i < n_inputs; i++)
-		if (file_stat(inputs[i], STDIN_FILENO, &si) == 0 && so.st_dev == si.st_dev &&
-			so.st_ino == si.st_ino &&
+		if (file_stat(cli_input_path(inputs[i]), STDIN_FILENO, &si) == 0 &&
+			so.st_dev == si.st_dev && so.st_ino == si.st_ino &&
 			(S_ISREG(so.st_mode) || (strcmp(path, "-") && strcmp(inputs[i], "-"))))
 			return inputs[i];
 	return NULL;
@@ -930,7 +1058,15 @@ static int replace_placeholder(struct cli_out *o)
 			unlink(o->tmp);
 			return 0;
 		}
-		renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE); /* put it back */
+		/* put it back; if that fails, the other run's file stays at our temporary name,
+		 * which then must never be removed */
+		if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE)) {
+			pending_remove(o);
+			free(o->tmp);
+			o->tmp = NULL;
+			errno = EIO;
+			return -1;
+		}
 		errno = EEXIST;
 		return -1;
 	}
@@ -1076,7 +1212,7 @@ char *cli_default_output(const char *input, const char *ext)
 	}
 	slash = memrchr(input, '/', len);
 	dot = memrchr(input, '.', len);
-	base = dot && (!slash || dot > slash) && dot != input && dot != slash + 1
+	base = dot && (!slash || (dot > slash && dot != slash + 1)) && dot != input
 		       ? (size_t)(dot - input)
 		       : len;
 	out = malloc(base + strlen(ext) + 1);

@@ -77,10 +77,19 @@ struct cli_common {
  */
 int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
 
-/* The INPUT arguments after the options (argv from optind) into *inputs and *n: 0, or
- * CLI_EXIT_USAGE (printed) when there are none. */
+/*
+ * The INPUT arguments after the options (argv from optind) into *inputs and *n, a database of
+ * several inputs (memscope_source_parts) standing for them, each named "db:name" (the database's
+ * path, then the name memscope_sources recorded) and read as that input alone by cli_run; every
+ * other input as given. 0, CLI_EXIT_USAGE (printed) when there are none, or the exit status of a
+ * database whose memscope_sources is not right (printed). *inputs lives until exit.
+ */
 int cli_inputs(
 	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n);
+
+/* The file an input of cli_inputs is read from: the database's path for "db:name", the input
+ * itself otherwise (borrowed, as input). */
+const char *cli_input_path(const char *input);
 
 /* One stderr line for each thing a read skipped or kept unusual (bad rows, unknown kinds, ...). */
 void cli_report_read(
@@ -89,8 +98,10 @@ void cli_report_read(
 /*
  * memscope_run for a tool: every input read once for the n_items analyses of items, each input's
  * unusual counts on stderr after its first read (cli_report_read), a second pass announced
- * unless quiet, an error printed. layouts (may be NULL) gets each input's dump layout. 0 or the
- * exit status.
+ * unless quiet, an error printed. layouts (may be NULL) gets each input's dump layout. An input
+ * of cli_inputs that is one of a database's is read as that one; an input that is not from
+ * cli_inputs (memscope-compare's sides) and holds several is a usage error naming how many.
+ * 0 or the exit status.
  */
 int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 	struct memscope_strtab *st, const struct memscope_read_opts *ro,
@@ -102,9 +113,9 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
  * left as it is): ro gets a callback that keeps one line up to date a few times a second,
  * "memscope-db: [3/100] rank3.csv 412 MiB of 847 MiB, 95 MiB/s, ETA 4 s" (inputs[ro->src] names
  * the input; "[i/n]" only for several inputs; a compressed file counts its compressed bytes; a
- * database shows none). The line is cleared at the end of each file, before every cli_msg line
- * and at exit. cli_run calls it itself; a tool that opens sources itself calls it once on the read
- * options it opens them with.
+ * database, its size in the share of its rows read). The line is cleared at the end of each file,
+ * before every cli_msg line and at exit. cli_run calls it itself; a tool that opens sources itself
+ * calls it once on the read options it opens them with.
  */
 void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
 	const char *const *inputs, size_t n, int quiet);

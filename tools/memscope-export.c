@@ -35,13 +35,14 @@ static const struct cli_option options[] = {
 		NULL },
 	{ "merge", 0, OPT_MERGE, NULL, "add several inputs up (default: one root frame per input)",
 		NULL },
-	{ "step", 0, OPT_STEP, "N", "chrome-trace: only step N of each process (default: all)",
-		NULL },
+	{ "step", 0, OPT_STEP, "N",
+		"chrome-trace, html: only step N of each process (default: all)", NULL },
 	{ "from", 0, OPT_FROM, "T",
-		"chrome-trace: from T seconds after each input's first row, or a timestamp Tns "
+		"chrome-trace, html: from T seconds after each input's first row, or a timestamp "
+		"Tns "
 		"(default: the start)",
 		NULL },
-	{ "to", 0, OPT_TO, "T", "chrome-trace: up to T (as --from; default: the end)", NULL },
+	{ "to", 0, OPT_TO, "T", "chrome-trace, html: up to T (as --from; default: the end)", NULL },
 	{ "resolution", 0, OPT_RESOLUTION, "TIME",
 		"chrome-trace: counter samples kept per TIME: 0 (all) or with ns, us, ms or s "
 		"(default 1us)",
@@ -76,9 +77,9 @@ static const struct {
 	{ OPT_STACK, "stack", FLAME_FORMATS },
 	{ OPT_MERGE, "merge", FLAME_FORMATS },
 	/* the window of memscope_timeline_window and the trace's samples */
-	{ OPT_STEP, "step", 1u << FORMAT_CHROME_TRACE },
-	{ OPT_FROM, "from", 1u << FORMAT_CHROME_TRACE },
-	{ OPT_TO, "to", 1u << FORMAT_CHROME_TRACE },
+	{ OPT_STEP, "step", 1u << FORMAT_CHROME_TRACE | 1u << FORMAT_HTML },
+	{ OPT_FROM, "from", 1u << FORMAT_CHROME_TRACE | 1u << FORMAT_HTML },
+	{ OPT_TO, "to", 1u << FORMAT_CHROME_TRACE | 1u << FORMAT_HTML },
 	{ OPT_RESOLUTION, "resolution", 1u << FORMAT_CHROME_TRACE },
 };
 
@@ -367,21 +368,21 @@ static void summary(const struct export_opts *o, const struct memscope_flame *f)
 {
 	const struct memscope_flame_ops *ops = memscope_flame_op_stats(f);
 	char text[MEMSCOPE_BYTES_TEXT_MAX], names[256], left[256];
-	uint64_t counted, seen;
+	uint64_t counted, left_out;
 	unsigned m;
 
 	if (o->common.quiet)
 		return;
 	if (memscope_flame_grouped_by(f) != o->flame.group)
 		cli_msg(&tool, "no MALLOC has a call stack or owner tag: grouped by op");
-	counted = memscope_flame_pools(f, &seen, NULL);
-	/* the default left a pool out: which, and why */
-	if (!o->flame.pools && (seen & ~counted))
+	counted = memscope_flame_pools(f, &left_out, NULL);
+	/* the default left a pool out of an input: which, and why */
+	if (!o->flame.pools && left_out)
 		cli_msg(&tool,
 			"pools counted: %s (%s left out: its memory holds their blocks; --pool all "
 			"counts both)",
 			pool_names(counted, 1, names, sizeof(names)),
-			pool_names(seen & ~counted, 1, left, sizeof(left)));
+			pool_names(left_out, 1, left, sizeof(left)));
 	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
 		size_t n;
 		uint64_t total;
@@ -422,7 +423,7 @@ static void peak_summary(const struct export_opts *o, const struct memscope_peak
 		memscope_subtype_name(t->pool) ? memscope_subtype_name(t->pool) : "memory",
 		memscope_device_text(t->device, d), (unsigned long long)t->pid,
 		memscope_seconds_text(
-			s, sizeof(s), t->peak_at.ts_ns, memscope_peak_origin(pk, t->src, NULL)),
+			s, sizeof(s), t->peak_at.ts_ns, memscope_peak_origin(pk, t->src)),
 		n, n == 1 ? "" : "s");
 }
 
@@ -450,6 +451,24 @@ static int cut_window(const struct export_opts *o, struct memscope_timeline *tl)
 		return 0;
 	memscope_error_clear(&err);
 	if (memscope_timeline_window(tl, &o->window, o->inputs, o->n_inputs, &left_out, &err))
+		return cli_error(&tool, &err);
+	if (left_out && !o->common.quiet)
+		cli_msg(&tool, "%llu processes have no step %llu: left out",
+			(unsigned long long)left_out, (unsigned long long)o->window.step);
+	return 0;
+}
+
+/* The page's window (--step, --from, --to; memscope_peak_window): 0 or the exit status
+ * (printed). */
+static int cut_page_window(const struct export_opts *o, struct memscope_peak *pk)
+{
+	struct memscope_error err;
+	uint64_t left_out = 0;
+
+	if (!o->window.step && !o->window.flags)
+		return 0;
+	memscope_error_clear(&err);
+	if (memscope_peak_window(pk, &o->window, o->inputs, o->n_inputs, &left_out, &err))
 		return cli_error(&tool, &err);
 	if (left_out && !o->common.quiet)
 		cli_msg(&tool, "%llu processes have no step %llu: left out",
@@ -532,6 +551,8 @@ int main(int argc, char **argv)
 	if (f && nested_note(f, sub, sizeof(sub)))
 		cli_msg(&tool, "%s (--pool)", sub);
 	if (tl && (status = cut_window(&o, tl)))
+		goto out;
+	if (pk && (status = cut_page_window(&o, pk)))
 		goto out;
 	memscope_error_clear(&err);
 	snprintf(producer, sizeof(producer), "%s@%s", tool.name, memscope_version());

@@ -20,7 +20,8 @@ enum {
 };
 
 static const struct cli_option options[] = {
-	{ "format", 0, OPT_FORMAT, "FORMAT", "text, json or csv (default text)", NULL },
+	{ "format", 0, OPT_FORMAT, "FORMAT",
+		"text, json or csv (default: from -o's ending, else text)", NULL },
 	{ "idle-threshold", 0, OPT_IDLE_THRESHOLD, "N",
 		"idle when two uses are more than N APIs apart (default 3000)", NULL },
 	{ "min-size", 0, OPT_MIN_SIZE, "BYTES",

@@ -23,9 +23,13 @@ enum {
 
 static const struct cli_option options[] = {
 	{ "format", 0, OPT_FORMAT, "FORMAT",
-		"text, json, csv, or reference: only msMemScope's own lines (default text)", NULL },
+		"text, json, csv, or reference: only msMemScope's own lines (default: from -o's "
+		"ending, else text)",
+		NULL },
 	{ "group-by", 0, OPT_GROUP_BY, "WHAT",
-		"group leaks by stack, op or owner (default stack; op without stacks)", NULL },
+		"group leaks by stack, op or owner (default stack; owner tag and op without "
+		"stacks)",
+		NULL },
 	{ "top", 0, OPT_TOP, "N",
 		"report the N largest groups per input and kind, 0 for all (default 20 in text, "
 		"all otherwise)",
@@ -349,6 +353,7 @@ int main(int argc, char **argv)
 		.format = MEMSCOPE_LEAKS_TEXT, /* --format text */
 		.fail_on_leak = 0,	       /* --fail-on-finding: findings leave the status 0 */
 		.kinds_given = 0,	       /* --kinds */
+		.format_given = 0,	       /* --format: else from -o's ending */
 		.top_given = 0,		       /* --top */
 		.group_by_given = 0,	       /* --group-by */
 		.common.output = "-",	       /* -o: standard output */

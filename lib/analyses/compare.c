@@ -181,28 +181,15 @@ static int cmp_rows(const void *pa, const void *pb)
 static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
 {
 	struct windows *ws = ctx;
-	struct memscope_pos start, end, next;
 	uint64_t n = memscope_steps_count(p), lo, hi;
-	int mstx = memscope_steps_source(p) == MEMSCOPE_STEPS_MSTX;
+	int open;
 
 	(void)src;
-	n -= !mstx && n; /* SYSTEM: the step still running has no STEP row */
+	n -= memscope_steps_source(p) != MEMSCOPE_STEPS_MSTX && n; /* SYSTEM: the step still
+								      running has no STEP row */
 	ws->n_steps = n > ws->n_steps ? n : ws->n_steps;
-	if (n < ws->step)
+	if (n < ws->step || !memscope_steps_span(p, ws->step, &lo, &hi, &open))
 		return 0;
-	memscope_steps_start(p, ws->step, &start);
-	if (mstx) {
-		/* to its Range_end, else to the next step start, else to the end */
-		lo = start.ts_ns;
-		hi = memscope_steps_end(p, ws->step, &end)	    ? end.ts_ns
-		     : memscope_steps_start(p, ws->step + 1, &next) ? next.ts_ns - !!next.ts_ns
-								    : UINT64_MAX;
-	} else {
-		/* msmemscope.step() ends step n at its row and starts step n + 1 */
-		memscope_steps_end(p, ws->step, &end);
-		lo = ws->step == 1 ? 0 : start.ts_ns + 1;
-		hi = end.ts_ns;
-	}
 	if (grow_array(&ws->w, &ws->cap, ws->n + 1, sizeof(*ws->w)))
 		return MEMSCOPE_E_NOMEM;
 	/* rows keep 32 bits of their pid: the first process with those bits decides */

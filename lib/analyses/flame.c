@@ -6,6 +6,8 @@
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
+#include "opnames.h"
+#include "../writers/report.h"
 #include "memscope/blocks.h"
 #include "memscope/flame.h"
 #include "memscope/leaks.h"
@@ -62,6 +64,7 @@ struct memscope_flame {
 	struct u64map by_owner;				/* (owner << 16 | pool) -> path */
 	struct u64map c_text;				/* C frame -> its text's string */
 	struct u64map under_root; /* (input << 32 | path) -> the path under its root frame */
+	struct u64map first_ts;	  /* src -> the time of its earliest row of any kind */
 	uint32_t *roots;	  /* split: the root frame of each of o.n_inputs inputs */
 	struct wgroup *groups;
 	size_t n_groups, cap_groups;
@@ -155,6 +158,7 @@ void memscope_flame_free(struct memscope_flame *f)
 	u64map_free(&f->by_owner);
 	u64map_free(&f->c_text);
 	u64map_free(&f->under_root);
+	u64map_free(&f->first_ts);
 	free(f->roots);
 	u64map_free(&f->group_of);
 	free(f->groups);
@@ -499,8 +503,12 @@ static int add_malloc(struct memscope_flame *f, const struct memscope_event *ev)
 int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *ev)
 {
 	struct memscope_block out;
+	uint64_t first, unused;
 	int r;
 
+	if ((!u64map_get(&f->first_ts, ev->src, &first, &unused) || ev->ts_ns < first) &&
+		u64map_put(&f->first_ts, ev->src, ev->ts_ns, 0))
+		return MEMSCOPE_E_NOMEM;
 	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH &&
 		(f->group == MEMSCOPE_FLAME_BY_OP || f->collect_ops))
 		return add_op_row(f, ev);
@@ -546,6 +554,7 @@ static int find_peak(struct memscope_flame *f)
 	const struct memscope_timeline_point *pk = NULL, *pt;
 	size_t k, n;
 	int64_t best = 0;
+	uint64_t unused;
 	int rc = memscope_timeline_finish(f->tl);
 
 	if (rc)
@@ -560,7 +569,8 @@ static int find_peak(struct memscope_flame *f)
 	if (!pk)
 		return 0;
 	f->peak = (struct memscope_flame_peak){ 1, pk->src, pk->pid, pk->device, pk->pool,
-		pk->at.ts_ns, (uint64_t)pk->value };
+		pk->at.ts_ns, (uint64_t)pk->value, pk->at.ts_ns };
+	u64map_get(&f->first_ts, pk->src, &f->peak.origin_ns, &unused);
 	for (k = 0; k < f->n_recs && !rc; k++) {
 		const struct prec *r = &f->recs[k];
 
@@ -620,22 +630,20 @@ static int cmp_oprec(const void *pa, const void *pb)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* The ops open on one thread, outermost first: their names, how many of each name are open, and
- * the paths the outermost OP_DEPTH make (0: not made yet). */
+/* The ops open on one thread (opnames.h) and the paths the outermost OP_DEPTH make (0: not made
+ * yet). */
 struct opstack {
-	uint32_t *name;
-	size_t depth, cap;
-	struct u64map open; /* name -> ops of that name open (names with none are not there) */
+	struct opnames ops;
 	uint32_t path[OP_DEPTH];
 };
 
 /* The path of the open ops (the outermost OP_DEPTH of them). */
 static int op_path(struct memscope_flame *f, struct opstack *s, uint32_t *path)
 {
-	size_t n = 0, k, top = s->depth < OP_DEPTH ? s->depth : OP_DEPTH;
+	size_t n = 0, k, top = s->ops.depth < OP_DEPTH ? s->ops.depth : OP_DEPTH;
 
 	for (k = 0; !s->path[top - 1] && k < top; k++)
-		if (push_frame(f, &n, s->name[k]))
+		if (push_frame(f, &n, s->ops.name[k]))
 			return MEMSCOPE_E_NOMEM;
 	if (n && memscope_strtab_intern_stack(f->st, f->frames, n, &s->path[top - 1]))
 		return MEMSCOPE_E_NOMEM;
@@ -645,41 +653,13 @@ static int op_path(struct memscope_flame *f, struct opstack *s, uint32_t *path)
 
 static int op_begin(struct opstack *s, uint32_t name)
 {
-	uint64_t n = 0, unused;
+	size_t depth = s->ops.depth;
 
-	if (grow_array(&s->name, &s->cap, s->depth + 1, sizeof(*s->name)))
+	if (opnames_begin(&s->ops, name))
 		return MEMSCOPE_E_NOMEM;
-	u64map_get(&s->open, name, &n, &unused);
-	if (u64map_put(&s->open, name, n + 1, 0))
-		return MEMSCOPE_E_NOMEM;
-	if (s->depth < OP_DEPTH)
-		s->path[s->depth] = 0;
-	s->name[s->depth++] = name;
+	if (depth < OP_DEPTH)
+		s->path[depth] = 0;
 	return 0;
-}
-
-/* An end closes the innermost open op of its name and the ops opened inside it (left open);
- * 0 when none of its name is open. Each op is closed once, so the ends cost what the starts do. */
-static size_t op_end(struct opstack *s, uint32_t name)
-{
-	uint64_t n = 0, unused;
-	size_t closed = 0;
-
-	if (!u64map_get(&s->open, name, &n, &unused) || !n)
-		return 0;
-	do {
-		uint32_t top = s->name[--s->depth];
-
-		u64map_get(&s->open, top, &n, &unused);
-		if (n > 1)
-			u64map_put(&s->open, top, n - 1, 0); /* the key is there: no allocation */
-		else
-			u64map_del(&s->open, top, NULL, NULL);
-		closed++;
-		if (top == name)
-			break;
-	} while (s->depth);
-	return closed;
 }
 
 /* Grouped by op: each thread's rows in time order (then in the order they came), and every
@@ -698,29 +678,26 @@ static int weigh_by_op(struct memscope_flame *f)
 		const struct oprec *r = &f->ops[i];
 
 		if (!i || r->src != r[-1].src || r->pid != r[-1].pid || r->tid != r[-1].tid) {
-			/* the next thread starts empty: what this one left open goes, name by name
-			 * (clearing the whole map would cost its largest size per thread) */
-			st->unclosed += s.depth;
-			while (s.depth)
-				u64map_del(&s.open, s.name[--s.depth], NULL, NULL);
+			/* the next thread starts with none open */
+			st->unclosed += s.ops.depth;
+			opnames_clear(&s.ops);
 		}
 		if (r->kind == OPR_BEGIN) {
-			st->deep += s.depth >= OP_DEPTH;
+			st->deep += s.ops.depth >= OP_DEPTH;
 			rc = op_begin(&s, r->name);
 		} else if (r->kind == OPR_END) {
-			size_t closed = op_end(&s, r->name);
+			size_t closed = opnames_end(&s.ops, r->name);
 
 			st->unmatched_ends += !closed;
 			st->unclosed += closed > 1 ? closed - 1 : 0;
 		} else if (counts(f, r->src, r->pool)) {
-			rc = (s.depth ? op_path(f, &s, &path)
-				      : path_of(f, 0, 0, 0, r->pool, &path)) ||
+			rc = (s.ops.depth ? op_path(f, &s, &path)
+					  : path_of(f, 0, 0, 0, r->pool, &path)) ||
 			     add_weight(f, r->metric, r->src, r->pool, path, r->weight);
 		}
 	}
-	st->unclosed += s.depth;
-	free(s.name);
-	u64map_free(&s.open);
+	st->unclosed += s.ops.depth;
+	opnames_free(&s.ops);
 	free(f->ops);
 	f->ops = NULL;
 	f->n_ops = f->cap_ops = 0;
@@ -736,84 +713,26 @@ static int cmp_entry(const void *pa, const void *pb)
 	return (a->path > b->path) - (a->path < b->path);
 }
 
-/* an input's root frame name while it is made: the ending s[start..len) of its name, and a hash
- * of that ending */
-struct root_name {
-	const char *s;
-	size_t len, start;
-	uint64_t h;
-};
-
-/* One more '/'-separated part of the name in the ending; 0 when it has it all. */
-static int longer(struct root_name *r)
-{
-	size_t was = r->start;
-
-	if (r->start && r->start < r->len)
-		r->h = (r->h ^ (unsigned char)r->s[--r->start]) * 1099511628211u;
-	while (r->start && r->s[r->start - 1] != '/')
-		r->h = (r->h ^ (unsigned char)r->s[--r->start]) * 1099511628211u;
-	return r->start != was;
-}
-
-/* The root frames of the inputs (memscope_flame_opts.inputs): each the shortest ending of its
- * name's '/'-separated parts no other input's ending of as many parts or more has, rounds of
- * one more part for the names whose ending is not alone (equal hashes count as equal: a name
- * only gets longer). O(total name length + rounds * inputs). */
+/* The root frames of the inputs (memscope_flame_opts.inputs): the names that tell them apart
+ * (input_names). */
 static int make_roots(struct memscope_flame *f)
 {
-	size_t n = f->o.n_inputs, i, k;
-	struct root_name *r = calloc(n ? n : 1, sizeof(*r));
-	struct u64map count = { 0 };
-	uint64_t c, unused;
+	size_t n = f->o.n_inputs, i;
+	const char **names = calloc(n ? n : 1, sizeof(*names));
 	char *buf = NULL;
-	int more = 1, rc = 0;
+	int rc = MEMSCOPE_E_NOMEM;
 
-	if (!r || !(f->roots = calloc(n ? n : 1, sizeof(*f->roots)))) {
-		rc = MEMSCOPE_E_NOMEM;
+	if (!names || !(f->roots = calloc(n ? n : 1, sizeof(*f->roots))) ||
+		!(buf = input_names(f->o.inputs, n, names)))
 		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		const char *s = f->o.inputs && f->o.inputs[i] ? f->o.inputs[i] : "";
-
-		r[i] = (struct root_name){ strcmp(s, "-") ? s : "standard input", 0, 0,
-			14695981039346656037u };
-		r[i].start = r[i].len = strlen(r[i].s);
-		longer(&r[i]);
-	}
-	while (more && !rc) {
-		more = 0;
-		u64map_clear(&count);
-		for (i = 0; i < n && !rc; i++) {
-			c = 0;
-			u64map_get(&count, r[i].h, &c, &unused);
-			rc = u64map_put(&count, r[i].h, c + 1, 0);
-		}
-		for (i = 0; i < n && !rc; i++)
-			if (u64map_get(&count, r[i].h, &c, &unused) && c > 1)
-				more |= longer(&r[i]);
-	}
-	for (i = 0; i < n && !rc; i++) {
-		size_t len = r[i].len - r[i].start;
-		int dup = u64map_get(&count, r[i].h, &c, &unused) && c > 1;
-
-		free(buf);
-		if (!(buf = malloc(len + 40))) {
-			rc = MEMSCOPE_E_NOMEM;
-			break;
-		}
-		if (!len)
-			k = (size_t)snprintf(buf, len + 40, "input %zu", i);
-		else
-			k = (size_t)snprintf(buf, len + 40, dup ? "%.*s (input %zu)" : "%.*s",
-				(int)len, r[i].s + r[i].start, i);
-		rc = memscope_strtab_intern(f->st, buf, k, &f->roots[i]);
-	}
+	for (i = 0; i < n; i++)
+		if (memscope_strtab_intern(f->st, names[i], strlen(names[i]), &f->roots[i]))
+			goto out;
+	rc = 0;
 out:
 	free(buf);
-	free(r);
-	u64map_free(&count);
-	return rc ? MEMSCOPE_E_NOMEM : 0;
+	free(names);
+	return rc;
 }
 
 /* path under input in's root frame, into *out (made once per (input, path)). */
@@ -959,13 +878,13 @@ unsigned memscope_flame_grouped_by(const struct memscope_flame *f)
 	return f->group;
 }
 
-uint64_t memscope_flame_pools(const struct memscope_flame *f, uint64_t *seen, int *nested)
+uint64_t memscope_flame_pools(const struct memscope_flame *f, uint64_t *left_out, int *nested)
 {
 	size_t i;
 
-	if (seen)
-		for (*seen = 0, i = 0; i < f->n_seen; i++)
-			*seen |= f->seen[i];
+	if (left_out)
+		for (*left_out = 0, i = 0; i < f->n_seen; i++)
+			*left_out |= f->seen[i] & ~pools_of(f, (uint32_t)i);
 	if (nested)
 		*nested = f->nested;
 	return f->counted;

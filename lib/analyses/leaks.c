@@ -9,6 +9,7 @@
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
+#include "opnames.h"
 #include "memscope/error.h"
 #include "memscope/leaks.h"
 #include "memscope/memscope.h"
@@ -461,6 +462,7 @@ static int add_op(struct memscope_leaks *l, const struct memscope_event *ev, int
 	struct tkey k;
 	struct othread *t = l->last_ot;
 	unsigned char tmp[30];
+	uint32_t name = ev->name;
 	size_t n;
 
 	memset(&k, 0, sizeof(k));
@@ -472,9 +474,13 @@ static int add_op(struct memscope_leaks *l, const struct memscope_event *ev, int
 		if (!(l->last_ot = t))
 			return MEMSCOPE_E_NOMEM;
 	}
+	/* an op without a name is one still, "[unnamed op]" as flame graphs and the page call it */
+	if ((!memscope_strtab_str(l->st, name, &n) || !n) &&
+		memscope_strtab_intern(l->st, "[unnamed op]", 12, &name))
+		return MEMSCOPE_E_NOMEM;
 	n = varint_put(tmp, zigzag((int64_t)(ev->ts_ns - t->last.ts_ns)));
 	n += varint_put(tmp + n, zigzag((int64_t)(ev->id - t->last.id)));
-	n += varint_put(tmp + n, (uint64_t)ev->name << 1 | (unsigned)end);
+	n += varint_put(tmp + n, (uint64_t)name << 1 | (unsigned)end);
 	if (buf_append(&t->log, tmp, n))
 		return MEMSCOPE_E_NOMEM;
 	if (ev->src < l->n_info)
@@ -1038,44 +1044,6 @@ static void owalk_next(struct owalk *w)
 		owalk_decode(w, w->i);
 }
 
-/* The ops open on one thread, outermost first, and how many of each name are open. */
-struct opstack {
-	uint32_t *name;
-	size_t depth, cap;
-	struct u64map open; /* name -> ops of that name open (names with none are not there) */
-};
-
-static int opstack_apply(struct opstack *s, const struct oprow *r)
-{
-	uint64_t n = 0, unused;
-
-	if (!r->end) {
-		if (grow_array(&s->name, &s->cap, s->depth + 1, sizeof(*s->name)))
-			return MEMSCOPE_E_NOMEM;
-		u64map_get(&s->open, r->name, &n, &unused);
-		if (u64map_put(&s->open, r->name, n + 1, 0))
-			return MEMSCOPE_E_NOMEM;
-		s->name[s->depth++] = r->name;
-		return 0;
-	}
-	/* an end closes the innermost open op of its name and the ops opened inside it; one with
-	 * none of its name open is ignored (each op is closed once: linear) */
-	if (!u64map_get(&s->open, r->name, &n, &unused) || !n)
-		return 0;
-	while (s->depth) {
-		uint32_t top = s->name[--s->depth];
-
-		u64map_get(&s->open, top, &n, &unused);
-		if (n > 1)
-			u64map_put(&s->open, top, n - 1, 0); /* the key is there: no allocation */
-		else
-			u64map_del(&s->open, top, NULL, NULL);
-		if (top == r->name)
-			break;
-	}
-	return 0;
-}
-
 static int cmp_leak_thread_alloc(const void *pa, const void *pb)
 {
 	const struct memscope_leak *a = pa, *b = pb;
@@ -1092,7 +1060,7 @@ static int cmp_leak_thread_alloc(const void *pa, const void *pb)
 /* The op of every finding: its thread's op rows walked once in time order with its findings. */
 static int finish_ops(struct memscope_leaks *l)
 {
-	struct opstack s = { 0 };
+	struct opnames s = { 0 };
 	size_t i = 0, j;
 	int rc = 0;
 
@@ -1125,19 +1093,19 @@ static int finish_ops(struct memscope_leaks *l)
 			struct memscope_pos at = alloc_pos(&l->leaks[i].blk);
 
 			while (!rc && w.i < t->n && memscope_pos_cmp(w.cur.at, at) < 0) {
-				rc = opstack_apply(&s, &w.cur);
+				if (!w.cur.end)
+					rc = opnames_begin(&s, w.cur.name);
+				else
+					opnames_end(&s, w.cur.name);
 				owalk_next(&w);
 			}
 			l->leaks[i].op = s.depth ? s.name[s.depth - 1] : 0;
 		}
 		free(w.sorted);
-		/* the next thread starts empty: what this one left open goes, name by name */
-		while (s.depth)
-			u64map_del(&s.open, s.name[--s.depth], NULL, NULL);
+		opnames_clear(&s); /* the next thread starts with none open */
 		i = j;
 	}
-	free(s.name);
-	u64map_free(&s.open);
+	opnames_free(&s);
 	return rc;
 }
 

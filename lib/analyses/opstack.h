@@ -11,11 +11,13 @@
 #include "memscope/error.h"
 
 /* The ops open on each thread of one process: a stack per thread, in a shared array. Start it
- * with OPSTACK_INIT; free it with opstack_free. */
+ * with OPSTACK_INIT; free it with opstack_free. An end closes ops by the rule of opnames.h: the
+ * innermost open op of its name and those inside it (opstack_closes). */
 struct opstack {
 	struct opstack_entry {
-		size_t point; /* the BEGIN's index in the timeline's points */
-		size_t below; /* the entry under it on its thread, SIZE_MAX: none */
+		size_t point;  /* the BEGIN's index in the timeline's points */
+		size_t below;  /* the entry under it on its thread, SIZE_MAX: none */
+		uint32_t name; /* the op's name (string id) */
 	} * e;
 	size_t n, cap, free_list; /* free_list: a chain of unused entries through below */
 	struct u64map top;	  /* tid -> a: 1 + its top entry (0: none), b: its place in tids */
@@ -44,8 +46,9 @@ static inline void opstack_free(struct opstack *s)
 	free(s->tids);
 }
 
-/* Op `point` opens on tid, inside the ones open there. 0 or MEMSCOPE_E_NOMEM (unchanged). */
-static inline int opstack_push(struct opstack *s, uint64_t tid, size_t point)
+/* Op `point` named name opens on tid, inside the ones open there. 0 or MEMSCOPE_E_NOMEM
+ * (unchanged). */
+static inline int opstack_push(struct opstack *s, uint64_t tid, size_t point, uint32_t name)
 {
 	uint64_t top = 0, place = 0;
 	size_t at;
@@ -64,7 +67,7 @@ static inline int opstack_push(struct opstack *s, uint64_t tid, size_t point)
 			return MEMSCOPE_E_NOMEM;
 		at = s->n++;
 	}
-	s->e[at] = (struct opstack_entry){ point, top ? (size_t)top - 1 : SIZE_MAX };
+	s->e[at] = (struct opstack_entry){ point, top ? (size_t)top - 1 : SIZE_MAX, name };
 	if (u64map_put(&s->top, tid, at + 1, place)) {
 		s->e[at].below = s->free_list;
 		s->free_list = at;
@@ -88,6 +91,28 @@ static inline size_t opstack_pop(struct opstack *s, uint64_t tid)
 	s->e[at].below = s->free_list;
 	s->free_list = at;
 	return point;
+}
+
+/* ends look this deep for their op at most (a hostile input's starts without ends would make
+ * every end's search as long as the file); one past it closes nothing */
+#define OPSTACK_SEARCH 64
+
+/* How many ops an end named name closes on tid (opstack_pop them): the innermost open op of
+ * that name and those opened inside it; 0 when none of that name is open. */
+static inline size_t opstack_closes(const struct opstack *s, uint64_t tid, uint32_t name)
+{
+	uint64_t top = 0, place = 0;
+	size_t at, n;
+
+	if (!u64map_get(&s->top, tid, &top, &place) || !top)
+		return 0;
+	for (at = (size_t)top - 1, n = 1; n <= OPSTACK_SEARCH; at = s->e[at].below, n++) {
+		if (s->e[at].name == name)
+			return n;
+		if (s->e[at].below == SIZE_MAX)
+			break;
+	}
+	return 0;
 }
 
 #endif

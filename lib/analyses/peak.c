@@ -6,6 +6,7 @@
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
+#include "opnames.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
 #include "memscope/peak.h"
@@ -31,25 +32,21 @@ struct rec {
 /* who[] of a block: its owner's index, FINAL once the owner cannot change (an owner tag, or the
  * block's MALLOC or FREE was reached in time order) */
 #define FINAL (UINT32_C(1) << 31)
-/* Ops open deeper than this on one thread are not owners (a hostile input's starts without ends
- * would make every end's search as long as the file); ends past it match nothing. */
-#define OP_DEPTH 64
-
-/* The ops open on one thread, outermost first. */
-struct opstack {
-	uint32_t name[OP_DEPTH];
-	size_t depth;
-};
-
 /* An owner: what it is named by and its name. */
 struct owner {
 	uint32_t by, name;
 };
 
-/* An input's time: its first point and the last row of its processes. */
+/* An input's time: its first row of any kind (the origin of its times) and the last row of its
+ * processes. */
 struct clock {
-	uint64_t first, end;
-	int has;
+	uint64_t row0, end;
+	int has_row, has;
+};
+
+/* The window of one process, inclusive, absolute ns (memscope_peak_window). */
+struct span {
+	uint64_t lo, hi;
 };
 
 struct memscope_peak {
@@ -75,11 +72,11 @@ struct memscope_peak {
 	size_t peak; /* index into recs of the peak's point; n_recs when none */
 	struct memscope_peak_owner *at_peak;
 	size_t n_at_peak;
-	struct clock *clock; /* per input */
-	size_t n_src;
-	int own_clocks;	   /* memscope_peak_origin */
-	uint64_t first_ts; /* of every point */
-	uint64_t width;	   /* memscope_peak_width */
+	struct clock *clock; /* per input, [0, cap_clock): from feed */
+	size_t cap_clock;
+	uint64_t axis_from, axis_to; /* memscope_peak_axis */
+	long peak_track;	     /* memscope_peak_track_of_peak */
+	int finished, cut;
 };
 
 void memscope_peak_opts_init(struct memscope_peak_opts *o)
@@ -99,6 +96,7 @@ struct memscope_peak *memscope_peak_new(
 	else
 		memscope_peak_opts_init(&p->o);
 	p->st = st;
+	p->peak_track = -1;
 	if (!(p->blocks = memscope_blocks_new(NULL)) || !(p->steps = memscope_steps_new(st))) {
 		memscope_peak_free(p);
 		return NULL;
@@ -297,9 +295,6 @@ static int add_live(struct memscope_peak *p, const struct memscope_event *ev)
 		memscope_blocks_tag(p->blocks, (uint64_t)seq + 1);
 		r->value = ev->size;
 		r->ref = seq;
-		if (grow_array(&p->seen_of, &p->cap_seen, (size_t)ev->src + 1, sizeof(*p->seen_of)))
-			return MEMSCOPE_E_NOMEM;
-		p->seen_of[ev->src] |= MEMSCOPE_POOL_BIT(ev->pool);
 	}
 	return 0;
 }
@@ -310,14 +305,27 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 	struct rec *r;
 	size_t len;
 	int rc = memscope_steps_feed(p->steps, ev);
+	struct clock *k;
 
 	if (rc < 0)
 		return rc;
+	if (grow_array(&p->clock, &p->cap_clock, (size_t)ev->src + 1, sizeof(*p->clock)))
+		return MEMSCOPE_E_NOMEM;
+	k = &p->clock[ev->src];
+	if (!k->has_row || ev->ts_ns < k->row0)
+		k->row0 = ev->ts_ns;
+	k->has_row = 1;
 	switch (ev->kind) {
 	case MEMSCOPE_KIND_MALLOC:
 	case MEMSCOPE_KIND_FREE:
-		if (!ev->pool || (p->o.pools && !(p->o.pools & MEMSCOPE_POOL_BIT(ev->pool))))
+		if (!ev->pool || ev->pool >= 64 ||
+			(p->o.pools && !(p->o.pools & MEMSCOPE_POOL_BIT(ev->pool))))
 			return 0;
+		/* every MALLOC and FREE row notes its pool, as the timeline and the flame graph
+		 * do, so the default pools (and the peak) are theirs */
+		if (grow_array(&p->seen_of, &p->cap_seen, (size_t)ev->src + 1, sizeof(*p->seen_of)))
+			return MEMSCOPE_E_NOMEM;
+		p->seen_of[ev->src] |= MEMSCOPE_POOL_BIT(ev->pool);
 		return add_live(p, ev);
 	case MEMSCOPE_KIND_OP_LAUNCH:
 		if (sub != MEMSCOPE_SUB_ATEN_START && sub != MEMSCOPE_SUB_ATB_START &&
@@ -363,7 +371,7 @@ static uint64_t counted_of(const struct memscope_peak *p, uint32_t src)
 struct sweep {
 	struct u64map track_of;	 /* (device << 16 | pool) -> (track, gen) */
 	struct u64map thread_of; /* tid -> (stack, gen) */
-	struct opstack *stacks;	 /* the threads' of this process: [0, n_stacks) */
+	struct opnames *stacks;	 /* the threads' of this process: [0, n_stacks) */
 	size_t n_stacks, cap_stacks;
 	uint64_t gen;	    /* 1 + the process changes so far */
 	size_t first_track; /* this process's first track */
@@ -374,7 +382,7 @@ struct sweep {
 
 /* The op stack of thread tid in this process, made empty when new with create (else NULL; NULL
  * on OOM). */
-static struct opstack *thread_stack(struct sweep *s, uint64_t tid, int create)
+static struct opnames *thread_stack(struct sweep *s, uint64_t tid, int create)
 {
 	uint64_t ix, gen;
 
@@ -385,7 +393,7 @@ static struct opstack *thread_stack(struct sweep *s, uint64_t tid, int create)
 	if (grow_array(&s->stacks, &s->cap_stacks, s->n_stacks + 1, sizeof(*s->stacks)) ||
 		u64map_put(&s->thread_of, tid, s->n_stacks, s->gen))
 		return NULL;
-	s->stacks[s->n_stacks].depth = 0;
+	opnames_clear(&s->stacks[s->n_stacks]); /* another process's thread had it */
 	return &s->stacks[s->n_stacks++];
 }
 
@@ -408,7 +416,8 @@ static int track_index(struct memscope_peak *p, struct sweep *s, const struct re
 		.device = r->device,
 		.pid = r->pid,
 		.pool = r->pool,
-		.first_ts_ns = r->at.ts_ns };
+		.first_ts_ns = r->at.ts_ns,
+		.from_ts_ns = r->at.ts_ns };
 	*t = (uint32_t)p->n_tracks++;
 	return 0;
 }
@@ -419,30 +428,20 @@ static void end_process(struct memscope_peak *p, struct sweep *s, size_t end)
 	size_t t;
 
 	for (t = s->first_track; end && t < p->n_tracks; t++)
-		p->tracks[t].end_ts_ns = p->recs[end - 1].at.ts_ns;
+		p->tracks[t].end_ts_ns = p->tracks[t].to_ts_ns = p->recs[end - 1].at.ts_ns;
 	s->first_track = p->n_tracks;
 }
 
-/* An op row: a start opens it on its thread; an end closes the innermost open op of its name
- * and the ops opened inside it, and is ignored when none of its name is open. */
+/* An op row: opnames.h's rule. */
 static int op_row(struct sweep *s, const struct rec *r)
 {
-	struct opstack *st = thread_stack(s, r->tid, 1);
-	size_t k;
+	struct opnames *st = thread_stack(s, r->tid, 1);
 
 	if (!st)
 		return MEMSCOPE_E_NOMEM;
-	if (r->kind == R_BEGIN) {
-		if (st->depth < OP_DEPTH)
-			st->name[st->depth] = r->ref;
-		st->depth++;
-		return 0;
-	}
-	for (k = st->depth < OP_DEPTH ? st->depth : OP_DEPTH; k--;)
-		if (st->name[k] == r->ref) {
-			st->depth = k;
-			break;
-		}
+	if (r->kind == R_BEGIN)
+		return opnames_begin(st, r->ref);
+	opnames_end(st, r->ref);
 	return 0;
 }
 
@@ -451,7 +450,7 @@ static int live_row(struct memscope_peak *p, struct sweep *s, size_t i)
 {
 	struct rec *r = &p->recs[i];
 	struct memscope_peak_track *tr;
-	struct opstack *st;
+	struct opnames *st;
 	uint32_t t, w, ix;
 	int64_t cur;
 
@@ -462,9 +461,7 @@ static int live_row(struct memscope_peak *p, struct sweep *s, size_t i)
 		 * innermost op open on the MALLOC's thread, else the frame found at feed */
 		st = r->value > 0 ? thread_stack(s, r->tid, 0) : NULL;
 		if (st && st->depth) {
-			if (owner_index(p, MEMSCOPE_PEAK_BY_OP,
-				    st->name[(st->depth < OP_DEPTH ? st->depth : OP_DEPTH) - 1],
-				    &ix))
+			if (owner_index(p, MEMSCOPE_PEAK_BY_OP, st->name[st->depth - 1], &ix))
 				return MEMSCOPE_E_NOMEM;
 			w = ix;
 		}
@@ -536,58 +533,24 @@ out:
 	return rc;
 }
 
-static int cmp_clock(const void *pa, const void *pb)
+/* The inputs' ends and the time axis: from 0 to the longest time from an input's first row to
+ * the last row of its processes. */
+static void clocks(struct memscope_peak *p)
 {
-	const struct clock *a = pa, *b = pb;
+	size_t i;
 
-	if (a->has != b->has)
-		return a->has ? -1 : 1;
-	return (a->first > b->first) - (a->first < b->first);
-}
-
-/* The inputs' clocks (memscope_peak_origin) and the width of the time axis. 0 or
- * MEMSCOPE_E_NOMEM. */
-static int clocks(struct memscope_peak *p)
-{
-	struct clock *sorted;
-	uint64_t end = 0, reach = 0, w;
-	size_t i, n = 1;
-
-	for (i = 0; i < p->n_tracks; i++)
-		if (p->tracks[i].src >= n)
-			n = (size_t)p->tracks[i].src + 1;
-	if (!(p->clock = calloc(2 * n, sizeof(*p->clock))))
-		return MEMSCOPE_E_NOMEM;
-	p->n_src = n;
-	sorted = p->clock + n;
 	for (i = 0; i < p->n_tracks; i++) {
 		const struct memscope_peak_track *t = &p->tracks[i];
-		struct clock *k = &p->clock[t->src];
+		struct clock *k = &p->clock[t->src]; /* fed: src < cap_clock */
 
-		if (!k->has || t->first_ts_ns < k->first)
-			k->first = t->first_ts_ns;
 		if (!k->has || t->end_ts_ns > k->end)
 			k->end = t->end_ts_ns;
-		if (!i || t->first_ts_ns < p->first_ts)
-			p->first_ts = t->first_ts_ns;
-		end = !i || t->end_ts_ns > end ? t->end_ts_ns : end;
 		k->has = 1;
 	}
-	memcpy(sorted, p->clock, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_clock);
-	/* separate runs: no input starts before every input before it has ended */
-	p->own_clocks = n > 1 && sorted[1].has;
-	for (i = 0; i < n && sorted[i].has; i++) {
-		if (i && sorted[i].first <= reach)
-			p->own_clocks = 0;
-		reach = sorted[i].end > reach ? sorted[i].end : reach;
-	}
-	p->width = p->n_tracks ? end - p->first_ts : 0;
-	if (p->own_clocks)
-		for (p->width = 0, i = 0; i < n; i++)
-			if (p->clock[i].has && (w = p->clock[i].end - p->clock[i].first) > p->width)
-				p->width = w;
-	return 0;
+	p->axis_from = p->axis_to = 0;
+	for (i = 0; i < p->cap_clock; i++)
+		if (p->clock[i].has && p->clock[i].end - p->clock[i].row0 > p->axis_to)
+			p->axis_to = p->clock[i].end - p->clock[i].row0;
 }
 
 /* A track and its place before sorting. */
@@ -678,13 +641,17 @@ int memscope_peak_finish(struct memscope_peak *p)
 	}
 	end_process(p, &s, p->n_recs);
 	if (!rc)
-		rc = clocks(p);
-	if (!rc)
 		rc = sort_tracks(p);
+	if (!rc)
+		clocks(p);
+	p->peak_track = !rc && p->peak < p->n_recs ? (long)p->recs[p->peak].track : -1;
 	if (!rc && p->peak < p->n_recs && !(rc = owners_at_peak(p, s.peak_start)) && p->n_at_peak)
 		qsort(p->at_peak, p->n_at_peak, sizeof(*p->at_peak), cmp_owner);
+	p->finished = !rc;
 	u64map_free(&s.track_of);
 	u64map_free(&s.thread_of);
+	for (i = 0; i < s.cap_stacks; i++)
+		opnames_free(&s.stacks[i]);
 	free(s.stacks);
 	return rc;
 }
@@ -714,19 +681,15 @@ int memscope_peak_foreach_point(const struct memscope_peak *p,
 	return 0;
 }
 
-uint64_t memscope_peak_origin(const struct memscope_peak *p, uint32_t src, int *own)
+uint64_t memscope_peak_origin(const struct memscope_peak *p, uint32_t src)
 {
-	if (own)
-		*own = p->own_clocks;
-	return p->own_clocks && src < p->n_src && p->clock[src].has ? p->clock[src].first
-								    : p->first_ts;
+	return src < p->cap_clock && p->clock[src].has_row ? p->clock[src].row0 : 0;
 }
 
-uint64_t memscope_peak_width(const struct memscope_peak *p, int *own)
+void memscope_peak_axis(const struct memscope_peak *p, uint64_t *from_ns, uint64_t *to_ns)
 {
-	if (own)
-		*own = p->own_clocks;
-	return p->width;
+	*from_ns = p->axis_from;
+	*to_ns = p->axis_to;
 }
 
 uint64_t memscope_peak_pools(const struct memscope_peak *p, uint64_t *seen)
@@ -738,7 +701,7 @@ uint64_t memscope_peak_pools(const struct memscope_peak *p, uint64_t *seen)
 
 long memscope_peak_track_of_peak(const struct memscope_peak *p)
 {
-	return p->peak < p->n_recs ? (long)p->recs[p->peak].track : -1;
+	return p->peak_track;
 }
 
 const struct memscope_peak_owner *memscope_peak_owners(const struct memscope_peak *p, size_t *n)
@@ -755,6 +718,271 @@ const struct memscope_steps *memscope_peak_steps(const struct memscope_peak *p)
 const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p)
 {
 	return p->st;
+}
+
+/* ---- the window (memscope_peak_window) ---- */
+
+/* The time window of input src: memscope_timeline_window_ns from its first row. */
+static int time_window(const struct memscope_peak *p, const struct memscope_timeline_window *w,
+	uint32_t src, uint64_t *lo, uint64_t *hi)
+{
+	return memscope_timeline_window_ns(w, memscope_peak_origin(p, src), lo, hi);
+}
+
+/* The steps with a span of one process (SYSTEM: not the one still running). */
+static uint64_t spans_of(const struct memscope_step_proc *sp)
+{
+	uint64_t n = sp ? memscope_steps_count(sp) : 0;
+
+	return sp && n && memscope_steps_source(sp) == MEMSCOPE_STEPS_SYSTEM ? n - 1 : n;
+}
+
+struct most_step {
+	uint32_t src;
+	uint64_t most;
+};
+
+static int most_step(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *sp)
+{
+	struct most_step *m = ctx;
+	uint64_t n = spans_of(sp);
+
+	(void)pid;
+	if (src == m->src && n > m->most)
+		m->most = n;
+	return 0;
+}
+
+/* Every input of a step window has that step in some process; else MEMSCOPE_E_INVALID. */
+static int check_steps(const struct memscope_peak *p, uint64_t step, const char *const *inputs,
+	size_t n_inputs, struct memscope_error *err)
+{
+	struct most_step m;
+	size_t src;
+
+	for (src = 0; src < n_inputs; src++) {
+		m = (struct most_step){ (uint32_t)src, 0 };
+		memscope_steps_foreach(p->steps, most_step, &m);
+		if (!m.most)
+			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
+				"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP "
+				"rows");
+		if (m.most < step)
+			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
+				"no step %llu: it has %llu", (unsigned long long)step,
+				(unsigned long long)m.most);
+	}
+	return 0;
+}
+
+/* The window of process (src, pid) whose rows run from first to last: [*lo, *hi]. 1, or 0 when
+ * nothing of it is in the window (*no_step set when it has no step w->step). */
+static int proc_window(const struct memscope_peak *p, const struct memscope_timeline_window *w,
+	uint32_t src, uint64_t pid, uint64_t first, uint64_t last, uint64_t *lo, uint64_t *hi,
+	int *no_step)
+{
+	int open;
+
+	*no_step = 0;
+	if (w->step) {
+		if (!memscope_steps_span(
+			    memscope_steps_proc(p->steps, src, pid), w->step, lo, hi, &open)) {
+			*no_step = 1;
+			return 0;
+		}
+	} else {
+		time_window(p, w, src, lo, hi);
+	}
+	return first <= *hi && last >= *lo;
+}
+
+/* A track's state in a window. */
+struct track_win {
+	int64_t start, peak, end;
+	struct memscope_pos peak_at;
+	uint64_t first, last, n, from, to, proc_last;
+	size_t start_rec, peak_rec; /* n_recs: none */
+	int in;			    /* its process has rows in the window */
+};
+
+int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline_window *w,
+	const char *const *inputs, size_t n_inputs, uint64_t *n_left_out,
+	struct memscope_error *err)
+{
+	struct track_win *tw = NULL;
+	struct memscope_peak_owner *old = p->at_peak;
+	size_t old_n = p->n_at_peak, i, j, k, tc = 0, peak = p->n_recs, peak_start = 0, n_kept = 0;
+	uint32_t *to = NULL;
+	uint64_t lo, hi, left_out = 0, from_axis = UINT64_MAX, to_axis = 0, o;
+	int64_t best = 0;
+	long peak_track = -1;
+	int rc = 0, no_step, any = 0;
+	uint32_t src;
+
+	if (n_left_out)
+		*n_left_out = 0;
+	if (!p->finished || p->cut)
+		return memscope_error_set(
+			err, MEMSCOPE_E_ARG, NULL, 0, "a window is cut once, after finish");
+	if (w->step && (w->flags & (MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO)))
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
+			"a window is a step or a time span, not both");
+	if (w->step && (rc = check_steps(p, w->step, inputs, n_inputs, err)))
+		return rc;
+	for (src = 0; !w->step && src < p->cap_clock && src < n_inputs; src++)
+		if (p->clock[src].has_row && !time_window(p, w, src, &lo, &hi))
+			return memscope_error_set(err, MEMSCOPE_E_ARG, inputs[src], 0,
+				"the window ends before it starts (%llu ns to %llu ns)",
+				(unsigned long long)lo, (unsigned long long)hi + 1);
+	tw = calloc(p->n_tracks ? p->n_tracks : 1, sizeof(*tw));
+	to = malloc((p->n_tracks ? p->n_tracks : 1) * sizeof(*to));
+	if (!tw || !to) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (k = 0; k < p->n_tracks; k++)
+		tw[k].start_rec = tw[k].peak_rec = p->n_recs;
+	/* every process in (input, pid) order, its tracks (in the same order) from tc */
+	for (i = 0; i < p->n_recs; i = j) {
+		const struct rec *r0 = &p->recs[i];
+		uint64_t last;
+
+		for (j = i; j < p->n_recs && p->recs[j].src == r0->src && p->recs[j].pid == r0->pid;
+			j++)
+			;
+		last = p->recs[j - 1].at.ts_ns;
+		while (tc < p->n_tracks &&
+			(p->tracks[tc].src < r0->src ||
+				(p->tracks[tc].src == r0->src && p->tracks[tc].pid < r0->pid)))
+			tc++;
+		if (!proc_window(p, w, r0->src, r0->pid, r0->at.ts_ns, last, &lo, &hi, &no_step)) {
+			left_out += no_step;
+			continue;
+		}
+		any = 1;
+		o = memscope_peak_origin(p, r0->src);
+		/* the live bytes at the window's start, then the points in it */
+		for (k = i; k < j && p->recs[k].at.ts_ns < lo; k++)
+			if (p->recs[k].kind == R_LIVE && p->recs[k].track != NO_TRACK) {
+				tw[p->recs[k].track].start = p->recs[k].value;
+				tw[p->recs[k].track].start_rec = k;
+			}
+		for (; tc < p->n_tracks && p->tracks[tc].src == r0->src &&
+			p->tracks[tc].pid == r0->pid;
+			tc++) {
+			struct track_win *t = &tw[tc];
+
+			t->in = 1;
+			t->from = lo > o ? lo : o;
+			t->to = hi < last ? hi : last;
+			t->proc_last = last;
+			t->peak = t->end = t->start;
+			t->peak_at = (struct memscope_pos){ t->from, 0 };
+			t->peak_rec = t->start_rec;
+			if (t->start > best) {
+				best = t->start;
+				peak = t->start_rec;
+				peak_track = (long)tc;
+				peak_start = i;
+			}
+		}
+		for (; k < j && p->recs[k].at.ts_ns <= hi; k++) {
+			const struct rec *r = &p->recs[k];
+			struct track_win *t;
+
+			if (r->kind != R_LIVE || r->track == NO_TRACK)
+				continue;
+			t = &tw[r->track];
+			if (!t->n++)
+				t->first = r->at.ts_ns;
+			t->last = r->at.ts_ns;
+			t->end = r->value;
+			if (r->value > t->peak) {
+				t->peak = r->value;
+				t->peak_at = r->at;
+				t->peak_rec = k;
+			}
+			if (r->value > best) {
+				best = r->value;
+				peak = k;
+				peak_track = (long)r->track;
+				peak_start = i;
+			}
+		}
+	}
+	if (!any) {
+		rc = n_inputs == 1 && p->cap_clock && p->clock[0].has_row
+			     ? memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[0], 0,
+				       "nothing in the window: the rows span %llu.%09llu s",
+				       (unsigned long long)(p->clock[0].end - p->clock[0].row0) /
+					       1000000000,
+				       (unsigned long long)(p->clock[0].end - p->clock[0].row0) %
+					       1000000000)
+			     : memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+				       "nothing of any input in the window");
+		goto out;
+	}
+	/* the owners at the window's peak, before the points outside it are dropped */
+	p->at_peak = NULL;
+	p->n_at_peak = 0;
+	p->peak = peak;
+	if (peak < p->n_recs && (rc = owners_at_peak(p, peak_start))) {
+		free(p->at_peak);
+		p->at_peak = old;
+		p->n_at_peak = old_n;
+		goto out;
+	}
+	free(old);
+	if (p->n_at_peak)
+		qsort(p->at_peak, p->n_at_peak, sizeof(*p->at_peak), cmp_owner);
+	/* the tracks with something in the window: a point, or live bytes at its start */
+	for (k = 0; k < p->n_tracks; k++) {
+		struct memscope_peak_track *t = &p->tracks[k];
+		const struct track_win *x = &tw[k];
+
+		to[k] = NO_TRACK;
+		if (!x->in || (!x->n && x->start <= 0))
+			continue;
+		o = memscope_peak_origin(p, t->src);
+		if (x->from - o < from_axis)
+			from_axis = x->from - o;
+		lo = (x->to < x->proc_last ? x->to + 1 : x->to) - o;
+		if (lo > to_axis)
+			to_axis = lo;
+		t->start_bytes = x->start;
+		t->peak = x->peak > 0 ? x->peak : 0;
+		t->peak_at = x->peak_at;
+		t->end_bytes = x->end;
+		t->first_ts_ns = x->n ? x->first : x->from;
+		t->last_ts_ns = x->n ? x->last : x->from;
+		t->from_ts_ns = x->from;
+		t->to_ts_ns = t->end_ts_ns = x->to;
+		t->n_points = x->n;
+		to[k] = (uint32_t)n_kept;
+		p->tracks[n_kept++] = *t;
+	}
+	for (i = 0; i < p->n_recs; i++) {
+		struct rec *r = &p->recs[i];
+
+		if (r->kind != R_LIVE || r->track == NO_TRACK)
+			continue;
+		if (to[r->track] == NO_TRACK || r->at.ts_ns < tw[r->track].from ||
+			r->at.ts_ns > tw[r->track].to)
+			r->track = NO_TRACK;
+		else
+			r->track = to[r->track];
+	}
+	p->n_tracks = n_kept;
+	p->peak_track = peak_track >= 0 ? (long)to[peak_track] : -1;
+	p->axis_from = n_kept ? from_axis : 0;
+	p->axis_to = n_kept ? to_axis : 0;
+	p->cut = 1;
+	if (n_left_out)
+		*n_left_out = left_out;
+out:
+	free(tw);
+	free(to);
+	return rc == MEMSCOPE_E_NOMEM ? memscope_error_set(err, rc, NULL, 0, "out of memory") : rc;
 }
 
 /* ---- the analysis interface (memscope/analysis.h) ---- */

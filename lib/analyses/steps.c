@@ -334,6 +334,30 @@ int memscope_steps_end(const struct memscope_step_proc *p, uint64_t n, struct me
 	return 1;
 }
 
+int memscope_steps_span(
+	const struct memscope_step_proc *p, uint64_t n, uint64_t *lo_ns, uint64_t *hi_ns, int *open)
+{
+	struct memscope_pos start, end, next;
+
+	*open = 0;
+	if (!memscope_steps_start(p, n, &start))
+		return 0;
+	if (p->source == MEMSCOPE_STEPS_MSTX) {
+		*lo_ns = start.ts_ns;
+		*open = !memscope_steps_end(p, n, &end);
+		*hi_ns = !*open					 ? end.ts_ns
+			 : memscope_steps_start(p, n + 1, &next) ? next.ts_ns - !!next.ts_ns
+								 : UINT64_MAX;
+		return 1;
+	}
+	/* msmemscope.step() ends step n at its row and starts step n + 1 */
+	if (!memscope_steps_end(p, n, &end))
+		return 0;
+	*lo_ns = n == 1 ? 0 : start.ts_ns + 1;
+	*hi_ns = end.ts_ns;
+	return 1;
+}
+
 int memscope_steps_end_from(
 	const struct memscope_step_proc *p, uint64_t n, uint64_t *k, struct memscope_pos *pos)
 {

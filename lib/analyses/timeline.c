@@ -260,30 +260,20 @@ static int add_spans(void *ctx, uint32_t src, uint64_t pid, const struct memscop
 	struct memscope_timeline *t = ctx;
 	enum memscope_step_source source = memscope_steps_source(p);
 	uint64_t n = memscope_steps_count(p), k, first = 0, last = 0;
-	struct memscope_pos start, end, next;
 
 	proc_span(t, src, pid, &first, &last);
-	if (source == MEMSCOPE_STEPS_SYSTEM && n)
-		n--; /* the step still running after the last STEP row has no end */
 	for (k = 1; k <= n; k++) {
 		struct memscope_timeline_step s = { src, pid, k, 0, 0, (uint16_t)source, 0 };
+		int open;
 
-		if (source == MEMSCOPE_STEPS_SYSTEM) {
-			if (!memscope_steps_end(p, k, &end))
-				continue;
-			s.end_ns = end.ts_ns;
-			s.start_ns =
-				k == 1 || !memscope_steps_start(p, k, &start) ? first : start.ts_ns;
-		} else {
-			if (!memscope_steps_start(p, k, &start))
-				continue;
-			s.start_ns = start.ts_ns;
-			s.open = !memscope_steps_end(p, k, &end);
-			s.end_ns = !s.open ? end.ts_ns
-				   : memscope_steps_start(p, k + 1, &next)
-					   ? next.ts_ns - (next.ts_ns > start.ts_ns)
-					   : last;
-		}
+		if (!memscope_steps_span(p, k, &s.start_ns, &s.end_ns, &open))
+			continue;
+		s.open = (uint16_t)open;
+		/* within the process's rows: step 1 of SYSTEM steps, an open mstx step */
+		if (s.start_ns < first)
+			s.start_ns = first;
+		if (s.end_ns > last)
+			s.end_ns = last;
 		if (s.end_ns < s.start_ns)
 			s.end_ns = s.start_ns;
 		if (grow_array(&t->spans, &t->cap_spans, t->n_spans + 1, sizeof(*t->spans)))
@@ -406,6 +396,7 @@ static int before(struct cut *c, size_t i)
 {
 	const struct memscope_timeline_point *r = &c->t->recs[i];
 	uint64_t key = (uint64_t)r->kind << 48 | sum_key(r->device, r->pool);
+	size_t n;
 
 	switch (r->kind) {
 	case MEMSCOPE_TL_LIVE:
@@ -418,9 +409,10 @@ static int before(struct cut *c, size_t i)
 		}
 		return u64map_put(&c->last, key, i, 0);
 	case MEMSCOPE_TL_BEGIN:
-		return opstack_push(&c->ops, r->tid, i);
+		return opstack_push(&c->ops, r->tid, i, r->name);
 	case MEMSCOPE_TL_END:
-		opstack_pop(&c->ops, r->tid);
+		for (n = opstack_closes(&c->ops, r->tid, r->name); n; n--)
+			opstack_pop(&c->ops, r->tid);
 		return 0;
 	default:
 		return 0;
@@ -455,30 +447,33 @@ static int starts(struct cut *c, uint64_t lo)
 	return 0;
 }
 
-/* The time window of input src: [*lo, *hi] (ns); 0 when it is empty (ends before it starts). */
-static int time_window(const struct memscope_timeline *t, const struct memscope_timeline_window *w,
-	uint32_t src, uint64_t *lo, uint64_t *hi)
+int memscope_timeline_window_ns(const struct memscope_timeline_window *w, uint64_t first_ns,
+	uint64_t *lo_ns, uint64_t *hi_ns)
 {
-	uint64_t first = src < t->n_in ? t->in[src].pub.first_ts_ns : 0, end;
+	uint64_t end;
 
-	*lo = 0;
-	*hi = UINT64_MAX;
+	*lo_ns = 0;
+	*hi_ns = UINT64_MAX;
 	if (w->flags & MEMSCOPE_TL_FROM)
-		*lo = (w->flags & MEMSCOPE_TL_FROM_ABS) ? w->from_ns
-		      : w->from_ns > UINT64_MAX - first ? UINT64_MAX
-							: first + w->from_ns;
+		*lo_ns = (w->flags & MEMSCOPE_TL_FROM_ABS)    ? w->from_ns
+			 : w->from_ns > UINT64_MAX - first_ns ? UINT64_MAX
+							      : first_ns + w->from_ns;
 	if (!(w->flags & MEMSCOPE_TL_TO))
 		return 1;
 	/* the end is not in it */
-	end = (w->flags & MEMSCOPE_TL_TO_ABS) ? w->to_ns
-	      : w->to_ns > UINT64_MAX - first ? UINT64_MAX
-					      : first + w->to_ns;
-	if (end <= *lo) {
-		*hi = end;
-		return 0;
-	}
-	*hi = end - 1;
-	return 1;
+	end = (w->flags & MEMSCOPE_TL_TO_ABS)	 ? w->to_ns
+	      : w->to_ns > UINT64_MAX - first_ns ? UINT64_MAX
+						 : first_ns + w->to_ns;
+	*hi_ns = end ? end - 1 : 0;
+	return end > *lo_ns;
+}
+
+/* The time window of input src: memscope_timeline_window_ns from its first row. */
+static int time_window(const struct memscope_timeline *t, const struct memscope_timeline_window *w,
+	uint32_t src, uint64_t *lo, uint64_t *hi)
+{
+	return memscope_timeline_window_ns(
+		w, src < t->n_in ? t->in[src].pub.first_ts_ns : 0, lo, hi);
 }
 
 /* The window of one process: [*lo, *hi] (ns). 1, or 0 when the process has nothing in it
@@ -500,10 +495,7 @@ static int proc_window(const struct memscope_timeline *t, const struct memscope_
 			*no_step = 1;
 			return 0;
 		}
-		/* SYSTEM STEP row n - 1 ends step n - 1 */
-		*lo = spans[k].start_ns + (spans[k].source == MEMSCOPE_STEPS_SYSTEM &&
-						  spans[k].n > 1 &&
-						  spans[k].start_ns < spans[k].end_ns);
+		*lo = spans[k].start_ns; /* memscope_steps_span's, as memscope-compare --step */
 		*hi = spans[k].end_ns;
 	} else if (!time_window(t, w, src, lo, hi)) {
 		return 0;
@@ -537,10 +529,12 @@ static int cut_proc(struct cut *c, const struct memscope_timeline_window *w, uin
 	for (; k < j && t->recs[k].at.ts_ns <= hi; k++) {
 		const struct memscope_timeline_point *r = &t->recs[k];
 
-		if (put(c, r) || (r->kind == MEMSCOPE_TL_BEGIN && opstack_push(&c->ops, r->tid, k)))
+		if (put(c, r) ||
+			(r->kind == MEMSCOPE_TL_BEGIN && opstack_push(&c->ops, r->tid, k, r->name)))
 			return MEMSCOPE_E_NOMEM;
 		if (r->kind == MEMSCOPE_TL_END)
-			opstack_pop(&c->ops, r->tid);
+			for (b = opstack_closes(&c->ops, r->tid, r->name); b; b--)
+				opstack_pop(&c->ops, r->tid);
 	}
 	/* the ops still open end with the window, or with the process if it ends first */
 	end_ts = hi < last ? hi : last;
@@ -582,7 +576,8 @@ static int check_steps(const struct memscope_timeline *t, uint64_t step, const c
 		uint64_t most = 0;
 		int found = 0;
 
-		for (k = 0; k < t->n_spans && t->spans[k].src < src; k++)
+		/* spans are by input: k goes on from the last input's (one pass over them all) */
+		for (; k < t->n_spans && t->spans[k].src < src; k++)
 			;
 		for (; k < t->n_spans && t->spans[k].src == src; k++) {
 			most = t->spans[k].n > most ? t->spans[k].n : most;

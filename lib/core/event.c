@@ -89,7 +89,7 @@ const char *memscope_bytes_text(char *buf, size_t n, uint64_t bytes)
 	double v = (double)bytes;
 	unsigned u = 0;
 
-	while (v >= 1023.95 && u < 6) {
+	while (v >= 1023.5 && u < 6) { /* from 1023.5 on, "%.0f" would print 1024 */
 		v /= 1024;
 		u++;
 	}

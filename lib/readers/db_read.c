@@ -1,6 +1,7 @@
 /* Reader of the memscope_dump table of an SQLite database (msMemScope's --format=db, memscope-db's
  * output): rows become events exactly as the same rows of a dump CSV would. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,16 @@ struct db_state {
 	char num[4][24];   /* ID, Timestamp, Process Id, Thread Id as text */
 	struct buf attr;   /* the Attr as the CSV writes it */
 	int64_t max_rowid; /* of the dump table, for progress (0: none) */
+	/* the part read (memscope_read_opts.parts): its rowids first..last, n_rows of them */
+	int64_t first_row, last_row;
+	uint64_t n_rows, n_read;
+	int ranged; /* only that range is read */
+};
+
+/* One input of a database of several (memscope_sources), as db_scan_parts checks it. */
+struct db_range {
+	int64_t first, last;
+	uint64_t n_rows;
 };
 
 static int db_fail(struct db_state *d, int code, uint64_t line, const char *what)
@@ -188,7 +199,9 @@ static int read_row(struct db_state *d)
 static const char select_rows[] =
 	"SELECT rowid, \"ID\", \"Event\", \"Event Type\", \"Name\", \"Timestamp(ns)\", "
 	"\"Process Id\", \"Thread Id\", \"Device Id\", \"Ptr\", \"Attr\", \"Call Stack(Python)\", "
-	"\"Call Stack(C)\" FROM \"%s\" ORDER BY rowid";
+	"\"Call Stack(C)\" FROM \"%s\"%s ORDER BY rowid";
+/* one input's rows: a range of the rowid b-tree, no scan */
+static const char where_range[] = " WHERE rowid BETWEEN ?1 AND ?2";
 
 /*
  * Open the file read-only. A database in WAL mode (the reference's) would get -wal and -shm files
@@ -298,8 +311,168 @@ static const char *const dump_cols[DUMP_COLS] = { "ID", "Event", "Event Type", "
 	"Timestamp(ns)", "Process Id", "Thread Id", "Device Id", "Ptr", "Attr",
 	"Call Stack(Python)", "Call Stack(C)" };
 
+/* The first (desc 0) or last rowid of table into *v: 0, 1 when it has no row, or the error. */
+static int end_rowid(struct db_state *d, const char *table, int desc, int64_t *v)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[96];
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT rowid FROM \"%s\" ORDER BY rowid%s LIMIT 1", table,
+		desc ? " DESC" : "");
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read the memscope_dump table");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read the memscope_dump table");
+	return rc == SQLITE_DONE;
+}
+
+/* A single-valued query's integer into *v: 0 or the error. */
+static int query_int(struct db_state *d, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read memscope_sources");
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0
+				: db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read memscope_sources");
+}
+
+/*
+ * The inputs the database holds (formats/sqlite.md "Reading a database"): the rows of
+ * memscope_sources whose n_rows is not 0, when there are two or more, each a rowid range of the
+ * dump table; in source order they must start at its first rowid, each right after the one
+ * before, and end at its last, so every row is one input's. fn (may be NULL) gets each one's
+ * number from 1 and name; part want (>= 1) goes into *r. Returns the count (1: the table is one
+ * input, read whole as when there is no memscope_sources), or the error (err set). table NULL:
+ * the count only, unchecked.
+ */
+static int db_scan_parts(struct db_state *d, const char *table, uint32_t want, struct db_range *r,
+	memscope_part_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n, lo = 0, hi = 0, prev = 0;
+	uint32_t k = 0;
+	int rc;
+
+	if ((rc = query_int(d,
+		     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
+		     "'memscope_sources'",
+		     &n)) ||
+		!n)
+		return rc ? rc : 1;
+	if ((rc = query_int(d,
+		     "SELECT count(*) FROM memscope_sources WHERE NOT (typeof(n_rows) = "
+		     "'integer' AND n_rows = 0)",
+		     &n)))
+		return rc;
+	if (n < 2 || !table)
+		return n < 2 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n;
+	if (n > INT32_MAX)
+		return memscope_error_set(d->err, MEMSCOPE_E_INVALID, d->src->name, 0,
+			"memscope_sources: %lld inputs", (long long)n);
+	if ((rc = end_rowid(d, table, 0, &lo)) < 0 ||
+		(!rc && (rc = end_rowid(d, table, 1, &hi)) < 0))
+		return rc;
+	if (rc)
+		return memscope_error_set(d->err, MEMSCOPE_E_INVALID, d->src->name, 0,
+			"memscope_sources lists %lld inputs with rows, and %s has none",
+			(long long)n, table);
+	if (sqlite3_prepare_v2(d->db,
+		    "SELECT source, path, first_row, last_row, n_rows FROM memscope_sources "
+		    "ORDER BY source",
+		    -1, &st, NULL) != SQLITE_OK)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read memscope_sources");
+	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long source = sqlite3_column_int64(st, 0);
+		int64_t first = sqlite3_column_int64(st, 2), last = sqlite3_column_int64(st, 3);
+		int64_t rows = sqlite3_column_int64(st, 4);
+		int ints = sqlite3_column_type(st, 2) == SQLITE_INTEGER &&
+			   sqlite3_column_type(st, 3) == SQLITE_INTEGER &&
+			   sqlite3_column_type(st, 4) == SQLITE_INTEGER;
+		const char *path = (const char *)sqlite3_column_text(st, 1);
+		char name[1024];
+
+		rc = 0;
+		if (sqlite3_column_type(st, 4) == SQLITE_INTEGER && rows == 0)
+			continue; /* an input without rows (python_trace): not one to read */
+		if (!ints || rows < 1 || last < first ||
+			(uint64_t)last - (uint64_t)first != (uint64_t)rows - 1)
+			rc = memscope_error_set(d->err, MEMSCOPE_E_INVALID, d->src->name, 0,
+				"memscope_sources: source %lld: its rows (first_row, last_row, "
+				"n_rows) are not a rowid range",
+				source);
+		else if (k ? prev == INT64_MAX || first != prev + 1 : first != lo)
+			rc = memscope_error_set(d->err, MEMSCOPE_E_INVALID, d->src->name, 0,
+				"memscope_sources: source %lld starts at row %lld, not at %s",
+				source, (long long)first,
+				k ? "the row after the input before"
+				  : "the first row of the table");
+		if (rc)
+			break;
+		prev = last;
+		if (++k == want) {
+			r->first = first;
+			r->last = last;
+			r->n_rows = (uint64_t)rows;
+		}
+		if (fn) {
+			if (path)
+				memscope_text_escape(name, sizeof(name), path,
+					(size_t)sqlite3_column_bytes(st, 1));
+			else
+				snprintf(name, sizeof(name), "source %lld", source);
+			if ((rc = fn(ctx, k, name)))
+				rc = rc < 0 ? rc : MEMSCOPE_E_STOPPED;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	if (rc != SQLITE_DONE)
+		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read memscope_sources");
+	if (k != (uint64_t)n || prev != hi)
+		return memscope_error_set(d->err, MEMSCOPE_E_INVALID, d->src->name, 0,
+			"memscope_sources: its inputs end at row %lld, %s at row %lld",
+			(long long)prev, table, (long long)hi);
+	return (int)k;
+}
+
+/*
+ * Read only part want of the database (memscope_read_opts.parts): its rowid range when it holds
+ * several inputs; all of it when it is one and want is 1. 0 or the error.
+ */
+static int select_part(struct db_state *d, const char *table, uint32_t want)
+{
+	struct db_range r = { 0 };
+	int n = db_scan_parts(d, table, want, &r, NULL, NULL);
+
+	if (n < 0)
+		return n;
+	if (want > (uint32_t)n)
+		return memscope_error_set(d->err, MEMSCOPE_E_ARG, d->src->name, 0,
+			"holds %d input%s, not %u", n, n == 1 ? "" : "s", want);
+	if (n == 1)
+		return 0;
+	d->ranged = 1;
+	d->first_row = r.first;
+	d->last_row = r.last;
+	d->n_rows = r.n_rows;
+	return 0;
+}
+
 static int open_dump_table(struct db_state *d)
 {
+	const struct memscope_read_opts *o = &d->src->opts;
+	uint32_t want = o->parts ? o->parts[o->src] : 0;
 	sqlite3_stmt *st = NULL;
 	char sql[512], table[16];
 	int rc;
@@ -322,26 +495,47 @@ static int open_dump_table(struct db_state *d)
 	sqlite3_finalize(st);
 	if ((rc = check_columns(d, table, dump_cols, DUMP_COLS)))
 		return rc;
+	if (want && (rc = select_part(d, table, want)))
+		return rc;
 	/* progress: rows are read in rowid order, max(rowid) is a b-tree lookup */
 	st = NULL;
 	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM \"%s\"", table);
-	if (d->src->opts.progress && sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	if (d->src->opts.progress && !d->ranged &&
+		sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK &&
 		sqlite3_step(st) == SQLITE_ROW)
 		d->max_rowid = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	snprintf(sql, sizeof(sql), select_rows, table);
+	snprintf(sql, sizeof(sql), select_rows, table, d->ranged ? where_range : "");
 	if (sqlite3_prepare_v2(d->db, sql, -1, &d->rows, NULL) != SQLITE_OK)
 		return db_fail(d, MEMSCOPE_E_INVALID, 0, "cannot read the memscope_dump table");
+	if (d->ranged) {
+		sqlite3_bind_int64(d->rows, 1, d->first_row);
+		sqlite3_bind_int64(d->rows, 2, d->last_row);
+	}
 	return 0;
 }
 
 /* Progress every 4096 rows: the file's bytes in the share of rowids read (rows are read in rowid
- * order), so a database reports in bytes as every other input does. */
+ * order), so a database reports in bytes as every other input does; rowid -1: the end. */
 static void db_progress(struct db_state *d, int64_t rowid)
 {
 	const struct memscope_read_opts *o = &d->src->opts;
 	uint64_t total = d->src->stats.bytes;
 
+	if (!o->progress || d->src->fd < 0) /* a memory input reports none */
+		return;
+	if (rowid < 0) { /* the end: the whole file (or part) read */
+		o->progress(o->progress_ctx, o->src, total, total);
+		return;
+	}
+	if (d->ranged) {
+		/* one input of several: the share of its rows */
+		if (d->n_read % 4096 == 0)
+			o->progress(o->progress_ctx, o->src,
+				(uint64_t)((double)total * (double)d->n_read / (double)d->n_rows),
+				total);
+		return;
+	}
 	if (d->max_rowid <= 0 || rowid % 4096 || rowid < 0 || rowid > d->max_rowid)
 		return;
 	o->progress(o->progress_ctx, o->src,
@@ -391,9 +585,19 @@ static int db_read(
 				0, "cannot read the memscope_dump table");
 			break;
 		}
+		d.n_read++;
 		db_progress(&d, sqlite3_column_int64(d.rows, 0));
 		rc = read_row(&d);
 	}
+	if (!rc)
+		db_progress(&d, -1);
+	if (!rc && d.ranged && d.n_read != d.n_rows)
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			"memscope_sources: input %u has %llu rows (rowids %lld to %lld), the table "
+			"%llu",
+			src->opts.parts[src->opts.src], (unsigned long long)d.n_rows,
+			(long long)d.first_row, (long long)d.last_row,
+			(unsigned long long)d.n_read);
 	dump_rows_free(d.dr);
 	db_close(&d);
 	return rc;
@@ -491,6 +695,14 @@ static int db_read_trace(
 
 	db_begin(&d, src, err);
 	rc = open_conn(&d);
+	/* python_trace_{pid} tables are per process, not per input: they go with the whole file */
+	if (!rc && src->opts.parts && src->opts.parts[src->opts.src] &&
+		(rc = db_scan_parts(&d, NULL, 0, NULL, NULL, NULL)) > 0)
+		rc = rc == 1 && src->opts.parts[src->opts.src] == 1
+			     ? 0
+			     : memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+				       "the python_trace tables of a database of several inputs "
+				       "are read with the whole database");
 	if (!rc && sqlite3_prepare_v2(d.db,
 			   "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB "
 			   "'python_trace_[0-9]*' ORDER BY length(name), name",
@@ -532,3 +744,51 @@ const struct reader db_reader = {
 	.read = db_read,
 	.read_trace = db_read_trace,
 };
+
+int memscope_source_parts(
+	const char *path, memscope_part_fn fn, void *ctx, struct memscope_error *err)
+{
+	struct memscope_source src = { 0 };
+	struct db_state d = { 0 };
+	unsigned char head[100];
+	sqlite3_stmt *st = NULL;
+	char table[16];
+	ssize_t got;
+	int rc = 1, fd = -1, step;
+
+	memscope_error_clear(err);
+	if (!path || strcmp(path, "-") == 0 || memscope_source_rereadable(path) != 1)
+		return 1; /* stdin, a pipe: no database; a missing file: its read says so */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	got = read(fd, head, sizeof(head));
+	if (got < (ssize_t)sizeof(sqlite_magic) || !db_sniff(head, (size_t)got, 0, path, NULL))
+		goto out;
+	src.name = (char *)path;
+	src.fd = fd;
+	src.buf = head;
+	src.peek_len = (size_t)got;
+	d.src = &src;
+	d.err = err;
+	/* a file SQLite cannot open or read, or without a dump table, is one input: its read says
+	 * what is wrong with it */
+	if (open_conn(&d) ||
+		sqlite3_prepare_v2(d.db,
+			"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+			"('memscope_dump', 'leaks_dump') ORDER BY name = 'leaks_dump'",
+			-1, &st, NULL) != SQLITE_OK) {
+		memscope_error_clear(err);
+		goto out;
+	}
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		snprintf(table, sizeof(table), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	rc = step == SQLITE_ROW ? db_scan_parts(&d, table, 0, NULL, fn, ctx) : 1;
+out:
+	if (d.db)
+		sqlite3_close(d.db);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}

@@ -24,6 +24,7 @@ struct zsrc {
 	unsigned char *own; /* the raw buffer of a file (NULL for memory input) */
 	int raw_eof;	    /* no raw bytes after in[len) */
 	int in_unit;	    /* inside a gzip member or zstd frame */
+	int padding;	    /* zero bytes after the last gzip member seen */
 	int done;	    /* the end (or the break) was handed out */
 	uint64_t n_units;   /* members or frames completed */
 	uint64_t raw_off;   /* offset in the file of in[0] */
@@ -125,121 +126,146 @@ static int refill(struct memscope_source *src, struct zsrc *z, struct memscope_e
 }
 
 /*
+ * Between gzip members, after the first: zero bytes are padding (tar, tape blocks) that end the
+ * stream, as gzip takes them; after the padding nothing else may come. Skips the zeros of
+ * in[pos..len) (z->padding set once one is seen). 0, or MEMSCOPE_E_INVALID (err set) for a
+ * byte that neither is padding nor can begin a member (gzip's "trailing garbage").
+ */
+static int skip_padding(struct memscope_source *src, struct zsrc *z, struct memscope_error *err)
+{
+	size_t from = z->pos;
+
+	while (z->pos < z->len && z->in[z->pos] == 0)
+		z->pos++;
+	z->padding |= z->pos > from;
+	if (z->pos == z->len || (!z->padding && z->in[z->pos] == 0x1f))
+		return 0;
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+		"trailing garbage after gzip member %llu (compressed byte %llu): neither another "
+		"member nor zero padding",
+		(unsigned long long)z->n_units, (unsigned long long)(z->raw_off + z->pos));
+}
+
+/* decode of gzip: members one after another (pigz, bgzip), then perhaps zero padding. */
+static int decode_gzip(struct memscope_source *src, struct zsrc *z, unsigned char *out, size_t cap,
+	size_t *made, struct memscope_error *err)
+{
+	size_t avail;
+	int ret, rc = 0;
+
+	if (!z->in_unit && z->n_units) {
+		/* a member ended: another one begins, or the padding (perhaps cut by a refill) */
+		if ((rc = skip_padding(src, z, err)) || z->pos == z->len)
+			goto out;
+		if (inflateReset(&z->gz) != Z_OK) {
+			rc = memscope_error_set(
+				err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+			goto out;
+		}
+	}
+	z->in_unit = 1;
+	avail = z->len - z->pos;
+	z->gz.next_in = (unsigned char *)z->in + z->pos;
+	z->gz.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
+	z->gz.next_out = out;
+	z->gz.avail_out = cap > UINT32_MAX ? UINT32_MAX : (uInt)cap;
+	ret = inflate(&z->gz, Z_NO_FLUSH);
+	z->pos += (size_t)(z->gz.next_in - (z->in + z->pos));
+	*made = (size_t)(z->gz.next_out - out);
+	if (ret == Z_STREAM_END) {
+		z->in_unit = 0;
+		z->n_units++;
+	} else if (ret == Z_MEM_ERROR) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	} else if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR || ret == Z_STREAM_ERROR) {
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			"corrupt gzip data in member %llu: %s (compressed byte %llu)",
+			(unsigned long long)z->n_units + 1,
+			ret == Z_NEED_DICT ? "a preset dictionary is needed"
+			: z->gz.msg	   ? z->gz.msg
+					   : "invalid data",
+			(unsigned long long)(z->raw_off + z->pos));
+	}
+out:
+	return rc;
+}
+
+/* decode of zstd: frames one after another. */
+static int decode_zstd(struct memscope_source *src, struct zsrc *z, unsigned char *out, size_t cap,
+	size_t *made, struct memscope_error *err)
+{
+	ZSTD_inBuffer ib = { z->in, z->len, z->pos };
+	ZSTD_outBuffer ob = { out, cap, 0 };
+	size_t r = ZSTD_decompressStream(z->zs, &ob, &ib);
+	ZSTD_ErrorCode c = ZSTD_getErrorCode(r);
+	int rc = 0;
+
+	z->pos = ib.pos;
+	*made = ob.pos;
+	if (c == ZSTD_error_no_error) {
+		/* 0: a frame is complete and all of it handed out, whether it took one call or
+		 * many; the next bytes begin another */
+		if (r == 0)
+			z->n_units++;
+		z->in_unit = r != 0;
+	} else if (c == ZSTD_error_memory_allocation) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	} else if (c == ZSTD_error_frameParameter_windowTooLarge) {
+		rc = memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"zstd data with a window over %u MiB (zstd --long?): decompress it first",
+			1u << (ZSTD_WINDOW_LOG_MAX - 20));
+	} else {
+		/* zstd decodes a block whole: the frame says where better than an offset */
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			"corrupt zstd data in frame %llu: %s", (unsigned long long)z->n_units + 1,
+			ZSTD_getErrorName(r));
+	}
+	return rc;
+}
+
+/*
  * Decode in[pos..len) into out[0..cap): *made bytes out, pos advanced. 0, or the failure of
  * corrupt data (err set).
  */
 static int decode(struct memscope_source *src, struct zsrc *z, unsigned char *out, size_t cap,
 	size_t *made, struct memscope_error *err)
 {
-	size_t avail = z->len - z->pos;
-
 	*made = 0;
-	if (z->kind == ZKIND_GZIP) {
-		int ret;
-
-		if (!z->in_unit && avail) {
-			/* a member begins: the first, or one after another (pigz, bgzip) */
-			if (z->n_units && inflateReset(&z->gz) != Z_OK)
-				return memscope_error_set(
-					err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-			z->in_unit = 1;
-		}
-		z->gz.next_in = (unsigned char *)z->in + z->pos;
-		z->gz.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
-		z->gz.next_out = out;
-		z->gz.avail_out = cap > UINT32_MAX ? UINT32_MAX : (uInt)cap;
-		ret = inflate(&z->gz, Z_NO_FLUSH);
-		z->pos += (size_t)(z->gz.next_in - (z->in + z->pos));
-		*made = (size_t)(z->gz.next_out - out);
-		if (ret == Z_STREAM_END) {
-			z->in_unit = 0;
-			z->n_units++;
-		} else if (ret == Z_MEM_ERROR) {
-			return memscope_error_set(
-				err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-		} else if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR || ret == Z_STREAM_ERROR) {
-			return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
-				"corrupt gzip data in member %llu: %s (compressed byte %llu)",
-				(unsigned long long)z->n_units + 1,
-				ret == Z_NEED_DICT ? "a preset dictionary is needed"
-				: z->gz.msg	   ? z->gz.msg
-						   : "invalid data",
-				(unsigned long long)(z->raw_off + z->pos));
-		}
-		return 0;
-	}
-	ZSTD_inBuffer ib = { z->in, z->len, z->pos };
-	ZSTD_outBuffer ob = { out, cap, 0 };
-	size_t r = ZSTD_decompressStream(z->zs, &ob, &ib);
-
-	z->pos = ib.pos;
-	*made = ob.pos;
-	if (ZSTD_isError(r)) {
-		ZSTD_ErrorCode c = ZSTD_getErrorCode(r);
-
-		if (c == ZSTD_error_memory_allocation)
-			return memscope_error_set(
-				err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-		if (c == ZSTD_error_frameParameter_windowTooLarge)
-			return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
-				"zstd data with a window over %u MiB (zstd --long?): decompress it "
-				"first",
-				1u << (ZSTD_WINDOW_LOG_MAX - 20));
-		/* zstd decodes a block whole: the frame says where better than an offset */
-		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
-			"corrupt zstd data in frame %llu: %s", (unsigned long long)z->n_units + 1,
-			ZSTD_getErrorName(r));
-	}
-	/* 0: a frame is complete and all of it handed out; the next bytes begin another */
-	if (r == 0 && z->in_unit)
-		z->n_units++;
-	z->in_unit = r != 0;
-	return 0;
+	return z->kind == ZKIND_GZIP ? decode_gzip(src, z, out, cap, made, err)
+				     : decode_zstd(src, z, out, cap, made, err);
 }
 
-ssize_t zsrc_pull(
-	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
+/*
+ * Decompressed bytes into dst[0..cap) until it is full, the stream ends (z->done) or breaks:
+ * *made bytes out, including those before a break. 0 or the failure (err set).
+ */
+static int fill(struct memscope_source *src, struct zsrc *z, unsigned char *dst, size_t cap,
+	size_t *made, struct memscope_error *err)
 {
-	struct zsrc *z = src->z;
-	struct memscope_error local;
-	size_t made = 0, got;
+	size_t got, pos;
 	int rc = 0;
 
-	if (z->failed) {
-		z->failed = 0;
-		z->done = 1;
-		if (err)
-			*err = z->pending;
-		return z->pending.code;
-	}
-	if (z->done)
-		return 0;
-	if (!err)
-		err = &local;
-	while (made < cap) {
+	*made = 0;
+	while (!rc && *made < cap && !z->done) {
 		if (z->pos == z->len && !z->raw_eof) {
-			if ((rc = refill(src, z, err)))
-				break;
+			rc = refill(src, z, err);
 			continue;
 		}
 		if (z->pos == z->len && !z->in_unit) {
 			z->done = 1; /* every member or frame whole, and nothing after them */
-			break;
+			continue;
 		}
-		size_t pos = z->pos;
-
-		rc = decode(src, z, dst + made, cap - made, &got, err);
-		made += got; /* what came out before a failure too */
-		if (rc)
-			break;
-		if (!got && z->pos == pos && pos < z->len) {
+		pos = z->pos;
+		rc = decode(src, z, dst + *made, cap - *made, &got, err);
+		*made += got; /* what came out before a failure too */
+		if (rc || got)
+			continue;
+		if (z->pos == pos && pos < z->len) {
 			/* a decoder that neither reads nor writes would loop for ever */
 			rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
 				"corrupt %s data (compressed byte %llu)", zkind_name(z->kind),
 				(unsigned long long)(z->raw_off + pos));
-			break;
-		}
-		if (!got && z->pos == z->len && z->raw_eof && z->in_unit) {
+		} else if (z->pos == z->len && z->raw_eof && z->in_unit) {
 			/* nothing more comes out, and the member or frame is not complete */
 			rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
 				"truncated %s data: the file ends inside %s %llu (%llu compressed "
@@ -247,28 +273,46 @@ ssize_t zsrc_pull(
 				zkind_name(z->kind), z->kind == ZKIND_GZIP ? "member" : "frame",
 				(unsigned long long)z->n_units + 1,
 				(unsigned long long)(z->raw_off + z->len),
-				(unsigned long long)(z->out_bytes + made));
-			break;
+				(unsigned long long)(z->out_bytes + *made));
 		}
 	}
-	z->out_bytes += made;
-	if (!rc)
-		return (ssize_t)made;
+	return rc;
+}
+
+ssize_t zsrc_pull(
+	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
+{
+	struct zsrc *z = src->z;
+	struct memscope_error local;
+	size_t made = 0;
+	int rc = 0;
+
+	if (!err)
+		err = &local;
+	if (z->failed) {
+		/* the failure held back by the last call, after the bytes before it */
+		z->failed = 0;
+		*err = z->pending;
+		rc = z->pending.code;
+	} else if (!z->done) {
+		rc = fill(src, z, dst, cap, &made, err);
+		z->out_bytes += made;
+	}
 	if (rc == MEMSCOPE_E_TRUNCATED || rc == MEMSCOPE_E_INVALID) {
 		/* as a cut file: what came out before the break is the input, and the break is
 		 * reported after its reader read it (source.c) */
 		src->zcut = *err;
 		memscope_error_clear(err);
 		z->done = 1;
-		return (ssize_t)made;
-	}
-	if (made) {
+		rc = 0;
+	} else if (rc && made) {
 		/* the bytes before the failure first; the failure on the next call */
 		z->pending = *err;
 		z->failed = 1;
 		memscope_error_clear(err);
-		return (ssize_t)made;
+		rc = 0;
+	} else if (rc) {
+		z->done = 1;
 	}
-	z->done = 1;
-	return rc;
+	return rc ? rc : (ssize_t)made;
 }

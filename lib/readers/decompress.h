@@ -13,7 +13,8 @@ struct zsrc;
 
 enum zkind {
 	ZKIND_NONE = 0,
-	ZKIND_GZIP, /* RFC 1952: 1f 8b; any number of members (pigz, bgzip) */
+	ZKIND_GZIP, /* RFC 1952: 1f 8b; any number of members (pigz, bgzip), then perhaps zero
+		       bytes (tar or tape padding), as gzip reads them */
 	ZKIND_ZSTD, /* RFC 8878: frame magic 28 b5 2f fd; any number of frames */
 };
 
@@ -32,7 +33,9 @@ int zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *
 
 /*
  * Up to cap decompressed bytes into dst: as many as there are, fewer only at the end; 0 at the
- * end. Corrupt data (MEMSCOPE_E_INVALID) or a stream that ends inside a member or frame
+ * end. Zero bytes after a whole gzip member are padding and end the stream. Corrupt data
+ * (MEMSCOPE_E_INVALID; bytes after a whole member or frame that neither begin another nor, for
+ * gzip, are zero padding, too) or a stream that ends inside a member or frame
  * (MEMSCOPE_E_TRUNCATED) ends the input where it breaks, as a cut file ends, the break kept in
  * src->zcut for the source to report after the read. Other failures are returned, after the
  * bytes decompressed before them (on the next call): a window larger than the decoder's limit

@@ -17,6 +17,23 @@ void source_report(struct memscope_source *src)
 			src->opts.progress_ctx, src->opts.src, src->raw_done, src->raw_total);
 }
 
+/*
+ * Whether a read of r bytes (0: the end) that brought raw_done where it is should be reported:
+ * at most once per READ_CHUNK bytes of the file whatever read(2) returns (a pipe gives 64 KiB at a
+ * time), when a read crosses a multiple of READ_CHUNK or reaches the file's size, and once at the
+ * end unless that was just reported, so the last report is the whole file.
+ */
+static int report_due(const struct memscope_source *src, uint64_t r)
+{
+	uint64_t done = src->raw_done;
+	int reached = src->raw_total && done >= src->raw_total;
+
+	if (r == 0)
+		return done % READ_CHUNK != 0 && !reached;
+	return (done - r) / READ_CHUNK != done / READ_CHUNK ||
+	       (reached && done - r < src->raw_total);
+}
+
 ssize_t source_read_file(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
 {
@@ -28,10 +45,9 @@ ssize_t source_read_file(
 	if (r < 0)
 		return memscope_error_set(
 			err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s", strerror(errno));
-	if (r > 0) {
-		src->raw_done += (uint64_t)r;
+	src->raw_done += (uint64_t)r;
+	if (report_due(src, (uint64_t)r))
 		source_report(src);
-	}
 	return r;
 }
 

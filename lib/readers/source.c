@@ -70,6 +70,10 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	if (rc)
 		return rc;
 	src->format = src->reader->format;
+	if (src->opts.parts && src->opts.parts[src->opts.src] > 1 &&
+		src->format != MEMSCOPE_FORMAT_DB)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0,
+			"holds one input, not %u", src->opts.parts[src->opts.src]);
 	/* SQLite reads a database by its name or from memory, never as a stream */
 	if (src->z && src->format == MEMSCOPE_FORMAT_DB)
 		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
@@ -184,6 +188,20 @@ static int read_end(struct memscope_source *src, int rc, struct memscope_error *
 	}
 	if (rc && rc != MEMSCOPE_E_INVALID && rc != MEMSCOPE_E_TRUNCATED)
 		return rc;
+	/* a row the reader placed may be the one the break cut short, or a bad row well before
+	 * it (a small file is decompressed to its break before the first row is read): say both */
+	if (rc && err && err->line) {
+		char row[MEMSCOPE_ERROR_MSG_MAX];
+
+		snprintf(row, sizeof(row), "%s", err->msg);
+		/* each part cut to fit MEMSCOPE_ERROR_MSG_MAX (512) */
+		snprintf(err->msg, sizeof(err->msg), "%.240s; and the file is cut: %.240s", row,
+			src->zcut.msg);
+		if (src->zcut.code ==
+			MEMSCOPE_E_TRUNCATED) /* the cut is what --lenient reads past */
+			err->code = rc = MEMSCOPE_E_TRUNCATED;
+		return rc;
+	}
 	if (err)
 		*err = src->zcut;
 	return src->zcut.code;

@@ -22,6 +22,8 @@ enum { WIDTH = 1200, PAD = 10, FRAME_H = 16, TOP = 60, BOTTOM = 34 };
 #define MAX_FRAMES 100000
 #define DEEPER UINT32_MAX
 #define DEEPER_NAME "[deeper frames]"
+/* a byte total of MEMSCOPE_BYTES_OVERFLOW in a tooltip (the title has memscope_bytes_text's) */
+#define OVERFLOWED "more than 16.0 EiB: the total overflowed"
 
 /* one path, for sorting by its frames' names; a path deeper than MAX_DEPTH is cut to its first
  * MAX_DEPTH - 1 frames and DEEPER */
@@ -53,6 +55,7 @@ struct svg {
 	FILE *out; /* NULL: collect the frames that could be drawn in cands */
 	const struct memscope_strtab *st;
 	const char *unit; /* "bytes" or "allocations" */
+	int count;	  /* the weights are allocations, not bytes */
 	uint64_t total;
 	double scale; /* pixels per unit of weight */
 	size_t depth; /* of the deepest frame; the root "all" is depth 0 */
@@ -81,16 +84,7 @@ static const char *thousands(uint64_t v, char *buf)
 
 /* The next character of s: its length in bytes (1 for a byte that is not valid UTF-8, which
  * *ok says). */
-static size_t next_char(const unsigned char *p, const unsigned char *end, int *ok)
-{
-	size_t len = utf8_seq(p, end);
-
-	/* U+FFFE and U+FFFF are not XML characters */
-	*ok = len && !(len == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe);
-	return len ? len : 1;
-}
-
-/* The characters of s[0..n), as next_char counts them. */
+/* The characters of s[0..n), as xml_next_char counts them. */
 static size_t count_chars(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
@@ -98,7 +92,7 @@ static size_t count_chars(const char *s, size_t n)
 	int ok;
 
 	for (; p < end; chars++)
-		p += next_char(p, end, &ok);
+		p += xml_next_char(p, end, &ok);
 	return chars;
 }
 
@@ -138,15 +132,22 @@ static int ends_part(unsigned char c)
 	return c == '.' || c == '/' || c == ':' || c <= ' ';
 }
 
+/* The fewest characters of a name an elided label shows after its ellipsis, and before it (a
+ * start of 1 or 2 characters, "c1…", is left out: the end alone says more). A label too narrow
+ * for TAIL_MIN characters and the ellipsis is empty (the frame keeps its tooltip). */
+enum { TAIL_MIN = 4, HEAD_MIN = 3 };
+
 /*
- * Where the middle of s[0..n), chars characters, goes in a label of max: its characters head to
- * tail (the first of the end kept), the start filling the room the end leaves (may be none).
- * With shared (a start its siblings have too, shared_start), the end from there, or the last
- * max - 1 characters when that is longer: "torch._ops.aten.addmm.default" beside
+ * Where the middle of s[0..n), chars characters, goes in a label of max (at least TAIL_MIN + 1):
+ * its characters head to tail (the first of the end kept), the start filling the room the end
+ * leaves. With shared (a start its siblings have too, shared_start), the end from there, or the
+ * last max - 1 characters when that is longer: "torch._ops.aten.addmm.default" beside
  * "torch._ops.aten.addcmul.default" in 13 is "…ddmm.default", in 25 "torch._ops.…addmm.default".
- * Else the longest end that starts a part (after '.', '/', ':' or a blank) with room for the
- * ellipsis: alone in 14, "…addmm.default"; else the first (max - 1) / 3 characters and the last
- * max - 1 - (max - 1) / 3.
+ * Else the longest end that starts a part (a character that is not '.', '/', ':' or a blank
+ * after one of them, so "::" ends one part) with room for the ellipsis: alone in 14,
+ * "…addmm.default"; else the first (max - 1) / 3 characters (none when under HEAD_MIN) and the
+ * rest of the room from the end. The end has at least TAIL_MIN characters; a start under
+ * HEAD_MIN characters is none.
  */
 static void middle(const char *s, size_t n, size_t chars, size_t max, size_t shared, size_t *head,
 	size_t *tail)
@@ -157,19 +158,26 @@ static void middle(const char *s, size_t n, size_t chars, size_t max, size_t sha
 
 	if (shared && shared < chars) {
 		*tail = chars - shared <= max - 1 ? shared : chars - (max - 1);
+		if (*tail > chars - TAIL_MIN)
+			*tail = chars - TAIL_MIN;
 		*head = max - 1 - (chars - *tail);
-		return;
+		goto out;
 	}
 	for (k = 0; p < end; p += len, k++) {
-		len = next_char(p, end, &ok);
-		if (k + max - 1 >= chars && k && ends_part(p[-1])) {
+		len = xml_next_char(p, end, &ok);
+		if (k + TAIL_MIN > chars)
+			break;
+		if (k + max - 1 >= chars && k && ends_part(p[-1]) && !ends_part(p[0])) {
 			*head = max - 1 - (chars - k);
 			*tail = k;
-			return;
+			goto out;
 		}
 	}
-	*head = (max - 1) / 3;
+	*head = (max - 1) / 3 < HEAD_MIN ? 0 : (max - 1) / 3;
 	*tail = chars - (max - 1 - *head);
+out:
+	if (*head < HEAD_MIN)
+		*head = 0;
 }
 
 /*
@@ -177,8 +185,8 @@ static void middle(const char *s, size_t n, size_t chars, size_t max, size_t sha
  * not UTF-8 (and U+FFFE, U+FFFF) as '?'. When max is not 0 and s has more characters, a label
  * of at most max: the short part of s (short_len), and when that is still longer, its start and
  * its end with an ellipsis for the middle (middle, with shared): the end of a name tells siblings
- * apart more often than its start. The characters counted are those flame_svg.js's label counts
- * for the names it has.
+ * apart more often than its start; nothing when max is under TAIL_MIN + 1. The characters
+ * counted are those flame_svg.js's label counts for the names it has.
  */
 static void xml_text(FILE *out, const char *s, size_t n, size_t max, size_t shared)
 {
@@ -188,30 +196,19 @@ static void xml_text(FILE *out, const char *s, size_t n, size_t max, size_t shar
 
 	if (max && count_chars(s, n) > max) {
 		n = short_len(s, n);
-		if ((chars = count_chars(s, n)) > max)
+		if ((chars = count_chars(s, n)) > max && max < TAIL_MIN + 1)
+			return;
+		if (chars > max)
 			middle(s, n, chars, max, shared, &head, &tail);
 	}
 	end = (const unsigned char *)s + n;
 	for (p = (const unsigned char *)s, k = 0; p < end; p += len, k++) {
-		len = next_char(p, end, &ok);
+		len = xml_next_char(p, end, &ok);
 		if (k == head)
 			fputs("\xe2\x80\xa6", out); /* U+2026 HORIZONTAL ELLIPSIS */
 		if (k >= head && k < tail)
 			continue;
-		if (!ok)
-			fputc('?', out);
-		else if (*p == '<')
-			fputs("&lt;", out);
-		else if (*p == '>')
-			fputs("&gt;", out);
-		else if (*p == '&')
-			fputs("&amp;", out);
-		else if (*p == '"')
-			fputs("&quot;", out);
-		else if (*p < 0x20)
-			fputc(' ', out);
-		else
-			fwrite(p, 1, len, out);
+		xml_char(out, p, len, ok);
 	}
 }
 
@@ -248,14 +245,31 @@ static size_t shared_start(const char *s, size_t n, const char *t, size_t tn, si
 	int ok;
 
 	for (k = 0; p < end && q < q_end; p += len, q += q_len, k++) {
-		len = next_char(p, end, &ok);
-		q_len = next_char(q, q_end, &ok);
+		len = xml_next_char(p, end, &ok);
+		q_len = xml_next_char(q, q_end, &ok);
 		if (len != q_len || memcmp(p, q, len))
 			break;
 		if (len == 1 && ends_part(*p) && k + 1 > best)
 			best = k + 1;
 	}
 	return best;
+}
+
+/* A frame's weight in its tooltip: bytes in binary units and exact ("1.50 KiB, 1,536 bytes";
+ * under 1 KiB "512 bytes"), allocations exact ("1,234 allocations"). A total that overflowed
+ * says so, without parentheses: the script takes a frame's name from its tooltip up to the last
+ * " (". */
+static void amount(struct svg *g, uint64_t weight)
+{
+	char num[32], text[MEMSCOPE_BYTES_TEXT_MAX];
+
+	if (!g->count && weight == MEMSCOPE_BYTES_OVERFLOW)
+		fputs(OVERFLOWED, g->out);
+	else if (g->count || weight < 1024)
+		fprintf(g->out, "%s %s", thousands(weight, num), g->unit);
+	else
+		fprintf(g->out, "%s, %s bytes", memscope_bytes_text(text, sizeof(text), weight),
+			thousands(weight, num));
 }
 
 /* One frame, unless narrower than MIN_WIDTH or past the cut: its group of tooltip, rectangle and
@@ -268,7 +282,7 @@ static void frame(struct svg *g, const char *s, size_t n, size_t depth, uint64_t
 	double w = depth ? (double)weight * g->scale : WIDTH - 2 * PAD;
 	double y = TOP + (double)(g->depth - depth) * FRAME_H;
 	double w_chars;
-	char num[32], width[32];
+	char width[32];
 
 	if (depth && (w < MIN_WIDTH || (g->cut.depth && weight <= g->cut.weight &&
 					       (weight < g->cut.weight || depth >= g->cut.depth))))
@@ -288,10 +302,11 @@ static void frame(struct svg *g, const char *s, size_t n, size_t depth, uint64_t
 		shared ? "<g data-n=\"%zu\" data-p=\"%zu\"><title>" : "<g data-n=\"%zu\"><title>",
 		descendants, shared);
 	xml_text(g->out, s, n, 0, 0);
+	fputs(" (", g->out);
+	amount(g, weight);
 	fprintf(g->out,
-		" (%s %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%s\" "
+		", %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%s\" "
 		"height=\"%d\" fill=\"",
-		thousands(weight, num), g->unit,
 		g->total ? 100.0 * (double)weight / (double)g->total : 100.0, x, y, width,
 		FRAME_H - 1);
 	if (depth)
@@ -452,12 +467,13 @@ int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned
 	const char *subtitle, struct memscope_error *err)
 {
 	struct svg g = { .st = memscope_flame_strtab(f),
-		.unit = metric == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes" };
+		.unit = metric == MEMSCOPE_FLAME_COUNT ? "allocations" : "bytes",
+		.count = metric == MEMSCOPE_FLAME_COUNT };
 	size_t n, i;
 	const struct memscope_flame_entry *e = memscope_flame_entries(f, metric, &n, &g.total);
 	struct item *items = malloc((n ? n : 1) * sizeof(*items));
 	struct open_frame *open = NULL;
-	char title[320], num[32];
+	char title[320], num[MEMSCOPE_BYTES_TEXT_MAX], text[32];
 
 	for (i = 0; items && i < n; i++) {
 		struct item *it = &items[i];
@@ -496,12 +512,14 @@ int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	}
 	memscope_flame_profile_name(f, metric, title, sizeof(title));
-	if (metric != MEMSCOPE_FLAME_PEAK || !memscope_flame_peak(f)->found)
-		snprintf(title + strlen(title), sizeof(title) - strlen(title),
-			" (total: %s%s %s%s)",
-			g.total == MEMSCOPE_BYTES_OVERFLOW ? "more than " : "",
-			thousands(g.total - (g.total == MEMSCOPE_BYTES_OVERFLOW), num), g.unit,
-			g.total == MEMSCOPE_BYTES_OVERFLOW ? ": the total overflowed" : "");
+	/* the title is for people: bytes in binary units (the tooltips have them exact) */
+	if (metric != MEMSCOPE_FLAME_PEAK || !memscope_flame_peak(f)->found) {
+		if (g.count)
+			snprintf(num, sizeof(num), "%s allocations", thousands(g.total, text));
+		else
+			memscope_bytes_text(num, sizeof(num), g.total);
+		snprintf(title + strlen(title), sizeof(title) - strlen(title), " (total: %s)", num);
+	}
 	g.out = out;
 	header(&g, title, subtitle, TOP + (int)(g.depth + 1) * FRAME_H + BOTTOM);
 	sweep(&g, items, n, open);

@@ -35,28 +35,46 @@ function shortLen(chars) {
 	return n;
 }
 
+// The fewest characters of a name an elided label shows after its ellipsis, and before it, as
+// flame_svg.c's TAIL_MIN and HEAD_MIN: a shorter start is left out, and a label too narrow for
+// TAIL_MIN characters and the ellipsis is empty (the frame keeps its tooltip).
+var TAIL_MIN = 4, HEAD_MIN = 3;
+
+function endsPart(c) {
+	return ".:/ ".indexOf(c) >= 0;
+}
+
 // Where the middle of chars goes in a label of n, as flame_svg.c's middle: [head, tail), the
 // start filling the room the end leaves. With p (data-p: a start siblings have too), the end from
 // there, or the last n - 1 characters when that is longer; else the longest end that starts a
-// part (after ".", "/", ":" or a blank) with room for the ellipsis; else a third of the room for
-// the start.
+// part (a character that is not ".", "/", ":" or a blank after one of them) with room for the
+// ellipsis; else a third of the room for the start (none when under HEAD_MIN). The end has at
+// least TAIL_MIN characters; a start under HEAD_MIN characters is none.
 function middle(chars, n, p) {
-	var k;
-	if (p && p < chars.length) {
-		k = chars.length - p <= n - 1 ? p : chars.length - (n - 1);
-		return [n - 1 - (chars.length - k), k];
+	var k, c = chars.length, m = null;
+	if (p && p < c) {
+		k = Math.min(c - p <= n - 1 ? p : c - (n - 1), c - TAIL_MIN);
+		m = [n - 1 - (c - k), k];
 	}
-	for (k = Math.max(1, chars.length - (n - 1)); k < chars.length; k++)
-		if (".:/ ".indexOf(chars[k - 1]) >= 0)
-			return [n - 1 - (chars.length - k), k];
-	k = Math.floor((n - 1) / 3);
-	return [k, chars.length - (n - 1 - k)];
+	for (k = Math.max(1, c - (n - 1)); !m && k <= c - TAIL_MIN; k++)
+		if (endsPart(chars[k - 1]) && !endsPart(chars[k]))
+			m = [n - 1 - (c - k), k];
+	if (!m) {
+		k = Math.floor((n - 1) / 3);
+		if (k < HEAD_MIN)
+			k = 0;
+		m = [k, c - (n - 1 - k)];
+	}
+	if (m[0] < HEAD_MIN)
+		m[0] = 0;
+	return m;
 }
 
 // The label of a frame w pixels wide: the name; when it does not fit, its short part (shortLen),
 // and when that does not fit either, its start and its end with an ellipsis for the middle
 // (middle; "torch._ops.aten.addmm.default" alone in 14 characters: "…addmm.default"); nothing
-// under 3 characters (characters as flame_svg.c counts them, not UTF-16 units).
+// under 3 characters, and nothing elided under TAIL_MIN + 1 (characters as flame_svg.c counts
+// them, not UTF-16 units).
 function label(name, w, p) {
 	var n = Math.floor((w - 6) / CHAR_W), chars = Array.from(name), m;
 	if (n < 3)
@@ -66,6 +84,8 @@ function label(name, w, p) {
 	chars = chars.slice(0, shortLen(chars));
 	if (chars.length <= n)
 		return chars.join("");
+	if (n < TAIL_MIN + 1)
+		return "";
 	m = middle(chars, n, p);
 	return chars.slice(0, m[0]).join("") + "\u2026" + chars.slice(m[1]).join("");
 }

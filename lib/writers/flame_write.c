@@ -42,7 +42,8 @@ void memscope_flame_profile_name(const struct memscope_flame *f, unsigned m, cha
 	static const char *const names[MEMSCOPE_FLAME_N_METRICS] = { "allocated bytes",
 		"peak live bytes", "bytes unreleased at exit", "allocations" };
 	const struct memscope_flame_peak *pk = memscope_flame_peak(f);
-	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX], at[MEMSCOPE_SECONDS_TEXT_MAX],
+		live[MEMSCOPE_BYTES_TEXT_MAX];
 	const char *pool;
 	size_t n;
 	uint64_t total;
@@ -53,12 +54,13 @@ void memscope_flame_profile_name(const struct memscope_flame *f, unsigned m, cha
 	}
 	memscope_flame_entries(f, m, &n, &total);
 	pool = memscope_subtype_name(pk->pool);
+	/* text for people: seconds since the input's first row, bytes in binary units */
 	snprintf(buf, size,
-		"peak live bytes: %s on device %s of process %llu (input %u) at %llu ns, %llu "
-		"bytes live",
+		"peak live bytes: %s on device %s of process %llu (input %u) at %s, %s live",
 		pool ? pool : "?", memscope_device_text(pk->device, dev),
-		(unsigned long long)pk->pid, (unsigned)pk->src, (unsigned long long)pk->ts_ns,
-		(unsigned long long)total);
+		(unsigned long long)pk->pid, (unsigned)pk->src,
+		memscope_seconds_text(at, sizeof(at), pk->ts_ns, pk->origin_ns),
+		memscope_bytes_text(live, sizeof(live), total));
 }
 
 int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, const char *name,

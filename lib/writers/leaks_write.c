@@ -367,6 +367,28 @@ static int has_reference_lines(const struct report *r, uint32_t src)
 	return 0;
 }
 
+/* s[0..n) on one printable line: control characters (C0, DEL, C1) and bytes that are not UTF-8
+ * as '?', so a name from an input can neither break the report's lines nor drive a terminal. */
+static void text_str(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t len;
+
+	for (; p < end; p += len) {
+		len = utf8_seq(p, end);
+		if (!len || *p < 0x20 || *p == 0x7f || (len == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			fputc('?', out);
+		else
+			fwrite(p, 1, len, out);
+		len = len ? len : 1;
+	}
+}
+
+static void text_cstr(FILE *out, const char *s)
+{
+	text_str(out, s, strlen(s));
+}
+
 static void write_reference(struct report *r)
 {
 	size_t i;
@@ -375,8 +397,9 @@ static void write_reference(struct report *r)
 		if (r->n_inputs > 1) {
 			if (!has_reference_lines(r, (uint32_t)i))
 				continue;
-			fprintf(r->out, "%s==> %s <==\n", r->printed ? "\n" : "",
-				input_name(r, (uint32_t)i));
+			fputs(r->printed ? "\n==> " : "==> ", r->out);
+			text_cstr(r->out, input_name(r, (uint32_t)i));
+			fputs(" <==\n", r->out);
 			r->printed = 1;
 		}
 		text_step(r, (uint32_t)i);
@@ -388,14 +411,6 @@ static void write_reference(struct report *r)
 /* ---- text: the groups of each input and kind, largest first ---- */
 
 /* Text of the input as it is, control characters as '?' (a line stays one line). */
-static void text_str(FILE *out, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], out);
-}
-
 static void text_id(const struct report *r, uint32_t id)
 {
 	size_t n = 0;
@@ -438,15 +453,17 @@ static void text_steps(const struct report *r, const struct memscope_leak_group 
 {
 	size_t n, i, k = 0;
 	const size_t *m = memscope_leaks_members(r->l, &n);
-	uint64_t lo[STEP_RANGES + 1], hi[STEP_RANGES + 1], count = 0;
+	uint64_t lo[STEP_RANGES + 1], hi[STEP_RANGES + 1], count = 0, last = 0;
 
+	/* the members in step order: each distinct step counted once, ranges while they fit */
 	for (i = g->members_at; i < g->members_at + g->n && i < n; i++) {
 		uint64_t s = memscope_leaks_get(r->l, m[i])->alloc_step;
 
-		if (s == MEMSCOPE_LEAK_NO_STEP || (count && s == hi[k - 1]))
+		if (s == MEMSCOPE_LEAK_NO_STEP || (count && s == last))
 			continue;
 		count++;
-		if (k && s == hi[k - 1] + 1) {
+		last = s;
+		if (k && k <= STEP_RANGES && s == hi[k - 1] + 1) {
 			hi[k - 1] = s;
 			continue;
 		}
@@ -494,9 +511,10 @@ static void text_group(const struct report *r, const struct memscope_leak_group 
 	}
 	if (x) {
 		ptr_text(r, &x->blk, ptr, sizeof(ptr));
-		fprintf(r->out,
-			"   first %s:%" PRIu64 " at %s (process %" PRIu64 ", device %s, %s)\n",
-			input_name(r, x->blk.src), x->blk.alloc_line,
+		fputs("   first ", r->out);
+		text_cstr(r->out, input_name(r, x->blk.src));
+		fprintf(r->out, ":%" PRIu64 " at %s (process %" PRIu64 ", device %s, %s)\n",
+			x->blk.alloc_line,
 			memscope_seconds_text(t, sizeof(t), x->blk.alloc_ts_ns,
 				memscope_leaks_input(r->l, x->blk.src)->first_ts_ns),
 			x->blk.pid, memscope_device_text(x->blk.device, dev), ptr);
@@ -713,8 +731,9 @@ static void write_text(struct report *r)
 			continue;
 		}
 		if (r->n_inputs > 1) {
-			fprintf(r->out, "%s==> %s <==\n", r->printed ? "\n" : "",
-				input_name(r, (uint32_t)i));
+			fputs(r->printed ? "\n==> " : "==> ", r->out);
+			text_cstr(r->out, input_name(r, (uint32_t)i));
+			fputs(" <==\n", r->out);
 			r->printed = 0;
 		}
 		text_input(r, (uint32_t)i);

@@ -9,6 +9,7 @@
 #include "memscope/peak.h"
 #include "memscope/steps.h"
 #include "memscope/strtab.h"
+#include "report.h"
 
 extern const char memscope_memory_html_js[];
 
@@ -33,61 +34,28 @@ struct page {
 	const struct memscope_strtab *st;
 	const struct memscope_peak_track *tracks;
 	size_t n_tracks;
-	const char *const *inputs;
+	const char **names; /* per input: the name that tells it apart (input_names) */
 	size_t n_inputs;
 	long *slot_of;	  /* per track: its curve, -1 when not drawn */
 	size_t *track_of; /* per curve: its track, in track order */
 	size_t n_curves;
 	struct col *cols;   /* n_curves * PLOT_W */
 	unsigned char *has; /* n_curves * PLOT_W: the column has a point */
-	int own_clocks;	    /* each input since its own first point (memscope_peak_origin) */
-	uint64_t span;	    /* the x axis is span ns wide */
+	uint64_t from;	    /* the x axis starts from ns after each input's first row */
+	uint64_t span;	    /* and is span ns wide */
 	uint64_t ymax;	    /* the y axis' top, bytes */
 	long peak_track;    /* -1: none */
 };
 
-/*
- * s[0..n) as HTML (and XML) text: markup characters escaped, control characters as blanks, bytes
- * that are not UTF-8 (and U+FFFE, U+FFFF) as '?'.
- */
-static void html_text(FILE *out, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	size_t len;
-
-	for (; p < end; p += len) {
-		len = utf8_seq(p, end);
-		if (!len || (len == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
-			fputc('?', out);
-			len = len ? len : 1;
-		} else if (*p == '<') {
-			fputs("&lt;", out);
-		} else if (*p == '>') {
-			fputs("&gt;", out);
-		} else if (*p == '&') {
-			fputs("&amp;", out);
-		} else if (*p == '"') {
-			fputs("&quot;", out);
-		} else if (*p < 0x20) {
-			fputc(' ', out);
-		} else {
-			fwrite(p, 1, len, out);
-		}
-	}
-}
-
 static void html_cstr(FILE *out, const char *s)
 {
-	html_text(out, s, strlen(s));
+	xml_str(out, s, strlen(s));
 }
 
-/* The file name of input src (its path's last part). */
+/* The name of input src: the shortest ending of its path that tells the inputs apart. */
 static const char *input_name(const struct page *g, uint32_t src)
 {
-	const char *s = src < g->n_inputs && g->inputs && g->inputs[src] ? g->inputs[src] : "input";
-	const char *slash = strrchr(s, '/');
-
-	return slash && slash[1] ? slash + 1 : s;
+	return src < g->n_inputs && g->names ? g->names[src] : "input";
 }
 
 /* "PTA, device 0, process 3101864" and, with several inputs, the input's name. */
@@ -104,16 +72,16 @@ static void track_label(const struct page *g, const struct memscope_peak_track *
 	}
 }
 
-/* The x axis' origin for input src. */
+/* The origin of input src's times: its first row (memscope_peak_origin). */
 static uint64_t t0_of(const struct page *g, uint32_t src)
 {
-	return memscope_peak_origin(g->p, src, NULL);
+	return memscope_peak_origin(g->p, src);
 }
 
-/* ts of input src in ns from the x axis' origin (0 before it). */
+/* ts of input src in ns from the x axis' start (0 before it). */
 static uint64_t rel(const struct page *g, uint32_t src, uint64_t ts)
 {
-	uint64_t t0 = t0_of(g, src);
+	uint64_t t0 = t0_of(g, src) + g->from;
 
 	return ts > t0 ? ts - t0 : 0;
 }
@@ -223,10 +191,10 @@ static int lay_out(struct page *g)
 		if (t->peak > top)
 			top = t->peak;
 	}
-	g->span = memscope_peak_width(g->p, &g->own_clocks);
-	if (!g->span)
-		g->span = 1;
-	g->ymax = (uint64_t)top;
+	memscope_peak_axis(g->p, &g->from, &g->span);
+	g->span = g->span > g->from ? g->span - g->from : 1;
+	/* headroom above the peak for its dot and label */
+	g->ymax = (uint64_t)top + (uint64_t)top / 20 + 1;
 	g->cols = calloc(g->n_curves ? g->n_curves * PLOT_W : 1, sizeof(*g->cols));
 	g->has = calloc(g->n_curves ? g->n_curves * PLOT_W : 1, 1);
 	if (!g->cols || !g->has)
@@ -294,26 +262,35 @@ static void y_axis(struct page *g)
 		PLOT_Y + PLOT_H / 2, unit[k]);
 }
 
-/* The x axis: round numbers of seconds since the first point (of every input, or of each). */
+/* The x axis: round times after each input's first row, from the axis' start to its end,
+ * written as every time on the page (memscope_seconds_text). */
 static void x_axis(const struct page *g)
 {
-	double secs = (double)g->span / 1e9, step = nice_step(secs, 8), v;
-	int d = decimals(step);
-	unsigned k;
+	double step_s = nice_step((double)g->span / 1e9, 8);
+	uint64_t step = step_s * 1e9 < 1 ? 1 : (uint64_t)(step_s * 1e9 + 0.5), v;
+	char s[MEMSCOPE_SECONDS_TEXT_MAX];
 
-	for (k = 0; (v = k * step) <= secs * (1 + 1e-9); k++) {
-		double x = PLOT_X + v / secs * PLOT_W;
+	/* the texts have microsecond digits: no ticks closer */
+	if (step < 1000)
+		step = 1000;
+	for (v = (g->from + step - 1) / step * step; v <= g->from + g->span; v += step) {
+		double x = PLOT_X + (double)(v - g->from) / (double)g->span * PLOT_W;
 
 		fprintf(g->out,
 			"<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-			"<text class=\"xtick\" x=\"%.1f\" y=\"%d\">%.*f s</text>\n",
-			x, x, PLOT_Y + PLOT_H, PLOT_Y + PLOT_H + 5, x, PLOT_Y + PLOT_H + 19, d, v);
+			"<text class=\"xtick%s\" data-ns=\"%llu\" x=\"%.1f\" y=\"%d\">%s</text>\n",
+			x, x, PLOT_Y + PLOT_H, PLOT_Y + PLOT_H + 5,
+			x > SVG_W - 48 ? " last" : "", /* its text ends at the tick, inside */
+			(unsigned long long)v, x, PLOT_Y + PLOT_H + 19,
+			memscope_seconds_text(s, sizeof(s), v, 0));
+		if (v > UINT64_MAX - step)
+			break;
 	}
 	fprintf(g->out,
-		"<text class=\"label\" x=\"%d\" y=\"%d\">seconds since %s first allocation or "
-		"free%s</text>\n",
-		PLOT_X + PLOT_W / 2, PLOT_Y + PLOT_H + 40, g->own_clocks ? "each input's" : "the",
-		g->own_clocks ? " (the inputs do not overlap in time: separate runs)" : "");
+		"<text class=\"label\" x=\"%d\" y=\"%d\">seconds after %s first row (as "
+		"memscope-leaks and --from/--to count them)</text>\n",
+		PLOT_X + PLOT_W / 2, PLOT_Y + PLOT_H + 40,
+		g->n_inputs > 1 ? "each input's" : "the input's");
 }
 
 /* The process whose steps are drawn: the peak's, else the first with steps. */
@@ -321,6 +298,8 @@ struct step_pick {
 	uint32_t src;
 	uint64_t pid;
 	const struct memscope_step_proc *p;
+	uint64_t lo, hi;       /* its window (the axis without one), absolute ns */
+	uint64_t first, count; /* the steps drawn: first .. first + count - 1 */
 };
 
 static int first_with_steps(
@@ -330,19 +309,20 @@ static int first_with_steps(
 
 	if (!memscope_steps_count(p))
 		return 0;
-	*k = (struct step_pick){ src, pid, p };
+	*k = (struct step_pick){ src, pid, p, 0, 0, 0, 0 };
 	return 1;
 }
 
 static struct step_pick pick_steps(const struct page *g)
 {
 	const struct memscope_steps *s = memscope_peak_steps(g->p);
-	struct step_pick k = { 0, 0, NULL };
+	struct step_pick k = { 0, 0, NULL, 0, 0, 0, 0 };
 
 	if (g->peak_track >= 0) {
 		const struct memscope_peak_track *t = &g->tracks[g->peak_track];
 
-		k = (struct step_pick){ t->src, t->pid, memscope_steps_proc(s, t->src, t->pid) };
+		k = (struct step_pick){ t->src, t->pid, memscope_steps_proc(s, t->src, t->pid), 0,
+			0, 0, 0 };
 		if (k.p && memscope_steps_count(k.p))
 			return k;
 	}
@@ -351,33 +331,79 @@ static struct step_pick pick_steps(const struct page *g)
 	return k;
 }
 
-/* Step n's start and end (ns): its end row, else the next step's start, else the axis' end. */
+static int step_drawn(const struct page *g, const struct step_pick *k, uint64_t n, uint64_t *start,
+	uint64_t *end);
+
+/* The process's window and the steps drawn in it. */
+static void steps_drawn(const struct page *g, struct step_pick *k)
+{
+	uint64_t n, total = k->p ? memscope_steps_count(k->p) : 0, a, b;
+	size_t i;
+
+	k->lo = t0_of(g, k->src) + g->from;
+	k->hi = k->lo + g->span;
+	for (i = 0; i < g->n_tracks; i++)
+		if (g->tracks[i].src == k->src && g->tracks[i].pid == k->pid) {
+			k->lo = g->tracks[i].from_ts_ns;
+			k->hi = g->tracks[i].to_ts_ns;
+			break;
+		}
+	k->first = k->count = 0;
+	for (n = 1; n <= total; n++)
+		if (step_drawn(g, k, n, &a, &b)) {
+			if (!k->count)
+				k->first = n;
+			k->count = n - k->first + 1;
+		} else if (k->count && a > k->hi) {
+			break;
+		}
+}
+
+/* Step n's start and end (ns): memscope_steps_span, a step without an end to the axis' end. */
 static void step_span(const struct page *g, uint32_t src, const struct memscope_step_proc *p,
-	uint64_t n, uint64_t count, uint64_t *start, uint64_t *end)
+	uint64_t n, uint64_t *start, uint64_t *end)
 {
 	struct memscope_pos pos = { 0, 0 };
+	int open;
 
-	*start = memscope_steps_start(p, n, &pos) ? pos.ts_ns : 0;
-	if (memscope_steps_end(p, n, &pos))
-		*end = pos.ts_ns;
-	else if (n < count && memscope_steps_start(p, n + 1, &pos))
-		*end = pos.ts_ns;
-	else
-		*end = t0_of(g, src) + g->span;
+	if (!memscope_steps_span(p, n, start, end, &open)) { /* SYSTEM: the step still running */
+		*start = n > 1 && memscope_steps_start(p, n, &pos) ? pos.ts_ns + 1 : 0;
+		*end = UINT64_MAX;
+	}
+	if (*end == UINT64_MAX)
+		*end = t0_of(g, src) + g->from + g->span;
 	if (*end < *start)
 		*end = *start;
 }
 
-/* The steps as bands behind the curves, numbered above the plot. */
-static void bands(const struct page *g, const struct step_pick *k, uint64_t count)
+/* Step n as drawn: its span clipped to the window of its process (the axis without one); 0 when
+ * it is outside or only touches it. */
+static int step_drawn(
+	const struct page *g, const struct step_pick *k, uint64_t n, uint64_t *start, uint64_t *end)
 {
-	uint64_t n, start, end, first, last, every = 1, mag = 1;
-	double need = 7.0 * (count > 999 ? 4 : count > 99 ? 3 : count > 9 ? 2 : 1) + 6, avg;
+	uint64_t lo = k->lo, hi = k->hi;
+
+	step_span(g, k->src, k->p, n, start, end);
+	if (*start > hi || *end < lo)
+		return 0;
+	if ((*start < lo || *end > hi) && (*end == lo || *start == hi))
+		return 0;
+	*start = *start < lo ? lo : *start;
+	*end = *end > hi ? hi : *end;
+	return 1;
+}
+
+/* The steps as bands behind the curves, numbered above the plot. */
+static void bands(const struct page *g, const struct step_pick *k)
+{
+	uint64_t n, start, end, first, last, every = 1, mag = 1, count = k->count;
+	uint64_t top = k->first + count;
+	double need = 7.0 * (top > 999 ? 4 : top > 99 ? 3 : top > 9 ? 2 : 1) + 6, avg;
 
 	/* narrow bands: every 1st, 2nd, 5th, 10th, 20th, ... step numbered, the numbers apart */
 	if (count && count <= MAX_BANDS) {
-		step_span(g, k->src, k->p, 1, count, &first, &end);
-		step_span(g, k->src, k->p, count, count, &start, &last);
+		step_drawn(g, k, k->first, &first, &end);
+		step_drawn(g, k, top - 1, &start, &last);
 		avg = (x_of_ts(g, k->src, last) - x_of_ts(g, k->src, first)) / (double)count;
 		while ((double)every * avg < need && every < count)
 			every = every == mag ? 2 * mag : every == 2 * mag ? 5 * mag : (mag *= 10);
@@ -391,12 +417,13 @@ static void bands(const struct page *g, const struct step_pick *k, uint64_t coun
 		fprintf(g->out, " data-src=\"%u\" data-pid=\"%llu\"", k->src,
 			(unsigned long long)k->pid);
 	fputs(">\n", g->out);
-	for (n = 1; count <= MAX_BANDS && n <= count; n++) {
+	for (n = k->first; count <= MAX_BANDS && n < top; n++) {
 		double x0, x1;
 		char num[24];
 		int len = snprintf(num, sizeof(num), "%llu", (unsigned long long)n);
 
-		step_span(g, k->src, k->p, n, count, &start, &end);
+		if (!step_drawn(g, k, n, &start, &end))
+			continue;
 		x0 = x_of_ts(g, k->src, start);
 		x1 = x_of_ts(g, k->src, end);
 		fprintf(g->out,
@@ -419,8 +446,9 @@ static void curve(const struct page *g, size_t slot)
 	const struct memscope_peak_track *t = &g->tracks[g->track_of[slot]];
 	const struct col *cols = &g->cols[slot * PLOT_W];
 	const unsigned char *has = &g->has[slot * PLOT_W];
-	int64_t carried = 0, v[3];
-	double x = 0, y = 0, ny;
+	int64_t carried = t->start_bytes, v[3];
+	double x = PLOT_X + (double)col_of(g, t->src, t->from_ts_ns) + 0.5, y = y_of(g, carried),
+	       ny;
 	size_t c, end = col_of(g, t->src, t->end_ts_ns), j;
 	int started = 0;
 
@@ -431,14 +459,14 @@ static void curve(const struct page *g, size_t slot)
 	for (c = 0; c < PLOT_W; c++) {
 		if (!has[c])
 			continue;
-		x = PLOT_X + (double)c + 0.5;
 		if (!started) {
-			y = y_of(g, 0);
+			/* from its live bytes at the window's start (0 without one) */
 			fprintf(g->out, "M%.1f %.1f", x, y);
 			started = 1;
-		} else {
-			fprintf(g->out, "H%.1f", x);
 		}
+		if (PLOT_X + (double)c + 0.5 > x)
+			fprintf(g->out, "H%.1f", PLOT_X + (double)c + 0.5);
+		x = PLOT_X + (double)c + 0.5;
 		v[0] = cols[c].hi > carried ? cols[c].hi : carried;
 		v[1] = cols[c].lo < carried ? cols[c].lo : carried;
 		v[2] = cols[c].end;
@@ -450,7 +478,9 @@ static void curve(const struct page *g, size_t slot)
 		}
 		carried = cols[c].end;
 	}
-	if (started && PLOT_X + (double)end + 0.5 > x)
+	if (!started) /* no point in the window: its live bytes at the start, flat */
+		fprintf(g->out, "M%.1f %.1f", x, y);
+	if (PLOT_X + (double)end + 0.5 > x)
 		fprintf(g->out, "H%.1f", PLOT_X + (double)end + 0.5);
 	fputs("\"/>\n", g->out);
 }
@@ -563,7 +593,7 @@ static void owners(const struct page *g)
 			"<tr class=\"owner\" data-bytes=\"%llu\"><td class=\"num\">%zu</td><td "
 			"class=\"name\">",
 			(unsigned long long)o[i].bytes, i + 1);
-		html_text(g->out, name ? name : "", name ? len : 0);
+		xml_str(g->out, name ? name : "", name ? len : 0);
 		fprintf(g->out, "</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">",
 			by[o[i].by <= MEMSCOPE_PEAK_BY_NONE ? o[i].by : MEMSCOPE_PEAK_BY_NONE],
 			memscope_bytes_text(b, sizeof(b), o[i].bytes));
@@ -587,22 +617,23 @@ static void owners(const struct page *g)
 
 /* The values the script shows under the pointer: per curve and column, the highest live bytes
  * there (null outside its process's time); and the steps drawn. */
-static void data(const struct page *g, const struct step_pick *k, uint64_t count)
+static void data(const struct page *g, const struct step_pick *k)
 {
 	size_t i, c;
 	uint64_t n, start, end;
+	int comma = 0;
 
 	fprintf(g->out,
 		"<script type=\"application/json\" id=\"memscope-data\">{\"plot_x\":%d,\"cols\":%d,"
-		"\"svg_w\":%d,\"span_ns\":%llu,\"curves\":[",
-		PLOT_X, PLOT_W, SVG_W, (unsigned long long)g->span);
+		"\"svg_w\":%d,\"from_ns\":%llu,\"span_ns\":%llu,\"curves\":[",
+		PLOT_X, PLOT_W, SVG_W, (unsigned long long)g->from, (unsigned long long)g->span);
 	for (i = 0; i < g->n_curves; i++) {
 		const struct memscope_peak_track *t = &g->tracks[g->track_of[i]];
 		const struct col *cols = &g->cols[i * PLOT_W];
 		const unsigned char *has = &g->has[i * PLOT_W];
-		size_t first = col_of(g, t->src, t->first_ts_ns);
+		size_t first = col_of(g, t->src, t->from_ts_ns);
 		size_t last = col_of(g, t->src, t->end_ts_ns);
-		int64_t carried = 0;
+		int64_t carried = t->start_bytes;
 
 		fprintf(g->out, "%s{\"track\":%zu,\"values\":[", i ? "," : "", g->track_of[i]);
 		for (c = 0; c < PLOT_W; c++) {
@@ -620,11 +651,13 @@ static void data(const struct page *g, const struct step_pick *k, uint64_t count
 		fputs("]}", g->out);
 	}
 	fputs("],\"steps\":[", g->out);
-	for (n = 1; count <= MAX_BANDS && n <= count; n++) {
-		step_span(g, k->src, k->p, n, count, &start, &end);
-		fprintf(g->out, "%s[%llu,%llu,%llu]", n > 1 ? "," : "", (unsigned long long)n,
-			(unsigned long long)rel(g, k->src, start),
-			(unsigned long long)rel(g, k->src, end));
+	/* [n, start, end]: ns after the input's first row, as the hover's time */
+	for (n = k->first; k->count <= MAX_BANDS && n < k->first + k->count; n++) {
+		if (!step_drawn(g, k, n, &start, &end))
+			continue;
+		fprintf(g->out, "%s[%llu,%llu,%llu]", comma++ ? "," : "", (unsigned long long)n,
+			(unsigned long long)(start - t0_of(g, k->src)),
+			(unsigned long long)(end - t0_of(g, k->src)));
 	}
 	fputs("]}</script>\n", g->out);
 }
@@ -641,7 +674,7 @@ static const char style[] =
 	"#plot .xtick, #plot .stepno, #plot .label { text-anchor: middle; }\n"
 	"#plot .label { fill: #555; }\n"
 	"#plot .stepno, #plot .steplabel { fill: #5a6b85; font-size: 11px; }\n"
-	"#plot .steplabel { text-anchor: end; }\n"
+	"#plot .steplabel, #plot .xtick.last { text-anchor: end; }\n"
 	".grid { stroke: #e6e6e6; }\n"
 	".tick, .axis { stroke: #666; }\n"
 	".band { fill: #e4ebf5; }\n"
@@ -650,7 +683,8 @@ static const char style[] =
 	".curve.off { display: none; }\n"
 	".peakline { stroke: #c0392b; stroke-dasharray: 4 3; }\n"
 	".peakdot { fill: #c0392b; stroke: #fff; stroke-width: 1.5; }\n"
-	"#plot .peaktext { fill: #c0392b; font-weight: bold; }\n"
+	"#plot .peaktext { fill: #c0392b; font-weight: bold; paint-order: stroke;\n"
+	"  stroke: #fff; stroke-width: 5px; stroke-linejoin: round; }\n"
 	"#cursor { stroke: #333; stroke-width: 0.8; }\n"
 	"#tip { position: absolute; pointer-events: none; background: rgba(255,255,255,0.96);\n"
 	"  border: 1px solid #aaa; border-radius: 4px; padding: 6px 9px; font-size: 12px;\n"
@@ -718,15 +752,20 @@ int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const cha
 	struct page g = { .out = out,
 		.p = p,
 		.st = memscope_peak_strtab(p),
-		.inputs = inputs,
 		.n_inputs = n_inputs,
 		.peak_track = memscope_peak_track_of_peak(p) };
 	struct step_pick k;
 	uint64_t count = 0;
 	size_t i, n_points = 0;
+	char *names_buf = NULL;
 	int rc;
 
 	g.tracks = memscope_peak_tracks(p, &g.n_tracks);
+	if (!(g.names = calloc(n_inputs ? n_inputs : 1, sizeof(*g.names))) ||
+		!(names_buf = input_names(inputs, n_inputs, g.names))) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < g.n_tracks; i++)
 		n_points += g.tracks[i].n_points;
 	if ((rc = lay_out(&g))) {
@@ -734,13 +773,14 @@ int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const cha
 		goto out;
 	}
 	k = pick_steps(&g);
-	count = k.p ? memscope_steps_count(k.p) : 0;
+	steps_drawn(&g, &k);
+	count = k.count;
 	header(&g, n_points);
 	fprintf(out,
 		"<div id=\"chart\">\n<svg id=\"plot\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
 		"%d\" role=\"img\" aria-label=\"live bytes over time\">\n",
 		SVG_W, SVG_H, SVG_W, SVG_H);
-	bands(&g, &k, count);
+	bands(&g, &k);
 	y_axis(&g);
 	x_axis(&g);
 	fprintf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", PLOT_X,
@@ -769,9 +809,20 @@ int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const cha
 		fprintf(out, "<p class=\"note\">%llu steps: too many to shade at this width.</p>\n",
 			(unsigned long long)count);
 	if (count && count <= MAX_BANDS) {
-		fprintf(out, "<p class=\"note\">Bands: the %llu training step%s of process %llu",
-			(unsigned long long)count, count == 1 ? "" : "s",
-			(unsigned long long)k.pid);
+		if (count == memscope_steps_count(k.p))
+			fprintf(out,
+				"<p class=\"note\">Bands: the %llu training step%s of process %llu",
+				(unsigned long long)count, count == 1 ? "" : "s",
+				(unsigned long long)k.pid);
+		else
+			fprintf(out,
+				"<p class=\"note\">Bands: training step%s %llu%s%.0llu of process "
+				"%llu "
+				"in the window",
+				count == 1 ? "" : "s", (unsigned long long)k.first,
+				count == 1 ? "" : " to ",
+				count == 1 ? 0ULL : (unsigned long long)(k.first + count - 1),
+				(unsigned long long)k.pid);
 		if (n_inputs > 1) {
 			fputs(" of ", out);
 			html_cstr(out, input_name(&g, k.src));
@@ -781,11 +832,13 @@ int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const cha
 	legend(&g);
 	if (g.peak_track >= 0)
 		owners(&g);
-	data(&g, &k, count);
+	data(&g, &k);
 	fprintf(out, "<script>//<![CDATA[\n%s//]]></script>\n</body>\n</html>\n",
 		memscope_memory_html_js);
 	rc = 0;
 out:
+	free(names_buf);
+	free(g.names);
 	free(g.slot_of);
 	free(g.track_of);
 	free(g.cols);

@@ -15,16 +15,17 @@
 		var unit = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], u = 0;
 		if (v < 0)
 			return "-" + bytesText(-v);
-		if (v < 1023.95)
+		if (v < 1023.5)
 			return String(v) + " B";
-		while (v >= 1023.95 && u < 6) {
+		while (v >= 1023.5 && u < 6) {
 			v /= 1024;
 			u++;
 		}
 		return v.toFixed(v < 9.995 ? 2 : v < 99.95 ? 1 : 0) + " " + unit[u];
 	}
 
-	// Nanoseconds as memscope_seconds_text writes them: seconds with microsecond digits.
+	// Nanoseconds (an integer) as memscope_seconds_text writes them: seconds with microsecond
+	// digits, truncated (not rounded) to the microsecond, so the page's C and script agree.
 	function secondsText(ns) {
 		var us = Math.floor(ns / 1000), s = Math.floor(us / 1e6), frac = String(us % 1e6);
 		while (frac.length < 6)
@@ -68,7 +69,9 @@
 
 	// The box for pixel column col, beside the pointer at (x, y) of the chart.
 	function show(col, x, y) {
-		var ns = Math.floor(col * data.span_ns / data.cols), step = stepAt(ns), rows = [], head, k;
+		// ns after the input's first row, an integer as in the C side's memscope_seconds_text
+		var ns = data.from_ns + Math.floor(col * data.span_ns / data.cols);
+		var step = stepAt(ns), rows = [], head, k;
 		var px = data.plot_x + col + 0.5;
 		cursor.setAttribute("x1", px);
 		cursor.setAttribute("x2", px);

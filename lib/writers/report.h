@@ -23,6 +23,25 @@ void json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32
 /* String id of st as a JSON string, or null for id 0. */
 void json_id_or_null(FILE *out, const struct memscope_strtab *st, uint32_t id);
 
+/* The length of the character at p (1 for a byte that starts none) and in *ok whether it is a
+ * character XML may hold (valid UTF-8, not U+FFFE or U+FFFF). */
+size_t xml_next_char(const unsigned char *p, const unsigned char *end, int *ok);
+/* One character of XML (and HTML) text, p[0..len) with xml_next_char's ok: markup characters
+ * escaped, control characters as a blank, one XML may not hold as '?'. */
+void xml_char(FILE *out, const unsigned char *p, size_t len, int ok);
+/* s[0..n) as XML text, character by character (xml_char). */
+void xml_str(FILE *out, const char *s, size_t n);
+
+/*
+ * Names that tell n inputs apart, as the flame graph's roots and the memory page show them: each
+ * the shortest ending of its path's '/'-separated parts that no other input's ending of as many
+ * parts or more has ("rank0/dump.csv" beside "rank1/dump.csv"), "standard input" for "-", "input
+ * I" for an empty name, "NAME (input I)" for a name given twice. names[i] gets input i's (NULL
+ * inputs: every name empty). Returns the block that holds them all (the caller frees it; the
+ * names are borrowed from it), NULL on OOM (names untouched). O(total length + rounds * n).
+ */
+char *input_names(const char *const *inputs, size_t n, const char **names);
+
 /* A CSV field, quoted (quotes doubled) when it holds a comma, quote or line break. */
 void csv_field(FILE *out, const char *s, size_t n);
 /* A stack as the dump writes it: frames one per line, in one field (empty for stack 0). */

@@ -329,7 +329,7 @@ static int write_proc(struct writer *w, uint32_t src, uint64_t pid, size_t i, si
 	size_t n_inputs)
 {
 	uint64_t tid_steps = 0, last_ts = i < j ? w->recs[i].at.ts_ns : 0;
-	size_t k, b, m;
+	size_t k, b, m, n;
 
 	w->tpid++;
 	hal_holds(w, i, j);
@@ -357,13 +357,13 @@ static int write_proc(struct writer *w, uint32_t src, uint64_t pid, size_t i, si
 				return MEMSCOPE_E_NOMEM;
 			break;
 		case MEMSCOPE_TL_BEGIN:
-			if (opstack_push(&w->ops, r->tid, k))
+			if (opstack_push(&w->ops, r->tid, k, r->name))
 				return MEMSCOPE_E_NOMEM;
 			break;
 		case MEMSCOPE_TL_END:
-			/* an end without its start is dropped */
-			if ((b = opstack_pop(&w->ops, r->tid)) != SIZE_MAX)
-				op_slice(w, b, r->at.ts_ns);
+			/* it ends its op and those inside it; one without its start is dropped */
+			for (n = opstack_closes(&w->ops, r->tid, r->name); n; n--)
+				op_slice(w, opstack_pop(&w->ops, r->tid), r->at.ts_ns);
 			break;
 		case MEMSCOPE_TL_MARK:
 			slice_head(w, r, "mstx", "i");

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks memscope-export's memory-over-time page against an independent reading of its inputs.
 
-Usage: check_memory_html.py [--pool LIST] [--browser] [--screenshot PNG] PAGE.html INPUT.csv...
+Usage: check_memory_html.py [--pool LIST] [--step N | --from T --to T] [--browser]
+       [--screenshot PNG] PAGE.html INPUT.csv...
 
 Static: the page is well-formed XML (and so parses as HTML the same way), loads nothing (no
 element that loads, no src, href or on* attribute, no url() but to itself, no http: or @import
@@ -16,6 +17,14 @@ time and place, the step bands' number and positions (the peak's process's steps
 first process with steps), and the owners at the peak: by owner tag, else the innermost op open
 on the MALLOC's thread, else the innermost Python frame, else the innermost C frame, their bytes
 adding up to no more than the live bytes at the peak and equal to the ones computed here.
+Times count from each input's first row of any kind and are written as memscope_seconds_text
+(the x axis' ticks, the peak's label, the hover's time); inputs are named by the shortest ending
+of their paths that tells them apart; the y axis leaves 5% above the peak.
+
+--step N, --from T, --to T: the window the page was made with (memscope-export's): each process
+cut to its own step N, or [T, T) seconds after its input's first row (Tns: a timestamp); the
+curves start at their live bytes at the window's start, the peak, owners and bands are those
+within it and the x axis runs over the window.
 
 --browser: headless Chromium opens the page, moves the pointer over the peak's pixel and the
 check reads the box it shows: the peak's time, and its curve's name and bytes
@@ -98,7 +107,7 @@ def c_frame_text(frame):
 
 def read_inputs(paths, pools_arg):
     """The live changes, op rows and step rows of every input, as this check reads them."""
-    changes, ops, bounds, seen = [], [], [], {}
+    changes, ops, bounds, seen, row0 = [], [], [], {}, {}
     for src, path in enumerate(paths):
         live, scale = {}, None
         with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
@@ -110,6 +119,7 @@ def read_inputs(paths, pools_arg):
                 if scale is None:  # the legacy layout's microseconds (formats/dump-csv.md)
                     scale = 1000 if "Timestamp(us)" in r or 10**14 <= ts < 10**17 else 1
                 pos = (ts * scale, int(r["ID"]))
+                row0[src] = min(row0.get(src, pos[0]), pos[0])
                 if kind == "OP_LAUNCH" and sub in ("ATEN_START", "ATB_START", "ATEN_END", "ATB_END"):
                     ops.append((src, pid, pos, "B" if sub.endswith("START") else "E", tid,
                                 r["Name"] or "[unnamed op]"))
@@ -140,7 +150,7 @@ def read_inputs(paths, pools_arg):
     # per input: those asked for, else the pools it has blocks in, HAL left out beside its own
     counted = {src: set(pools_arg) if pools_arg else (s - {"HAL"} if s & IN_HAL else s)
                for src, s in seen.items()}
-    return changes, ops, bounds, counted
+    return changes, ops, bounds, counted, row0
 
 
 def innermost_ops(changes, ops):
@@ -183,27 +193,85 @@ def owner_of(b):
     return f"[{b['pool']}, no owner, op or stack]", "-"
 
 
-def oracle(paths, pools_arg):
-    changes, ops, bounds, counted = read_inputs(paths, pools_arg)
+U64 = 2**64 - 1
+
+
+def proc_window(win, steps, system, row0, src, pid):
+    """[lo, hi] of process (src, pid) by memscope_timeline_window's rules; None: no step N."""
+    if "step" in win:
+        n, spans = win["step"], steps.get((src, pid), [])
+        if n > len(spans):
+            return None
+        start, stop = spans[n - 1]
+        if stop is None:
+            if (src, pid) in system:
+                return None  # the step still running has no span
+            stop = spans[n][0] - 1 if n < len(spans) else U64
+        return start, stop
+    lo, hi = 0, U64
+    if "from" in win:
+        lo = win["from"][0] if win["from"][1] else row0[src] + win["from"][0]
+    if "to" in win:
+        hi = (win["to"][0] if win["to"][1] else row0[src] + win["to"][0]) - 1
+    return lo, hi
+
+
+def track_order(k):
+    return (k[0], k[1], int(k[2]) if k[2].lstrip("-").isdigit() else -1, POOLS.index(k[3]))
+
+
+def oracle(paths, pools_arg, win):
+    changes, ops, bounds, counted, row0 = read_inputs(paths, pools_arg)
     innermost_ops(changes, ops)
+    steps, system = steps_oracle(bounds)
     # memscope_timeline's order: (input, process, time, ID), a FREE before a MALLOC of one row
     changes.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
-    tracks, best, peak, cur, proc_end = {}, 0, None, {}, {}
-    for c in changes:
-        proc_end[(c[0], c[1])] = max(proc_end.get((c[0], c[1]), 0), c[2][0])
-    for o in ops:
-        proc_end[(o[0], o[1])] = max(proc_end.get((o[0], o[1]), 0), o[2][0])
-    for i, (src, pid, pos, d, dev, pool, b, tid) in enumerate(changes):
-        if pool not in counted.get(src, ()):
-            continue
-        k = (src, pid, dev, pool)
-        t = tracks.setdefault(k, {"peak": 0, "peak_ts": None, "points": [], "first": pos[0]})
-        cur[k] = cur.get(k, 0) + d
-        t["points"].append((pos[0], cur[k]))
-        if cur[k] > t["peak"]:
-            t["peak"], t["peak_ts"] = cur[k], pos[0]
-        if cur[k] > best:
-            best, peak = cur[k], (k, i)
+    tracks, best, peak, proc_end, proc_first = {}, 0, None, {}, {}
+    for c in changes + ops:
+        p = (c[0], c[1])
+        proc_end[p] = max(proc_end.get(p, 0), c[2][0])
+        proc_first[p] = min(proc_first.get(p, U64), c[2][0])
+    procs = {}
+    for p in sorted(proc_end):
+        w = proc_window(win, steps, system, row0, *p) if win else (0, U64)
+        if w and proc_first[p] <= w[1] and proc_end[p] >= w[0]:
+            procs[p] = w
+    by_proc = {}
+    for i, c in enumerate(changes):
+        if c[5] in counted.get(c[0], ()):
+            by_proc.setdefault((c[0], c[1]), []).append(i)
+    for p, w in procs.items():
+        lo, hi = w
+        frm = max(lo, row0[p[0]])
+        cur, last, mine = {}, {}, by_proc.get(p, [])
+        for i in mine:
+            k = (p[0], p[1], changes[i][4], changes[i][5])
+            cur.setdefault(k, 0)
+            if changes[i][2][0] < lo:
+                cur[k] += changes[i][3]
+                last[k] = i
+        # every track of the process enters at the window's start with its live bytes then
+        for k in sorted(cur, key=track_order):
+            tracks[k] = {"peak": max(cur[k], 0), "peak_ts": frm if cur[k] > 0 else None,
+                         "points": [], "first": frm if win else None, "start": cur[k],
+                         "end": min(hi, proc_end[p]), "proc_end": proc_end[p]}
+            if cur[k] > best:
+                best, peak = cur[k], (k, last[k])
+        for i in mine:
+            src, pid, pos, d, dev, pool, b, tid = changes[i]
+            if not lo <= pos[0] <= hi:
+                continue
+            k = (src, pid, dev, pool)
+            t = tracks[k]
+            cur[k] += d
+            t["points"].append((pos[0], cur[k]))
+            if t["first"] is None:
+                t["first"] = pos[0]
+            if cur[k] > t["peak"]:
+                t["peak"], t["peak_ts"] = cur[k], pos[0]
+            if cur[k] > best:
+                best, peak = cur[k], (k, i)
+    tracks = {k: t for k, t in tracks.items() if t["points"] or t["start"] > 0}
     owners = {}
     if peak:
         k, i = peak
@@ -212,7 +280,7 @@ def oracle(paths, pools_arg):
                 name, by = owner_of(b)
                 owners[(shown(name), by)] = owners.get((shown(name), by), 0) + d
     owners = {n: v for n, v in owners.items() if v > 0}
-    return tracks, peak, best, owners, steps_oracle(bounds), proc_end
+    return tracks, peak, best, owners, steps, procs, row0
 
 
 def steps_oracle(bounds):
@@ -243,16 +311,32 @@ def steps_oracle(bounds):
             if not p["steps"]:
                 p["steps"].append([(0, 0), None])
             p["steps"][-1][1] = pos
-            p["steps"].append([pos, None])
-    return {k: [(s[0][0], s[1][0] if s[1] else None) for s in v["steps"]]
-            for k, v in procs.items() if v["steps"]}
+            # the next step starts just after the STEP row that ended this one
+            p["steps"].append([(pos[0] + 1,) + tuple(pos[1:]), None])
+    return ({k: [(s[0][0], s[1][0] if s[1] else None) for s in v["steps"]]
+             for k, v in procs.items() if v["steps"]},
+            {k for k, v in procs.items() if v["source"] == "SYSTEM"})
 
 
 def text_of(e):
     return "".join(e.itertext())
 
 
-def check_static(page, inputs, pools_arg):
+def names_of(inputs):
+    """The shortest endings of the paths' '/'-separated parts that tell the inputs apart."""
+    parts = [("standard input" if p == "-" else p).split("/") for p in inputs]
+    n = [1] * len(inputs)
+    while True:
+        ends = ["/".join(q[-k:]) for q, k in zip(parts, n)]
+        dup = [i for i, e in enumerate(ends) if ends.count(e) > 1 and n[i] < len(parts[i])]
+        if not dup:
+            break
+        for i in dup:
+            n[i] += 1
+    return [e if ends.count(e) == 1 else f"{e} (input {i})" for i, e in enumerate(ends)]
+
+
+def check_static(page, inputs, pools_arg, win):
     raw = open(page, encoding="utf-8").read()
     try:
         root = ET.fromstring(raw.replace("<!DOCTYPE html>", "", 1))
@@ -276,31 +360,40 @@ def check_static(page, inputs, pools_arg):
     if root.tag != "html" or len(scripts) != 2 or scripts[0].get("type") != "application/json":
         fail(f"{page}: root {root.tag}, {len(scripts)} scripts")
     data = json.loads(root.find(".//script[@id='memscope-data']").text)
-    tracks, peak, best, owners, steps, proc_end = oracle(inputs, pools_arg)
-    n_inputs = len(inputs)
+    tracks, peak, best, owners, steps, procs, row0 = oracle(inputs, pools_arg, win)
+    n_inputs, names = len(inputs), names_of(inputs)
 
     def label(k):
         src, pid, dev, pool = k
         s = f"{pool}, device {dev}, process {pid}"
-        return s + (f", {os.path.basename(inputs[src])}" if n_inputs > 1 else "")
+        return s + (f", {names[src]}" if n_inputs > 1 else "")
 
-    # one clock, unless no two inputs overlap in time: then each input's own
-    clock = {}
-    for k, t in tracks.items():
-        first, end = clock.get(k[0], (t["first"], 0))
-        clock[k[0]] = (min(first, t["first"]), max(end, proc_end[(k[0], k[1])]))
-    runs, own = sorted(clock.values()), len(clock) > 1
-    for i in range(1, len(runs)):
-        own = own and runs[i][0] > max(e for _, e in runs[:i])
-    first = min((c[0] for c in clock.values()), default=0)
-    origin = {s: (clock[s][0] if own else first) for s in clock}
-    span = max((e - origin[s] for s, (_, e) in clock.items()), default=0) or 1
-    if data["span_ns"] != span:
-        fail(f"span {data['span_ns']} ns, expected {span}")
-    label_x = [t.text for t in root.iter("text") if t.get("class") == "label"][-1]
-    if ("each input's" in label_x) != own:
-        fail(f"x axis {label_x!r}, the inputs {'do not ' if own else ''}overlap")
-    t0 = lambda src: origin.get(src, first)
+    # every input's times count from its first row; the axis runs over the tracks' times (the
+    # window's), from its start to its end
+    t0 = lambda src: row0[src]
+    if tracks:
+        frm = min(t["first"] - t0(k[0]) for k, t in tracks.items()) if win else 0
+        to = max((t["end"] + 1 if win and t["end"] < t["proc_end"] else t["end"]) - t0(k[0])
+                 for k, t in tracks.items())
+        span = (to - frm) or 1
+    else:
+        frm, span = 0, 1
+    if data["span_ns"] != span or data["from_ns"] != frm:
+        fail(f"axis from {data['from_ns']} over {data['span_ns']} ns, expected {frm} over {span}")
+    label_x = [t.text for t in root.iter("text") if t.get("class") == "label" and
+               t.text.startswith("seconds")][-1]
+    if f"seconds after {'each' if n_inputs > 1 else 'the'} input's first row" not in label_x:
+        fail(f"x axis {label_x!r}")
+    # the x axis' ticks: times as memscope_seconds_text, at their place
+    for t in root.iter("text"):
+        if t.get("class") in ("xtick", "xtick last"):
+            v = int(t.get("data-ns"))
+            if t.text != seconds_text(v) or not frm <= v <= frm + span or \
+                    abs(float(t.get("x")) - (PLOT_X + (v - frm) / span * PLOT_W)) > 0.06:
+                fail(f"x tick {t.text!r} at {t.get('x')} for {v} ns")
+    title = root.find(".//title").text
+    if not all(f" {n}" in title for n in names[:3]):
+        fail(f"title {title!r} does not name the inputs {names[:3]}")
     order = sorted(tracks, key=lambda k: (k[0], k[1], int(k[2]) if k[2].isdigit() else -1,
                                           POOLS.index(k[3])))
     drawn = sorted(order, key=lambda k: (k != (peak[0] if peak else None),
@@ -321,11 +414,11 @@ def check_static(page, inputs, pools_arg):
     top = float(val) * 1024 ** UNITS.index(unit)
     if abs(top_y - PLOT_Y) > 0.06 or abs(ticks[0][1] - (PLOT_Y + PLOT_H)) > 0.06:
         fail(f"the y axis runs from {ticks[0][1]} to {top_y}")
-    if best > top:
-        fail(f"the y axis ends at {top_text.text}, below the peak {best}")
+    if best * 1.05 > top * (1 + 1e-9):
+        fail(f"the y axis ends at {top_text.text}, without 5% above the peak {best}")
     y_of = lambda v: PLOT_Y + PLOT_H - min(max(v, 0) / top, 1) * PLOT_H
-    col_of = lambda src, ts: min(PLOT_W - 1, int((ts - t0(src)) / span * PLOT_W)) \
-        if ts > t0(src) else 0
+    col_of = lambda src, ts: min(PLOT_W - 1, int((ts - t0(src) - frm) / span * PLOT_W)) \
+        if ts > t0(src) + frm else 0
     for k, row, path, curve in zip(drawn, rows, paths, data["curves"]):
         t = tracks[k]
         name = text_of(row.find("td[@class='name']"))
@@ -336,9 +429,13 @@ def check_static(page, inputs, pools_arg):
             fail(f"{name}: peak {row.get('data-peak')} at {row.get('data-peak-ts-ns')}, "
                  f"expected {t['peak']} at {t['peak_ts']}")
         cells = [text_of(c) for c in row.findall("td[@class='num']")]
-        if cells[0] != bytes_text(t["peak"]) or cells[2] != bytes_text(max(t["points"][-1][1], 0)):
+        end_v = t["points"][-1][1] if t["points"] else t["start"]
+        if cells[0] != bytes_text(t["peak"]) or cells[2] != bytes_text(max(end_v, 0)) or \
+                (t["peak"] and cells[1] != seconds_text(t["peak_ts"] - t0(k[0]))):
             fail(f"{name}: legend says {cells}")
         vals = [v for v in curve["values"] if v is not None]
+        if win and curve["values"][col_of(k[0], t["first"])] < t["start"]:
+            fail(f"{name}: starts below its live bytes {t['start']} at the window's start")
         if max(vals) != t["peak"]:
             fail(f"{name}: the hover values reach {max(vals)}, its peak is {t['peak']}")
         # every point's value is in its column's hover value or below it
@@ -375,15 +472,29 @@ def check_static(page, inputs, pools_arg):
     proc = (peak[0][0], peak[0][1]) if peak and (peak[0][0], peak[0][1]) in steps else \
         (min(steps) if steps else None)
     want = steps.get(proc, [])
+    if proc and proc not in procs:
+        want = []
+    # each step to its end, else to just before the next, else to the axis' end; clipped to
+    # the window of its process (a step that only touches it is not drawn)
+    ends = []
+    for n, (start, stop) in enumerate(want, 1):
+        if stop is None:
+            stop = want[n][0] if n < len(want) else t0(proc[0]) + frm + span
+        ends.append((n, start, stop))
+    if proc and proc in procs:
+        tk = [t for k, t in tracks.items() if k[:2] == proc]
+        lo, hi = (tk[0]["first"], tk[0]["end"]) if tk else \
+            (t0(proc[0]) + frm, t0(proc[0]) + frm + span)
+        ends = [(n, max(a, lo), min(b, hi)) for n, a, b in ends
+                if not (a > hi or b < lo or ((a < lo or b > hi) and (b == lo or a == hi)))]
+    want = ends
     bands = g.findall("rect")
     if int(g.get("data-count")) != len(want) or (len(want) <= 1000 and len(bands) != len(want)):
         fail(f"{len(bands)} step bands (count {g.get('data-count')}), {len(want)} expected")
     if proc and (int(g.get("data-src")), int(g.get("data-pid"))) != proc:
         fail(f"steps of {g.get('data-src')}/{g.get('data-pid')}, expected {proc}")
-    x_of = lambda ts: PLOT_X + min(max(ts - t0(proc[0]), 0) / span * PLOT_W, PLOT_W)
-    for n, (band, (start, stop)) in enumerate(zip(bands, want), 1):
-        if stop is None:
-            stop = want[n][0] if n < len(want) else t0(proc[0]) + span
+    x_of = lambda ts: PLOT_X + min(max(ts - t0(proc[0]) - frm, 0) / span * PLOT_W, PLOT_W)
+    for band, (n, start, stop) in zip(bands, want):
         if int(band.get("data-step")) != n or int(band.get("data-start-ns")) != start or \
                 int(band.get("data-end-ns")) != stop:
             fail(f"band {band.attrib}, expected step {n} from {start} to {stop}")
@@ -467,7 +578,7 @@ def check_hover(page, data, at):
     if not text.startswith("{"):
         fail(f"the harness did not run: {text}")
     res = json.loads(text)
-    head = seconds_text(col * data["span_ns"] // data["cols"])
+    head = seconds_text(data["from_ns"] + col * data["span_ns"] // data["cols"])
     if res["hidden"] or not res["head"].startswith(head):
         fail(f"hover box {'hidden' if res['hidden'] else res['head']!r}, expected {head!r}")
     if [name, bytes_text(best)] not in res["rows"] or res["rows"][0][1] != bytes_text(best):
@@ -492,7 +603,7 @@ def screenshot(page, png):
 
 
 def main():
-    args, pools, browser, png = sys.argv[1:], None, False, None
+    args, pools, browser, png, win = sys.argv[1:], None, False, None, {}
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--pool":
@@ -501,13 +612,22 @@ def main():
             browser = True
         elif opt == "--screenshot":
             png = args.pop(0)
+        elif opt == "--step":
+            win["step"] = int(args.pop(0))
+        elif opt in ("--from", "--to"):
+            t = args.pop(0)
+            if t.endswith("ns"):
+                win[opt[2:]] = (int(t[:-2]), True)
+            else:
+                w, _, f = t.partition(".")
+                win[opt[2:]] = (int(w) * 10**9 + int((f + "0" * 9)[:9]), False)
         else:
             print(__doc__)
             sys.exit(2)
     if len(args) < 2:
         print(__doc__)
         sys.exit(2)
-    data, at = check_static(args[0], args[1:], pools)
+    data, at = check_static(args[0], args[1:], pools, win)
     if browser and at:
         check_hover(args[0], data, at)
     if png:

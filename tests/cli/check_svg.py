@@ -3,8 +3,10 @@
 
 Usage: check_svg.py GRAPH.svg GRAPH.folded UNIT [HARNESS.html FRAME SEARCH]
 
-Static: the file is XML with an <svg> root; the root frame's tooltip is "all (TOTAL UNIT, 100.00%)"
-and the title holds the total; every frame of the tree the folded lines make (siblings in name
+Static: the file is XML with an <svg> root; the root frame's tooltip is "all (AMOUNT, 100.00%)"
+(bytes "32.0 MiB, 33,571,840 bytes", under 1 KiB "512 bytes"; "12 allocations") and the title
+holds the total in binary units ("(total: 32.0 MiB)"; a peak title says when in seconds since the
+input's first row and how much in binary units); every frame of the tree the folded lines make (siblings in name
 order, a frame's own weight before its children) is there with its x, width and depth, its
 tooltip's weight and percent, and its label cut as the script cuts it; frames narrower than 0.1
 pixel are left out and none is there that the folded lines do not make.
@@ -26,6 +28,26 @@ EPS = 0.011
 def fail(msg):
     print(f"check_svg: {msg}")
     sys.exit(1)
+
+
+def bytes_text(b):
+    """memscope_bytes_text: binary units, three significant digits ("1.50 KiB", "324 GiB")."""
+    v, u = float(b), 0
+    while v >= 1023.5 and u < 6:
+        v /= 1024
+        u += 1
+    unit = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"][u]
+    return f"{b} B" if not u else f"{v:.{2 if v < 9.995 else 1 if v < 99.95 else 0}f} {unit}"
+
+
+def amount(w, unit):
+    """A weight as the tooltips and title say it: bytes in binary units and exact (under 1 KiB
+    exact alone), allocations exact; a byte total that overflowed says so."""
+    if unit == "bytes" and w == 2**64 - 1:
+        return "more than 16.0 EiB: the total overflowed"
+    if unit != "bytes" or w < 1024:
+        return f"{w:,} {unit}"
+    return f"{bytes_text(w)}, {w:,} bytes"
 
 
 def open_paren(s, k):
@@ -63,28 +85,51 @@ def shared_start(name, siblings):
     return best
 
 
+TAIL_MIN, HEAD_MIN = 4, 3
+
+
+def ends_part(c):
+    return c in ".:/ "
+
+
 def label(name, w, p=0):
     """The name; when it does not fit, its short part, and when that does not fit either, its
     start and its end with an ellipsis for the middle, the start filling the room the end leaves:
     with p (a start siblings have too), the end from there, or the last n - 1 characters when
-    that is longer; else the longest end that starts a part (after '.', '/', ':' or a blank)
-    with room for the ellipsis; else a third of the room for the start."""
+    that is longer; else the longest end that starts a part (a character that is not '.', '/',
+    ':' or a blank after one of them) with room for the ellipsis; else a third of the room for
+    the start (none when under HEAD_MIN). The end has at least TAIL_MIN characters, a start under HEAD_MIN is none, and a
+    label with room for fewer than TAIL_MIN + 1 characters is the whole name or nothing."""
     n = int((w - 6) // CHAR_W)
     if n < 3:
         return ""
     if len(name) <= n:
         return name
     name = name[: short_len(name)]
-    if len(name) <= n:
+    c = len(name)
+    if c <= n:
         return name
-    if p and p < len(name):
-        k = p if len(name) - p <= n - 1 else len(name) - (n - 1)
-        return name[: n - 1 - (len(name) - k)] + "\u2026" + name[k:]
-    for k in range(max(1, len(name) - (n - 1)), len(name)):
-        if name[k - 1] in ".:/ ":
-            return name[: n - 1 - (len(name) - k)] + "\u2026" + name[k:]
-    head = (n - 1) // 3
-    return name[:head] + "\u2026" + name[len(name) - (n - 1 - head):]
+    if n < TAIL_MIN + 1:
+        return ""
+    m = None
+    if p and p < c:
+        k = min(p if c - p <= n - 1 else c - (n - 1), c - TAIL_MIN)
+        m = (n - 1 - (c - k), k)
+    for k in range(max(1, c - (n - 1)), c - TAIL_MIN + 1):
+        if m:
+            break
+        if ends_part(name[k - 1]) and not ends_part(name[k]):
+            m = (n - 1 - (c - k), k)
+    if not m:
+        head = (n - 1) // 3 if (n - 1) // 3 >= HEAD_MIN else 0
+        m = (head, c - (n - 1 - head))
+    head = m[0] if m[0] >= HEAD_MIN else 0
+    out = name[:head] + "\u2026" + name[m[1]:]
+    # the rule's promise, whatever the branch: at least TAIL_MIN characters after the ellipsis,
+    # none or at least HEAD_MIN before it, and within the room
+    if len(out) > n or len(name) - m[1] < TAIL_MIN or 0 < head < HEAD_MIN:
+        fail(f"the label rule broke its promise: {name!r} in {n} is {out!r}")
+    return out
 
 
 def expected_frames(folded):
@@ -138,8 +183,15 @@ def read_svg(path):
 def check_static(svg, folded, unit):
     want, total, depth, shared = expected_frames(folded)
     texts, got, (cut_w, cut_d) = read_svg(svg)
-    if f"{total:,} {unit}" not in texts.get("title", "") and "peak" not in texts.get("title", ""):
-        fail(f"title {texts.get('title')!r} does not say {total:,} {unit}")
+    # the title is for people: bytes in binary units alone, allocations exact
+    want_total = (f"{total:,} allocations" if unit != "bytes" else
+                  "more than 16.0 EiB (the total overflowed)" if total == 2**64 - 1 else
+                  bytes_text(total))
+    if f"(total: {want_total})" not in texts.get("title", "") and "peak" not in texts.get("title", ""):
+        fail(f"title {texts.get('title')!r} does not say (total: {want_total})")
+    if "peak" in texts.get("title", "") and not re.search(
+            r" at -?\d+\.\d{6} s, \d[\d.]* [KMGTPE]?i?B live$", texts["title"]):
+        fail(f"peak title {texts['title']!r}: not seconds and binary units")
     scale = (WIDTH - 2 * PAD) / total if total else 0
     # frames under 0.1 px are left out; past MAX_FRAMES, those after the cut in (widest,
     # shallowest) order too
@@ -168,8 +220,8 @@ def check_static(svg, folded, unit):
             fail(f"no frame {name!r} at x {x:.2f}, y {y}")
         if abs(f["width"] - width) > EPS:
             fail(f"{name!r}: width {f['width']}, expected {width:.2f}")
-        if f["title"] != f"{name} ({w:,} {unit}, {pct:.2f}%)":
-            fail(f"tooltip {f['title']!r}, expected {name} ({w:,} {unit}, {pct:.2f}%)")
+        if f["title"] != f"{name} ({amount(w, unit)}, {pct:.2f}%)":
+            fail(f"tooltip {f['title']!r}, expected {name} ({amount(w, unit)}, {pct:.2f}%)")
         p = shared.get(path, 0)
         if f["label"] != label(name, f["width"], p) or f["p"] != p:
             fail(f"label {f['label']!r} of {name!r} (data-p {f['p']}), expected "

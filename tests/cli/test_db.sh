@@ -227,4 +227,148 @@ expect_status 3 "$D" --to-csv -o cut.csv cut.db
 expect_absent cut.csv
 expect_status 4 "$D" -o x.db missing.csv
 expect_absent x.db
+
+# a database of several inputs is read as them (formats/sqlite.md "Reading a database"): ranks
+# whose processes share a pid (4242, devices 0-3), with steps and leaks differing per rank
+python3 - <<'PY'
+import os
+H = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n"
+for r in range(4):
+    rows, st = [], {"i": 0, "t": 1000000, "aid": 0}
+    def row(ev, ty, name, ptr="N/A", attr="", dev=str(r)):
+        st["i"] += 1
+        st["t"] += 1000 + 7 * r
+        rows.append('%d,%s,%s,%s,%d,4242,4242,%s,%s,%s,"f%d.py(%d): step",\n'
+                    % (st["i"], ev, ty, name, st["t"], dev, ptr, attr, r, st["i"] % 5))
+    def alloc(pool, size):
+        st["aid"] += 1
+        p = "0x%016x" % (0x120000000000 + r * 0x1000000000 + st["aid"] * 0x10000)
+        row("MALLOC", pool, "N/A", p, '"{allocation_id:%d,addr:%s,size:%d}"' % (st["aid"], p, size))
+        return st["aid"], p, size
+    def free(b):
+        row("FREE", "PTA", "N/A", b[1], '"{allocation_id:%d,addr:%s,size:%d}"' % b)
+    row("SYSTEM", "START_TRACE", "N/A", dev="N/A")
+    alloc("HAL", (r + 1) << 30)
+    prev = None
+    for s in range(1, 6 + 2 * r):  # rank r: 5 + 2r steps; every (r+2)-th step leaks a block
+        row("MSTX", "Range_start", '"step start"')
+        a = alloc("PTA", 512 * (r + 1))
+        b = alloc("PTA", 4096 + s)
+        if prev:
+            free(prev)
+        for k in range(r + 2):
+            row("OP_LAUNCH", "ATEN_START", "aten.mul")
+            row("OP_LAUNCH", "ATEN_END", "aten.mul")
+        row("ACCESS", "READ", "aten.add", a[1], '"{allocation_id:%d,addr:%s,size:%d,type:PTA}"' % a)
+        free(a)
+        prev = b if s % (r + 2) else None
+        row("MSTX", "Range_end", '"step start"')
+    row("SYSTEM", "STOP_TRACE", "N/A", dev="N/A")
+    os.makedirs("rank%d" % r, exist_ok=True)
+    open("rank%d/x.csv" % r, "w").write(H + "".join(rows))
+PY
+RANKS="rank0/x.csv rank1/x.csv rank2/x.csv rank3/x.csv"
+expect_status 0 "$D" -q -o all.db $RANKS
+# norm KIND DB OUT: OUT (a tool's output on DB) as the same tool writes it for the CSVs: input
+# "DB:rankK/x.csv" is "rankK/x.csv", a position (a rowid of DB) the CSV's line
+cat >norm.py <<'PY'
+import json, re, sqlite3, sys
+kind, db, path = sys.argv[1:4]
+first = {} if db == "-" else dict(sqlite3.connect(db).execute("SELECT path, first_row FROM memscope_sources"))
+line = lambda name, n: n - first[name] + 2
+text = open(path).read()
+if kind == "text":  # "DB:name:row", and "line row" after a line naming the input
+    name = None
+    for t in text.splitlines(True):
+        m = re.search(re.escape(db) + r":(rank\d/x\.csv)", t)
+        name = m.group(1) if m else name
+        t = re.sub(re.escape(db) + r":(rank\d/x\.csv):(\d+)", lambda m: "%s:%d" % (m.group(1), line(m.group(1), int(m.group(2)))), t)
+        t = re.sub(r"\bline (\d+)", lambda m: "line %d" % line(name, int(m.group(1))), t)
+        sys.stdout.write(t.replace(db + ":", ""))
+    sys.exit(0)
+def walk(v, name):
+    if isinstance(v, str):
+        return v.replace(db + ":", "") if db != "-" else v
+    if isinstance(v, dict):
+        if isinstance(v.get("input"), str) and v["input"].startswith(db + ":"):
+            v["input"] = name = v["input"][len(db) + 1:]
+        for k in v:
+            if k == "line" and isinstance(v[k], int) and name:
+                v[k] = line(name, v[k])
+            else:
+                v[k] = walk(v[k], name)
+    elif isinstance(v, list):
+        v[:] = [walk(x, name) for x in v]
+    return v
+j = walk(json.loads(text), None)
+json.dump(j, sys.stdout, sort_keys=True)
+PY
+cmp_csvs() { # cmp_csvs KIND WHAT TOOL ARGS...: TOOL ARGS on all.db, normalised, is TOOL ARGS on the CSVs
+	kind=$1 what=$2
+	shift 2
+	expect_status 0 "$@" $RANKS
+	if [ "$kind" = json ]; then python3 norm.py json - "$WORK/out" >"$what.csv.out"; else cp "$WORK/out" "$what.csv.out"; fi
+	cp "$WORK/err" "$what.csv.err"
+	expect_status 0 "$@" all.db
+	python3 norm.py "$kind" all.db "$WORK/out" >"$what.db.out"
+	expect_same "$what.db.out" "$what.csv.out"
+}
+cmp_csvs text leaks "$BIN/memscope-leaks" -q
+cmp_csvs json leaksj "$BIN/memscope-leaks" -q --format json
+cmp_csvs text ineff "$BIN/memscope-inefficient" -q --idle-threshold 1
+cmp_csvs json ineffj "$BIN/memscope-inefficient" -q --idle-threshold 1 --format json
+cmp_csvs json trace "$BIN/memscope-export" -q --format chrome-trace -o -
+# what each rank holds shows through: 4 sections, steps up to rank 3's 11, HAL 1+2+3+4 GiB in 4
+# blocks, nothing merged (no "reading again", no MALLOC on a live address)
+expect_status 0 "$BIN/memscope-leaks" all.db
+if [ "$(grep -c '^==> all\.db:rank[0-3]/x\.csv <==$' "$WORK/out")" = 4 ] &&
+	grep -q 'HAL 10.0 GiB in 4 blocks' "$WORK/err" && ! grep -q 'again\|still live' "$WORK/err"; then ok; else bad "leaks of all.db: $(cat "$WORK/err")"; fi
+expect_status 0 python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = sorted((e["pid"], e["args"]["name"]) for e in ev if e.get("name") == "process_name")
+sys.exit(0 if [p for p, _ in names] == [1, 2, 3, 4] else 1)' trace.db.out
+# the [i/n] and per-input lines name the inputs; an output over the database is still refused
+expect_status 2 "$BIN/memscope-leaks" -f -o all.db all.db
+expect_err_line '^memscope-leaks: all.db: output would overwrite the input all.db:rank0/x.csv \(the same file\)$'
+# tools of one input per side or file: compare refuses it, saying how many it holds;
+# memscope-convert and memscope-db --format csv write the whole table, as for any database
+expect_status 2 "$BIN/memscope-compare" --input all.db,rank0/x.csv -o cmp.csv
+expect_err_line '^memscope-compare: all.db: a database of 4 inputs, read here as one input'
+expect_absent cmp.csv
+expect_status 0 "$D" -q --to-csv -o all.csv all.db
+expect_status 0 "$BIN/memscope-convert" -q -t csv -o all.conv.csv all.db
+expect_same all.csv all.conv.csv
+if [ "$(($(wc -l <all.csv) + 3))" = "$(cat $RANKS | wc -l)" ]; then ok; else bad "all.csv: $(wc -l <all.csv) lines"; fi
+# a database of one input (and one with a python_trace input beside it) keeps its plain name
+expect_status 0 "$D" -q -o one.db rank2/x.csv python_trace.csv
+expect_status 0 "$BIN/memscope-leaks" -q --format json one.db
+if grep -q '"input":"one.db"' "$WORK/out" && ! grep -q 'one.db:' "$WORK/out"; then ok; else bad "one.db named $(grep -o '"input":"[^"]*"' "$WORK/out" | sort -u)"; fi
+# a hostile memscope_sources: a clear error (exit 3, the database named), never a wrong answer
+hostile_src() { # hostile_src NAME SQL
+	cp all.db "$1" && python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' "$1" "$2"
+}
+hostile_src overlap.db "UPDATE memscope_sources SET first_row = first_row - 5, n_rows = n_rows + 5 WHERE source = 2"
+expect_status 3 "$BIN/memscope-leaks" -q overlap.db
+expect_err_line '^memscope-leaks: overlap.db: memscope_sources: source 2 starts at row [0-9]+, not at the row after the input before$'
+hostile_src beyond.db "UPDATE memscope_sources SET last_row = last_row + 9, n_rows = n_rows + 9 WHERE source = 3"
+expect_status 3 "$BIN/memscope-export" -q --format chrome-trace -o beyond.json beyond.db
+expect_err_line '^memscope-export: beyond.db: memscope_sources: its inputs end at row [0-9]+, memscope_dump at row [0-9]+$'
+expect_absent beyond.json
+hostile_src short.db "UPDATE memscope_sources SET last_row = last_row - 3, n_rows = n_rows - 3 WHERE source = 3"
+expect_status 3 "$BIN/memscope-leaks" -q short.db
+expect_err_line '^memscope-leaks: short.db: memscope_sources: its inputs end at row'
+hostile_src notint.db "UPDATE memscope_sources SET n_rows = 'many' WHERE source = 1"
+expect_status 3 "$BIN/memscope-inefficient" -q notint.db
+expect_err_line '^memscope-inefficient: notint.db: memscope_sources: source 1: its rows \(first_row, last_row, n_rows\) are not a rowid range$'
+hostile_src missing.db "DELETE FROM memscope_dump WHERE rowid = 60"
+expect_status 3 "$BIN/memscope-leaks" -q missing.db
+expect_err_line '^memscope-leaks: missing.db: memscope_sources: input 2 has [0-9]+ rows \(rowids [0-9]+ to [0-9]+\), the table [0-9]+$'
+hostile_src nocol.db "ALTER TABLE memscope_sources DROP COLUMN n_rows"
+expect_status 3 "$BIN/memscope-leaks" -q nocol.db
+expect_err_line '^memscope-leaks: nocol.db: cannot read memscope_sources: no such column: n_rows$'
+# a recorded name with control bytes is escaped, in reports and messages alike
+hostile_src ctl.db "UPDATE memscope_sources SET path = 'r0' || char(10) || char(27) || '[31mx' WHERE source = 0"
+expect_status 0 "$BIN/memscope-leaks" -q ctl.db
+if [ "$(grep -c '^==> ' "$WORK/out")" = 4 ] && ! tr -d '\n' <"$WORK/out" | grep -q "$(printf '\033')"; then ok; else bad "ctl.db: control bytes in the report"; fi
 finish

@@ -63,7 +63,7 @@ grep -q 'counted twice' "$WORK/err" && bad "--pool hal: $(cat "$WORK/err")" || o
 # the peak profile names its moment
 expect_status 0 python3 -c 'import json, sys
 n = json.load(open(sys.argv[1]))["profiles"][1]["name"]
-sys.exit(0 if n.startswith("peak live bytes: ") and " of process 3101864 " in n and n.endswith(" bytes live") else 1)' baseline.json
+sys.exit(0 if n.startswith("peak live bytes: ") and " of process 3101864 " in n and n.endswith(" MiB live") and " ns" not in n else 1)' baseline.json
 
 # the peak is the moment the highest (process, device, pool) went highest, not the end: process
 # 7's PTA live bytes go 100, 300, 200, 250, 50, 60 (testdata/README.txt), process 8's HAL 250
@@ -73,7 +73,27 @@ expect_out peak.expected --format folded --metric peak peak.csv
 expect_status 0 "$E" -q --metric peak -o peak.json peak.csv
 expect_status 0 python3 -c 'import json, sys
 n = json.load(open(sys.argv[1]))["profiles"][0]["name"]
-sys.exit(0 if n == "peak live bytes: PTA on device 0 of process 7 (input 0) at 1002 ns, 300 bytes live" else 1)' peak.json
+sys.exit(0 if n == "peak live bytes: PTA on device 0 of process 7 (input 0) at 0.000000 s, 300 B live" else 1)' peak.json
+# text for people says when in seconds since the input's first row (of any kind, as memscope-leaks
+# counts them), not as an epoch in ns: peak.csv's times in ms after a START_TRACE at 0.5 s
+python3 - peak_s.csv <<'X'
+import sys
+rows = open("peak.csv").read().splitlines()
+out = [rows[0], "0,SYSTEM,START_TRACE,N/A,1764753080500000000,7,7,N/A,N/A,,,"]
+for r in rows[1:]:
+    f = r.split(",")
+    f[4] = str(1764753080000000000 + int(f[4]) * 1000000)
+    out.append(",".join(f))
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+X
+expect_status 0 "$E" -q --metric peak -o peak_s.json peak_s.csv
+expect_status 0 python3 "$CHECK_SS" peak_s.json
+expect_status 0 python3 -c 'import json, sys
+n = json.load(open(sys.argv[1]))["profiles"][0]["name"]
+sys.exit(0 if n == "peak live bytes: PTA on device 0 of process 7 (input 0) at 0.502000 s, 300 B live" else 1)' peak_s.json
+expect_status 0 "$E" -q --format svg --metric peak -o peak_s.svg peak_s.csv
+grep -q '>peak live bytes: PTA on device 0 of process 7 (input 0) at 0.502000 s, 300 B live<' peak_s.svg &&
+	ok || bad "peak_s.svg: $(grep -o '<text id="title"[^<]*' peak_s.svg)"
 printf '%s\n' 'e.py(5): E 250' >peak_hal.expected
 expect_out peak_hal.expected --format folded --metric peak --pool hal peak.csv
 
@@ -120,6 +140,14 @@ printf '%s\n' 'libx.so+0x1 512' '[PTA, no stack] 384' >c.expected
 expect_out c.expected --format folded --stack c --pool pta hostile.csv
 printf '%s\n' '[HAL, no owner] 4096' 'PTA;model;weight 512' '[PTA, no owner] 384' >owner.expected
 expect_out owner.expected --format folded --group-by owner --pool hal,pta hostile.csv
+# msMemScope writes both stacks innermost first (formats/dump-csv.md "Call stacks: frame
+# order"): the path is the outermost Python frame first, down to the innermost C frame
+printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)' \
+	'1,MALLOC,PTA,N/A,1000,7,7,0,0x1000,"{allocation_id:1,addr:0x1000,size:64}","/w/model.py(45): forward' \
+	'/w/train.py(88): train_step' '/w/train.py(120): <module>","/l/libtorch_npu.so(_ZN7c10_npu5utils5emptyEv+0x10b) [0x7f01]' \
+	'/l/libtorch_npu.so(_ZN2at6native9empty_npuEN3c108ArrayRefIlEE+0x44) [0x7f02]"' >order.csv
+echo '/w/train.py(120): <module>;/w/train.py(88): train_step;/w/model.py(45): forward;at::native::empty_npu(c10::ArrayRef<long>) (libtorch_npu.so);c10_npu::utils::empty() (libtorch_npu.so) 64' >order.expected
+expect_out order.expected --format folded order.csv
 # speedscope splits Python frames into name, file and line
 expect_status 0 "$E" -q -o h.json hostile.csv
 expect_status 0 python3 -c 'import json, sys
@@ -271,11 +299,16 @@ expect_status 0 $CHECK_SVG baseline.allocated.svg baseline.allocated.folded byte
 "$E" -q --format folded --group-by op -o ops.folded ops.csv
 expect_status 0 "$E" -q --format svg --group-by op -o ops.svg ops.csv
 expect_status 0 $CHECK_SVG ops.svg ops.folded bytes "$HARNESS" 'aten.linear' '^a'
-grep -q '>peak live bytes: PTA on device 0 of process 7 (input 0) at 1002 ns, 300 bytes live<' \
+grep -q '>peak live bytes: PTA on device 0 of process 7 (input 0) at 0.000000 s, 300 B live<' \
 	"$(expect_status 0 "$E" -q --format svg --metric peak -o peak.svg peak.csv; echo peak.svg)" &&
 	ok || bad "peak.svg: no peak title"
-grep -q '<title>all (33,571,840 bytes, 100.00%)</title>' baseline.allocated.svg && ok ||
-	bad "baseline.allocated.svg: root tooltip"
+# text for people in binary units (the title), exact bytes beside them where a machine or a
+# careful reader looks (the tooltips); counts exact
+grep -q '<title>all (32.0 MiB, 33,571,840 bytes, 100.00%)</title>' baseline.allocated.svg &&
+	grep -q '<text id="title" x="600" y="24">allocated bytes (total: 32.0 MiB)</text>' baseline.allocated.svg &&
+	grep -q '<text id="title" x="600" y="24">allocations (total: [0-9,]* allocations)</text>' baseline.count.svg &&
+	! grep -q '<text id="title"[^<]*[0-9],[0-9][0-9][0-9] bytes' baseline.allocated.svg baseline.peak.svg &&
+	ok || bad "baseline.allocated.svg: root tooltip or title: $(grep -o '<text id="title"[^<]*' baseline.allocated.svg)"
 grep -q '>baseline.csv; by op (no call stacks); pools PTA<' baseline.allocated.svg && ok ||
 	bad "baseline.allocated.svg: the subtitle does not say by op"
 # a label too long for its frame keeps its start and its end, the middle elided (a C frame's
@@ -297,9 +330,61 @@ expect_status 0 "$E" -q --format svg -o labels.svg labels.csv
 "$E" -q --format folded -o labels.folded labels.csv
 expect_status 0 $CHECK_SVG labels.svg labels.folded bytes "$HARNESS" 'torch._ops.aten.addmm.default' 'addc'
 grep -q '>…ddmm\.default<' labels.svg && grep -q '>…cmul\.default<' labels.svg &&
-	grep -q '>torc… _call_impl<' labels.svg && grep -q '>c10_npu:…:malloc<' labels.svg &&
+	grep -q '>torch…_call_impl<' labels.svg && grep -q '>c10_npu::…malloc<' labels.svg &&
 	grep -q '>at::native::empty_npu<' labels.svg && ok ||
 	bad "labels.svg: $(grep -o '<text x[^<]*</text>' labels.svg)"
+# a label shows a few meaningful characters or nothing: at least 4 after the ellipsis, none or
+# at least 3 before it, a name never elided into a 1-3 character stub ("…in", "c1…:utils::empty",
+# "t…py(120): main"); "::" ends one part; checked statically and zoomed (the script's labels) on
+# four ranks with msMemScope's stacks (innermost first) of C and Python frames, and on names of
+# characters that take several bytes
+python3 - ranks <<'X'
+import os, sys
+h = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)"
+py = [["/work/train.py(120): main"],
+      ["/work/model.py(45): forward", "/work/train.py(88): train_step", "/work/train.py(120): main"],
+      ["/usr/lib/python3/dist-packages/torch/nn/modules/module.py(1501): _call_impl",
+       "/work/model.py(45): forward", "/work/train.py(88): train_step", "/work/train.py(120): main"],
+      ["/work/optim.py(12): step", "/work/train.py(91): train_step", "/work/train.py(120): main"],
+      ["/work/データ.py(7): 読み込み", "/work/train.py(120): main"]]
+c = [["/usr/lib/libtorch_npu.so(_ZN7c10_npu5utils5emptyEv+0x10b) [0x7f3a9f4445dc]",
+      "/usr/lib/libtorch_npu.so(_ZN2at6native9empty_npuEN3c108ArrayRefIlEE+0x44) [0x7f3a9f400100]"],
+     ["/usr/lib/libtorch_npu.so(_ZN7c10_npu19NPUCachingAllocator6mallocEm+0x10b) [0x7f3a9f4445dc]",
+      "/usr/lib/libtorch_npu.so(_ZN7c10_npu5utils5emptyEv+0x10b) [0x7f3a9f4445dd]"], []]
+sizes = [2**30, 3 * 2**30, 5 * 2**29, 2**20, 4096, 7 * 2**30, 100]
+for r in range(4):
+    os.makedirs(f"{sys.argv[1]}/rank{r}", exist_ok=True)
+    rows = [h]
+    for i in range(1, 61):
+        p, cc, size = py[(i * (r + 1)) % 5], c[(i * 7 + r) % 3], sizes[(i * 3 + r) % 7]
+        a = hex(0x10000 + i * 0x1000)
+        rows.append(f'{i},MALLOC,PTA,N/A,{1764753080475000000 + i * 1000},{100 + r},100,0,{a},'
+                    f'"{{allocation_id:{i},addr:{a},size:{size}}}","' + "\n".join(p) + '","' + "\n".join(cc) + '"')
+    if not r:  # one wide C frame
+        rows.append(f'61,MALLOC,PTA,N/A,1764753080475070000,100,100,0,0x90000,'
+                    f'"{{allocation_id:61,addr:0x90000,size:{200 * 2**30}}}","{py[0][0]}","{c[0][0]}"')
+    open(f"{sys.argv[1]}/rank{r}/memscope_dump_2025.csv", "w").write("\n".join(rows) + "\n")
+X
+expect_status 0 "$E" -q --format svg -o ranks.svg ranks/rank*/memscope_dump_2025.csv
+"$E" -q --format folded -o ranks.folded ranks/rank*/memscope_dump_2025.csv
+expect_status 0 $CHECK_SVG ranks.svg ranks.folded bytes "$HARNESS" 'c10_npu::utils::empty() (libtorch_npu.so)' 'empty'
+expect_status 0 $CHECK_SVG ranks.svg ranks.folded bytes "$HARNESS" 'rank1/memscope_dump_2025.csv' 'main'
+expect_status 0 python3 -c 'import re, sys, xml.etree.ElementTree as ET
+labels = [t.text or "" for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text")
+          if t.get("id") is None]
+cut = [l for l in labels if "\u2026" in l]
+stub = [l for l in cut if len(l.split("\u2026")[1]) < 4 or 0 < len(l.split("\u2026")[0]) < 3]
+sys.exit(0 if cut and not stub and "" in labels and "c10_npu::utils::empty() (libtorch_npu.so)" in labels else 1)' ranks.svg
+# the rule on the names the user saw, by width in characters (the graphs above hold the C
+# writer, the script and check_svg.py to one rule)
+expect_status 0 python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import check_svg as c
+want = {("c10_npu::utils::empty", 17): "c10_…utils::empty", ("c10_npu::utils::empty", 5): "…mpty",
+        ("c10_npu::utils::empty", 4): "", ("/work/train.py(120): main", 16): "…py(120): main",
+        ("/work/train.py(120): main", 8): "/wo…main", ("/work/train.py(120): main", 6): "…main",
+        ("main", 3): "", ("main", 4): "main", ("forward", 4): "", ("forward", 5): "…ward",
+        ("torch._ops.aten.addmm.default", 14): "…addmm.default"}
+got = {k: c.label(k[0], 6 + k[1] * 7.2 + 0.001) for k in want}
+sys.exit(0 if got == want else print(got) or 1)' "$SRC/tests/cli"
 # names that are markup or not UTF-8 stay well-formed XML
 printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)' \
 	'1,MALLOC,PTA,N/A,1000,7,7,0,0x1000,"{allocation_id:1,addr:0x1000,size:64}","<a&b> ""q"" ]]>",' >markup.csv
@@ -322,7 +407,7 @@ X
 expect_status 0 "$E" -q --format svg -o deep1.svg deep1.csv
 "$E" -q --format folded -o deep1.folded deep1.csv
 expect_status 0 $CHECK_SVG deep1.svg deep1.folded bytes
-[ "$(grep -c '<g data-n' deep1.svg)" -eq 257 ] && grep -q '<title>\[deeper frames\] (1,000,000 bytes' deep1.svg &&
+[ "$(grep -c '<g data-n' deep1.svg)" -eq 257 ] && grep -q '<title>\[deeper frames\] (977 KiB, 1,000,000 bytes' deep1.svg &&
 	ok || bad "deep1.svg: not cut at 256 levels"
 expect_status 0 "$E" -q --format svg -o many.svg many.csv
 "$E" -q --format folded -o many.folded many.csv

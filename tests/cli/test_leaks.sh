@@ -58,7 +58,7 @@ for x in leaks:
               "alloc_step", "detected_step", "stack"):
         assert k in x, k
     assert x["device"] == "0" and x["pid"] == 100
-assert step[1]["stack"]["python"] == ["train.py(12): step", "model.py(40): forward"]
+assert step[1]["stack"]["python"] == ["model.py(40): forward", "train.py(12): step"]  # innermost first
 s = d["summary"]
 assert s["step"]["leaks"] == 3 and s["step"]["bytes"] == sum(x["size"] for x in step)
 assert s["exit"]["bytes"] == sum(x["size"] for x in exit_) == 5251072

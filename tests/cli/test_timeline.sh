@@ -151,7 +151,8 @@ def process(rows, pid, counted):
             s[2] = steps[k + 1][1] - 1 if k + 1 < len(steps) else last
     if not steps and sys_steps:
         first = rows[0]["ts"]
-        steps = [[n + 1, sys_steps[n - 1] if n else first, t] for n, t in enumerate(sys_steps)]
+        # step n + 1 starts just after the STEP row that ended step n
+        steps = [[n + 1, sys_steps[n - 1] + 1 if n else first, t] for n, t in enumerate(sys_steps)]
     return tracks, ops, [tuple(s) for s in steps], rows
 
 def cut(tracks, ops, steps, lo, hi, last):
@@ -202,7 +203,7 @@ def check(path, inputs, step=None, frm=None, to=None):
                 if not s:
                     continue
                 sysstep = any(r["ev"] == "SYSTEM" and r["typ"] == "STEP" for r in prow)
-                lo, hi = s[0][1] + (1 if sysstep and step > 1 else 0), s[0][2]
+                lo, hi = s[0][1], s[0][2]  # (a SYSTEM step's start is already 1 ns past its row)
             elif frm is not None or to is not None:
                 lo = first + (frm or 0)
                 hi = first + to - 1 if to is not None else 2**64
@@ -278,11 +279,12 @@ steps = {(e["pid"], e["tid"], e["name"]) for e in ev if e.get("cat") == "step"}
 named = {(e["pid"], e["tid"]) for e in ev if e.get("name") == "thread_name" and e["args"]["name"] == "steps"}
 sys.exit(0 if steps == {(1, 1, "step 1"), (2, 1, "step 1")} and named == {(1, 1), (2, 1)} else 1)' \
 	memscope_dump_20250428113810.csv.json
-# steps from SYSTEM STEP rows: STEP row n ends step n (testdata/README.txt: rows 1-3)
+# steps from SYSTEM STEP rows: STEP row n ends step n, step n + 1 starts 1 ns after it
+# (testdata/README.txt: rows 1-3)
 expect_status 0 python3 -c 'import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 s = [(e["name"], e["ts"], e["dur"], e["args"]["source"]) for e in ev if e.get("cat") == "step"]
-sys.exit(0 if s == [("step 1", 0, 10, "SYSTEM STEP"), ("step 2", 10, 10, "SYSTEM STEP"), ("step 3", 20, 10, "SYSTEM STEP")] else 1)' \
+sys.exit(0 if s == [("step 1", 0, 10, "SYSTEM STEP"), ("step 2", 10.001, 9.999, "SYSTEM STEP"), ("step 3", 20.001, 9.999, "SYSTEM STEP")] else 1)' \
 	steps_system.csv.json
 
 # windows: a step of each process, seconds after the first row, timestamps; counters start
@@ -412,4 +414,21 @@ for f in speedscope folded svg; do
 done
 expect_absent bad.json
 expect_absent bad.out
+# an end closes the innermost open op of its name and those inside it, as memscope-leaks and the
+# flame graphs read ops; the end of an op already closed is dropped; a window after it reopens
+# nothing
+cat >ends.csv <<'EOF2'
+ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)
+1,OP_LAUNCH,ATEN_START,opA,1000,7,7,0,N/A,,,
+2,OP_LAUNCH,ATEN_START,opB,1500,7,7,0,N/A,,,
+3,MALLOC,PTA,N/A,1600,7,7,0,0x1000,"{allocation_id:1,addr:0x1000,size:100,total:4096,used:100}",,
+4,OP_LAUNCH,ATEN_END,opA,2200,7,7,0,N/A,,,
+5,OP_LAUNCH,ATEN_END,opB,3500,7,7,0,N/A,,,
+6,FREE,PTA,N/A,4000,7,7,0,0x1000,"{allocation_id:1,addr:0x1000,size:100,total:4096,used:0}",,
+EOF2
+expect_status 0 "$E" -q -f -o ends.trace.json ends.csv
+expect_status 0 "$E" -q -f --from 2500ns -o ends2.trace.json ends.csv
+expect_status 0 python3 -c 'import json, sys
+ops = lambda f: sorted((e["name"], e["ts"], e["dur"]) for e in json.load(open(f))["traceEvents"] if e.get("ph") == "X" and e.get("cat") != "step")
+sys.exit(0 if ops(sys.argv[1]) == [("opA", 1, 1.2), ("opB", 1.5, 0.7)] and ops(sys.argv[2]) == [] else 1)' ends.trace.json ends2.trace.json
 finish

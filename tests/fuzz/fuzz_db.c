@@ -101,6 +101,53 @@ static void read_traces(const uint8_t *data, size_t size)
 	}
 }
 
+static int count_event(void *ctx, const struct memscope_event *ev)
+{
+	(void)ev;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+/* Events of part (memscope_read_opts.parts) of a database, strict, into *n: the read's status,
+ * every failure naming itself. */
+static int read_part(const uint8_t *data, size_t size, uint32_t part, uint64_t *n)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_read_opts opts = { .parts = &part };
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	int rc = memscope_source_open_mem(&src, data, size, "fuzz", st, &opts, &err);
+
+	*n = 0;
+	if (!rc)
+		rc = memscope_source_read(src, count_event, n, &err);
+	if (rc && (!err.msg[0] || err.code != rc))
+		abort();
+	memscope_source_close(src);
+	memscope_strtab_free(st);
+	return rc;
+}
+
+/* The parts of a database (memscope_sources) hold its rows once each: when the whole and every
+ * part read cleanly, their events add up to the whole's. */
+static void read_parts(const uint8_t *data, size_t size)
+{
+	uint64_t whole, n, sum = 0;
+	uint32_t part;
+	int rc = read_part(data, size, 0, &whole);
+
+	for (part = 1; part <= 8; part++) {
+		int r = read_part(data, size, part, &n);
+
+		if (r == MEMSCOPE_E_ARG)
+			break;
+		rc |= r;
+		sum += n;
+	}
+	if (!rc && part > 1 && part <= 8 && sum != whole)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/fuzz_db.XXXXXX";
@@ -112,6 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= sizeof(sqlite_magic) && memcmp(data, sqlite_magic, sizeof(sqlite_magic)) == 0) {
 		fuzz_both_modes(data, size);
 		read_traces(data, size);
+		read_parts(data, size);
 		return 0;
 	}
 	if ((fd = mkstemp(path)) < 0)

@@ -1,9 +1,10 @@
 /* Unit tests of compressed inputs and outputs: gzip and zstd streams written by the compress
- * writer read as their plain bytes are, in any chunks and members; cut and corrupt streams; the
- * progress callback. */
+ * writer read as their plain bytes are, in any chunks and members; cut and corrupt streams, gzip's
+ * zero padding; the progress callback, of files and pipes; the writer's contract. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "readers/reader.h"
@@ -176,6 +177,7 @@ START_TEST(corrupt_and_odd_streams)
 	struct memscope_read_opts lo = { .lenient = 1 };
 	struct buf b = { 0 };
 	struct tread t;
+	char want[MEMSCOPE_ERROR_MSG_MAX];
 
 	/* a flipped byte: invalid, strict; lenient, the input ends there */
 	z[z_len / 2] ^= 0x55;
@@ -190,7 +192,12 @@ START_TEST(corrupt_and_odd_streams)
 	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
 	ck_assert_int_eq(buf_append(&b, "trailing", 8), 0);
 	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
-	ck_assert_ptr_nonnull(strstr(t.err.msg, "member 2"));
+	snprintf(want, sizeof(want),
+		"trailing garbage after gzip member 1 (compressed byte %zu): neither another "
+		"member "
+		"nor zero padding",
+		z_len);
+	ck_assert_str_eq(t.err.msg, want);
 	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121); /* the whole first member */
 	tread_free(&t);
 	/* the magic alone; an empty member; an empty zstd frame */
@@ -207,6 +214,118 @@ START_TEST(corrupt_and_odd_streams)
 	tread_free(&t);
 	free(z);
 	buf_free(&b);
+	free(csv);
+}
+END_TEST
+
+/* p[0..n) in three members or frames, compressed each on its own, into *b; *third where the third
+ * begins. */
+static void three_pieces(
+	enum memscope_compression c, const char *p, size_t n, struct buf *b, size_t *third)
+{
+	size_t i, len;
+
+	for (i = 0; i < 3; i++) {
+		char *z = squeeze(c, p + n * i / 3, n * (i + 1) / 3 - n * i / 3, 1, &len);
+
+		if (i == 2)
+			*third = b->len;
+		ck_assert_int_eq(buf_append(b, z, len), 0);
+		free(z);
+	}
+}
+
+START_TEST(corrupt_data_names_its_member_or_frame)
+{
+	size_t n, third, k;
+	char *csv = slurp(testdata("baseline.csv"), &n);
+
+	for (k = 0; k < 2; k++) {
+		struct buf b = { 0 };
+		struct tread t;
+
+		/* small pieces, each decoded by one call: the third is counted third all the same
+		 */
+		three_pieces(kinds[k], csv, n, &b, &third);
+		ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), 0);
+		ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121);
+		tread_free(&t);
+		b.p[third + (b.len - third) / 2] ^= 0x55;
+		ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
+		ck_assert_msg(strstr(t.err.msg, k ? "corrupt zstd data in frame 3: "
+						  : "corrupt gzip data in member 3: "),
+			"%s", t.err.msg);
+		ck_assert_uint_gt(memscope_evbuf_count(t.evs), 0); /* the first two pieces' rows */
+		tread_free(&t);
+		buf_free(&b);
+	}
+	free(csv);
+}
+END_TEST
+
+START_TEST(gzip_zero_padding_ends_the_stream)
+{
+	static const char zeros[4096];
+	char path[] = "/tmp/memscope-padding-XXXXXX";
+	size_t n, z_len, third, len, i;
+	char *csv = slurp(testdata("baseline.csv"), &n);
+	char *z = squeeze(MEMSCOPE_COMPRESS_GZIP, csv, n, 1, &z_len);
+	char want[MEMSCOPE_ERROR_MSG_MAX];
+	struct buf b = { 0 };
+	struct tread t;
+	char *out;
+	int fd = mkstemp(path), rc;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* a tar block's padding after the member: the end, nothing cut */
+	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
+	ck_assert_int_eq(buf_append(&b, zeros, 512), 0);
+	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), 0);
+	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121);
+	ck_assert_int_eq(t.stats.cut.code, 0);
+	tread_free(&t);
+	/* padding over several raw chunks of a file, after three members, read in any chunks */
+	b.len = 0;
+	three_pieces(MEMSCOPE_COMPRESS_GZIP, csv, n, &b, &third);
+	while (b.len < 700 * 1024)
+		ck_assert_int_eq(buf_append(&b, zeros, sizeof(zeros)), 0);
+	write_file(path, b.p, b.len);
+	for (i = 1; i < 100000; i *= 317) {
+		out = read_file_csv(path, i, &rc, &len);
+		ck_assert_int_eq(rc, 0);
+		free(out);
+	}
+	/* anything after the padding, even another member, is garbage: the input ends before it */
+	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
+	write_file(path, b.p, b.len);
+	ck_assert_int_eq(tread_file(&t, path, NULL), MEMSCOPE_E_INVALID);
+	snprintf(want, sizeof(want),
+		"trailing garbage after gzip member 3 (compressed byte %zu): neither another "
+		"member "
+		"nor zero padding",
+		b.len - z_len);
+	ck_assert_str_eq(t.err.msg, want);
+	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121);
+	tread_free(&t);
+	b.len -= z_len;
+	ck_assert_int_eq(buf_append(&b, "\001", 1), 0);
+	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(t.err.msg, "trailing garbage after gzip member 3"));
+	tread_free(&t);
+	/* zstd takes no padding (as zstd -t): zeros are not a frame */
+	free(z);
+	z = squeeze(MEMSCOPE_COMPRESS_ZSTD, csv, n, 1, &z_len);
+	b.len = 0;
+	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
+	ck_assert_int_eq(buf_append(&b, zeros, 512), 0);
+	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(t.err.msg, "corrupt zstd data in frame 2: "));
+	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121);
+	tread_free(&t);
+	unlink(path);
+	buf_free(&b);
+	free(z);
 	free(csv);
 }
 END_TEST
@@ -290,6 +409,79 @@ START_TEST(progress_counts_file_bytes)
 }
 END_TEST
 
+/* Read path's events with progress reported to p (src 7). Returns the read status. */
+static int read_with_progress(const char *path, struct progress *p)
+{
+	struct memscope_read_opts o = { .lenient = 1, .src = 7 };
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_evbuf *evs = memscope_evbuf_new();
+	struct memscope_source *src = NULL;
+	struct memscope_error err;
+	int rc;
+
+	o.progress = on_progress;
+	o.progress_ctx = p;
+	rc = memscope_source_open(&src, path, st, &o, &err);
+	if (!rc)
+		rc = memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, evs, &err);
+	memscope_source_close(src);
+	memscope_evbuf_free(evs);
+	memscope_strtab_free(st);
+	return rc;
+}
+
+START_TEST(progress_of_a_pipe_at_most_once_per_256_kib)
+{
+	size_t n, z_len, k;
+	char *csv = slurp(testdata("stacks_crlf.csv"), &n);
+	struct buf big = { 0 };
+
+	while (big.len < 2 * 1024 * 1024)
+		ck_assert_int_eq(buf_append(&big, csv, n), 0);
+	for (k = 0; k < 2; k++) {
+		char *z = k ? squeeze(MEMSCOPE_COMPRESS_GZIP, big.p, big.len, 1, &z_len) : big.p;
+		struct progress p = { 0 };
+		char path[32];
+		int fds[2], status;
+		pid_t pid;
+
+		if (!k)
+			z_len = big.len;
+		ck_assert_int_eq(pipe(fds), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			/* small writes: the reader gets a pipe's worth, 64 KiB at most, per read */
+			size_t at;
+
+			close(fds[0]);
+			for (at = 0; at < z_len; at += 4096)
+				if (write(fds[1], z + at, z_len - at < 4096 ? z_len - at : 4096) <
+					0)
+					_exit(1);
+			_exit(0);
+		}
+		close(fds[1]);
+		snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+		ck_assert_int_eq(read_with_progress(path, &p), 0);
+		close(fds[0]);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_int_eq(status, 0);
+		/* every byte, reported last; size unknown; once per 256 KiB and once at the end
+		 * (not once per read: that would be 32 times for 2 MiB) */
+		ck_assert_uint_eq(p.last, z_len);
+		ck_assert_uint_eq(p.total, 0);
+		ck_assert_int_eq(p.backwards, 0);
+		ck_assert_uint_ge(p.calls, z_len / (256 * 1024));
+		ck_assert_uint_le(p.calls, 2 + z_len / (256 * 1024));
+		if (k)
+			free(z);
+	}
+	buf_free(&big);
+	free(csv);
+}
+END_TEST
+
 START_TEST(compressed_database_refused)
 {
 	static const char header[] = "SQLite format 3";
@@ -332,10 +524,41 @@ START_TEST(writer_reports_a_failed_write)
 }
 END_TEST
 
+START_TEST(writer_finishes_once)
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char *out = NULL;
+		size_t len = 0, before;
+		FILE *f = open_memstream(&out, &len);
+		struct memscope_compress_writer *w = memscope_compress_writer_new(f, kinds[i]);
+		struct memscope_error err;
+
+		ck_assert_ptr_nonnull(w);
+		fputs("x\n", memscope_compress_writer_file(w));
+		ck_assert_int_eq(memscope_compress_writer_finish(w, &err), 0);
+		ck_assert_ptr_null(memscope_compress_writer_file(w));
+		before = (size_t)memscope_compress_writer_bytes(w);
+		/* a second finish: the contract's MEMSCOPE_E_ARG, nothing more written */
+		ck_assert_int_eq(memscope_compress_writer_finish(w, &err), MEMSCOPE_E_ARG);
+		ck_assert_str_eq(err.msg, "already finished");
+		ck_assert_uint_eq(memscope_compress_writer_bytes(w), before);
+		memscope_compress_writer_free(w);
+		ck_assert_int_eq(fclose(f), 0);
+		ck_assert_uint_eq(len, before);
+		free(out);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compress");
 	TCase *tc = tcase_create("compress");
+
+	/* every cut of a capture, read again each time, is slow under the sanitizers */
+	tcase_set_timeout(tc, 300);
 
 	tcase_add_test(tc, compressed_reads_as_plain_in_any_chunks_and_members);
 	tcase_add_test(tc, every_cut_of_a_compressed_capture);
@@ -343,6 +566,10 @@ int main(void)
 	tcase_add_test(tc, progress_counts_file_bytes);
 	tcase_add_test(tc, compressed_database_refused);
 	tcase_add_test(tc, writer_reports_a_failed_write);
+	tcase_add_test(tc, corrupt_data_names_its_member_or_frame);
+	tcase_add_test(tc, gzip_zero_padding_ends_the_stream);
+	tcase_add_test(tc, progress_of_a_pipe_at_most_once_per_256_kib);
+	tcase_add_test(tc, writer_finishes_once);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -195,10 +195,11 @@ START_TEST(a_database_read_reports_progress_by_rows)
 	write_db(&a, path, NULL);
 	ck_assert_int_eq(tread_file(&b, path, &o), 0);
 	ck_assert_int_eq(stat(path, &sb), 0);
-	/* rows 4096 and 8192 of 10000: two calls, in the file's bytes, never backwards */
-	ck_assert_uint_eq(seen.calls, 2);
+	/* rows 4096 and 8192 of 10000, then the end: three calls, in the file's bytes, never
+	 * backwards, the last the whole file (so a progress line reaches its end) */
+	ck_assert_uint_eq(seen.calls, 3);
 	ck_assert_uint_eq(seen.total, (uint64_t)sb.st_size);
-	ck_assert_uint_eq(seen.last, (uint64_t)((double)sb.st_size * 8192 / 10000));
+	ck_assert_uint_eq(seen.last, (uint64_t)sb.st_size);
 	ck_assert_int_eq(seen.backwards, 0);
 	tread_free(&a);
 	tread_free(&b);
@@ -355,6 +356,125 @@ START_TEST(python_trace_rows)
 }
 END_TEST
 
+/* memscope_part_fn of the test: the names, "|"-separated, into ctx */
+static int on_part(void *ctx, uint32_t part, const char *name)
+{
+	char *got = ctx;
+
+	snprintf(got + strlen(got), 256 - strlen(got), "%s%u=%s", *got ? "|" : "", part, name);
+	return 0;
+}
+
+/* the sql into the database at path */
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* a database of several inputs is read as them: memscope_source_parts names them, and
+ * memscope_read_opts.parts reads one by its rowid range */
+START_TEST(a_database_of_several_inputs_is_read_by_parts)
+{
+	static const size_t split = 5;
+	struct memscope_db_writer *w;
+	struct memscope_error err;
+	struct tread t, one;
+	struct memscope_read_opts o = { .src = 1 };
+	uint32_t parts[2] = { 0, 0 };
+	char path[32], copy[40], got[256] = "";
+	size_t i, n;
+
+	ck_assert_int_eq(tread_file(&t, testdata("baseline.csv"), NULL), 0);
+	n = memscope_evbuf_count(t.evs);
+	tmp_path(path);
+	ck_assert_int_eq(memscope_db_writer_open(&w, path, t.st, &err), 0);
+	for (i = 0; i < n; i++) {
+		struct memscope_event ev = *memscope_evbuf_get(t.evs, i);
+
+		ev.src = i < split ? 0 : 2;
+		if (i == split) {
+			ck_assert_int_eq(
+				memscope_db_writer_end_source(w, 0, "a\n", MEMSCOPE_FORMAT_DUMP_CSV,
+					MEMSCOPE_LAYOUT_CURRENT, &err),
+				0);
+			/* an input without rows (a python_trace file) is not a part */
+			ck_assert_int_eq(memscope_db_writer_end_source(w, 1, "trace",
+						 MEMSCOPE_FORMAT_PYTHON_TRACE,
+						 MEMSCOPE_LAYOUT_UNKNOWN, &err),
+				0);
+		}
+		ck_assert_int_eq(memscope_db_writer_event(w, &ev, &err), 0);
+	}
+	ck_assert_int_eq(memscope_db_writer_end_source(w, 2, "c", MEMSCOPE_FORMAT_DUMP_CSV,
+				 MEMSCOPE_LAYOUT_CURRENT, &err),
+		0);
+	ck_assert_int_eq(memscope_db_writer_finish(w, &err), 0);
+	memscope_db_writer_free(w);
+
+	ck_assert_int_eq(memscope_source_parts(path, on_part, got, &err), 2);
+	ck_assert_str_eq(got, "1=a\\x0a|2=c");
+	/* each part alone, stamped with the run's src; 0 is the whole table, as without parts */
+	o.parts = parts;
+	for (i = 0; i <= 2; i++) {
+		parts[1] = (uint32_t)i;
+		ck_assert_int_eq(tread_file(&one, path, &o), 0);
+		ck_assert_uint_eq(memscope_evbuf_count(one.evs), i == 0	  ? n
+								 : i == 1 ? split
+									  : n - split);
+		ck_assert_uint_eq(memscope_evbuf_get(one.evs, 0)->src, 1);
+		ck_assert_uint_eq(memscope_evbuf_get(one.evs, 0)->line, i == 2 ? split + 1 : 1);
+		tread_free(&one);
+	}
+	parts[1] = 3;
+	ck_assert_int_eq(tread_file(&one, path, &o), MEMSCOPE_E_ARG);
+	ck_assert_str_eq(one.err.msg, "holds 2 inputs, not 3");
+	tread_free(&one);
+	/* anything else is one input: a CSV (whose part 2 does not exist), stdin, a missing file */
+	got[0] = '\0';
+	ck_assert_int_eq(memscope_source_parts(testdata("baseline.csv"), on_part, got, &err), 1);
+	ck_assert_int_eq(memscope_source_parts("-", on_part, got, &err), 1);
+	ck_assert_int_eq(memscope_source_parts("/nonexistent/x.db", on_part, got, &err), 1);
+	ck_assert_str_eq(got, "");
+	parts[1] = 2;
+	ck_assert_int_eq(tread_file(&one, testdata("baseline.csv"), &o), MEMSCOPE_E_ARG);
+	tread_free(&one);
+	parts[1] = 1;
+	ck_assert_int_eq(tread_file(&one, testdata("baseline.csv"), &o), 0);
+	ck_assert_uint_eq(memscope_evbuf_count(one.evs), n);
+	tread_free(&one);
+
+	/* ranges that overlap, or leave rows to no input: refused, by name */
+	snprintf(copy, sizeof(copy), "%s.bad", path);
+	for (i = 0; i < 3; i++) {
+		static const char *const sql[3] = {
+			"UPDATE memscope_sources SET first_row = first_row - 1, n_rows = n_rows + "
+			"1 "
+			"WHERE source = 2",
+			"UPDATE memscope_sources SET last_row = last_row - 1, n_rows = n_rows - 1 "
+			"WHERE source = 2",
+			"UPDATE memscope_sources SET first_row = NULL WHERE source = 0",
+		};
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "cp %s %s", path, copy);
+		ck_assert_int_eq(system(cmd), 0);
+		exec_sql(copy, sql[i]);
+		ck_assert_int_eq(memscope_source_parts(copy, NULL, NULL, &err), MEMSCOPE_E_INVALID);
+		ck_assert_msg(strstr(err.msg, "memscope_sources: "), "%s", err.msg);
+		parts[1] = 1;
+		ck_assert_int_eq(tread_file(&one, copy, &o), MEMSCOPE_E_INVALID);
+		tread_free(&one);
+		unlink(copy);
+	}
+	tread_free(&t);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("db");
@@ -365,6 +485,7 @@ int main(void)
 	tcase_add_test(tc, blocks_of_the_hostile_sample);
 	tcase_add_test(tc, inputs_come_one_after_the_other);
 	tcase_add_test(tc, python_trace_rows);
+	tcase_add_test(tc, a_database_of_several_inputs_is_read_by_parts);
 	tcase_add_test(tc, a_database_read_reports_progress_by_rows);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

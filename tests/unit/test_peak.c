@@ -384,58 +384,127 @@ START_TEST(owners_match_brute_force)
 }
 END_TEST
 
-/* Two inputs that do not overlap in time each count from their own first point; two that do
- * share one clock. */
-START_TEST(clocks_of_inputs)
+/* Feed the inputs csv[0..n) (NULL ends early) as src 0, 1, ... and finish. */
+static struct memscope_peak *feed_inputs(struct memscope_strtab *st, const char *const *csv, int n)
 {
-	static const char a[] = HEADER "1,MALLOC,PTA,N/A,1000,7,7,0,0x1000,\"{allocation_id:1,"
-				       "addr:0x1000,size:10}\",,\n"
-				       "2,OP_LAUNCH,ATEN_START,x,1100,7,7,0,N/A,,,\n";
-	static const char b[] = HEADER "1,MALLOC,PTA,N/A,5000,7,7,0,0x1000,\"{allocation_id:1,"
-				       "addr:0x1000,size:20}\",,\n"
-				       "2,OP_LAUNCH,ATEN_START,x,5050,7,7,0,N/A,,,\n";
-	static const char c[] = HEADER "1,MALLOC,PTA,N/A,1050,8,8,0,0x1000,\"{allocation_id:1,"
-				       "addr:0x1000,size:20}\",,\n";
-	const char *const sets[3][2] = { { a, b }, { a, c }, { a, NULL } };
-	int s, own;
+	struct memscope_peak *p = memscope_peak_new(NULL, st);
+	struct memscope_read_opts ro = { .time_unit = MEMSCOPE_TIME_AUTO };
 	size_t i;
 
-	for (s = 0; s < 3; s++) {
-		struct memscope_strtab *st = memscope_strtab_new();
-		struct memscope_peak *p = memscope_peak_new(NULL, st);
-		struct memscope_read_opts ro = { .time_unit = MEMSCOPE_TIME_AUTO };
+	for (ro.src = 0; (int)ro.src < n && csv[ro.src]; ro.src++) {
+		struct tread t;
 
-		for (ro.src = 0; ro.src < 2 && sets[s][ro.src]; ro.src++) {
-			struct tread t;
+		ck_assert_int_eq(tread_mem(&t, csv[ro.src], strlen(csv[ro.src]), &ro), 0);
+		for (i = 0; i < memscope_evbuf_count(t.evs); i++) {
+			struct memscope_event ev = *memscope_evbuf_get(t.evs, i);
 
-			ck_assert_int_eq(
-				tread_mem(&t, sets[s][ro.src], strlen(sets[s][ro.src]), &ro), 0);
-			for (i = 0; i < memscope_evbuf_count(t.evs); i++) {
-				struct memscope_event ev = *memscope_evbuf_get(t.evs, i);
-
-				/* the table of the analysis: the names are not looked at here */
-				ev.name = MEMSCOPE_STR_NA;
-				ck_assert_int_eq(memscope_peak_feed(p, &ev), 0);
-			}
-			tread_free(&t);
+			/* the table of the analysis: the names are not looked at here */
+			ev.name = MEMSCOPE_STR_NA;
+			ck_assert_int_eq(memscope_peak_feed(p, &ev), 0);
 		}
-		ck_assert_int_eq(memscope_peak_finish(p), 0);
-		if (s == 0) {
-			ck_assert_uint_eq(memscope_peak_origin(p, 0, &own), 1000);
-			ck_assert_int_eq(own, 1);
-			ck_assert_uint_eq(memscope_peak_origin(p, 1, NULL), 5000);
-			ck_assert_uint_eq(memscope_peak_width(p, NULL), 100);
-		} else if (s == 1) {
-			ck_assert_uint_eq(memscope_peak_origin(p, 1, &own), 1000);
-			ck_assert_int_eq(own, 0);
-			ck_assert_uint_eq(memscope_peak_width(p, NULL), 100);
-		} else {
-			ck_assert_uint_eq(memscope_peak_origin(p, 0, &own), 1000);
-			ck_assert_int_eq(own, 0);
-		}
-		memscope_peak_free(p);
-		memscope_strtab_free(st);
+		tread_free(&t);
 	}
+	ck_assert_int_eq(memscope_peak_finish(p), 0);
+	return p;
+}
+
+/* Each input counts from its own first row of any kind (as memscope-leaks and --from do), not
+ * from its first allocation; the axis runs to the longest input's last row. */
+START_TEST(clocks_of_inputs)
+{
+	static const char a[] = HEADER "1,MARK,N/A,x,900,7,7,0,N/A,,,\n"
+				       "2,MALLOC,PTA,N/A,1000,7,7,0,0x1000,\"{allocation_id:1,"
+				       "addr:0x1000,size:10}\",,\n"
+				       "3,OP_LAUNCH,ATEN_START,x,1100,7,7,0,N/A,,,\n";
+	static const char b[] = HEADER "1,MALLOC,PTA,N/A,5000,7,7,0,0x1000,\"{allocation_id:1,"
+				       "addr:0x1000,size:20}\",,\n"
+				       "2,OP_LAUNCH,ATEN_START,x,5350,7,7,0,N/A,,,\n";
+	const char *const set[2] = { a, b };
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_peak *p = feed_inputs(st, set, 2);
+	uint64_t from, to;
+
+	ck_assert_uint_eq(memscope_peak_origin(p, 0), 900);
+	ck_assert_uint_eq(memscope_peak_origin(p, 1), 5000);
+	ck_assert_uint_eq(memscope_peak_origin(p, 2), 0);
+	memscope_peak_axis(p, &from, &to);
+	ck_assert_uint_eq(from, 0);
+	ck_assert_uint_eq(to, 350);
+	memscope_peak_free(p);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* A window: the tracks start with their live bytes at its start, the peak and its owners are
+ * those within it, points outside are not visited; bad windows change nothing. */
+static int count_points(void *ctx, const struct memscope_peak_point *pt)
+{
+	(void)pt;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+START_TEST(window)
+{
+	static const char a[] = HEADER
+		"1,MARK,N/A,x,1000,7,7,0,N/A,,,\n"
+		"2,MALLOC,PTA,N/A,2000,7,7,0,0x1000,\"{allocation_id:1,size:300,owner:A}\",,\n"
+		"3,MALLOC,PTA,N/A,3000,7,7,0,0x2000,\"{allocation_id:2,size:50,owner:B}\",,\n"
+		"4,FREE,PTA,N/A,5000,7,7,0,0x1000,\"{allocation_id:1}\",,\n"
+		"5,MALLOC,PTA,N/A,6000,7,7,0,0x3000,\"{allocation_id:3,size:100,owner:C}\",,\n"
+		"6,MALLOC,PTA,N/A,9000,7,7,0,0x4000,\"{allocation_id:4,size:900,owner:D}\",,\n";
+	const char *const set[1] = { a };
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_peak *p = feed_inputs(st, set, 1);
+	struct memscope_timeline_window w = { 0 };
+	struct memscope_error err;
+	const struct memscope_peak_track *t;
+	const struct memscope_peak_owner *o;
+	uint64_t from, to, left;
+	size_t n, pts = 0;
+	const char *name = "a.csv";
+
+	/* 9000 is past the window's end [1000, 8000) after the first row (1000) */
+	w.from_ns = 3500;
+	w.to_ns = 8000;
+	w.flags = MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO;
+	ck_assert_int_eq(memscope_peak_window(p, &w, &name, 1, &left, &err), 0);
+	t = memscope_peak_tracks(p, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(t[0].start_bytes, 350);
+	ck_assert_int_eq(t[0].peak, 350); /* at the window's start, not the 1250 after it */
+	ck_assert_uint_eq(t[0].peak_at.ts_ns, 4500);
+	ck_assert_int_eq(t[0].end_bytes, 150);
+	ck_assert_uint_eq(t[0].n_points, 2);
+	ck_assert_uint_eq(t[0].to_ts_ns, 8999);
+	memscope_peak_axis(p, &from, &to);
+	ck_assert_uint_eq(from, 3500);
+	ck_assert_uint_eq(to, 8000);
+	memscope_peak_foreach_point(p, count_points, &pts);
+	ck_assert_uint_eq(pts, 2);
+	o = memscope_peak_owners(p, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(o[0].bytes, 300);
+	ck_assert_uint_eq(o[1].bytes, 50);
+	ck_assert_int_eq(memscope_peak_track_of_peak(p), 0);
+	/* once */
+	ck_assert_int_eq(memscope_peak_window(p, &w, &name, 1, &left, &err), MEMSCOPE_E_ARG);
+	memscope_peak_free(p);
+
+	p = feed_inputs(st, set, 1);
+	w.from_ns = 5000;
+	w.to_ns = 4000;
+	ck_assert_int_eq(memscope_peak_window(p, &w, &name, 1, &left, &err), MEMSCOPE_E_ARG);
+	w.from_ns = 50000;
+	w.flags = MEMSCOPE_TL_FROM;
+	ck_assert_int_eq(memscope_peak_window(p, &w, &name, 1, &left, &err), MEMSCOPE_E_INVALID);
+	w = (struct memscope_timeline_window){ .step = 1 };
+	ck_assert_int_eq(memscope_peak_window(p, &w, &name, 1, &left, &err), MEMSCOPE_E_INVALID);
+	/* nothing changed: the whole input's peak */
+	t = memscope_peak_tracks(p, &n);
+	ck_assert_int_eq(t[0].peak, 1050);
+	memscope_peak_free(p);
+	memscope_strtab_free(st);
 }
 END_TEST
 
@@ -455,7 +524,12 @@ START_TEST(empty)
 	ck_assert_uint_eq(n, 0);
 	memscope_peak_tracks(p, &n);
 	ck_assert_uint_eq(n, 0);
-	ck_assert_uint_eq(memscope_peak_width(p, NULL), 0);
+	{
+		uint64_t from, to;
+
+		memscope_peak_axis(p, &from, &to);
+		ck_assert_uint_eq(to, 0);
+	}
 	memscope_peak_free(p);
 	memscope_peak_free(NULL);
 	tread_free(&t);
@@ -474,6 +548,7 @@ int main(void)
 	tcase_add_test(tc, same_peak_as_the_timeline);
 	tcase_add_test(tc, owners_match_brute_force);
 	tcase_add_test(tc, clocks_of_inputs);
+	tcase_add_test(tc, window);
 	tcase_add_test(tc, empty);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -68,6 +68,9 @@ START_TEST(text_units_follow_one_rule)
 		{ 7015424, "6.69 MiB" },
 		{ 335007449088ULL, "312 GiB" },
 		{ 1048575, "1.00 MiB" },
+		{ 1048166, "1.00 MiB" }, /* 1023.6 KiB: "%.0f" would print "1024 KiB" */
+		{ 1073217536, "1.00 GiB" },
+		{ 1047552, "1023 KiB" },
 		{ MEMSCOPE_BYTES_OVERFLOW, "more than 16.0 EiB (the total overflowed)" },
 	};
 	char buf[MEMSCOPE_BYTES_TEXT_MAX], t[MEMSCOPE_SECONDS_TEXT_MAX];

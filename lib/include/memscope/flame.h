@@ -77,6 +77,7 @@ struct memscope_flame_peak {
 	uint16_t pool;
 	uint64_t ts_ns;
 	uint64_t bytes;
+	uint64_t origin_ns; /* the time of input src's first row: time 0 of a text saying when */
 };
 
 /*
@@ -129,12 +130,13 @@ const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flam
 unsigned memscope_flame_grouped_by(const struct memscope_flame *f);
 
 /*
- * After finish: the pools whose blocks were counted (of every input); into *seen (may be NULL)
- * the pools the inputs had blocks in, counted or not; into *nested (may be NULL) whether one
+ * After finish: the pools whose blocks were counted (of every input); into *left_out (may be
+ * NULL) the pools an input had blocks in that were not counted for it (its own, so a pool one
+ * input counts and another leaves out is in both); into *nested (may be NULL) whether one
  * input's counted pools are nested (memscope_pools_nested: HAL beside a pool carved out of it,
  * whose bytes the totals count twice; only when asked for, the default never is).
  */
-uint64_t memscope_flame_pools(const struct memscope_flame *f, uint64_t *seen, int *nested);
+uint64_t memscope_flame_pools(const struct memscope_flame *f, uint64_t *left_out, int *nested);
 
 /* Grouped by op, the op rows that made no frame. */
 struct memscope_flame_ops {
@@ -152,7 +154,8 @@ const struct memscope_strtab *memscope_flame_strtab(const struct memscope_flame 
 const char *memscope_flame_metric_name(unsigned metric);
 
 /* The profile's name into buf: the metric's ("allocated bytes"), and for the peak which pool
- * peaked, where and when. */
+ * peaked, where, when (seconds since the input's first row, memscope_seconds_text) and how much
+ * (memscope_bytes_text). */
 void memscope_flame_profile_name(
 	const struct memscope_flame *f, unsigned metric, char *buf, size_t size);
 

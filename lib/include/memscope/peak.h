@@ -11,6 +11,7 @@
 #include "error.h"
 #include "order.h"
 #include "steps.h"
+#include "timeline.h"
 
 struct memscope_strtab;
 
@@ -19,9 +20,10 @@ struct memscope_strtab;
  * their points, the peak and its owners. A track is one (input, process, device, pool) of the
  * pools counted; its live bytes are the sizes of its MALLOCs minus those of the blocks freed, in
  * time order, the rule and the order of memscope_timeline (memscope/timeline.h), so both find the
- * same peak over the same pools. Memory grows with the MALLOC and FREE rows of the pools and the
- * ATen/ATB op rows (64 bytes each, the points a timeline keeps), 4 bytes per block, the live
- * blocks, and the step boundary rows; finish adds 8 bytes per distinct owner.
+ * same peak over the same pools. Times count from each input's first row of any kind, as
+ * memscope-leaks and the window of memscope_timeline do. Memory grows with the MALLOC and FREE rows
+ * of the pools and the ATen/ATB op rows (64 bytes each, the points a timeline keeps), 4 bytes per
+ * block, the live blocks, and the step boundary rows; finish adds 8 bytes per distinct owner.
  */
 struct memscope_peak;
 
@@ -50,11 +52,16 @@ struct memscope_peak_track {
 	uint64_t pid;
 	uint16_t pool;			  /* enum memscope_subtype */
 	int64_t peak;			  /* its most live bytes (0: never above 0) */
+	int64_t start_bytes;		  /* live bytes at from_ts_ns (0 without a window) */
 	int64_t end_bytes;		  /* live bytes after its last point */
-	struct memscope_pos peak_at;	  /* the first point where it had them */
-	uint64_t first_ts_ns, last_ts_ns; /* its first and last point */
+	struct memscope_pos peak_at;	  /* the first point where it had them ({from_ts_ns, 0}:
+					     at the window's start) */
+	uint64_t first_ts_ns, last_ts_ns; /* its first and last point (from_ts_ns: none) */
 	uint64_t end_ts_ns;		  /* the last row of its process (ops included) */
-	size_t n_points;
+	/* the time it is drawn over: from its first point (from the window's start) to end_ts_ns;
+	 * to_ts_ns == end_ts_ns (kept apart for the window's end) */
+	uint64_t from_ts_ns, to_ts_ns;
+	size_t n_points; /* points (in the window) */
 };
 
 /* After finish: the tracks in order of (input, process, device, pool), borrowed until the
@@ -76,14 +83,34 @@ int memscope_peak_foreach_point(const struct memscope_peak *p,
 	int (*fn)(void *ctx, const struct memscope_peak_point *pt), void *ctx);
 
 /*
- * After finish: the time input src's times count from: the first point of every input (ranks of
- * one job share a clock), or, when no two inputs overlap in time (separate runs), the first
- * point of input src itself; *own (may be NULL) says 1 then. 0 without points.
+ * The time input src's times count from: its first row of any kind (the timestamp, ns), the
+ * origin of memscope-leaks' times and of the --from/--to of memscope_timeline_window, so a time
+ * read on the page can be given to --from. 0 when src had no row.
  */
-uint64_t memscope_peak_origin(const struct memscope_peak *p, uint32_t src, int *own);
-/* After finish: the longest time from an origin to the last row of a process of its input(s)
- * (ns; 0 without points); *own as memscope_peak_origin's. */
-uint64_t memscope_peak_width(const struct memscope_peak *p, int *own);
+uint64_t memscope_peak_origin(const struct memscope_peak *p, uint32_t src);
+/* After finish: the time axis, ns after each input's origin: [0, the longest time from an origin
+ * to the last row of a process of its input], or after memscope_peak_window the window's
+ * [start, end] over the processes kept. Both 0 without tracks. */
+void memscope_peak_axis(const struct memscope_peak *p, uint64_t *from_ns, uint64_t *to_ns);
+
+/*
+ * After finish, once: keep what each process did in window w (memscope_timeline_window's struct
+ * and rules: [from, to) in ns after the input's first row, or absolute with the _ABS flags; or
+ * step w->step of EACH process, its memscope_steps_span, boundary rows included). Each track
+ * starts at the window's start with the live bytes it had then (start_bytes); its points outside
+ * are no longer visited; its peak, and the peak of all with its owners, are found again within
+ * the window (the live bytes at the start count, at the start). A track with neither a point nor
+ * live bytes in the window, and a process with no row in it, are left out. inputs[src] names
+ * input src in messages (n_inputs of them). *n_left_out (may be NULL) gets the processes left
+ * out of a step window for having no step w->step.
+ * Returns 0; MEMSCOPE_E_ARG (nothing changed) before finish or twice, for a step window with a
+ * time bound, or a time window that ends before it starts; MEMSCOPE_E_INVALID (nothing changed;
+ * err names the input) when an input has no steps or no process of it step w->step, or nothing
+ * of any input is in the window; MEMSCOPE_E_NOMEM (nothing changed).
+ */
+int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline_window *w,
+	const char *const *inputs, size_t n_inputs, uint64_t *n_left_out,
+	struct memscope_error *err);
 
 /* After finish: the pools counted in any input (MEMSCOPE_POOL_BIT bits) and, in *seen (may be
  * NULL), the pools any input had blocks in. */
@@ -127,14 +154,16 @@ const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p
 /*
  * Memory over time as one HTML file that any web browser opens with nothing else (inline SVG, a
  * small inline script, no file or address loaded): a curve of live bytes per track against
- * seconds since the first point (at most 32 tracks, those with the highest peaks; the legend
- * says how many more), each cut to one column per pixel by its lowest and highest value there so
- * no peak is lost; the peak marked with its bytes and time; the steps of the peak's process (or
- * the first process with steps) as bands numbered; the values under the pointer (the highest of
- * each curve in the pixel's time); and the owners at the peak with bytes and share. Bytes are
- * written in binary units (memscope_bytes_text), times in seconds. inputs[src] names input src
- * (n_inputs of them). The file's size follows the tracks and steps drawn, not the points.
- * 0, MEMSCOPE_E_NOMEM or MEMSCOPE_E_IO.
+ * seconds after its input's first row (memscope_peak_origin; the axis of memscope_peak_axis, the
+ * window's after memscope_peak_window), written by memscope_seconds_text (at most 32 tracks, those
+ * with the highest peaks; the legend says how many more), each cut to one column per pixel by its
+ * lowest and highest value there so no peak is lost; the peak marked with its bytes and time; the
+ * steps of the peak's process (or the first process with steps) as bands numbered; the values under
+ * the pointer (the highest of each curve in the pixel's time); and the owners at the peak with
+ * bytes and share. Bytes are written in binary units (memscope_bytes_text). inputs[src] names input
+ * src (n_inputs of them), shown by the shortest ending of '/'-separated parts that tells the inputs
+ * apart. The file's size follows the tracks and steps drawn, not the points. 0, MEMSCOPE_E_NOMEM or
+ * MEMSCOPE_E_IO.
  */
 int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const char *const *inputs,
 	size_t n_inputs, struct memscope_error *err);

@@ -40,10 +40,11 @@ enum memscope_layout {
 /*
  * Progress of a read: done bytes of the file read so far (of a compressed file, its compressed
  * bytes) of total, the file's size when it is a regular file, else 0 (standard input, a pipe).
- * Called from the reading thread after each chunk read from the file (at most once per 256
- * KiB), first once the format is known; for a database every 4096 rows, done being the file's
- * size in the share of its rows read; never for a memory input. src is the read options' src.
- * It must be cheap and must not call into the source.
+ * Called from the reading thread as the file is read, at most once per 256 KiB of its bytes
+ * however small the reads (a pipe's), and once more at its end (done is then the bytes read in
+ * all, total too for a regular file), first once the format is known; for a database every 4096
+ * rows, done being the file's size in the share of its rows read; never for a memory input. src
+ * is the read options' src. It must be cheap and must not call into the source.
  */
 typedef void (*memscope_progress_fn)(void *ctx, uint32_t src, uint64_t done, uint64_t total);
 
@@ -53,6 +54,11 @@ struct memscope_read_opts {
 	uint32_t src;			   /* stamped into every event's src */
 	memscope_progress_fn progress;	   /* NULL: none */
 	void *progress_ctx;		   /* progress's first argument */
+	/* NULL: every input read whole. Else parts[src] (borrowed, read at open) selects what of
+	 * input src is read: 0 all of it, k >= 1 only the k-th input a database of several holds
+	 * (memscope_source_parts), by its rowid range; k beyond the inputs it holds is
+	 * MEMSCOPE_E_ARG, at open for an input that is not a database, at read for one */
+	const uint32_t *parts;
 };
 
 /* What a reader saw; valid after (and during) memscope_source_read. */
@@ -83,7 +89,8 @@ typedef int (*memscope_event_fn)(void *ctx, const struct memscope_event *ev);
  * Open path ("-" = standard input) and detect its format from its first bytes. Strings and stacks
  * of its events go into st, which the caller owns and must keep alive while events are used.
  * opts may be NULL (strict, auto time unit, src 0). On success *out is the caller's to close.
- * A gzip (any number of members) or zstd (any number of frames) compressed input is recognised
+ * A gzip (any number of members, then perhaps zero bytes, tar's padding; other bytes after
+ * the last member are corrupt) or zstd (any number of frames) compressed input is recognised
  * by its magic and read decompressed as it streams: its format is detected from the decompressed
  * bytes, and memory stays a chunk (and zstd's window, at most 128 MiB) whatever its size.
  * Errors: MEMSCOPE_E_IO (cannot open/read), MEMSCOPE_E_INVALID (empty or unrecognised content;
@@ -106,10 +113,11 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
  * a cut capture file gives MEMSCOPE_E_TRUNCATED, in lenient mode 0 with the cut in the stats).
  * Compressed data that is cut or corrupt ends the input where it breaks, as a file cut there;
  * after the reader has read the bytes before the break, the read returns MEMSCOPE_E_TRUNCATED or
- * MEMSCOPE_E_INVALID naming the break (in place of the reader's own complaint about a row or
- * record the break cut short), or in lenient mode the reader's status with the break in the
- * stats' cut.
- * Can be called once per source.
+ * MEMSCOPE_E_INVALID naming the break; when the reader complained about a row (err's line set:
+ * the row the break cut short, or a bad one before it), its line with both complaints in the
+ * message and the break's status when it is a cut (MEMSCOPE_E_TRUNCATED), else the reader's. In
+ * lenient mode: the reader's status with the break in the stats' cut. Can be called once per
+ * source.
  */
 int memscope_source_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err);
@@ -150,6 +158,26 @@ const char *memscope_source_name(const struct memscope_source *src);
  * set). Analyses that need two passes (memscope_run) and copies of a read input ask it first.
  */
 int memscope_source_rereadable(const char *path);
+
+/* Called by memscope_source_parts once per input a database holds: part from 1, name the one
+ * memscope_sources recorded, escaped to one printable line (borrowed, valid during the call).
+ * Returns 0 to go on; any other value stops, memscope_source_parts then returning it (negative)
+ * or MEMSCOPE_E_STOPPED. */
+typedef int (*memscope_part_fn)(void *ctx, uint32_t part, const char *name);
+
+/*
+ * How many inputs path holds: a database that memscope-db wrote from several inputs holds one per
+ * row of its memscope_sources table with rows (formats/sqlite.md "Reading a database"), whose
+ * rowid ranges must cover its memscope_dump table one after the other; anything else is one
+ * input (standard input, a pipe, a file that is not a database, one that cannot be opened: its
+ * read says why). fn (may be NULL) is called for each part only when there are several. Reads
+ * only the file's first bytes, and of a database its memscope_sources table and two rowid
+ * lookups. Returns the count (>= 1), or MEMSCOPE_E_INVALID (a memscope_sources table that cannot
+ * be read or does not say which rows are whose: err names the source), MEMSCOPE_E_NOMEM, or
+ * fn's stop. A database SQLite cannot open or read, or without a dump table, is one input.
+ */
+int memscope_source_parts(
+	const char *path, memscope_part_fn fn, void *ctx, struct memscope_error *err);
 
 /* Close and free. NULL is fine. */
 void memscope_source_close(struct memscope_source *src);

@@ -70,6 +70,16 @@ int memscope_steps_end(const struct memscope_step_proc *p, uint64_t n, struct me
 /* The first step k >= n that has an end: 1, *k and its end *pos; 0 when there is none. */
 int memscope_steps_end_from(
 	const struct memscope_step_proc *p, uint64_t n, uint64_t *k, struct memscope_pos *pos);
+/*
+ * The times step n (1-based) covers, [*lo_ns, *hi_ns], the one rule of memscope-compare --step
+ * and the trace's step slices: mstx, from its "step start" to its Range_end, else (*open 1: no
+ * row ends it) to just before the next step start, else to the end (*hi_ns UINT64_MAX); SYSTEM,
+ * from just after the STEP row that ended step n - 1 (step 1: from 0) to step n's STEP row. 1,
+ * or 0 when the process has no such step (SYSTEM: the step still running has no STEP row and no
+ * span).
+ */
+int memscope_steps_span(const struct memscope_step_proc *p, uint64_t n, uint64_t *lo_ns,
+	uint64_t *hi_ns, int *open);
 /* Boundary rows of the other source, ignored (the first source of a process wins). */
 uint64_t memscope_steps_ignored(const struct memscope_step_proc *p);
 

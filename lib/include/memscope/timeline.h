@@ -120,6 +120,12 @@ enum memscope_timeline_window_flag {
 	MEMSCOPE_TL_TO_ABS = 1u << 3,	/* to_ns is a timestamp, not an offset */
 };
 
+/* The times [*lo_ns, *hi_ns] the --from/--to bounds of w cover in an input whose first row is
+ * at first_ns (relative bounds count from it, a bound absent is the start or the end); 1, or 0
+ * when the window ends before it starts. The one rule of the timeline's and the page's windows. */
+int memscope_timeline_window_ns(const struct memscope_timeline_window *w, uint64_t first_ns,
+	uint64_t *lo_ns, uint64_t *hi_ns);
+
 /*
  * After finish, once: keep what each process did in the window w and nothing else. Each
  * process's counters start at the window's start with the values they had then (live bytes, used
