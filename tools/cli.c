@@ -416,8 +416,8 @@ void cli_report_read(
 
 	if (s->n_skipped) {
 		memscope_error_format(&s->first_skip, buf, sizeof(buf));
-		cli_msg(t, "%s: skipped %llu bad rows (first: %s)", input,
-			(unsigned long long)s->n_skipped, buf);
+		cli_msg(t, "%s: skipped %llu bad row%s (first: %s)", input,
+			(unsigned long long)s->n_skipped, s->n_skipped == 1 ? "" : "s", buf);
 	}
 	if (s->cut.code) {
 		memscope_error_format(&s->cut, buf, sizeof(buf));
@@ -699,7 +699,7 @@ int cli_report_format(const struct cli_tool *t, const char *output,
 }
 
 /* The first name of value in choices ("?" when none). */
-static const char *choice_name(const struct cli_choice *choices, int value)
+const char *cli_choice_name(const struct cli_choice *choices, int value)
 {
 	for (; choices->name; choices++)
 		if (choices->value == value)
@@ -732,8 +732,8 @@ int cli_format_from_output(const struct cli_tool *t, const char *output,
 	for (e = table; e->ext; e++)
 		if (!strcmp(e->ext, best->ext) && e->value == *value)
 			return 0;
-	cli_msg(t, "--format %s contradicts -o %s (%s)", choice_name(choices, *value), output,
-		choice_name(choices, best->value));
+	cli_msg(t, "--format %s contradicts -o %s (%s)", cli_choice_name(choices, *value), output,
+		cli_choice_name(choices, best->value));
 	return CLI_EXIT_USAGE;
 }
 

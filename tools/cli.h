@@ -157,6 +157,8 @@ struct cli_choice {
 	int value;
 };
 
+/* The first name of value in choices ("?" when none). */
+const char *cli_choice_name(const struct cli_choice *choices, int value);
 /*
  * The value of option --opt: arg, exactly one of choices' names, into *value. A later name with
  * an earlier one's value is another spelling: accepted, not listed in the message. 0, or

@@ -118,49 +118,177 @@ static int read_one(struct sink *k, struct memscope_source *src, const char *inp
 	return rc;
 }
 
-/* One input into the database as input number i. 0 or the exit status (printed). */
-static int add_input(const struct db_opts *o, struct sink *k, struct memscope_strtab *st,
-	const char *input, uint32_t i)
+/*
+ * The sources of the new database, in order: one per input, and one per input a database of
+ * several holds (formats/sqlite.md "Reading a database") named DB:PATH as every tool names it,
+ * followed by one for that database's python_trace_{pid} tables (per process, not per input),
+ * named by the database's path and kept only when they have rows. Source s is names[s], read from
+ * items[s].path; parts[s] is its memscope_read_opts.parts entry (0: all of the file).
+ */
+struct plan {
+	struct plan_item {
+		const char *path;
+		int trace; /* 1: only the python_trace tables of the database path */
+		char *own; /* names[s] when built here (freed with the plan) */
+	} * items;
+	const char **names; /* what memscope_sources records and the progress line shows */
+	uint32_t *parts;
+	size_t n, cap;
+};
+
+/* Add a source to p; name is owned by p when own. 0 or MEMSCOPE_E_NOMEM (own freed then). */
+static int plan_add(
+	struct plan *p, const char *name, const char *path, uint32_t part, int trace, char *own)
 {
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct plan_item *ii = realloc(p->items, cap * sizeof(*ii));
+		const char **nn = ii ? realloc(p->names, cap * sizeof(*nn)) : NULL;
+		uint32_t *qq = nn ? realloc(p->parts, cap * sizeof(*qq)) : NULL;
+
+		if (ii)
+			p->items = ii;
+		if (nn)
+			p->names = nn;
+		if (!qq) {
+			free(own);
+			return MEMSCOPE_E_NOMEM;
+		}
+		p->parts = qq;
+		p->cap = cap;
+	}
+	p->items[p->n] = (struct plan_item){ path, trace, own };
+	p->names[p->n] = name;
+	p->parts[p->n++] = part;
+	return 0;
+}
+
+/* Remove source s of p (a database's python_trace tables that have no rows). */
+static void plan_drop(struct plan *p, size_t s)
+{
+	free(p->items[s].own);
+	memmove(p->items + s, p->items + s + 1, (p->n - s - 1) * sizeof(*p->items));
+	memmove(p->names + s, p->names + s + 1, (p->n - s - 1) * sizeof(*p->names));
+	memmove(p->parts + s, p->parts + s + 1, (p->n - s - 1) * sizeof(*p->parts));
+	p->n--;
+}
+
+static void plan_free(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->items[i].own);
+	free(p->items);
+	free(p->names);
+	free(p->parts);
+}
+
+struct part_ctx {
+	struct plan *p;
+	const char *path;
+};
+
+/* memscope_part_fn: part k of the database c->path, as "db:name". */
+static int add_part(void *ctx, uint32_t part, const char *name)
+{
+	struct part_ctx *c = ctx;
+	size_t len = strlen(c->path) + 1 + strlen(name) + 1;
+	char *full = malloc(len);
+
+	if (!full)
+		return MEMSCOPE_E_NOMEM;
+	snprintf(full, len, "%s:%s", c->path, name);
+	return plan_add(c->p, full, c->path, part, 0, full);
+}
+
+/* The sources of the n_in inputs into p. 0 or the exit status (printed). */
+static int plan_build(struct plan *p, int n_in, char **inputs)
+{
+	struct memscope_error err;
+	int i, np;
+
+	for (i = 0; i < n_in; i++) {
+		struct part_ctx c = { p, inputs[i] };
+
+		memscope_error_clear(&err);
+		np = memscope_source_parts(inputs[i], add_part, &c, &err);
+		if (np == 1)
+			np = plan_add(p, inputs[i], inputs[i], 0, 0, NULL);
+		else if (np > 1)
+			np = plan_add(p, inputs[i], inputs[i], 0, 1, NULL);
+		if (np < 0 && !err.code)
+			memscope_error_set(&err, np, inputs[i], 0, "%s", memscope_strerror(np));
+		if (np < 0)
+			return cli_error(&tool, &err);
+	}
+	return 0;
+}
+
+/*
+ * Source s of p into the database: an input read whole (a database of one input with its
+ * python_trace tables), one input a database holds, or a database's python_trace tables, which
+ * *kept says were written as source s (0: they have no rows, s is free for the next source).
+ * 0 or the exit status (printed).
+ */
+static int add_input(const struct db_opts *o, struct sink *k, struct memscope_strtab *st,
+	const struct plan *p, uint32_t s, int *kept)
+{
+	const struct plan_item *it = &p->items[s];
+	const char *name = p->names[s];
 	struct memscope_read_opts ro = o->common.read;
 	struct memscope_source *src = NULL;
 	struct memscope_error err;
 	int rc, status = 0;
 
 	memscope_error_clear(&err);
-	ro.src = i;
-	rc = memscope_source_open(&src, input, st, &ro, &err);
+	*kept = 1;
+	ro.src = s;
+	ro.parts = p->parts[s] ? p->parts : NULL;
+	rc = memscope_source_open(&src, it->path, st, &ro, &err);
 	if (rc)
 		return cli_error(&tool, &err);
-	rc = read_one(k, src, input, st, &ro, &err);
-	if (!rc)
-		rc = memscope_db_writer_end_source(k->db, i, input, memscope_source_format(src),
-			memscope_source_stats(src)->layout, &k->werr);
+	if (it->trace)
+		rc = memscope_source_read_trace(src, on_trace, k, &err);
+	else if (p->parts[s])
+		rc = memscope_source_read(src, on_event, k, &err);
+	else
+		rc = read_one(k, src, it->path, st, &ro, &err);
+	if (!rc && it->trace && !memscope_source_stats(src)->n_events)
+		*kept = 0;
+	else if (!rc)
+		rc = memscope_db_writer_end_source(k->db, s, name, memscope_source_format(src),
+			it->trace ? MEMSCOPE_LAYOUT_UNKNOWN : memscope_source_stats(src)->layout,
+			&k->werr);
 	if (rc) {
-		status = read_failed(input, o->common.output, k, &err);
+		status = read_failed(name, o->common.output, k, &err);
 		goto out;
 	}
-	cli_report_read(&tool, input, memscope_source_stats(src));
+	cli_report_read(&tool, name, memscope_source_stats(src));
 out:
 	memscope_source_close(src);
 	return status;
 }
 
-static int to_db(const struct db_opts *o, int n_in, char **inputs, struct memscope_strtab *st)
+static int to_db(struct db_opts *o, int n_in, char **inputs, struct memscope_strtab *st)
 {
 	struct sink k = { 0 };
 	struct cli_out out = { 0 };
+	struct plan p = { 0 };
 	const char *path = o->common.output;
-	int i, status = 0;
+	size_t s = 0;
+	int kept, status = 0;
 
 	memscope_error_clear(&k.werr);
 	if (strcmp(path, "-") == 0) {
 		cli_msg(&tool, "a database cannot be written to standard output (use -o FILE)");
 		return CLI_EXIT_USAGE;
 	}
+	if ((status = plan_build(&p, n_in, inputs)))
+		goto out;
 	if ((status = cli_out_open(&tool, &out, path, o->common.force, (const char *const *)inputs,
 		     (size_t)n_in)))
-		return status;
+		goto out;
 	if (!out.tmp) {
 		cli_msg(&tool, "%s: not a regular file (a database needs one)", path);
 		status = CLI_EXIT_USAGE;
@@ -174,8 +302,17 @@ static int to_db(const struct db_opts *o, int n_in, char **inputs, struct memsco
 		status = cli_exit_status(k.werr.code);
 		goto out;
 	}
-	for (i = 0; i < n_in && !status; i++)
-		status = add_input(o, &k, st, inputs[i], (uint32_t)i);
+	/* a progress line while the sources are read (each read's ro.src is its number) */
+	cli_progress(&tool, &o->common.read, p.names, p.n, o->common.quiet);
+	while (s < p.n && !status) {
+		status = add_input(o, &k, st, &p, (uint32_t)s, &kept);
+		if (kept) {
+			s++;
+		} else {
+			plan_drop(&p, s);
+			cli_progress(&tool, &o->common.read, p.names, p.n, o->common.quiet);
+		}
+	}
 	if (!status && memscope_db_writer_finish(k.db, &k.werr)) {
 		cli_msg(&tool, "%s: %s", path, k.werr.msg);
 		status = cli_exit_status(k.werr.code);
@@ -183,20 +320,21 @@ static int to_db(const struct db_opts *o, int n_in, char **inputs, struct memsco
 	if (!status)
 		status = cli_out_commit(&tool, &out);
 	if (!status && !o->common.quiet) {
-		const struct memscope_db_stats *s = memscope_db_writer_stats(k.db);
+		const struct memscope_db_stats *t = memscope_db_writer_stats(k.db);
 
 		cli_msg(&tool,
 			"%s: %llu rows (inputs: %llu), %llu blocks (unreleased at exit: %llu, "
 			"unmatched frees: %llu), %llu python_trace rows (tables: %llu)",
-			path, (unsigned long long)s->n_rows, (unsigned long long)s->n_sources,
-			(unsigned long long)s->n_blocks, (unsigned long long)s->n_unreleased,
-			(unsigned long long)s->n_unmatched_free,
-			(unsigned long long)s->n_trace_rows, (unsigned long long)s->n_trace_tables);
+			path, (unsigned long long)t->n_rows, (unsigned long long)t->n_sources,
+			(unsigned long long)t->n_blocks, (unsigned long long)t->n_unreleased,
+			(unsigned long long)t->n_unmatched_free,
+			(unsigned long long)t->n_trace_rows, (unsigned long long)t->n_trace_tables);
 	}
 out:
 	memscope_db_writer_free(k.db);
 	if (status)
 		cli_out_abort(&out);
+	plan_free(&p);
 	return status;
 }
 
@@ -259,9 +397,6 @@ int main(int argc, char **argv)
 	status = parse_args(argc, argv, &o);
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
-	/* a progress line while inputs are read (each read's ro.src is its number) */
-	cli_progress(&tool, &o.common.read, (const char *const *)argv + optind,
-		(size_t)(argc - optind), o.common.quiet);
 	if (!o.common.output) {
 		if (strcmp(argv[optind], "-") == 0) {
 			cli_msg(&tool, "input from standard input: name the output with -o");
@@ -275,6 +410,9 @@ int main(int argc, char **argv)
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
 	} else if (o.to_csv) {
+		/* a progress line while the database is read */
+		cli_progress(&tool, &o.common.read, (const char *const *)argv + optind, 1,
+			o.common.quiet);
 		status = to_csv(&o, argv[optind], st);
 	} else {
 		status = to_db(&o, argc - optind, argv + optind, st);

@@ -108,14 +108,6 @@ struct export_opts {
 	size_t n_inputs;
 };
 
-/* The name of value v in choices. */
-static const char *name_of(const struct cli_choice *c, int v)
-{
-	while (c->name && c->value != v)
-		c++;
-	return c->name ? c->name : "?";
-}
-
 /* A decimal number of units of unit_ns ns each ("12", "12.5"; up to 9 decimals) into *ns. 0 or
  * -1 (bad text, overflow, or a part of a nanosecond). */
 static int parse_decimal(const char *s, size_t len, uint64_t unit_ns, uint64_t *ns)
@@ -264,13 +256,13 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 		if ((o->given >> (applies[i].opt - OPT_FORMAT) & 1) &&
 			!(applies[i].formats >> o->format & 1)) {
 			cli_msg(&tool, "--%s does nothing for --format %s", applies[i].name,
-				name_of(formats, (int)o->format));
+				cli_choice_name(formats, (int)o->format));
 			return CLI_EXIT_USAGE;
 		}
 	if ((o->given >> (OPT_STACK - OPT_FORMAT) & 1) &&
 		o->flame.group != MEMSCOPE_FLAME_BY_STACK) {
 		cli_msg(&tool, "--stack does nothing for --group-by %s",
-			name_of(groups, (int)o->flame.group));
+			cli_choice_name(groups, (int)o->flame.group));
 		return CLI_EXIT_USAGE;
 	}
 	if (o->window.step && (o->window.flags & (MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO))) {
@@ -391,11 +383,12 @@ static void summary(const struct export_opts *o, const struct memscope_flame *f)
 			continue;
 		memscope_flame_entries(f, m, &n, &total);
 		if (m == MEMSCOPE_FLAME_COUNT)
-			cli_msg(&tool, "%s: %zu paths, %llu allocations",
-				memscope_flame_metric_name(m), n, (unsigned long long)total);
+			cli_msg(&tool, "%s: %zu path%s, %llu allocation%s",
+				memscope_flame_metric_name(m), n, n == 1 ? "" : "s",
+				(unsigned long long)total, total == 1 ? "" : "s");
 		else
-			cli_msg(&tool, "%s: %zu paths, %s", memscope_flame_metric_name(m), n,
-				memscope_bytes_text(text, sizeof(text), total));
+			cli_msg(&tool, "%s: %zu path%s, %s", memscope_flame_metric_name(m), n,
+				n == 1 ? "" : "s", memscope_bytes_text(text, sizeof(text), total));
 	}
 	if (ops->unmatched_ends || ops->unclosed || ops->deep)
 		cli_msg(&tool,

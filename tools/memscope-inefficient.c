@@ -126,8 +126,16 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 	o->format = (enum memscope_ineff_format)format;
 	if (!o->top_given)
 		o->top = o->format == MEMSCOPE_INEFF_TEXT ? 20 : 0;
+	if (o->annotate && argc - optind == 1 && o->n_inputs != 1) {
+		/* one argument, a database of several inputs (cli_inputs) */
+		cli_msg(&tool,
+			"%s: --annotate needs a dump CSV and this is a database of %zu inputs "
+			"(give the dump CSV of one of them)",
+			argv[optind], o->n_inputs);
+		return CLI_EXIT_INVALID;
+	}
 	if (o->annotate && o->n_inputs != 1) {
-		cli_msg(&tool, "--annotate takes exactly one INPUT, got %zu", o->n_inputs);
+		cli_msg(&tool, "--annotate takes exactly one INPUT, got %d", argc - optind);
 		return CLI_EXIT_USAGE;
 	}
 	if (o->annotate && strcmp(o->annotate, "-") == 0) {

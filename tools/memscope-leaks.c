@@ -31,8 +31,8 @@ static const struct cli_option options[] = {
 		"stacks)",
 		NULL },
 	{ "top", 0, OPT_TOP, "N",
-		"report the N largest groups per input and kind, 0 for all (default 20 in text, "
-		"all otherwise)",
+		"report the N largest groups per input and kind, and per kind across inputs, 0 "
+		"for all (default 20 in text, all otherwise)",
 		NULL },
 	{ "kinds", 0, OPT_KINDS, "LIST", "look for step, mark and/or exit leaks (default all)",
 		NULL },
@@ -368,7 +368,7 @@ int main(int argc, char **argv)
 	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
 	char total[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
 	struct cli_out out = { 0 };
-	int status;
+	int status, rc;
 
 	memscope_leaks_opts_init(&o.leaks);
 	status = parse_args(argc, argv, &o);
@@ -391,8 +391,11 @@ int main(int argc, char **argv)
 	if ((status = cli_out_open(
 		     &tool, &out, o.common.output, o.common.force, o.inputs, o.n_inputs)))
 		goto out;
-	if (memscope_leaks_write(out.f, o.format, l, st, names, o.n_inputs)) {
-		cli_msg(&tool, "%s: write failed: %s", o.common.output, strerror(errno));
+	if ((rc = memscope_leaks_write(out.f, o.format, l, st, names, o.n_inputs))) {
+		if (rc == MEMSCOPE_E_NOMEM)
+			cli_msg(&tool, "out of memory");
+		else
+			cli_msg(&tool, "%s: write failed: %s", o.common.output, strerror(errno));
 		status = CLI_EXIT_IO;
 		goto out;
 	}
@@ -406,7 +409,9 @@ int main(int argc, char **argv)
 			s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks,
 			memscope_leaks_totals_text(total, sizeof(total), t,
 				memscope_leaks_totals(
-					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS, t)),
+					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS, t),
+				memscope_leaks_nested(
+					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS)),
 			s->n_events);
 	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)
 		status = CLI_EXIT_FINDINGS;

@@ -181,29 +181,14 @@ static int push_frame(struct memscope_flame *f, size_t *n, uint32_t id)
 static int c_frame(struct memscope_flame *f, uint32_t id, uint32_t *text)
 {
 	uint64_t a, unused;
-	char small[256], *big = NULL;
-	const char *s, *t = small;
-	size_t len, need;
-	int rc;
 
 	if (u64map_get(&f->c_text, id, &a, &unused)) {
 		*text = (uint32_t)a;
 		return 0;
 	}
-	if (!(s = memscope_strtab_str(f->st, id, &len))) {
-		*text = id;
-		return 0;
-	}
-	need = memscope_frame_text(s, len, small, sizeof(small));
-	if (need >= sizeof(small)) {
-		if (!(big = malloc(need + 1)))
-			return MEMSCOPE_E_NOMEM;
-		memscope_frame_text(s, len, big, need + 1);
-		t = big;
-	}
-	rc = memscope_strtab_intern(f->st, t, need, text) || u64map_put(&f->c_text, id, *text, 0);
-	free(big);
-	return rc ? MEMSCOPE_E_NOMEM : 0;
+	return memscope_strtab_frame_text(f->st, id, text) || u64map_put(&f->c_text, id, *text, 0)
+		       ? MEMSCOPE_E_NOMEM
+		       : 0;
 }
 
 /* The frames of a dump stack (innermost first) appended root first, C frames (c) as

@@ -106,6 +106,9 @@ struct memscope_leaks {
 	struct memscope_leak_group *groups;
 	size_t n_groups;
 	size_t *members;
+	struct memscope_leak_across *across;
+	size_t n_across;
+	size_t *across_groups; /* n_groups of them */
 	struct othread *othreads, *last_ot;
 	struct memscope_leaks_input_info *info; /* per src */
 	size_t n_info;
@@ -218,6 +221,11 @@ static void clear_pass(struct memscope_leaks *l)
 	l->blocks = NULL;
 	l->n_shadowed = l->n_leaks = 0;
 	free(l->groups);
+	free(l->across);
+	free(l->across_groups);
+	l->across = NULL;
+	l->across_groups = NULL;
+	l->n_across = 0;
 	free(l->mg_out);
 	free(l->fl_out);
 	free(l->fl_steps);
@@ -1111,30 +1119,9 @@ static int finish_ops(struct memscope_leaks *l)
 
 /* ---- what the reports show of each finding ---- */
 
-/* A C frame as memscope_frame_text writes it, interned. Not cached: raw frames of one function
- * differ by offset and address, and each distinct raw stack is cleaned once (clean_stack). */
-static int clean_frame(struct memscope_leaks *l, uint32_t raw, uint32_t *out)
-{
-	char small[512], *text = small;
-	size_t len = 0, need;
-	const char *s;
-	int rc;
-
-	if (!(s = memscope_strtab_str(l->st, raw, &len)))
-		s = "";
-	need = memscope_frame_text(s, len, small, sizeof(small));
-	if (need >= sizeof(small)) {
-		if (need == SIZE_MAX || !(text = malloc(need + 1)))
-			return MEMSCOPE_E_NOMEM;
-		memscope_frame_text(s, len, text, need + 1);
-	}
-	rc = memscope_strtab_intern(l->st, text, need, out);
-	if (text != small)
-		free(text);
-	return rc;
-}
-
-/* A C stack with every frame cleaned (clean_frame), interned (cached by raw id). */
+/* A C stack with every frame cleaned (memscope_strtab_frame_text: not cached, raw frames of one
+ * function differ by offset and address, and each distinct raw stack is cleaned once), interned
+ * (cached by raw id). */
 static int clean_stack(struct memscope_leaks *l, uint32_t raw, uint32_t *out)
 {
 	const uint32_t *fr;
@@ -1155,7 +1142,7 @@ static int clean_stack(struct memscope_leaks *l, uint32_t raw, uint32_t *out)
 		return MEMSCOPE_E_NOMEM;
 	memcpy(l->frames, fr, n * sizeof(*fr));
 	for (i = 0; i < n && !rc; i++)
-		rc = clean_frame(l, l->frames[i], &l->frames[i]);
+		rc = memscope_strtab_frame_text(l->st, l->frames[i], &l->frames[i]);
 	if (!rc)
 		rc = memscope_strtab_intern_stack(l->st, l->frames, n, out);
 	return rc ? rc : u64map_put(&l->clean_stacks, raw, *out, 0);
@@ -1195,29 +1182,38 @@ struct gentry {
 	UT_hash_handle hh;
 };
 
-static void key_of(const struct memscope_leaks *l, const struct memscope_leak *x, struct gkey *k)
+/* The key of memscope_leaks_opts.group_by from the fields of a finding or a group (whose
+ * fields in the key are every finding's); src 0 for the key across inputs. */
+static void key_fields(const struct memscope_leaks *l, uint32_t src, unsigned kind, uint32_t pool,
+	uint32_t py, uint32_t c, uint32_t owner, uint32_t op, struct gkey *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->src = x->blk.src;
-	k->kind = x->kind;
-	k->pool = x->blk.pool;
+	k->src = src;
+	k->kind = kind;
+	k->pool = pool;
 	switch (l->o.group_by) {
 	case MEMSCOPE_LEAKS_BY_OP:
-		k->op = x->op;
+		k->op = op;
 		break;
 	case MEMSCOPE_LEAKS_BY_OWNER:
-		k->owner = x->blk.owner;
+		k->owner = owner;
 		break;
 	default:
-		k->py = x->blk.stack_py;
-		k->c = x->stack_c_text;
+		k->py = py;
+		k->c = c;
 		/* a block without stacks is known by its owner tag and op */
 		if (!k->py && !k->c) {
-			k->owner = x->blk.owner;
-			k->op = x->op;
+			k->owner = owner;
+			k->op = op;
 		}
 		break;
 	}
+}
+
+static void key_of(const struct memscope_leaks *l, const struct memscope_leak *x, struct gkey *k)
+{
+	key_fields(l, x->blk.src, x->kind, x->blk.pool, x->blk.stack_py, x->stack_c_text,
+		x->blk.owner, x->op, k);
 }
 
 /* earlier in the reports' sense: lower process id, then earlier allocation */
@@ -1406,6 +1402,132 @@ static int finish_members(struct memscope_leaks *l)
 	return 0;
 }
 
+struct aranked {
+	struct memscope_leak_across a;
+	size_t old;
+};
+
+static int cmp_aranked(const void *pa, const void *pb)
+{
+	const struct aranked *a = pa, *b = pb;
+
+	if (a->a.kind != b->a.kind)
+		return kind_rank(a->a.kind) - kind_rank(b->a.kind);
+	if (a->a.bytes != b->a.bytes)
+		return a->a.bytes > b->a.bytes ? -1 : 1;
+	if (a->a.n_inputs != b->a.n_inputs)
+		return a->a.n_inputs > b->a.n_inputs ? -1 : 1;
+	if (a->a.n != b->a.n)
+		return a->a.n > b->a.n ? -1 : 1;
+	return a->old < b->old ? -1 : a->old > b->old;
+}
+
+/* After finish_members: the groups of every input merged by their key without the input (one hash
+ * insert per group), ranked per kind; each group's across index. */
+static int finish_across(struct memscope_leaks *l)
+{
+	struct gentry *table = NULL, *e, *tmp;
+	struct aranked *a = NULL;
+	size_t i, n = 0, *rank = NULL, *at = NULL;
+	int rc = MEMSCOPE_E_NOMEM;
+
+	if (!l->n_groups)
+		return 0;
+	/* at most one across group per group */
+	if (!(a = malloc(l->n_groups * sizeof(*a))) ||
+		!(l->across_groups = malloc(l->n_groups * sizeof(*l->across_groups))))
+		goto out;
+	for (i = 0; i < l->n_groups; i++) {
+		struct memscope_leak_group *g = &l->groups[i];
+		struct memscope_leak_across *x;
+		struct gkey k;
+
+		key_fields(l, 0, g->kind, g->pool, g->stack_py, g->stack_c, g->owner, g->op, &k);
+		HASH_FIND(hh, table, &k, sizeof(k), e);
+		if (!e) {
+			if (!(e = malloc(sizeof(*e))))
+				goto out;
+			e->key = k;
+			e->idx = n;
+			l->oom = 0;
+			HASH_ADD(hh, table, key, sizeof(e->key), e);
+			if (l->oom) {
+				free(e);
+				goto out;
+			}
+			/* groups come by input: the first one seen is the lowest input's */
+			a[n].old = n;
+			a[n].a = (struct memscope_leak_across){ .kind = g->kind,
+				.pool = g->pool,
+				.stack_py = g->stack_py,
+				.stack_c = g->stack_c,
+				.owner = g->owner,
+				.op = g->op,
+				.min_src = g->src,
+				.max_src = g->src,
+				.min_bytes = g->bytes,
+				.max_bytes = g->bytes };
+			n++;
+		}
+		x = &a[e->idx].a;
+		g->across = (uint32_t)e->idx;
+		x->n_inputs++;
+		x->n += g->n;
+		if (__builtin_add_overflow(x->bytes, g->bytes, &x->bytes))
+			x->bytes = MEMSCOPE_BYTES_OVERFLOW;
+		x->differ |= g->differ;
+		if (g->op != x->op)
+			x->differ |= MEMSCOPE_LEAK_GROUP_OPS;
+		if (g->stack_py != x->stack_py || g->stack_c != x->stack_c)
+			x->differ |= MEMSCOPE_LEAK_GROUP_STACKS;
+		if (g->owner != x->owner)
+			x->differ |= MEMSCOPE_LEAK_GROUP_OWNERS;
+		if (g->bytes < x->min_bytes) {
+			x->min_bytes = g->bytes;
+			x->min_src = g->src;
+		}
+		if (g->bytes > x->max_bytes) {
+			x->max_bytes = g->bytes;
+			x->max_src = g->src;
+		}
+	}
+	if (!(rank = malloc(n * sizeof(*rank))) || !(at = malloc(n * sizeof(*at))) ||
+		!(l->across = malloc(n * sizeof(*l->across))))
+		goto out;
+	qsort(a, n, sizeof(*a), cmp_aranked);
+	for (i = 0; i < n; i++) {
+		rank[a[i].old] = i;
+		l->across[i] = a[i].a;
+		l->across[i].rank =
+			i && a[i - 1].a.kind == a[i].a.kind ? l->across[i - 1].rank + 1 : 0;
+		l->across[i].groups_at = i ? l->across[i - 1].groups_at + a[i - 1].a.n_inputs : 0;
+		at[i] = l->across[i].groups_at;
+	}
+	/* in group order, so by input within each */
+	for (i = 0; i < l->n_groups; i++) {
+		l->groups[i].across = (uint32_t)rank[l->groups[i].across];
+		l->across_groups[at[l->groups[i].across]++] = i;
+	}
+	l->n_across = n;
+	rc = 0;
+out:
+	HASH_ITER(hh, table, e, tmp)
+	{
+		HASH_DELETE(hh, table, e);
+		free(e);
+	}
+	if (rc) {
+		free(l->across);
+		free(l->across_groups);
+		l->across = NULL;
+		l->across_groups = NULL;
+	}
+	free(a);
+	free(rank);
+	free(at);
+	return rc;
+}
+
 static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
 {
 	struct memscope_leaks *l = ctx;
@@ -1457,7 +1579,7 @@ int memscope_leaks_finish(struct memscope_leaks *l)
 		return rc;
 	if (l->n_leaks > 1)
 		qsort(l->leaks, l->n_leaks, sizeof(*l->leaks), cmp_report);
-	if ((rc = finish_members(l)))
+	if ((rc = finish_members(l)) || (rc = finish_across(l)))
 		return rc;
 	return memscope_steps_foreach(l->steps, note_steps, l);
 }
@@ -1513,12 +1635,40 @@ const size_t *memscope_leaks_members(const struct memscope_leaks *l, size_t *n)
 	return l->members;
 }
 
+const struct memscope_leak_across *memscope_leaks_across(const struct memscope_leaks *l, size_t *n)
+{
+	*n = l->n_across;
+	return l->across;
+}
+
+const size_t *memscope_leaks_across_groups(const struct memscope_leaks *l, size_t *n)
+{
+	*n = l->across ? l->n_groups : 0;
+	return l->across_groups;
+}
+
 const struct memscope_leaks_input_info *memscope_leaks_input(
 	const struct memscope_leaks *l, uint32_t src)
 {
 	static const struct memscope_leaks_input_info none;
 
 	return src < l->n_info ? &l->info[src] : &none;
+}
+
+/* The first group of input src or a later one (they come by input). */
+static size_t groups_from(const struct memscope_leaks *l, uint32_t src)
+{
+	size_t lo = 0, hi = l->n_groups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->groups[mid].src < src)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 size_t memscope_leaks_totals(const struct memscope_leaks *l, unsigned kind, uint32_t src,
@@ -1528,17 +1678,8 @@ size_t memscope_leaks_totals(const struct memscope_leaks *l, unsigned kind, uint
 	size_t i, k = 0, lo = 0, hi = l->n_groups;
 
 	/* the groups of src are one run (by input first) */
-	if (src != MEMSCOPE_LEAKS_ALL_INPUTS) {
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (l->groups[mid].src < src)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		hi = l->n_groups;
-	}
+	if (src != MEMSCOPE_LEAKS_ALL_INPUTS)
+		lo = groups_from(l, src);
 	for (i = lo; i < hi; i++) {
 		const struct memscope_leak_group *g = &l->groups[i];
 
@@ -1556,8 +1697,32 @@ size_t memscope_leaks_totals(const struct memscope_leaks *l, unsigned kind, uint
 	return k;
 }
 
+int memscope_leaks_nested(const struct memscope_leaks *l, unsigned kind, uint32_t src)
+{
+	uint64_t pools = 0;
+	size_t i = 0;
+
+	/* the groups come by input: one input's pools at a time, src's run found by bisection */
+	if (src != MEMSCOPE_LEAKS_ALL_INPUTS)
+		i = groups_from(l, src);
+	for (; i < l->n_groups; i++) {
+		const struct memscope_leak_group *g = &l->groups[i];
+
+		if (src != MEMSCOPE_LEAKS_ALL_INPUTS && g->src != src)
+			break;
+		if (i && g->src != l->groups[i - 1].src) {
+			if (memscope_pools_nested(pools))
+				break;
+			pools = 0;
+		}
+		if (g->kind == kind && g->pool < 64)
+			pools |= MEMSCOPE_POOL_BIT(g->pool);
+	}
+	return memscope_pools_nested(pools);
+}
+
 const char *memscope_leaks_totals_text(
-	char *buf, size_t size, const struct memscope_leaks_total *t, size_t n)
+	char *buf, size_t size, const struct memscope_leaks_total *t, size_t n, int nested)
 {
 	char b[MEMSCOPE_BYTES_TEXT_MAX];
 	uint64_t pools = 0, sum = 0;
@@ -1586,14 +1751,15 @@ const char *memscope_leaks_totals_text(
 			memscope_bytes_text(b, sizeof(b), t[0].bytes));
 		return buf;
 	}
-	if (!memscope_pools_nested(pools))
+	nested = nested && memscope_pools_nested(pools);
+	if (!nested)
 		PUT("%s: ", memscope_bytes_text(b, sizeof(b), sum));
 	for (i = 0; i < n; i++)
 		PUT("%s%s %s in %" PRIu64 " block%s", i ? ", " : "",
 			memscope_subtype_name(t[i].pool),
 			memscope_bytes_text(b, sizeof(b), t[i].bytes), t[i].n,
 			t[i].n == 1 ? "" : "s");
-	if (memscope_pools_nested(pools)) {
+	if (nested) {
 		int k = 0;
 
 		PUT(", not summed: ");

@@ -199,9 +199,6 @@ static int stack_owner(struct memscope_peak *p, const struct memscope_event *ev,
 {
 	uint64_t key = (uint64_t)ev->stack_py << 32 | ev->stack_c, a, unused;
 	uint32_t frame, id;
-	char tmp[512], *text = tmp;
-	size_t len, raw_len;
-	const char *raw;
 	int rc;
 
 	if (u64map_get(&p->by_stacks, key, &a, &unused)) {
@@ -211,16 +208,10 @@ static int stack_owner(struct memscope_peak *p, const struct memscope_event *ev,
 	/* (stacks of empty frames name nothing: the pool's placeholder, not cached by stack) */
 	if ((frame = top_frame(p->st, ev->stack_py)))
 		rc = owner_index(p, MEMSCOPE_PEAK_BY_PYTHON, frame, ix);
-	else if ((frame = top_frame(p->st, ev->stack_c))) {
-		raw = memscope_strtab_str(p->st, frame, &raw_len);
-		len = memscope_frame_text(raw, raw_len, tmp, sizeof(tmp));
-		if (len >= sizeof(tmp) && (text = malloc(len + 1)))
-			memscope_frame_text(raw, raw_len, text, len + 1);
-		rc = !text || memscope_strtab_intern(p->st, text, len, &id) ||
+	else if ((frame = top_frame(p->st, ev->stack_c)))
+		rc = memscope_strtab_frame_text(p->st, frame, &id) ||
 		     owner_index(p, MEMSCOPE_PEAK_BY_C, id, ix);
-		if (text != tmp)
-			free(text);
-	} else {
+	else {
 		return none_owner(p, ev->pool, ix);
 	}
 	if (rc || u64map_put(&p->by_stacks, key, *ix, 0))

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "memscope/error.h"
 #include "memscope/strtab.h"
 
 /* libstdc++'s Itanium C++ ABI demangler (the one GDB, perf and c++filt agree with) */
@@ -90,4 +91,26 @@ copy:
 		out[n] = 0;
 	}
 	return len;
+}
+
+int memscope_strtab_frame_text(struct memscope_strtab *st, uint32_t id, uint32_t *text)
+{
+	char small[512], *big = NULL;
+	size_t len = 0, need;
+	const char *s = memscope_strtab_str(st, id, &len);
+	int rc;
+
+	if (!s) {
+		*text = id;
+		return 0;
+	}
+	need = memscope_frame_text(s, len, small, sizeof(small));
+	if (need >= sizeof(small)) {
+		if (need == SIZE_MAX || !(big = malloc(need + 1)))
+			return MEMSCOPE_E_NOMEM;
+		memscope_frame_text(s, len, big, need + 1);
+	}
+	rc = memscope_strtab_intern(st, big ? big : small, need, text);
+	free(big);
+	return rc ? MEMSCOPE_E_NOMEM : 0;
 }

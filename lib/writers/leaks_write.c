@@ -107,7 +107,8 @@ struct report {
 	const struct memscope_strtab *st;
 	const struct memscope_leaks_input *inputs;
 	size_t n_inputs;
-	int printed; /* text: a section has been written */
+	int printed;		  /* text: a section has been written */
+	const char **short_names; /* text: per input, the name that tells it apart (input_names) */
 };
 
 static const char *input_name(const struct report *r, uint32_t src)
@@ -482,33 +483,62 @@ static void text_steps(const struct report *r, const struct memscope_leak_group 
 		fprintf(r->out, ", ... (%" PRIu64 " steps)", count);
 }
 
+/* "#1 PTA 3.00 MiB in 2 blocks, owner X": a group's line up to its owner. */
+static void text_group_head(const struct report *r, uint64_t rank, uint16_t pool, uint64_t bytes,
+	uint64_t n, uint32_t owner, unsigned differ)
+{
+	char b[MEMSCOPE_BYTES_TEXT_MAX];
+
+	fprintf(r->out, "#%" PRIu64 " %s %s in %" PRIu64 " block%s", rank + 1,
+		memscope_subtype_name(pool), memscope_bytes_text(b, sizeof(b), bytes), n,
+		n == 1 ? "" : "s");
+	if (owner) {
+		fputs(", owner ", r->out);
+		text_id(r, owner);
+		if (differ & MEMSCOPE_LEAK_GROUP_OWNERS)
+			fputs(" and others", r->out);
+	} else if (memscope_leaks_opts(r->l)->group_by == MEMSCOPE_LEAKS_BY_OWNER) {
+		fputs(", no owner tag", r->out); /* the group of the untagged blocks */
+	}
+}
+
+/* A group's op line; "outside any op" only when its input has op rows (op_rows). */
+static void text_group_op(const struct report *r, uint32_t op, unsigned differ, int op_rows)
+{
+	if (op) {
+		fputs("   op ", r->out);
+		text_id(r, op);
+		fputs(differ & MEMSCOPE_LEAK_GROUP_OPS ? " and others\n" : "\n", r->out);
+	} else if (differ & MEMSCOPE_LEAK_GROUP_OPS) {
+		fputs("   outside any op (the first block; others differ)\n", r->out);
+	} else if (op_rows) {
+		fputs("   outside any op\n", r->out);
+	}
+}
+
+/* A group's call stacks, or what it has instead. */
+static void text_group_stacks(const struct report *r, uint32_t py, uint32_t c, unsigned differ)
+{
+	if (differ & MEMSCOPE_LEAK_GROUP_STACKS)
+		fprintf(r->out, "   %s (others differ)\n",
+			py || c ? "stack of the first block" : "the first block has no call stack");
+	else if (!py && !c)
+		fputs("   no call stack\n", r->out);
+	text_frames(r, py, "py");
+	text_frames(r, c, "c ");
+}
+
 /* One group: its line, its op, its first finding, its stacks. */
 static void text_group(const struct report *r, const struct memscope_leak_group *g)
 {
 	const struct memscope_leak *x = memscope_leaks_get(r->l, g->first);
-	char b[MEMSCOPE_BYTES_TEXT_MAX], dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[32];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[32];
 	char t[MEMSCOPE_SECONDS_TEXT_MAX];
 
-	fprintf(r->out, "#%" PRIu64 " %s %s in %" PRIu64 " block%s", g->rank + 1,
-		memscope_subtype_name(g->pool), memscope_bytes_text(b, sizeof(b), g->bytes), g->n,
-		g->n == 1 ? "" : "s");
-	if (g->owner) {
-		fputs(", owner ", r->out);
-		text_id(r, g->owner);
-		if (g->differ & MEMSCOPE_LEAK_GROUP_OWNERS)
-			fputs(" and others", r->out);
-	}
+	text_group_head(r, g->rank, g->pool, g->bytes, g->n, g->owner, g->differ);
 	text_steps(r, g);
 	fputc('\n', r->out);
-	if (g->op) {
-		fputs("   op ", r->out);
-		text_id(r, g->op);
-		fputs(g->differ & MEMSCOPE_LEAK_GROUP_OPS ? " and others\n" : "\n", r->out);
-	} else if (g->differ & MEMSCOPE_LEAK_GROUP_OPS) {
-		fputs("   outside any op (the first block; others differ)\n", r->out);
-	} else if (memscope_leaks_input(r->l, g->src)->n_op_rows) {
-		fputs("   outside any op\n", r->out);
-	}
+	text_group_op(r, g->op, g->differ, memscope_leaks_input(r->l, g->src)->n_op_rows != 0);
 	if (x) {
 		ptr_text(r, &x->blk, ptr, sizeof(ptr));
 		fputs("   first ", r->out);
@@ -519,14 +549,7 @@ static void text_group(const struct report *r, const struct memscope_leak_group 
 				memscope_leaks_input(r->l, x->blk.src)->first_ts_ns),
 			x->blk.pid, memscope_device_text(x->blk.device, dev), ptr);
 	}
-	if (g->differ & MEMSCOPE_LEAK_GROUP_STACKS)
-		fprintf(r->out, "   %s (others differ)\n",
-			g->stack_py || g->stack_c ? "stack of the first block"
-						  : "the first block has no call stack");
-	else if (!g->stack_py && !g->stack_c)
-		fputs("   no call stack\n", r->out);
-	text_frames(r, g->stack_py, "py");
-	text_frames(r, g->stack_c, "c ");
+	text_group_stacks(r, g->stack_py, g->stack_c, g->differ);
 }
 
 static const char *kind_title(unsigned kind)
@@ -543,17 +566,16 @@ static const char *group_by_name(unsigned by)
 					       : "stack";
 }
 
-/* "Step leaks (...): 3 in 2 groups by stack, PTA 3.51 MiB", then the first top groups of
- * [g, g + n), then what the others hold. */
-static void text_kind(struct report *r, uint32_t src, unsigned kind,
-	const struct memscope_leak_group *g, size_t n)
+/* "Step leaks (...): 3 blocks in 2 groups by stack, PTA 3.51 MiB": the line of a kind's
+ * groups, n of them; stacked: some of the findings have call stacks; nested: totals_text's. */
+static void text_kind_line(
+	struct report *r, unsigned kind, uint32_t src, size_t n, int stacked, int nested)
 {
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
-	const struct memscope_leaks_input_info *in = memscope_leaks_input(r->l, src);
-	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS], rest[MEMSCOPE_LEAKS_MAX_POOLS];
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
 	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
-	size_t k = memscope_leaks_totals(r->l, kind, src, t), i, j, n_rest = 0;
-	uint64_t count = 0, rest_n = 0;
+	size_t k = memscope_leaks_totals(r->l, kind, src, t), i;
+	uint64_t count = 0;
 
 	for (i = 0; i < k; i++)
 		count += t[i].n;
@@ -572,30 +594,65 @@ static void text_kind(struct report *r, uint32_t src, unsigned kind,
 	}
 	fprintf(r->out, ": %" PRIu64 " block%s in %zu group%s by %s", count, count == 1 ? "" : "s",
 		n, n == 1 ? "" : "s",
-		o->group_by == MEMSCOPE_LEAKS_BY_STACK && !in->n_stacked
-			? "op (no call stacks)"
-			: group_by_name(o->group_by));
-	fprintf(r->out, ", %s\n", memscope_leaks_totals_text(text, sizeof(text), t, k));
-	for (i = 0; i < n; i++) {
-		if (!o->top || g[i].rank < o->top) {
-			text_group(r, &g[i]);
-			continue;
-		}
-		/* the others: counted per pool */
-		rest_n += g[i].n;
-		for (j = 0; j < n_rest && rest[j].pool != g[i].pool; j++)
-			;
-		if (j == n_rest)
-			rest[n_rest++] = (struct memscope_leaks_total){ g[i].pool, 0, 0 };
-		rest[j].n += g[i].n;
-		if (__builtin_add_overflow(rest[j].bytes, g[i].bytes, &rest[j].bytes))
-			rest[j].bytes = MEMSCOPE_BYTES_OVERFLOW;
+		o->group_by == MEMSCOPE_LEAKS_BY_STACK && !stacked ? "op (no call stacks)"
+								   : group_by_name(o->group_by));
+	fprintf(r->out, ", %s\n", memscope_leaks_totals_text(text, sizeof(text), t, k, nested));
+}
+
+/* the groups past --top of a kind, per pool */
+struct rest {
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
+	size_t n_pools, n_groups;
+	uint64_t n;
+};
+
+static void rest_add(struct rest *x, uint16_t pool, uint64_t n, uint64_t bytes)
+{
+	size_t j;
+
+	for (j = 0; j < x->n_pools && x->t[j].pool != pool; j++)
+		;
+	if (j == x->n_pools) {
+		if (j == MEMSCOPE_LEAKS_MAX_POOLS)
+			return;
+		x->t[x->n_pools++] = (struct memscope_leaks_total){ pool, 0, 0 };
 	}
-	if (rest_n)
-		fprintf(r->out, "... %zu more group%s: %" PRIu64 " block%s, %s\n",
-			n - (size_t)o->top, n - (size_t)o->top == 1 ? "" : "s", rest_n,
-			rest_n == 1 ? "" : "s",
-			memscope_leaks_totals_text(text, sizeof(text), rest, n_rest));
+	x->n_groups++;
+	x->n += n;
+	x->t[j].n += n;
+	if (__builtin_add_overflow(x->t[j].bytes, bytes, &x->t[j].bytes))
+		x->t[j].bytes = MEMSCOPE_BYTES_OVERFLOW;
+}
+
+/* "... 4 more groups: 5 blocks, PTA 2.56 MiB", when there are some */
+static void rest_line(const struct report *r, const struct rest *x, int nested)
+{
+	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
+
+	if (x->n)
+		fprintf(r->out, "... %zu more group%s: %" PRIu64 " block%s, %s\n", x->n_groups,
+			x->n_groups == 1 ? "" : "s", x->n, x->n == 1 ? "" : "s",
+			memscope_leaks_totals_text(text, sizeof(text), x->t, x->n_pools, nested));
+}
+
+/* The line of a kind of an input, then the first top groups of [g, g + n), then what the others
+ * hold. */
+static void text_kind(struct report *r, uint32_t src, unsigned kind,
+	const struct memscope_leak_group *g, size_t n)
+{
+	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
+	struct rest rest = { .n = 0 };
+	size_t i;
+
+	/* one input's pools: nested when they hold both */
+	text_kind_line(r, kind, src, n, memscope_leaks_input(r->l, src)->n_stacked != 0, 1);
+	for (i = 0; i < n; i++) {
+		if (!o->top || g[i].rank < o->top)
+			text_group(r, &g[i]);
+		else
+			rest_add(&rest, g[i].pool, g[i].n, g[i].bytes);
+	}
+	rest_line(r, &rest, 1);
 }
 
 /* The fluctuation of each device and pool of an input, one line each. */
@@ -686,6 +743,83 @@ static void text_input(struct report *r, uint32_t src)
 	}
 }
 
+/* ---- text: the groups merged across inputs ---- */
+
+static const char *short_name(const struct report *r, uint32_t src)
+{
+	return r->short_names && src < r->n_inputs ? r->short_names[src] : input_name(r, src);
+}
+
+/* ", in 4 of 4 inputs: most in rank2/x.csv 3.00 MiB, least in rank0/x.csv 1.00 MiB" */
+static void text_across_inputs(const struct report *r, const struct memscope_leak_across *a)
+{
+	char b[MEMSCOPE_BYTES_TEXT_MAX];
+
+	fprintf(r->out, ", in %" PRIu32 " of %zu inputs", a->n_inputs, r->n_inputs);
+	if (a->n_inputs == 1) {
+		fputs(": ", r->out);
+		text_cstr(r->out, short_name(r, a->max_src));
+	} else if (a->min_bytes == a->max_bytes) {
+		fprintf(r->out, ", %s each", memscope_bytes_text(b, sizeof(b), a->max_bytes));
+	} else {
+		fputs(": most in ", r->out);
+		text_cstr(r->out, short_name(r, a->max_src));
+		fprintf(r->out, " %s, least in ", memscope_bytes_text(b, sizeof(b), a->max_bytes));
+		text_cstr(r->out, short_name(r, a->min_src));
+		fprintf(r->out, " %s", memscope_bytes_text(b, sizeof(b), a->min_bytes));
+	}
+}
+
+/* whether one of the inputs of an across group has op rows */
+static int across_op_rows(const struct report *r, const struct memscope_leak_across *a)
+{
+	size_t n, ng, i;
+	const size_t *ag = memscope_leaks_across_groups(r->l, &n);
+	const struct memscope_leak_group *g = memscope_leaks_groups(r->l, &ng);
+
+	for (i = a->groups_at; i < a->groups_at + a->n_inputs && i < n; i++)
+		if (ag[i] < ng && memscope_leaks_input(r->l, g[ag[i]].src)->n_op_rows)
+			return 1;
+	return 0;
+}
+
+/* "Across 4 inputs", then per kind its line over every input and its first top groups merged
+ * across inputs, each with the inputs that have it, the most and the least of them. */
+static void text_across(struct report *r)
+{
+	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
+	size_t n, i, j;
+	const struct memscope_leak_across *a = memscope_leaks_across(r->l, &n);
+	int stacked = 0;
+
+	for (i = 0; i < r->n_inputs; i++)
+		stacked |= memscope_leaks_input(r->l, (uint32_t)i)->n_stacked != 0;
+	fprintf(r->out, "%sAcross %zu inputs\n", r->printed ? "\n" : "", r->n_inputs);
+	r->printed = 0;
+	for (i = 0; i < n; i = j) {
+		int nested = memscope_leaks_nested(r->l, a[i].kind, MEMSCOPE_LEAKS_ALL_INPUTS);
+		struct rest rest = { .n = 0 };
+
+		for (j = i; j < n && a[j].kind == a[i].kind; j++)
+			;
+		text_kind_line(r, a[i].kind, MEMSCOPE_LEAKS_ALL_INPUTS, j - i, stacked, nested);
+		for (; i < j; i++) {
+			if (o->top && a[i].rank >= o->top) {
+				rest_add(&rest, a[i].pool, a[i].n, a[i].bytes);
+				continue;
+			}
+			text_group_head(r, a[i].rank, a[i].pool, a[i].bytes, a[i].n, a[i].owner,
+				a[i].differ);
+			text_across_inputs(r, &a[i]);
+			fputc('\n', r->out);
+			text_group_op(r, a[i].op, a[i].differ, across_op_rows(r, &a[i]));
+			text_group_stacks(r, a[i].stack_py, a[i].stack_c, a[i].differ);
+		}
+		rest_line(r, &rest, nested);
+	}
+	r->printed = 1;
+}
+
 /* "summary: step leaks 3 (PTA 3.51 MiB); ..." over every input. */
 static void text_totals(struct report *r)
 {
@@ -714,8 +848,8 @@ static void text_totals(struct report *r)
 			fprintf(r->out, " in %zu input%s", n_with, n_with == 1 ? "" : "s");
 		fprintf(r->out, " (%s);",
 			memscope_leaks_totals_text(text, sizeof(text), t,
-				memscope_leaks_totals(
-					r->l, kinds[k], MEMSCOPE_LEAKS_ALL_INPUTS, t)));
+				memscope_leaks_totals(r->l, kinds[k], MEMSCOPE_LEAKS_ALL_INPUTS, t),
+				memscope_leaks_nested(r->l, kinds[k], MEMSCOPE_LEAKS_ALL_INPUTS)));
 	}
 	fprintf(r->out, " %" PRIu64 " allocations, %" PRIu64 " frees\n", s->n_alloc,
 		s->n_free + s->n_shadow_free);
@@ -723,9 +857,13 @@ static void text_totals(struct report *r)
 
 static void write_text(struct report *r)
 {
-	size_t i, n_quiet = 0;
+	size_t i, n_quiet = 0, n_leaky = 0;
 
 	for (i = 0; i < r->n_inputs; i++) {
+		const struct memscope_leaks_input_info *in =
+			memscope_leaks_input(r->l, (uint32_t)i);
+
+		n_leaky += in->n_leaks[0] || in->n_leaks[1] || in->n_leaks[2];
 		if (!has_findings(r, (uint32_t)i)) {
 			n_quiet++;
 			continue;
@@ -754,6 +892,8 @@ static void write_text(struct report *r)
 		fputc('\n', r->out);
 		r->printed = 1;
 	}
+	if (n_leaky > 1)
+		text_across(r);
 	text_totals(r);
 }
 
@@ -821,6 +961,23 @@ static int leak_listed(const struct report *r, const struct memscope_leak *x)
 	return x->report_group < n && listed(r, &g[x->report_group]);
 }
 
+/* ,"op":,"owner":,"stack":,"differ":{} of a group: what it shows, and whether its members differ
+ * in it */
+static void js_shown(const struct report *r, uint32_t op, uint32_t owner, uint32_t stack_py,
+	uint32_t stack_c, unsigned differ)
+{
+	fputs(",\"op\":", r->out);
+	json_id_or_null(r->out, r->st, op);
+	fputs(",\"owner\":", r->out);
+	json_id_or_null(r->out, r->st, owner);
+	fputs(",\"stack\":", r->out);
+	json_stack(r->out, r->st, stack_py, stack_c);
+	fprintf(r->out, ",\"differ\":{\"op\":%s,\"owner\":%s,\"stack\":%s}",
+		differ & MEMSCOPE_LEAK_GROUP_OPS ? "true" : "false",
+		differ & MEMSCOPE_LEAK_GROUP_OWNERS ? "true" : "false",
+		differ & MEMSCOPE_LEAK_GROUP_STACKS ? "true" : "false");
+}
+
 /* One report group: its key and totals, its first finding, the steps of its findings. */
 static void js_group(const struct report *r, const struct memscope_leak_group *g, size_t i)
 {
@@ -836,16 +993,8 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 	fprintf(r->out, ",\"rank\":%" PRIu64 ",\"pool\":\"%s\",\"count\":%" PRIu64, g->rank + 1,
 		memscope_subtype_name(g->pool), g->n);
 	json_bytes(r->out, "bytes", g->bytes);
-	fputs(",\"op\":", r->out);
-	json_id_or_null(r->out, r->st, g->op);
-	fputs(",\"owner\":", r->out);
-	json_id_or_null(r->out, r->st, g->owner);
-	fputs(",\"stack\":", r->out);
-	json_stack(r->out, r->st, g->stack_py, g->stack_c);
-	fprintf(r->out, ",\"differ\":{\"op\":%s,\"owner\":%s,\"stack\":%s},\"steps\":[",
-		g->differ & MEMSCOPE_LEAK_GROUP_OPS ? "true" : "false",
-		g->differ & MEMSCOPE_LEAK_GROUP_OWNERS ? "true" : "false",
-		g->differ & MEMSCOPE_LEAK_GROUP_STACKS ? "true" : "false");
+	js_shown(r, g->op, g->owner, g->stack_py, g->stack_c, g->differ);
+	fputs(",\"steps\":[", r->out);
 	for (k = g->members_at; k < g->members_at + g->n && k < n; k++) {
 		uint64_t s = memscope_leaks_get(r->l, m[k])->alloc_step;
 
@@ -868,12 +1017,12 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 	fputc('}', r->out);
 }
 
-/* ,"pools":[{"pool","leaks","bytes"}],"pools_nested":bool of a kind over every input */
-static void js_pools(const struct report *r, unsigned kind)
+/* ,"pools":[{"pool","leaks","bytes"}],"pools_nested":bool of a kind of input src or every
+ * input (MEMSCOPE_LEAKS_ALL_INPUTS: nested when one input's pools are) */
+static void js_pools(const struct report *r, unsigned kind, uint32_t src)
 {
 	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
-	size_t k = memscope_leaks_totals(r->l, kind, MEMSCOPE_LEAKS_ALL_INPUTS, t), i;
-	uint64_t pools = 0;
+	size_t k = memscope_leaks_totals(r->l, kind, src, t), i;
 
 	fputs(",\"pools\":[", r->out);
 	for (i = 0; i < k; i++) {
@@ -881,9 +1030,88 @@ static void js_pools(const struct report *r, unsigned kind)
 			memscope_subtype_name(t[i].pool), t[i].n);
 		json_bytes(r->out, "bytes", t[i].bytes);
 		fputc('}', r->out);
-		pools |= MEMSCOPE_POOL_BIT(t[i].pool);
 	}
-	fprintf(r->out, "],\"pools_nested\":%s", memscope_pools_nested(pools) ? "true" : "false");
+	fprintf(r->out, "],\"pools_nested\":%s",
+		memscope_leaks_nested(r->l, kind, src) ? "true" : "false");
+}
+
+/* The summary of each input: {"input","events","step","mark","exit"}, a kind's
+ * {"leaks","bytes","pools","pools_nested"} (null when not looked for). */
+static void js_inputs(const struct report *r)
+{
+	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
+		MEMSCOPE_LEAK_EXIT };
+	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
+	size_t i, k, j;
+
+	fputs(",\"inputs\":[", r->out);
+	for (i = 0; i < r->n_inputs; i++) {
+		const struct memscope_leaks_input_info *in =
+			memscope_leaks_input(r->l, (uint32_t)i);
+
+		fputs(i ? ",\n{\"input\":" : "\n{\"input\":", r->out);
+		json_cstr(r->out, input_name(r, (uint32_t)i));
+		fprintf(r->out, ",\"events\":%" PRIu64, in->n_events);
+		for (k = 0; k < 3; k++) {
+			struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
+			size_t n = memscope_leaks_totals(r->l, kinds[k], (uint32_t)i, t);
+			uint64_t bytes = 0;
+
+			fprintf(r->out, ",\"%s\":", kind_name(kinds[k]));
+			if (!(o->kinds & kinds[k])) {
+				fputs("null", r->out);
+				continue;
+			}
+			for (j = 0; j < n; j++)
+				if (__builtin_add_overflow(bytes, t[j].bytes, &bytes))
+					bytes = MEMSCOPE_BYTES_OVERFLOW;
+			fprintf(r->out, "{\"leaks\":%" PRIu64, in->n_leaks[k]);
+			json_bytes(r->out, "bytes", bytes);
+			js_pools(r, kinds[k], (uint32_t)i);
+			fputc('}', r->out);
+		}
+		fputc('}', r->out);
+	}
+	fputc(']', r->out);
+}
+
+/* One group merged across inputs: its key, totals, the least and most of its inputs, and each
+ * input's part ("group": its entry of "groups", null when --top left it out). */
+static void js_across(const struct report *r, const struct memscope_leak_across *a)
+{
+	size_t n, ng, i;
+	const size_t *ag = memscope_leaks_across_groups(r->l, &n);
+	const struct memscope_leak_group *g = memscope_leaks_groups(r->l, &ng);
+
+	fprintf(r->out,
+		"{\"kind\":\"%s\",\"rank\":%" PRIu64 ",\"pool\":\"%s\",\"inputs\":%" PRIu32
+		",\"count\":%" PRIu64,
+		kind_name(a->kind), a->rank + 1, memscope_subtype_name(a->pool), a->n_inputs, a->n);
+	json_bytes(r->out, "bytes", a->bytes);
+	fputs(",\"min\":{\"input\":", r->out);
+	json_cstr(r->out, input_name(r, a->min_src));
+	fprintf(r->out, ",\"bytes\":%" PRIu64 "},\"max\":{\"input\":", a->min_bytes);
+	json_cstr(r->out, input_name(r, a->max_src));
+	fprintf(r->out, ",\"bytes\":%" PRIu64 "}", a->max_bytes);
+	js_shown(r, a->op, a->owner, a->stack_py, a->stack_c, a->differ);
+	fputs(",\"per_input\":[", r->out);
+	for (i = a->groups_at; i < a->groups_at + a->n_inputs && i < n; i++) {
+		const struct memscope_leak_group *x = ag[i] < ng ? &g[ag[i]] : NULL;
+
+		if (!x)
+			continue;
+		fputs(i > a->groups_at ? ",{\"input\":" : "{\"input\":", r->out);
+		json_cstr(r->out, input_name(r, x->src));
+		fputs(",\"group\":", r->out);
+		if (listed(r, x))
+			fprintf(r->out, "%zu", ag[i] + 1);
+		else
+			fputs("null", r->out);
+		fprintf(r->out, ",\"count\":%" PRIu64, x->n);
+		json_bytes(r->out, "bytes", x->bytes);
+		fputc('}', r->out);
+	}
+	fputs("]}", r->out);
 }
 
 static void js_fluct(const struct report *r, const struct memscope_fluct *f)
@@ -935,7 +1163,7 @@ static void js_summary(const struct report *r)
 	if (o->kinds & MEMSCOPE_LEAK_STEP) {
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_step_leaks);
 		json_bytes(r->out, "bytes", s->step_bytes);
-		js_pools(r, MEMSCOPE_LEAK_STEP);
+		js_pools(r, MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAKS_ALL_INPUTS);
 		fprintf(r->out, ",\"skip_steps\":%" PRIu64 ",\"min_steps_alive\":%" PRIu64 "}",
 			o->skip_steps, o->min_steps_alive);
 	} else
@@ -947,7 +1175,7 @@ static void js_summary(const struct report *r)
 		fprintf(r->out, ",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64, o->mark_index,
 			s->n_mark_leaks);
 		json_bytes(r->out, "bytes", s->mark_bytes);
-		js_pools(r, MEMSCOPE_LEAK_MARK);
+		js_pools(r, MEMSCOPE_LEAK_MARK, MEMSCOPE_LEAKS_ALL_INPUTS);
 		fprintf(r->out, ",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
 			s->n_unchecked_mark_blocks);
 		m = memscope_leaks_mark_groups(r->l, &n);
@@ -980,7 +1208,7 @@ static void js_summary(const struct report *r)
 
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_exit_leaks);
 		json_bytes(r->out, "bytes", s->exit_bytes);
-		js_pools(r, MEMSCOPE_LEAK_EXIT);
+		js_pools(r, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS);
 		/* the exit kind's entries of "groups" */
 		fputs(",\"groups\":[", r->out);
 		g = memscope_leaks_groups(r->l, &n);
@@ -999,6 +1227,7 @@ static void js_summary(const struct report *r)
 		fprintf(r->out, "%" PRIu64, o->top);
 	else
 		fputs("null", r->out);
+	js_inputs(r);
 	fputc('}', r->out);
 }
 
@@ -1007,6 +1236,8 @@ static void write_json(const struct report *r)
 	size_t n = memscope_leaks_count(r->l), i, k = 0;
 	const struct memscope_fluct *f;
 	const struct memscope_leak_group *g;
+	const struct memscope_leak_across *a;
+	uint64_t top = memscope_leaks_opts(r->l)->top;
 
 	fputs("{\"leaks\":[", r->out);
 	for (i = 0; i < n; i++) {
@@ -1024,6 +1255,14 @@ static void write_json(const struct report *r)
 			continue;
 		fputs(k++ ? ",\n" : "\n", r->out);
 		js_group(r, &g[i], i);
+	}
+	fputs("],\n\"across\":[", r->out);
+	a = memscope_leaks_across(r->l, &n);
+	for (i = 0, k = 0; i < n; i++) {
+		if (top && a[i].rank >= top)
+			continue;
+		fputs(k++ ? ",\n" : "\n", r->out);
+		js_across(r, &a[i]);
 	}
 	fputs("],\n\"fluctuation\":[", r->out);
 	f = memscope_leaks_fluct(r->l, &n);
@@ -1089,8 +1328,26 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
 	size_t n_inputs)
 {
-	struct report r = { out, l, st, inputs, n_inputs, 0 };
+	struct report r = { out, l, st, inputs, n_inputs, 0, NULL };
+	const char **full = NULL;
+	char *names = NULL;
+	size_t i;
+	int rc = 0;
 
+	/* the text's names across inputs, before anything is written */
+	if (fmt == MEMSCOPE_LEAKS_TEXT && n_inputs > 1) {
+		if (!(full = malloc(n_inputs * sizeof(*full))) ||
+			!(r.short_names = malloc(n_inputs * sizeof(*r.short_names)))) {
+			rc = MEMSCOPE_E_NOMEM;
+			goto out;
+		}
+		for (i = 0; i < n_inputs; i++)
+			full[i] = input_name(&r, (uint32_t)i);
+		if (!(names = input_names(full, n_inputs, r.short_names))) {
+			rc = MEMSCOPE_E_NOMEM;
+			goto out;
+		}
+	}
 	if (fmt == MEMSCOPE_LEAKS_JSON)
 		write_json(&r);
 	else if (fmt == MEMSCOPE_LEAKS_CSV)
@@ -1099,5 +1356,10 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 		write_reference(&r);
 	else
 		write_text(&r);
-	return ferror(out) ? MEMSCOPE_E_IO : 0;
+	rc = ferror(out) ? MEMSCOPE_E_IO : 0;
+out:
+	free(full);
+	free(r.short_names);
+	free(names);
+	return rc;
 }

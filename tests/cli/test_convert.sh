@@ -78,7 +78,7 @@ expect_err_line '^memscope-convert: badrow.csv:6: invalid size "12x"$'
 expect_absent out5.mscap
 # ... and --lenient skips it, saying so
 expect_status 0 "$C" -q --lenient -o out5.mscap badrow.csv
-expect_err_line '^memscope-convert: badrow.csv: skipped 1 bad rows \(first: badrow.csv:6: invalid size "12x"\)$'
+expect_err_line '^memscope-convert: badrow.csv: skipped 1 bad row \(first: badrow.csv:6: invalid size "12x"\)$'
 
 # every prefix of a capture file (all of them): strict, exit 3 "truncated", never a crash, no
 # output file; --lenient (every 7th past the 16-byte header), exit 0, every complete record (a prefix of the whole file's

@@ -176,10 +176,15 @@ expect_absent x.csv
 expect_status 0 sh -c "cat baseline.csv | '$D' -q -o piped.db -"
 expect_q piped.db "SELECT count(*) FROM memscope_dump" 121
 
-# a database given as an input brings its python_trace tables; file: names are files, not URIs
+# a database given as an input brings its python_trace tables (a source of their own after its
+# inputs, as they are per process); file: names are files, not URIs
 expect_status 0 "$D" -q -o merged.db multi.db hostile.csv
 expect_q merged.db "SELECT count(*) FROM python_trace_7" 5
-expect_q merged.db "SELECT n_rows, n_trace_rows FROM memscope_sources WHERE source = 0" '251|6'
+expect_q merged.db "SELECT source, path, format, layout, first_row, last_row, n_rows, n_trace_rows FROM memscope_sources" \
+'0|multi.db:baseline.csv|db|current|1|121|121|0
+1|multi.db:leaks.csv|db|current|122|251|130|0
+2|multi.db|db||||0|6
+3|hostile.csv|dump-csv|current|252|270|19|0'
 mkdir uri && cp baseline.csv uri/file:b.csv && cp leaks.csv uri/b.csv
 expect_status 0 sh -c "cd uri && '$D' -q -o file:b.db file:b.csv && '$D' -q --to-csv -o - file:b.db"
 expect_same "$WORK/out" baseline.csv
@@ -371,4 +376,67 @@ expect_err_line '^memscope-leaks: nocol.db: cannot read memscope_sources: no suc
 hostile_src ctl.db "UPDATE memscope_sources SET path = 'r0' || char(10) || char(27) || '[31mx' WHERE source = 0"
 expect_status 0 "$BIN/memscope-leaks" -q ctl.db
 if [ "$(grep -c '^==> ' "$WORK/out")" = 4 ] && ! tr -d '\n' <"$WORK/out" | grep -q "$(printf '\033')"; then ok; else bad "ctl.db: control bytes in the report"; fi
+
+# a database of several inputs given to memscope-db is those inputs again: one source each, named
+# DB:PATH, with the rows and row ranges recorded, so the ranks are never merged
+expect_status 0 "$D" -q -o three.db rank0/x.csv rank1/x.csv rank3/x.csv
+expect_status 0 "$D" -o again.db three.db
+expect_err_line '^memscope-db: again.db: 333 rows \(inputs: 3\), '
+expect_status 0 "$D" -q -o plus.db three.db rank2/x.csv
+RANGES="SELECT source, format, first_row, last_row, n_rows, n_trace_rows FROM memscope_sources"
+expect_q again.db "$RANGES" "$(q three.db "$RANGES" | sed 's/|dump-csv|/|db|/')"
+expect_q again.db "SELECT path FROM memscope_sources" 'three.db:rank0/x.csv
+three.db:rank1/x.csv
+three.db:rank3/x.csv'
+expect_q plus.db "$RANGES" "$(q again.db "$RANGES")
+3|dump-csv|334|468|135|0"
+expect_q plus.db "SELECT path FROM memscope_sources WHERE source >= 2" 'three.db:rank3/x.csv
+rank2/x.csv'
+for t in memscope_dump memscope_blocks; do
+	expect_q again.db "SELECT * FROM $t ORDER BY rowid" "$(q three.db "SELECT * FROM $t ORDER BY rowid")"
+done
+expect_q plus.db "SELECT * FROM memscope_dump WHERE rowid <= 333 ORDER BY rowid" "$(q three.db "SELECT * FROM memscope_dump ORDER BY rowid")"
+expect_q plus.db "SELECT * FROM memscope_dump WHERE rowid > 333 ORDER BY rowid" "$(q one.db "SELECT * FROM memscope_dump ORDER BY rowid")"
+# memscope-leaks finds per input what it finds in the CSVs (input DB:[X.db:]rankK/x.csv is
+# rankK/x.csv, a rowid of DB the CSV's line)
+cat >renorm.py <<'PY'
+import json, re, sqlite3, sys
+db, path = sys.argv[1:3]
+first = dict(sqlite3.connect(db).execute("SELECT path, first_row FROM memscope_sources"))
+def walk(v, p):
+    if isinstance(v, dict):
+        if isinstance(v.get("input"), str) and v["input"].startswith(db + ":"):
+            p = v["input"][len(db) + 1:]
+            v["input"] = re.sub(r"^[^:]*\.db:", "", p)
+        for k in v:
+            v[k] = v[k] - first[p] + 2 if k == "line" and p else walk(v[k], p)
+    elif isinstance(v, list):
+        v[:] = [walk(x, p) for x in v]
+    return v
+json.dump(walk(json.load(open(path)), None), sys.stdout, sort_keys=True)
+PY
+for c in "again.db rank0/x.csv rank1/x.csv rank3/x.csv" "plus.db rank0/x.csv rank1/x.csv rank3/x.csv rank2/x.csv"; do
+	set -- $c
+	db=$1
+	shift
+	expect_status 0 "$BIN/memscope-leaks" -q --format json "$@"
+	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), sys.stdout, sort_keys=True)' "$WORK/out" >"$db.csv.json"
+	expect_status 0 "$BIN/memscope-leaks" -q --format json "$db"
+	python3 renorm.py "$db" "$WORK/out" >"$db.db.json"
+	expect_same "$db.db.json" "$db.csv.json"
+	if grep -q '"input": "rank0/x.csv"' "$db.db.json"; then ok; else bad "$db: no leak of rank0 found"; fi
+done
+# python_trace tables come along as a source without dump rows, not read as an input
+expect_status 0 "$BIN/memscope-leaks" merged.db
+if [ "$(grep -c '^==> merged\.db:' "$WORK/out")" = 3 ] && ! grep -q '^==> merged\.db:multi\.db <==$' "$WORK/out"; then ok; else bad "merged.db inputs: $(grep '^==> ' "$WORK/out")"; fi
+# a database whose memscope_sources does not say which rows are whose is refused as an input too
+expect_status 3 "$D" -q -o re.db overlap.db
+expect_err_line '^memscope-db: overlap.db: memscope_sources: source 2 starts at row [0-9]+, not at the row after the input before$'
+expect_absent re.db
+# --annotate copies one dump CSV: a database of several inputs given as one argument is told so
+expect_status 3 "$BIN/memscope-inefficient" -q --annotate ann.csv all.db
+expect_err_line '^memscope-inefficient: all.db: --annotate needs a dump CSV and this is a database of 4 inputs \(give the dump CSV of one of them\)$'
+expect_absent ann.csv
+expect_status 2 "$BIN/memscope-inefficient" -q --annotate ann.csv rank0/x.csv all.db
+expect_err_line '^memscope-inefficient: --annotate takes exactly one INPUT, got 2$'
 finish

@@ -35,7 +35,7 @@ expect_err_line '^memscope-compare: evil.csv:2: invalid size "1\\x1b'
 printable
 # --lenient's note quotes the first bad row: one printable line too
 expect_status 0 "$BIN/memscope-convert" -q --lenient -o - evil.csv
-expect_err_line '^memscope-convert: evil.csv: skipped 1 bad rows \(first: evil.csv:2: invalid size "1\\x1b\]0;pwned\\x07'
+expect_err_line '^memscope-convert: evil.csv: skipped 1 bad row \(first: evil.csv:2: invalid size "1\\x1b\]0;pwned\\x07'
 printable
 
 # rows ended by a lone CR are counted as lines (CR LF as one, LF as one)
@@ -79,7 +79,7 @@ fi
 } >huge.csv
 OVER='more than 16.0 EiB \(the total overflowed\)'
 expect_status 0 "$BIN/memscope-export" --format folded -o /dev/null huge.csv
-expect_err_line "^memscope-export: allocated: 1 paths, $OVER$"
+expect_err_line "^memscope-export: allocated: 1 path, $OVER$"
 expect_status 0 "$BIN/memscope-export" -q --format svg -o huge.svg huge.csv
 grep -qF 'allocated bytes (total: more than 16.0 EiB (the total overflowed))' huge.svg && ok || bad "svg title: no overflow"
 expect_status 0 "$BIN/memscope-leaks" -o huge.txt huge.csv

@@ -197,12 +197,147 @@ while [ $i -lt 100 ]; do cp "$T/baseline.csv" "$WORK/rank$i.csv"; i=$((i + 1)); 
 expect_status 0 "$L" "$WORK"/rank*.csv
 if [ "$(grep -c 'no steps' "$WORK/err")" -eq 1 ] && grep -q '^memscope-leaks: no steps in 100 of 100 inputs: no mstx' "$WORK/err" &&
 	grep -q '^memscope-leaks: no call stacks in 100 of 100 inputs: their leaks grouped by op$' "$WORK/err" &&
-	[ "$(grep -c '^==> ' "$WORK/out")" -eq 100 ] && [ "$(grep -c '^Unreleased at exit' "$WORK/out")" -eq 100 ] &&
+	[ "$(grep -c '^==> ' "$WORK/out")" -eq 100 ] && [ "$(grep -c '^Unreleased at exit' "$WORK/out")" -eq 101 ] &&
 	[ "$(wc -l <"$WORK/err")" -eq 3 ]; then ok; else bad "100 inputs: $(cat "$WORK/err")"; fi
+# ... and one section across them: 7 groups, each in every input, as much in each
+if [ "$(grep -c '^Across 100 inputs$' "$WORK/out")" -eq 1 ] &&
+	[ "$(sed -n '/^Across/,$p' "$WORK/out" | grep -c '^#[0-9]* .* in 100 of 100 inputs, .* each$')" -eq 7 ] &&
+	grep -q '^#1 HAL 269 MiB in 100 blocks, in 100 of 100 inputs, 2.69 MiB each$' "$WORK/out"; then ok; else bad "100 inputs across: $(sed -n '/^Across/,$p' "$WORK/out" | head -5)"; fi
 expect_status 0 "$L" -q --format reference "$WORK"/rank*.csv
 if [ ! -s "$WORK/out" ]; then ok; else bad "reference lines of inputs without any: $(head -3 "$WORK/out")"; fi
 expect_status 0 "$L" -q --kinds step steps_mstx.csv steps_system.csv
 if [ "$(grep -c '^==> ' "$WORK/out")" -eq 2 ] && grep -q '^summary of 2 inputs: step leaks 4 in 2 inputs ' "$WORK/out"; then ok; else bad "two inputs: $(cat "$WORK/out")"; fi
+
+# across inputs: four ranks, one stack leaking on all of them (rank2 3x as much as rank0), one on
+# rank3 only, one on ranks 1 and 2 as much on each; C frames differ per rank only in offset and
+# address. The section merges each stack's groups, ranks them by total, --top cuts it; the inputs
+# are named by the shortest ending of their paths that tells them apart
+python3 - "$WORK/across" <<'PY'
+import os, sys
+leaks = {0: [("all", [1048576])], 1: [("all", [2097152]), ("two", [262144])],
+         2: [("all", [1572864, 1572864]), ("two", [262144])], 3: [("all", [1572864]), ("one", [8388608])]}
+for rank, blocks in leaks.items():
+    os.makedirs(os.path.join(sys.argv[1], "rank%d" % rank))
+    with open(os.path.join(sys.argv[1], "rank%d" % rank, "dump.csv"), "w") as f:
+        f.write("ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,"
+                "Call Stack(Python),Call Stack(C)\n")
+        i = 0
+        for stack, sizes in blocks:
+            for size in sizes:
+                i += 1
+                ptr = 0x12c040000000 + i * 0x1000000
+                py = "model.py(7): %s\ntrain.py(9): step" % stack
+                c = "/usr/lib/libtorch_npu.so(_ZN2at6native9empty_npuEv+0x%x) [0x7f%08x]" % (rank * 16 + 1, rank * 4096 + i)
+                f.write('%d,MALLOC,PTA,N/A,%d,%d,%d,%d,0x%016x,"{allocation_id:%d,addr:0x%016x,size:%d}","%s","%s"\n'
+                        % (i, 1764753080000000000 + i * 1000, 100 + rank, 100 + rank, rank, ptr, i, ptr, size, py, c))
+PY
+A="$WORK/across"
+expect_status 0 "$L" -q "$A"/rank0/dump.csv "$A"/rank1/dump.csv "$A"/rank2/dump.csv "$A"/rank3/dump.csv
+sed -n '/^Across 4 inputs$/,/^$/p' "$WORK/out" >"$WORK/across.txt"
+cat >"$WORK/across.want" <<'TXT'
+Across 4 inputs
+Unreleased at exit: 8 blocks in 3 groups by stack, PTA 16.0 MiB
+#1 PTA 8.00 MiB in 1 block, in 1 of 4 inputs: rank3/dump.csv
+   py model.py(7): one
+   py train.py(9): step
+   c  at::native::empty_npu() (libtorch_npu.so)
+#2 PTA 7.50 MiB in 5 blocks, in 4 of 4 inputs: most in rank2/dump.csv 3.00 MiB, least in rank0/dump.csv 1.00 MiB
+   py model.py(7): all
+   py train.py(9): step
+   c  at::native::empty_npu() (libtorch_npu.so)
+#3 PTA 512 KiB in 2 blocks, in 2 of 4 inputs, 256 KiB each
+   py model.py(7): two
+   py train.py(9): step
+   c  at::native::empty_npu() (libtorch_npu.so)
+
+TXT
+expect_same "$WORK/across.txt" "$WORK/across.want"
+# after every input's section, before the summary; each input's own groups stay
+if [ "$(grep -o -e '^==> ' -e '^Across ' -e '^summary ' "$WORK/out" | tr -d ' ' | tr '\n' ' ')" = "==> ==> ==> ==> Across summary " ] &&
+	[ "$(grep -c '^#1 ' "$WORK/out")" -eq 5 ]; then ok; else bad "across: section order: $(cat "$WORK/out")"; fi
+# --top: the same N for the section, the rest in one line
+expect_status 0 "$L" -q --top 2 "$A"/rank*/dump.csv
+if [ "$(sed -n '/^Across/,$p' "$WORK/out" | grep -c '^#')" -eq 2 ] &&
+	sed -n '/^Across/,$p' "$WORK/out" | grep -q '^\.\.\. 1 more group: 2 blocks, PTA 512 KiB$'; then ok; else bad "across --top 2: $(cat "$WORK/out")"; fi
+# one input with leaks: no section; nor in the reference's lines
+expect_status 0 "$L" -q "$A"/rank3/dump.csv "$WORK/quiet1.csv"
+if ! grep -q '^Across' "$WORK/out"; then ok; else bad "across with one input with leaks"; fi
+expect_status 0 "$L" -q --format reference "$A"/rank*/dump.csv
+if ! grep -q 'Across' "$WORK/out"; then ok; else bad "across in the reference's lines"; fi
+# JSON: the groups across inputs and each input's summary, against a computation of our own
+expect_status 0 "$L" -q --format json "$A"/rank*/dump.csv
+if python3 - "$WORK/out" "$A" <<'PY'
+import csv, json, re, sys
+d = json.load(open(sys.argv[1]))
+names = ["%s/rank%d/dump.csv" % (sys.argv[2], r) for r in range(4)]
+mine, per = {}, {n: {} for n in names}
+for n in names:
+    for row in csv.DictReader(open(n)):
+        size = int(re.search(r"size:(\d+)", row["Attr"]).group(1))
+        stack = row["Call Stack(Python)"]
+        mine.setdefault(stack, {}).setdefault(n, [0, 0])
+        mine[stack][n][0] += 1
+        mine[stack][n][1] += size
+        p = per[n].setdefault(row["Event Type"], [0, 0])
+        p[0] += 1
+        p[1] += size
+want = sorted(mine.items(), key=lambda kv: -sum(b for _, b in kv[1].values()))
+got = d["across"]
+assert len(got) == len(want) == 3, got
+for rank, (a, (stack, ins)) in enumerate(zip(got, want), 1):
+    assert a["kind"] == "exit" and a["pool"] == "PTA" and a["rank"] == rank, a
+    assert a["stack"]["python"] == stack.split("\n"), a
+    assert a["inputs"] == len(ins) and a["count"] == sum(c for c, _ in ins.values()), a
+    assert a["bytes"] == sum(b for _, b in ins.values()), a
+    order = sorted(ins, key=names.index)
+    assert [(x["input"], x["count"], x["bytes"]) for x in a["per_input"]] == [(n, ins[n][0], ins[n][1]) for n in order], a
+    lo = min(order, key=lambda n: ins[n][1])
+    hi = max(order, key=lambda n: ins[n][1])
+    assert a["min"] == {"input": lo, "bytes": ins[lo][1]} and a["max"] == {"input": hi, "bytes": ins[hi][1]}, a
+    # each input's part is its entry of "groups"
+    for x in a["per_input"]:
+        g = d["groups"][x["group"] - 1]
+        assert (g["input"], g["bytes"], g["count"]) == (x["input"], x["bytes"], x["count"]), (g, x)
+assert got[1]["max"]["bytes"] == 3 * got[1]["min"]["bytes"] and got[1]["max"]["input"].endswith("rank2/dump.csv")
+s = d["summary"]["inputs"]
+assert [x["input"] for x in s] == names
+for x in s:
+    n = sum(c for c, _ in per[x["input"]].values())
+    assert x["step"]["leaks"] == 0 and x["mark"] is None and x["events"] == n, x
+    assert x["exit"]["leaks"] == n and x["exit"]["bytes"] == sum(b for _, b in per[x["input"]].values()), x
+    assert x["exit"]["pools"] == [{"pool": p, "leaks": c, "bytes": b} for p, (c, b) in sorted(per[x["input"]].items())], x
+    assert x["exit"]["pools_nested"] is False
+PY
+then ok; else bad "json across and inputs"; fi
+# --top 1: the largest across group; its input's part is that input's #1, listed in "groups"
+expect_status 0 "$L" -q --format json --top 1 "$A"/rank*/dump.csv
+if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [a["rank"] for a in d["across"]] == [1], d["across"]
+assert [x["group"] is not None for x in d["across"][0]["per_input"]] == [True]
+assert len(d["groups"]) == 4 and len(d["summary"]["inputs"]) == 4' "$WORK/out"; then ok; else bad "json across --top 1"; fi
+# nested pools: HAL in one input and PTA in another are two memories (summed); only an input
+# with both is not summed
+awk -F, '$3 != "HAL"' "$T/baseline.csv" >"$WORK/p1.csv"
+awk -F, '$3 != "PTA"' "$T/baseline.csv" >"$WORK/b.csv"
+expect_status 0 "$L" "$WORK/p1.csv" "$WORK/b.csv"
+if ! grep -q 'not summed' "$WORK/out" "$WORK/err" &&
+	grep -q '^summary of 2 inputs: step leaks 0 (0 B); unreleased at exit 7 in 2 inputs (6.69 MiB: PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks); ' "$WORK/out" &&
+	sed -n '/^Across 2 inputs$/,$p' "$WORK/out" | grep -q '^Unreleased at exit: 7 blocks in 7 groups by op (no call stacks), 6.69 MiB: PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks$' &&
+	grep -q '^memscope-leaks: .* 7 unreleased at exit (6.69 MiB: PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks), ' "$WORK/err"; then ok; else bad "pools of two inputs summed: $(cat "$WORK/out" "$WORK/err")"; fi
+expect_status 0 "$L" -q "$WORK/p1.csv" "$T/baseline.csv"
+if grep -q '^summary of 2 inputs: .*, not summed: PTA lies inside HAL); ' "$WORK/out" &&
+	[ "$(grep -c 'not summed' "$WORK/out")" -eq 3 ]; then ok; else bad "nested input not flagged: $(cat "$WORK/out")"; fi
+expect_status 0 "$L" -q --format json "$WORK/p1.csv" "$WORK/b.csv" "$T/baseline.csv"
+if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [x["exit"]["pools_nested"] for x in d["summary"]["inputs"]] == [False, False, True]
+assert d["summary"]["exit"]["pools_nested"] is True
+assert [p["pool"] for p in d["summary"]["inputs"][1]["exit"]["pools"]] == ["HAL"]' "$WORK/out"; then ok; else bad "json pools_nested per input"; fi
+expect_status 0 "$L" -q --format json "$WORK/p1.csv" "$WORK/b.csv"
+if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["summary"]["exit"]["pools_nested"] is False' "$WORK/out"; then ok; else bad "json pools_nested of two inputs"; fi
 
 # a big dump (20,000 leaks in 600 stacks of 60 frames, C frames at random addresses): the text report stays short, at
 # most 40 lines per listed group, whatever the number of leaks

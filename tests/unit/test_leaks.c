@@ -436,6 +436,112 @@ START_TEST(op_of_finding_matches_brute_force)
 }
 END_TEST
 
+/* Groups across inputs against a brute force on random exit leaks of several inputs: each key
+ * (pool, stack) once, its inputs, total, least and most, the ranking, and nested pools claimed
+ * only for an input holding both HAL and PTA. */
+#define X_INPUTS 5
+#define X_BLOCKS 40
+#define X_STACKS 4
+
+START_TEST(across_matches_brute_force)
+{
+	static struct row rows[X_BLOCKS];
+	struct memscope_strtab *st = memscope_strtab_new();
+	int iter;
+
+	trand_state = 0x9e3779b97f4a7c15ull;
+	ck_assert_ptr_nonnull(st);
+	for (iter = 0; iter < 300; iter++) {
+		/* bytes[pool is HAL][stack][src] */
+		uint64_t bytes[2][X_STACKS][X_INPUTS] = { { { 0 } } }, prev_bytes = UINT64_MAX;
+		int has[2][X_INPUTS] = { { 0 } }, any_nested = 0;
+		size_t n = 1 + trand(X_BLOCKS), k, n_a, n_ag, n_g, i, seen = 0;
+		struct memscope_leaks_opts o;
+		struct memscope_leaks *l;
+		const struct memscope_leak_across *a;
+		const struct memscope_leak_group *g;
+		const size_t *ag;
+		unsigned src;
+
+		for (k = 0; k < n; k++) {
+			int hal = (int)trand(4) == 0, stack = (int)trand(X_STACKS);
+
+			mk_block(&rows[k], MEMSCOPE_KIND_MALLOC, 10 * (k + 1), (int)k, 1);
+			rows[k].ev.src = (uint32_t)trand(X_INPUTS);
+			rows[k].ev.size = 4096 * (int64_t)(1 + trand(3));
+			rows[k].ev.stack_py = (uint32_t)stack; /* 0: none, then by owner and op */
+			if (hal)
+				rows[k].ev.subtype = rows[k].ev.pool = MEMSCOPE_SUB_HAL;
+			bytes[hal][stack][rows[k].ev.src] += (uint64_t)rows[k].ev.size;
+			has[hal][rows[k].ev.src] = 1;
+		}
+		memscope_leaks_opts_init(&o);
+		o.kinds = MEMSCOPE_LEAK_EXIT;
+		ck_assert_ptr_nonnull(l = memscope_leaks_new(&o, st));
+		feed_rows(l, rows, n);
+		a = memscope_leaks_across(l, &n_a);
+		ag = memscope_leaks_across_groups(l, &n_ag);
+		g = memscope_leaks_groups(l, &n_g);
+		ck_assert_uint_eq(n_ag, n_g);
+		for (i = 0; i < n_a; i++) {
+			int hal = a[i].pool == MEMSCOPE_SUB_HAL;
+			uint32_t k_in = 0, lo = 0, hi = 0;
+			uint64_t total = 0;
+
+			ck_assert_uint_eq(a[i].kind, MEMSCOPE_LEAK_EXIT);
+			ck_assert_uint_eq(a[i].rank, i);
+			ck_assert_uint_le(a[i].bytes, prev_bytes); /* largest first */
+			prev_bytes = a[i].bytes;
+			for (src = 0; src < X_INPUTS; src++) {
+				uint64_t b = bytes[hal][a[i].stack_py][src];
+
+				if (!b)
+					continue;
+				if (!k_in || b < bytes[hal][a[i].stack_py][lo])
+					lo = src;
+				if (!k_in || b > bytes[hal][a[i].stack_py][hi])
+					hi = src;
+				k_in++;
+				total += b;
+			}
+			ck_assert_uint_eq(a[i].n_inputs, k_in);
+			ck_assert_uint_eq(a[i].bytes, total);
+			ck_assert_uint_eq(a[i].min_src, lo);
+			ck_assert_uint_eq(a[i].max_src, hi);
+			ck_assert_uint_eq(a[i].min_bytes, bytes[hal][a[i].stack_py][lo]);
+			ck_assert_uint_eq(a[i].max_bytes, bytes[hal][a[i].stack_py][hi]);
+			/* its groups, by input, each pointing back */
+			ck_assert_uint_eq(a[i].groups_at, seen);
+			for (k = a[i].groups_at; k < a[i].groups_at + a[i].n_inputs; k++) {
+				ck_assert_uint_eq(g[ag[k]].across, i);
+				ck_assert_uint_eq(
+					g[ag[k]].bytes, bytes[hal][a[i].stack_py][g[ag[k]].src]);
+				if (k > a[i].groups_at)
+					ck_assert_uint_lt(g[ag[k - 1]].src, g[ag[k]].src);
+			}
+			seen += a[i].n_inputs;
+			/* each key once */
+			for (k = 0; k < i; k++)
+				ck_assert(a[k].pool != a[i].pool || a[k].stack_py != a[i].stack_py);
+		}
+		ck_assert_uint_eq(seen, n_g);
+		for (src = 0; src < X_INPUTS; src++) {
+			int nested = has[0][src] && has[1][src];
+
+			any_nested |= nested;
+			ck_assert_int_eq(memscope_leaks_nested(l, MEMSCOPE_LEAK_EXIT, src), nested);
+		}
+		ck_assert_int_eq(
+			memscope_leaks_nested(l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS),
+			any_nested);
+		ck_assert_int_eq(
+			memscope_leaks_nested(l, MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAKS_ALL_INPUTS), 0);
+		memscope_leaks_free(l);
+	}
+	memscope_strtab_free(st);
+}
+END_TEST
+
 /* Totals per pool: one pool, several, and HAL with a pool carved out of it (never summed). */
 START_TEST(totals_text)
 {
@@ -446,15 +552,20 @@ START_TEST(totals_text)
 	const struct memscope_leaks_total nested[3] = { { MEMSCOPE_SUB_PTA, 10, 8010000 },
 		{ MEMSCOPE_SUB_ATB, 1, 1024 }, { MEMSCOPE_SUB_HAL, 7, 32894436 } };
 
-	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), NULL, 0), "0 B");
-	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), one, 1), "PTA 3.51 MiB");
-	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), two, 2),
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), NULL, 0, 1), "0 B");
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), one, 1, 1), "PTA 3.51 MiB");
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), two, 2, 1),
 		"5.00 MiB: PTA 3.00 MiB in 2 blocks, ATB 2.00 MiB in 1 block");
-	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), nested, 3),
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), nested, 3, 1),
 		"PTA 7.64 MiB in 10 blocks, ATB 1.00 KiB in 1 block, HAL 31.4 MiB in 7 blocks, not "
 		"summed: PTA, ATB lie inside HAL");
+	/* HAL of one input, PTA and ATB of others: two memories, summed */
+	ck_assert_str_eq(memscope_leaks_totals_text(buf, sizeof(buf), nested, 3, 0),
+		"39.0 MiB: PTA 7.64 MiB in 10 blocks, ATB 1.00 KiB in 1 block, HAL 31.4 MiB in 7 "
+		"blocks");
 	/* cut, never overrun */
-	ck_assert_str_eq(memscope_leaks_totals_text(tiny, sizeof(tiny), nested, 3), "PTA 7.64 Mi");
+	ck_assert_str_eq(
+		memscope_leaks_totals_text(tiny, sizeof(tiny), nested, 3, 1), "PTA 7.64 Mi");
 }
 END_TEST
 
@@ -469,6 +580,7 @@ int main(void)
 	tcase_add_test(tc, system_steps);
 	tcase_add_test(tc, op_of_finding_matches_brute_force);
 	tcase_add_test(tc, totals_text);
+	tcase_add_test(tc, across_matches_brute_force);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

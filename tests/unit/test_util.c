@@ -5,6 +5,7 @@
 #include "core/internal.h"
 #include "core/u64map.h"
 #include "memscope/memscope.h"
+#include "memscope/strtab.h"
 #include "testutil.h"
 
 START_TEST(parse_numbers_strictly)
@@ -117,6 +118,36 @@ START_TEST(c_frames_read_as_functions)
 }
 END_TEST
 
+/* The interned form: short and long frames (past the stack buffer), an id the table lacks. */
+START_TEST(c_frames_interned_as_functions)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	char lng[2100];
+	uint32_t raw, text;
+	size_t len;
+	const char *s;
+
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(
+		memscope_strtab_intern(st, "libc.so.6(__libc_start_main+0xf3) [0x7f01]", 43, &raw),
+		0);
+	ck_assert_int_eq(memscope_strtab_frame_text(st, raw, &text), 0);
+	s = memscope_strtab_str(st, text, &len);
+	ck_assert_str_eq(s, "__libc_start_main (libc.so.6)");
+	memset(lng, 'f', sizeof(lng));
+	memcpy(lng, "/x/liba.so(", 11);
+	memcpy(lng + 2000, "+0x1) [0x2]", 11);
+	ck_assert_int_eq(memscope_strtab_intern(st, lng, 2011, &raw), 0);
+	ck_assert_int_eq(memscope_strtab_frame_text(st, raw, &text), 0);
+	s = memscope_strtab_str(st, text, &len);
+	ck_assert_uint_eq(len, 1989 + strlen(" (liba.so)"));
+	ck_assert_int_eq(memcmp(s + 1989, " (liba.so)", 10), 0);
+	ck_assert_int_eq(memscope_strtab_frame_text(st, 999999, &text), 0);
+	ck_assert_uint_eq(text, 999999);
+	memscope_strtab_free(st);
+}
+END_TEST
+
 START_TEST(varints_round_trip_and_reject_bad_input)
 {
 	static const uint64_t vals[] = { 0, 1, 127, 128, 16383, 16384, UINT32_MAX, UINT64_MAX };
@@ -195,6 +226,7 @@ int main(void)
 	tcase_add_test(tc, format_numbers);
 	tcase_add_test(tc, text_units_follow_one_rule);
 	tcase_add_test(tc, c_frames_read_as_functions);
+	tcase_add_test(tc, c_frames_interned_as_functions);
 	tcase_add_test(tc, varints_round_trip_and_reject_bad_input);
 	tcase_add_test(tc, u64map_matches_a_plain_array);
 	suite_add_tcase(s, tc);

@@ -50,6 +50,7 @@ int memscope_db_writer_trace(struct memscope_db_writer *w, const struct memscope
 /*
  * End input src: its blocks still open are written (unreleased at exit), and its row of
  * memscope_sources (name, format, layout, row range) is added. name is borrowed for the call.
+ * An input number given no row and never ended is not recorded: the next input may take it.
  * 0, MEMSCOPE_E_ARG (src already ended), MEMSCOPE_E_IO or MEMSCOPE_E_NOMEM.
  */
 int memscope_db_writer_end_source(struct memscope_db_writer *w, uint32_t src, const char *name,

@@ -95,6 +95,30 @@ struct memscope_leak_group {
 	size_t first;	   /* memscope_leaks_get index of its first finding: the earliest
 			      allocation of its lowest process id */
 	size_t members_at; /* its findings are memscope_leaks_members()[members_at, + n) */
+	uint32_t across;   /* its memscope_leaks_across index */
+};
+
+/*
+ * The report groups of every input merged: those of one kind and pool with the same key of
+ * memscope_leaks_opts.group_by, whatever their input. Fields not in the key are those of its
+ * first group (that of the lowest input), differ saying which of them others do not share.
+ */
+struct memscope_leak_across {
+	unsigned kind; /* one enum memscope_leak_kind */
+	uint16_t pool;
+	unsigned differ; /* enum memscope_leak_group_differ bits, over all its findings */
+	uint32_t stack_py, stack_c; /* as in memscope_leak_group */
+	uint32_t owner, op;
+	uint32_t n_inputs;	   /* inputs with such findings: one group of each */
+	uint64_t n;		   /* findings over every input */
+	uint64_t bytes;		   /* their bytes (MEMSCOPE_BYTES_OVERFLOW when saturated) */
+	uint32_t min_src, max_src; /* the input with the fewest bytes in it, and with the most
+				      (the lowest input on a tie); inputs without it not counted */
+	uint64_t min_bytes, max_bytes;
+	uint64_t rank;	  /* its place among those of its kind, from 0: largest bytes first,
+			     then most inputs, then most findings, then order of first sight */
+	size_t groups_at; /* its groups, by input: memscope_leaks_across_groups()[groups_at,
+			     + n_inputs) */
 };
 
 /* The marked range of one (input, process, device). */
@@ -194,6 +218,14 @@ const struct memscope_leak_group *memscope_leaks_groups(const struct memscope_le
  * allocation time.
  */
 const size_t *memscope_leaks_members(const struct memscope_leaks *l, size_t *n);
+/*
+ * The groups merged across inputs (*n of them): by kind (STEP, MARK, EXIT), then by rank. Costs
+ * one hash insert per report group at finish, whatever the number of inputs.
+ */
+const struct memscope_leak_across *memscope_leaks_across(const struct memscope_leaks *l, size_t *n);
+/* memscope_leaks_groups indexes of every report group (*n of them), across group after across
+ * group as memscope_leaks_across orders them; within one by input. */
+const size_t *memscope_leaks_across_groups(const struct memscope_leaks *l, size_t *n);
 
 /* What the analysis saw of one input. */
 struct memscope_leaks_input_info {
@@ -225,18 +257,26 @@ struct memscope_leaks_total {
  */
 size_t memscope_leaks_totals(const struct memscope_leaks *l, unsigned kind, uint32_t src,
 	struct memscope_leaks_total *out);
+/*
+ * Whether the findings of kind of input src hold HAL and a pool carved out of it
+ * (memscope_pools_nested), so that a sum over their pools counts memory twice; for
+ * MEMSCOPE_LEAKS_ALL_INPUTS whether those of some one input do (PTA in one input and HAL in
+ * another are two memories, and sum).
+ */
+int memscope_leaks_nested(const struct memscope_leaks *l, unsigned kind, uint32_t src);
 
 /* Room for any text of memscope_leaks_totals_text. */
 #define MEMSCOPE_LEAKS_TOTALS_TEXT_MAX 640
 /*
  * The n totals t as a text report writes them, bytes by memscope_bytes_text: "0 B" for none,
  * "PTA 3.51 MiB" for one pool, "5.00 MiB: PTA 3.00 MiB in 2 blocks, ATB 2.00 MiB in 1 block"
- * for several, and for nested pools no sum: "HAL 31.4 MiB in 7 blocks, PTA 7.64 MiB in 10
- * blocks, not summed: PTA lies inside HAL". Into buf (size bytes;
- * MEMSCOPE_LEAKS_TOTALS_TEXT_MAX is enough). Returns buf.
+ * for several, and when nested (memscope_leaks_nested of the findings they count) and t holds
+ * HAL and a pool carved out of it, no sum: "HAL 31.4 MiB in 7 blocks, PTA 7.64 MiB in 10 blocks,
+ * not summed: PTA lies inside HAL". Into buf (size bytes; MEMSCOPE_LEAKS_TOTALS_TEXT_MAX is
+ * enough). Returns buf.
  */
 const char *memscope_leaks_totals_text(
-	char *buf, size_t size, const struct memscope_leaks_total *t, size_t n);
+	char *buf, size_t size, const struct memscope_leaks_total *t, size_t n, int nested);
 /* mark groups by input, then in order of the first row of their (input, process, device) */
 const struct memscope_mark_group *memscope_leaks_mark_groups(
 	const struct memscope_leaks *l, size_t *n);
@@ -254,8 +294,10 @@ struct memscope_leaks_input {
 };
 
 enum memscope_leaks_format {
-	MEMSCOPE_LEAKS_TEXT, /* per input, the groups of each kind, largest first; a summary */
-	MEMSCOPE_LEAKS_JSON, /* {"leaks":[...],"groups":[...],"fluctuation":[...],"summary":{}} */
+	MEMSCOPE_LEAKS_TEXT, /* per input, the groups of each kind, largest first; with several
+				inputs with leaks, the groups merged across them; a summary */
+	MEMSCOPE_LEAKS_JSON, /* {"leaks":[...],"groups":[...],"across":[...],"fluctuation":[...],
+				"summary":{..., "inputs":[...]}} */
 	MEMSCOPE_LEAKS_CSV,  /* one row per finding */
 	MEMSCOPE_LEAKS_REFERENCE, /* only the lines msMemScope writes (step leaks, fluctuation,
 				     marked range), byte for byte */
@@ -263,9 +305,10 @@ enum memscope_leaks_format {
 
 /*
  * Write the results of a finished analysis. inputs[src] names each input (n_inputs of them).
- * Text lists the first memscope_leaks_opts.top groups of each input and kind, JSON and CSV the
- * findings of those groups and the groups (all of them when top is 0); the reference's lines
- * have every finding. 0 or MEMSCOPE_E_IO (errno set by the failing write).
+ * Text lists the first memscope_leaks_opts.top groups of each input and kind, and of each kind
+ * across inputs, JSON and CSV the findings of those groups and the groups (all of them when top
+ * is 0); the reference's lines have every finding. 0, MEMSCOPE_E_IO (errno set by the failing
+ * write) or MEMSCOPE_E_NOMEM (text: the names of the inputs across them; nothing written).
  */
 int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct memscope_leaks *l,
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,

@@ -75,6 +75,11 @@ const uint32_t *memscope_strtab_stack(const struct memscope_strtab *st, uint32_t
  */
 size_t memscope_frame_text(const char *frame, size_t len, char *out, size_t size);
 
+/* Frame string id of st as memscope_frame_text writes it, interned in st, into *text (id itself
+ * when st holds no such string). 0 or MEMSCOPE_E_NOMEM. Not cached: callers that meet one frame
+ * often keep their own map. */
+int memscope_strtab_frame_text(struct memscope_strtab *st, uint32_t id, uint32_t *text);
+
 /* Number of stacks held plus one (valid ids are 1 .. count-1). */
 uint32_t memscope_strtab_stack_count(const struct memscope_strtab *st);
 
