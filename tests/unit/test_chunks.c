@@ -8,25 +8,6 @@
 #include "readers/reader.h"
 #include "testutil.h"
 
-/* Read path with reads of `chunk` bytes after the sniffed first 256 KiB; the events as CSV. */
-static char *read_chunked(const char *path, size_t chunk, int *rc, size_t *len)
-{
-	struct tread t;
-	struct memscope_source *src = NULL;
-	char *csv;
-
-	memset(&t, 0, sizeof(t));
-	t.st = memscope_strtab_new();
-	t.evs = memscope_evbuf_new();
-	ck_assert_int_eq(memscope_source_open(&src, path, t.st, NULL, &t.err), 0);
-	src->chunk = chunk;
-	*rc = memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, t.evs, &t.err);
-	memscope_source_close(src);
-	csv = tread_csv(&t, len);
-	tread_free(&t);
-	return csv;
-}
-
 static void write_file(const char *path, const char *data, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -61,7 +42,7 @@ START_TEST(csv_reads_the_same_in_any_chunks)
 	base = tread_csv(&whole, &base_len);
 	ck_assert_uint_gt(memscope_evbuf_count(whole.evs), 4000);
 	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
-		char *csv = read_chunked(path_csv, chunks[i], &rc, &len);
+		char *csv = tread_chunked(path_csv, chunks[i], &rc, &len);
 
 		ck_assert_int_eq(rc, 0);
 		ck_assert_uint_eq(len, base_len);

@@ -45,25 +45,6 @@ static void write_file(const char *path, const char *data, size_t n)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-/* The events of a file read in chunks of `chunk` bytes, as CSV (malloc'd). */
-static char *read_file_csv(const char *path, size_t chunk, int *rc, size_t *len)
-{
-	struct tread t;
-	struct memscope_source *src = NULL;
-	char *csv;
-
-	memset(&t, 0, sizeof(t));
-	t.st = memscope_strtab_new();
-	t.evs = memscope_evbuf_new();
-	ck_assert_int_eq(memscope_source_open(&src, path, t.st, NULL, &t.err), 0);
-	src->chunk = chunk;
-	*rc = memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, t.evs, &t.err);
-	memscope_source_close(src);
-	csv = tread_csv(&t, len);
-	tread_free(&t);
-	return csv;
-}
-
 START_TEST(compressed_reads_as_plain_in_any_chunks_and_members)
 {
 	static const size_t chunks[] = { 1, 7, 4093, 256 * 1024 };
@@ -103,7 +84,7 @@ START_TEST(compressed_reads_as_plain_in_any_chunks_and_members)
 			/* from a file, in chunks of every size */
 			write_file(path, z, z_len);
 			for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
-				csv = read_file_csv(path, chunks[i], &rc, &len);
+				csv = tread_chunked(path, chunks[i], &rc, &len);
 				ck_assert_int_eq(rc, 0);
 				ck_assert_uint_eq(len, base_len);
 				ck_assert_int_eq(memcmp(csv, base, len), 0);
@@ -292,7 +273,7 @@ START_TEST(gzip_zero_padding_ends_the_stream)
 		ck_assert_int_eq(buf_append(&b, zeros, sizeof(zeros)), 0);
 	write_file(path, b.p, b.len);
 	for (i = 1; i < 100000; i *= 317) {
-		out = read_file_csv(path, i, &rc, &len);
+		out = tread_chunked(path, i, &rc, &len);
 		ck_assert_int_eq(rc, 0);
 		free(out);
 	}
@@ -556,9 +537,6 @@ int main(void)
 {
 	Suite *s = suite_create("compress");
 	TCase *tc = tcase_create("compress");
-
-	/* every cut of a capture, read again each time, is slow under the sanitizers */
-	tcase_set_timeout(tc, 300);
 
 	tcase_add_test(tc, compressed_reads_as_plain_in_any_chunks_and_members);
 	tcase_add_test(tc, every_cut_of_a_compressed_capture);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readers/reader.h"
 #include "testutil.h"
 
 static int add_event(void *ctx, const struct memscope_event *ev)
@@ -145,4 +146,22 @@ uint64_t trand(uint64_t n)
 	trand_state ^= trand_state >> 7;
 	trand_state ^= trand_state << 17;
 	return n ? trand_state % n : 0;
+}
+
+char *tread_chunked(const char *path, size_t chunk, int *rc, size_t *len)
+{
+	struct tread t;
+	struct memscope_source *src = NULL;
+	char *csv;
+
+	memset(&t, 0, sizeof(t));
+	t.st = memscope_strtab_new();
+	t.evs = memscope_evbuf_new();
+	ck_assert_int_eq(memscope_source_open(&src, path, t.st, NULL, &t.err), 0);
+	src->chunk = chunk;
+	*rc = memscope_source_read(src, (memscope_event_fn)memscope_evbuf_add, t.evs, &t.err);
+	memscope_source_close(src);
+	csv = tread_csv(&t, len);
+	tread_free(&t);
+	return csv;
 }

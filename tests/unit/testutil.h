@@ -19,6 +19,10 @@ int tread_mem(struct tread *t, const void *data, size_t len, const struct memsco
 int tread_file(struct tread *t, const char *path, const struct memscope_read_opts *o);
 void tread_free(struct tread *t);
 
+/* The events of the file at path read with reads of `chunk` bytes after the sniffed first 256
+ * KiB, as CSV (malloc'd; *rc the read's status, *len the CSV's length). */
+char *tread_chunked(const char *path, size_t chunk, int *rc, size_t *len);
+
 /* The events of t written by the CSV / capture writer (malloc'd; caller frees). */
 char *tread_csv(const struct tread *t, size_t *len);
 char *tread_capture(const struct tread *t, size_t *len);
