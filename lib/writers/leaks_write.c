@@ -256,19 +256,36 @@ static void text_step(struct report *r, uint32_t src)
 	}
 }
 
+/* The fluctuation groups of input src: f[*first, *n) of the returned array. */
+static const struct memscope_fluct *fluct_of_input(
+	const struct report *r, uint32_t src, size_t *first, size_t *n)
+{
+	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, n);
+
+	*first = first_not(*n, fluct_before, r, src);
+	*n = first_not(*n, fluct_before, r, (uint64_t)src + 1);
+	return f;
+}
+
+/* The processes of input src whose groups f[first, n) have gaps, into sv. */
+static void several_of(
+	struct several *sv, const struct memscope_fluct *f, size_t first, size_t n, uint32_t src)
+{
+	size_t i;
+
+	for (i = first; i < n; i++)
+		if (f[i].src == src && f[i].has_gaps)
+			several_add(sv, f[i].pid);
+}
+
 /* The gap analysis (formats/analyses.md "Fluctuation") of each device and pool. */
 static void text_gap(struct report *r, uint32_t src)
 {
 	size_t n, i, first;
-	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, &n);
+	const struct memscope_fluct *f = fluct_of_input(r, src, &first, &n);
 	struct several sv = { 0, 0, 0 };
 
-	/* the input's groups are [first, n) from here on */
-	first = first_not(n, fluct_before, r, src);
-	n = first_not(n, fluct_before, r, (uint64_t)src + 1);
-	for (i = first; i < n; i++)
-		if (f[i].src == src && f[i].has_gaps)
-			several_add(&sv, f[i].pid);
+	several_of(&sv, f, first, n, src);
 	for (i = first; i < n; i++) {
 		const struct memscope_fluct_step *lo, *hi;
 		char dev[MEMSCOPE_DEVICE_TEXT_MAX], proc[48];
@@ -659,15 +676,11 @@ static void text_kind(struct report *r, uint32_t src, unsigned kind,
 static void text_fluct(struct report *r, uint32_t src)
 {
 	size_t n, i, first;
-	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, &n);
+	const struct memscope_fluct *f = fluct_of_input(r, src, &first, &n);
 	struct several sv = { 0, 0, 0 };
 	int any = 0;
 
-	first = first_not(n, fluct_before, r, src);
-	n = first_not(n, fluct_before, r, (uint64_t)src + 1);
-	for (i = first; i < n; i++)
-		if (f[i].src == src && f[i].has_gaps)
-			several_add(&sv, f[i].pid);
+	several_of(&sv, f, first, n, src);
 	for (i = first; i < n; i++) {
 		static const char *const label[2] = { "MinGap", "MaxGap" };
 		char dev[MEMSCOPE_DEVICE_TEXT_MAX], proc[48], lo[MEMSCOPE_BYTES_TEXT_MAX],

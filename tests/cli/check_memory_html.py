@@ -32,6 +32,7 @@ check reads the box it shows: the peak's time, and its curve's name and bytes
 what Chromium draws at 1400x900. Exit 0 when all holds, 1 with the first difference."""
 import csv, html, json, os, re, shutil, subprocess, sys, tempfile
 import xml.etree.ElementTree as ET
+from check_svg import bytes_text  # memscope_bytes_text, one copy for both checkers
 
 # the layout of lib/writers/memory_html.c
 SVG_W, PLOT_X, PLOT_Y, PLOT_W, PLOT_H = 1200, 84, 44, 1092, 400
@@ -44,17 +45,6 @@ UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
 def fail(msg):
     print(f"check_memory_html: {msg}")
     sys.exit(1)
-
-
-def bytes_text(v):
-    """memscope_bytes_text"""
-    x, u = float(v), 0
-    while x >= 1023.95 and u < 6:
-        x /= 1024
-        u += 1
-    if u == 0:
-        return f"{v} B"
-    return f"{x:.{2 if x < 9.995 else 1 if x < 99.95 else 0}f} {UNITS[u]}"
 
 
 def seconds_text(ns):
