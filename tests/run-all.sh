@@ -97,7 +97,8 @@ fuzz_one() { # fuzz_one NAME: fuzz_NAME over copies of its corpora, output in $F
 		mkdir -p "$w/corpus/$c"
 		cp "$TOP/tests/fuzz/corpus/$c/"* "$w/corpus/$c/"
 		dirs="$dirs $w/corpus/$c"
-		[ "$c" = dump_csv ] && dict=-dict="$TOP/tests/fuzz/dump_csv.dict"
+		# the dictionary of the harness's first corpus that has one (dump_csv.dict, ...)
+		[ -z "$dict" ] && [ -f "$TOP/tests/fuzz/$c.dict" ] && dict=-dict="$TOP/tests/fuzz/$c.dict"
 	done
 	# shellcheck disable=SC2086 # $dict and $dirs are lists
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

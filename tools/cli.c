@@ -210,20 +210,36 @@ static void on_progress(void *ctx, uint32_t src, uint64_t done, uint64_t total)
 	prog.shown = prog.shown > len ? prog.shown : len;
 }
 
+/* A reader's note on how it read an input: one line, after the progress line is cleared. */
+static void on_notice(void *ctx, uint32_t src, const char *msg)
+{
+	char name[256];
+	const char *in = src < prog.n ? prog.inputs[src] : "input";
+
+	(void)ctx;
+	progress_clear();
+	memscope_text_escape(name, sizeof(name), strcmp(in, "-") ? in : "standard input",
+		strlen(strcmp(in, "-") ? in : "standard input"));
+	cli_msg(prog.t, "%s: %s", name, msg);
+}
+
 void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
 	const char *const *inputs, size_t n, int quiet)
 {
 	static int at_exit;
 
-	if (quiet || !isatty(STDERR_FILENO))
+	if (quiet)
 		return;
-	if (!at_exit && atexit(progress_clear) == 0)
-		at_exit = 1;
 	progress_clear();
 	prog.t = t;
 	prog.inputs = inputs;
 	prog.n = n;
 	prog.started = 0;
+	ro->notice = on_notice;
+	if (!isatty(STDERR_FILENO))
+		return;
+	if (!at_exit && atexit(progress_clear) == 0)
+		at_exit = 1;
 	ro->progress = on_progress;
 	ro->progress_ctx = &prog;
 }
@@ -390,7 +406,8 @@ int cli_inputs(
 	int i, k;
 
 	if (optind >= argc) {
-		cli_msg(t, "no INPUT given (a dump CSV, capture file or database; - for stdin)");
+		cli_msg(t, "no INPUT given (a dump CSV, capture file, database or Ascend profiler "
+			   "output folder; - for stdin)");
 		return CLI_EXIT_USAGE;
 	}
 	/* a database of several inputs is them (formats/sqlite.md "Reading a database") */
@@ -482,6 +499,10 @@ void cli_help(const struct cli_tool *t)
 	}
 	for (o = t->opts; o->name && (o->alias_of || strncmp(o->name, "fail-on-", 8)); o++)
 		;
+	printf("\nInputs: memscope_dump CSV, capture and database files (gzip or zstd compressed "
+	       "too; - is\nstandard input), and Ascend profiler outputs: a torch_npu *_ascend_pt, "
+	       "MindSpore\n*_ascend_ms or msprof PROF_* folder, or one of its memory CSVs or its "
+	       "timeline JSON;\nsee memscope(7).\n");
 	printf("\nExit status: 0 ok, %s%s%s2 usage error, 3 invalid input, 4 I/O or internal "
 	       "error.\nSee %s(1).\n",
 		o->name ? "1 findings (with --" : "", o->name ? o->name : "", o->name ? "), " : "",
@@ -823,6 +844,16 @@ static int refuse_input(
 {
 	const char *in = input_at(path, inputs, n_inputs);
 
+	/* the files a profiler folder is read from, and every profiler file elsewhere */
+	if (!in && strcmp(path, "-") && !access(path, F_OK) &&
+		memscope_profiler_file_name(strrchr(path, '/') ? strrchr(path, '/') + 1 : path)) {
+		cli_msg(t,
+			"%s: an Ascend profiler file: memscope never writes over one (name the "
+			"output "
+			"otherwise with -o)",
+			path);
+		return CLI_EXIT_USAGE;
+	}
 	if (!in)
 		return 0;
 	if (strcmp(in, path) == 0)
@@ -1199,9 +1230,35 @@ char *cli_default_output(const char *input, const char *ext)
 {
 	static const char *const zext[] = { ".gz", ".zst" };
 	size_t len = strlen(input), base, i;
-	const char *slash, *dot;
+	const char *slash, *dot, *mark;
+	struct stat sb;
 	char *out;
 
+	/* a folder (a profiler output): its name and the extension beside it, never inside it; a
+	 * name that is no name ("." or "..") resolved first */
+	while (len > 1 && input[len - 1] == '/')
+		len--;
+	if (stat(input, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		const char *last = memrchr(input, '/', len)
+					   ? (const char *)memrchr(input, '/', len) + 1
+					   : input;
+		size_t n = len - (size_t)(last - input);
+		char *real = NULL;
+
+		if ((n == 1 && *last == '.') || (n == 2 && !memcmp(last, "..", 2)) ||
+			(n == 1 && *last == '/')) {
+			if (!(real = realpath(input, NULL)))
+				return NULL;
+			input = strcmp(real, "/") ? real : "/memscope";
+			len = strlen(input);
+		}
+		if ((out = malloc(len + strlen(ext) + 1))) {
+			memcpy(out, input, len);
+			strcpy(out + len, ext);
+		}
+		free(real);
+		return out;
+	}
 	for (i = 0; i < 2; i++) {
 		size_t n = strlen(zext[i]);
 
@@ -1215,10 +1272,20 @@ char *cli_default_output(const char *input, const char *ext)
 	base = dot && (!slash || (dot > slash && dot != slash + 1)) && dot != input
 		       ? (size_t)(dot - input)
 		       : len;
-	out = malloc(base + strlen(ext) + 1);
-	if (out) {
+	/* a profiler file's name (trace_view.json, operator_memory.csv) is the profiler's: ours
+	 * gets ".memscope" before its extension */
+	mark = "";
+	if ((out = malloc(base + strlen(ext) + 1))) {
 		memcpy(out, input, base);
 		strcpy(out + base, ext);
+		if (memscope_profiler_file_name(strrchr(out, '/') ? strrchr(out, '/') + 1 : out))
+			mark = ".memscope";
+		free(out);
+	}
+	if ((out = malloc(base + strlen(mark) + strlen(ext) + 1))) {
+		memcpy(out, input, base);
+		strcpy(out + base, mark);
+		strcat(out, ext);
 	}
 	return out;
 }

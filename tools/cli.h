@@ -114,8 +114,10 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
  * "memscope-db: [3/100] rank3.csv 412 MiB of 847 MiB, 95 MiB/s, ETA 4 s" (inputs[ro->src] names
  * the input; "[i/n]" only for several inputs; a compressed file counts its compressed bytes; a
  * database, its size in the share of its rows read). The line is cleared at the end of each file,
- * before every cli_msg line and at exit. cli_run calls it itself; a tool that opens sources itself
- * calls it once on the read options it opens them with.
+ * before every cli_msg line and at exit. Unless quiet, the readers' notes on how they read an input
+ * (memscope_read_opts.notice: which export of a profiler folder was taken) are printed as cli_msg
+ * lines "tool: input: note", terminal or not. cli_run calls it itself; a tool that opens sources
+ * itself calls it once on the read options it opens them with.
  */
 void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
 	const char *const *inputs, size_t n, int quiet);
@@ -278,7 +280,8 @@ int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
  */
 int cli_out_commit_all(const struct cli_tool *t, struct cli_out *const *outs, size_t n);
 /* input without a .gz or .zst and with its extension replaced by ext ("in.csv", ".db" -> "in.db";
- * "in.csv.zst" -> "in.db"). NULL on OOM; the caller frees. */
+ * "in.csv.zst" -> "in.db"); a folder input (a profiler output) gets ext after its name, beside it
+ * ("run_ascend_pt/", ".db" -> "run_ascend_pt.db"). NULL on OOM; the caller frees. */
 char *cli_default_output(const char *input, const char *ext);
 
 /* Drop the temporary file (after a failure). */

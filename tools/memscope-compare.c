@@ -18,7 +18,8 @@ static const struct cli_option options[] = {
 		NULL },
 	{ "level", 0, OPT_LEVEL, "LEVEL", "op, kernel or op,kernel (default op)", NULL },
 	{ "measure", 0, OPT_MEASURE, "RULE",
-		"an element's Allocated Memory: reference, delta or peak (default reference)",
+		"an element's Allocated Memory: reference, delta or peak (default reference; delta "
+		"for a profiler output at the op level)",
 		NULL },
 	{ "metric", 0, OPT_MEASURE, "RULE", .alias_of = "measure" },
 	{ "step", 0, OPT_STEP, "N", "compare step N of each input (default: all of them)", NULL },
@@ -39,6 +40,7 @@ static const struct cli_tool tool = {
 struct compare_opts {
 	char *inputs[2];		  /* --input, required */
 	struct memscope_compare_opts cmp; /* --level, --measure (--metric), --step */
+	int measure_given;		  /* --measure: else the library's default for the inputs */
 	const char *output_dir;		  /* --output-dir */
 	struct cli_common common;	  /* -o, -f, -q, --lenient */
 };
@@ -114,6 +116,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 			if ((rc = cli_parse_choice(&tool, "measure", optarg, measures, &v)))
 				return rc;
 			o->cmp.metric = (enum memscope_compare_metric)v;
+			o->measure_given = 1;
 			break;
 		case OPT_STEP: {
 			unsigned long long n;
@@ -243,6 +246,19 @@ static int summary_line(void *ctx, const char *text)
 	return 0;
 }
 
+/* The one line that says the values are by delta because of profiler inputs. */
+static void say_default(const struct compare_opts *o, struct memscope_compare_side *const *sides)
+{
+	int a = memscope_compare_side_profiler(sides[0]),
+	    b = memscope_compare_side_profiler(sides[1]);
+
+	cli_msg(&tool,
+		"%s%s%s: Ascend profiler data, which msMemScope does not compare: values by "
+		"--measure delta, what each op itself allocated minus freed (--measure reference "
+		"for msMemScope's rule)",
+		a ? o->inputs[0] : "", a && b ? ", " : "", b ? o->inputs[1] : "");
+}
+
 static int read_side(const struct compare_opts *o, int i, struct memscope_strtab *st,
 	struct memscope_compare_side *side)
 {
@@ -257,7 +273,8 @@ int main(int argc, char **argv)
 	struct compare_opts o = {
 		.inputs = { NULL, NULL },		 /* --input: required */
 		.cmp.level = MEMSCOPE_COMPARE_OP,	 /* --level op */
-		.cmp.metric = MEMSCOPE_METRIC_REFERENCE, /* --measure reference */
+		.cmp.metric = MEMSCOPE_METRIC_REFERENCE, /* --measure reference, */
+		.measure_given = 0,			 /* or delta for profiler data */
 		.cmp.step = 0,				 /* --step: the whole inputs */
 		.cmp.diff_bytes = 0,			 /* no flag: the library's 64 MiB */
 		.output_dir = ".",			 /* --output-dir */
@@ -294,6 +311,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		if ((status = read_side(&o, (int)i, st, sides[i])))
 			goto out;
+	if (!o.measure_given) {
+		o.cmp.metric = memscope_compare_default_metric(sides[0], sides[1], o.cmp.level);
+		if (o.cmp.metric != MEMSCOPE_METRIC_REFERENCE && !o.common.quiet)
+			say_default(&o, sides);
+	}
 	if (o.common.output) {
 		status = cli_out_open(&tool, &c.out, o.common.output, o.common.force,
 			(const char *const *)o.inputs, 2);
@@ -324,6 +346,18 @@ int main(int argc, char **argv)
 	status = cli_out_commit(&tool, &c.out);
 	if (status)
 		goto out;
+	for (i = 0; i < 2; i++) {
+		struct memscope_error lack;
+
+		memscope_error_clear(&lack);
+		if (memscope_compare_side_lacks(sides[i], o.cmp.level, &lack))
+			cli_msg(&tool, "%s: %s; its side of every row is N/A", lack.file, lack.msg);
+	}
+	if (stats.n_named_unopen)
+		cli_msg(&tool,
+			"%llu MALLOCs name an op that was not running in their process then: "
+			"counted for the ops running then",
+			(unsigned long long)stats.n_named_unopen);
 	if (stats.n_unmatched_end || stats.n_unmatched_start)
 		cli_msg(&tool, "%llu op END rows had no START (counted 0), %llu STARTs no END",
 			(unsigned long long)stats.n_unmatched_end,

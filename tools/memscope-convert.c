@@ -10,7 +10,9 @@ enum { OPT_FORMAT = 't', OPT_TIME_UNIT = 256, OPT_COMPRESS };
 
 static const struct cli_option options[] = {
 	{ "format", 0, OPT_FORMAT, "FORMAT",
-		"output format: csv or capture (default: capture for a CSV, csv otherwise)", NULL },
+		"output format: csv or capture (default: as -o's ending says, .csv or .mscap; "
+		"else capture for a CSV, csv otherwise)",
+		NULL },
 	{ "to", 't', OPT_FORMAT, "FORMAT", .alias_of = "format" },
 	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)", NULL },
 	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
@@ -25,8 +27,8 @@ static const struct cli_tool tool = {
 	"memscope-convert",
 	"[--format csv|capture] [-o FILE] [--compress gzip|zstd] [-f] [--lenient]\n"
 	"       [--time-unit auto|ns|us] [-q] INPUT",
-	"Convert a memscope_dump CSV, capture file or database to the dump CSV layout or the "
-	"capture format.",
+	"Convert a memscope_dump CSV, capture file, database or Ascend profiler output to the "
+	"dump CSV layout or the capture format.",
 	options,
 };
 
@@ -92,6 +94,19 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 		return CLI_EXIT_USAGE;
 	}
 	*input = argv[optind];
+	/* -o's ending gives the format when --format is not given, and must agree when it is */
+	{
+		static const struct cli_ext exts[] = { { ".csv", 0 }, { ".csv.gz", 0 },
+			{ ".csv.zst", 0 }, { ".mscap", 1 }, { ".mscap.gz", 1 }, { ".mscap.zst", 1 },
+			{ NULL, 0 } };
+
+		v = o->to && strcmp(o->to, "csv") ? 1 : o->to ? 0 : -1;
+		if ((rc = cli_format_from_output(
+			     &tool, o->common.output, exts, formats, o->to != NULL, &v)))
+			return rc;
+		if (v >= 0)
+			o->to = formats[v].name;
+	}
 	return 0;
 }
 

@@ -36,7 +36,9 @@ static const struct cli_option options[] = {
 	{ "merge", 0, OPT_MERGE, NULL, "add several inputs up (default: one root frame per input)",
 		NULL },
 	{ "step", 0, OPT_STEP, "N",
-		"chrome-trace, html: only step N of each process (default: all)", NULL },
+		"chrome-trace, html: only step N of each process (ProfilerStep#N is step N; "
+		"default: all)",
+		NULL },
 	{ "from", 0, OPT_FROM, "T",
 		"chrome-trace, html: from T seconds after each input's first row, or a timestamp "
 		"Tns "
@@ -45,7 +47,7 @@ static const struct cli_option options[] = {
 	{ "to", 0, OPT_TO, "T", "chrome-trace, html: up to T (as --from; default: the end)", NULL },
 	{ "resolution", 0, OPT_RESOLUTION, "TIME",
 		"chrome-trace: counter samples kept per TIME: 0 (all) or with ns, us, ms or s "
-		"(default 1us)",
+		"(default: the finest of 1us, 2us, 5us, 10us... that keeps 500000 samples)",
 		NULL },
 	{ "output", 'o', 'o', "FILE", "output file (default: standard output)", NULL },
 	CLI_OPTIONS_SHARED,
@@ -327,7 +329,8 @@ static const char *subtitle(
 {
 	const char *const *inputs = o->inputs;
 	int n = (int)o->n_inputs;
-	static const char *const by[] = { "call stack", "owner tag", "op" };
+	static const char *const by[] = { "call stack", "owner tag",
+		"op: the op that allocated each block" };
 	static const char *const stacks[] = { "", " (Python frames)", " (C frames)",
 		" (Python frames, then C)" };
 	char names[256];
@@ -366,7 +369,9 @@ static void summary(const struct export_opts *o, const struct memscope_flame *f)
 	if (o->common.quiet)
 		return;
 	if (memscope_flame_grouped_by(f) != o->flame.group)
-		cli_msg(&tool, "no MALLOC has a call stack or owner tag: grouped by op");
+		cli_msg(&tool,
+			"no MALLOC has a call stack or owner tag: grouped by op, the op that "
+			"allocated each block");
 	counted = memscope_flame_pools(f, &left_out, NULL);
 	/* the default left a pool out of an input: which, and why */
 	if (!o->flame.pools && left_out)
@@ -398,26 +403,75 @@ static void summary(const struct export_opts *o, const struct memscope_flame *f)
 			(unsigned long long)ops->deep);
 }
 
-/* The page's peak on one line: its bytes, where and when, and the tracks drawn from. */
+/* The page's peak on one line: its bytes, where and when, and the tracks drawn from; beside it
+ * the profiler's own allocated peak of that pool, which also counts the blocks allocated before
+ * its window. */
 static void peak_summary(const struct export_opts *o, const struct memscope_peak *pk)
 {
-	size_t n;
+	size_t n, n_ctr;
 	const struct memscope_peak_track *t = memscope_peak_tracks(pk, &n);
-	long k = memscope_peak_track_of_peak(pk);
+	const struct memscope_counter_track *c = memscope_peak_counters(pk, &n_ctr);
+	long k = memscope_peak_track_of_peak(pk), ck;
 	char b[MEMSCOPE_BYTES_TEXT_MAX], s[MEMSCOPE_SECONDS_TEXT_MAX], d[MEMSCOPE_DEVICE_TEXT_MAX];
+	char proc[48] = "", rec[160] = "", b2[MEMSCOPE_BYTES_TEXT_MAX],
+	     s2[MEMSCOPE_SECONDS_TEXT_MAX];
+	const char *pool;
 
 	if (k < 0) {
 		cli_msg(&tool, "%s: no block with a size in the pools counted", o->common.output);
 		return;
 	}
 	t += k;
-	cli_msg(&tool, "%s: peak %s of %s on device %s of process %llu at %s; %zu track%s",
-		o->common.output, memscope_bytes_text(b, sizeof(b), (uint64_t)t->peak),
-		memscope_subtype_name(t->pool) ? memscope_subtype_name(t->pool) : "memory",
-		memscope_device_text(t->device, d), (unsigned long long)t->pid,
+	pool = memscope_subtype_name(t->pool) ? memscope_subtype_name(t->pool) : "memory";
+	/* (a profiler's output without a timeline has no process id) */
+	if (t->pid != MEMSCOPE_ID_NONE)
+		snprintf(proc, sizeof(proc), " of process %llu", (unsigned long long)t->pid);
+	if ((ck = memscope_peak_samples_of(pk, (size_t)k)) >= 0 && c[ck].max[MEMSCOPE_CTR_USED] > 0)
+		snprintf(rec, sizeof(rec),
+			"; memory_record's %s allocated peaks at %s at %s (with the blocks "
+			"allocated before the window)",
+			pool,
+			memscope_bytes_text(b2, sizeof(b2), (uint64_t)c[ck].max[MEMSCOPE_CTR_USED]),
+			memscope_seconds_text(s2, sizeof(s2), c[ck].max_ts_ns[MEMSCOPE_CTR_USED],
+				memscope_peak_origin(pk, t->src)));
+	cli_msg(&tool, "%s: live peak %s of %s on device %s%s at %s; %zu track%s%s",
+		o->common.output, memscope_bytes_text(b, sizeof(b), (uint64_t)t->peak), pool,
+		memscope_device_text(t->device, d), proc,
 		memscope_seconds_text(
 			s, sizeof(s), t->peak_at.ts_ns, memscope_peak_origin(pk, t->src)),
-		n, n == 1 ? "" : "s");
+		n, n == 1 ? "" : "s", rec);
+}
+
+/* The trace on one line: what it holds, the unit and resolution of its counters, the module
+ * tracks left out. */
+static void trace_summary(
+	const struct export_opts *o, const struct memscope_timeline_chrome_stats *cs)
+{
+	static const char *const units[] = { "s", "ms", "us", "ns" };
+	char res[32], mods[96] = "";
+	uint64_t v = cs->tick_ns, div = 1000000000;
+	unsigned u = 0;
+
+	/* the tick in the largest unit that writes it whole, as --resolution takes it */
+	while (v && v % div && u < 3) {
+		div /= 1000;
+		u++;
+	}
+	if (v)
+		snprintf(res, sizeof(res), "%llu%s", (unsigned long long)(v / div), units[u]);
+	else
+		snprintf(res, sizeof(res), "0");
+	if (cs->modules_left_out)
+		snprintf(mods, sizeof(mods), "; %llu npu_module_mem track%s never above 0 left out",
+			(unsigned long long)cs->modules_left_out,
+			cs->modules_left_out == 1 ? "" : "s");
+	cli_msg(&tool,
+		"%s: process groups %llu, counter samples %llu in %s (and %llu left out by "
+		"--resolution %s), op slices %llu, steps %llu%s",
+		o->common.output, (unsigned long long)cs->processes,
+		(unsigned long long)cs->samples, cs->mb ? "MB" : "bytes",
+		(unsigned long long)cs->samples_left_out, res, (unsigned long long)cs->slices,
+		(unsigned long long)cs->steps, mods);
 }
 
 /* The trace's pools when nested (said whatever -q), then its window: 0 or the exit status
@@ -475,13 +529,13 @@ int main(int argc, char **argv)
 		/* .flame: the library's defaults, memscope_flame_opts_init below (--metric
 		 * allocated, --group-by stack, --stack both, --pool: each input's default pools,
 		 * no --merge) */
-		.format = FORMAT_SPEEDSCOPE, /* --format speedscope */
-		.common.output = "-",	     /* -o: standard output */
-		.common.force = 0,	     /* -f: never over an existing file */
-		.common.quiet = 0,	     /* -q: the summary on stderr */
-		.common.read.lenient = 0,    /* --lenient: a bad row is an error */
-		.window = { 0 },	     /* --step, --from, --to: everything */
-		.chrome.tick_ns = 1000,	     /* --resolution 1us */
+		.format = FORMAT_SPEEDSCOPE,		 /* --format speedscope */
+		.common.output = "-",			 /* -o: standard output */
+		.common.force = 0,			 /* -f: never over an existing file */
+		.common.quiet = 0,			 /* -q: the summary on stderr */
+		.common.read.lenient = 0,		 /* --lenient: a bad row is an error */
+		.window = { 0 },			 /* --step, --from, --to: everything */
+		.chrome.tick_ns = MEMSCOPE_TL_TICK_AUTO, /* --resolution: 1us or coarser */
 	};
 	struct memscope_strtab *st = NULL;
 	struct memscope_flame *f = NULL;
@@ -578,12 +632,7 @@ int main(int argc, char **argv)
 	if (!status && f)
 		summary(&o, f);
 	if (!status && tl && !o.common.quiet)
-		cli_msg(&tool,
-			"%s: process groups %llu, counter samples %llu (and %llu left out by "
-			"--resolution), op slices %llu, steps %llu",
-			o.common.output, (unsigned long long)cs.processes,
-			(unsigned long long)cs.samples, (unsigned long long)cs.samples_left_out,
-			(unsigned long long)cs.slices, (unsigned long long)cs.steps);
+		trace_summary(&o, &cs);
 	if (!status && pk && !o.common.quiet)
 		peak_summary(&o, pk);
 out:

@@ -184,6 +184,41 @@ static int check_annotate_input(const struct ineff_opts *o, struct memscope_strt
 	return rc;
 }
 
+/*
+ * The Ascend profiler's outputs hold no memory accesses, which this analysis judges by: such an
+ * input is refused before anything is read (standard input is not looked at twice; its read
+ * ends with "no ACCESS rows"). 0 or CLI_EXIT_INVALID (reported).
+ */
+static int refuse_profiler_inputs(const struct ineff_opts *o, struct memscope_strtab *st)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_inputs; i++) {
+		struct memscope_source *src = NULL;
+		struct memscope_error err;
+		enum memscope_format f;
+
+		if (memscope_source_rereadable(o->inputs[i]) != 1)
+			continue;
+		memscope_error_clear(&err);
+		if (memscope_source_open(&src, o->inputs[i], st, NULL, &err))
+			continue; /* the read says why */
+		f = memscope_source_format(src);
+		memscope_source_close(src);
+		if (f == MEMSCOPE_FORMAT_PROFILER || f == MEMSCOPE_FORMAT_MSPROF_CSV ||
+			f == MEMSCOPE_FORMAT_MSPROF_JSON) {
+			cli_msg(&tool,
+				"%s: an Ascend profiler output has no memory access events, which "
+				"this analysis needs: record the job with msMemScope "
+				"(msmemscope --events=alloc,free,launch,access ...) and give its "
+				"dump",
+				o->inputs[i]);
+			return CLI_EXIT_INVALID;
+		}
+	}
+	return 0;
+}
+
 /* Read every input into the analysis and finish it. 0 or an exit status (reported). */
 static int analyse(
 	const struct ineff_opts *o, struct memscope_strtab *st, struct memscope_inefficient *a)
@@ -311,7 +346,8 @@ int main(int argc, char **argv)
 		(o.annotate && (status = cli_out_check(
 					&tool, o.annotate, o.common.force, o.inputs, o.n_inputs))))
 		goto out;
-	if (o.annotate && (status = check_annotate_input(&o, st)))
+	if ((status = refuse_profiler_inputs(&o, st)) ||
+		(o.annotate && (status = check_annotate_input(&o, st))))
 		goto out;
 	if ((status = analyse(&o, st, a)))
 		goto out;

@@ -191,26 +191,29 @@ static int analyse(const struct leaks_opts *o, struct memscope_strtab *st, struc
 
 struct step_note {
 	const struct leaks_opts *o;
-	unsigned char *has_steps; /* per input */
+	unsigned char *has_steps; /* per input: 1 steps, 0 none, 2 no blocks (said apart) */
 };
 
 static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
 {
 	struct step_note *sn = ctx;
-	uint64_t ignored = memscope_steps_ignored(p);
+	uint64_t ignored = memscope_steps_ignored(p), misnumbered = memscope_steps_misnumbered(p);
 
+	if (misnumbered)
+		cli_msg(&tool,
+			"%s: process %" PRIu64 ": %" PRIu64 " ProfilerStep op(s) ignored: their "
+			"number is not above the step before theirs",
+			sn->o->inputs[src], pid, misnumbered);
 	if (memscope_steps_source(p) == MEMSCOPE_STEPS_NONE)
 		return 0;
-	sn->has_steps[src] = 1;
+	if (!sn->has_steps[src])
+		sn->has_steps[src] = 1;
 	if (ignored)
 		cli_msg(&tool,
-			"%s: process %" PRIu64 ": %" PRIu64 " %s row(s) ignored: its steps come "
-			"from %s",
+			"%s: process %" PRIu64 ": %" PRIu64 " step row(s) of another kind ignored: "
+			"its steps come from %s",
 			sn->o->inputs[src], pid, ignored,
-			memscope_steps_source(p) == MEMSCOPE_STEPS_MSTX ? "SYSTEM STEP"
-									: "mstx \"step start\"",
-			memscope_steps_source(p) == MEMSCOPE_STEPS_MSTX ? "mstx ranges"
-									: "SYSTEM STEP rows");
+			memscope_steps_source_name(memscope_steps_source(p)));
 	return 0;
 }
 
@@ -254,8 +257,22 @@ static void note_inputs(const struct leaks_opts *o, const unsigned char *flag, u
 		several);
 }
 
-/* The note that inputs without call stacks had their leaks grouped by op. 0, or -1 on OOM. */
-static int no_stacks(const struct leaks_opts *o, const struct memscope_leaks *l)
+/* Whether an input's leaks were grouped by op for want of call stacks. */
+static int stackless(const struct memscope_leaks_input_info *in)
+{
+	return in->n_leaks[0] + in->n_leaks[1] + in->n_leaks[2] && !in->n_stacked;
+}
+
+/* Whether an input had no MALLOC or FREE row: nothing could be checked. */
+static int blockless(const struct memscope_leaks_input_info *in)
+{
+	return !in->n_block_rows;
+}
+
+/* note_inputs of the inputs that pred says (*any set when there are some). 0, or -1 on OOM. */
+static int note_where(const struct leaks_opts *o, const struct memscope_leaks *l,
+	int (*pred)(const struct memscope_leaks_input_info *), int *any, const char *head,
+	const char *one, const char *several)
 {
 	unsigned char *flag = calloc(o->n_inputs, 1);
 	size_t i;
@@ -264,19 +281,41 @@ static int no_stacks(const struct leaks_opts *o, const struct memscope_leaks *l)
 		cli_msg(&tool, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < o->n_inputs; i++) {
-		const struct memscope_leaks_input_info *in = memscope_leaks_input(l, (uint32_t)i);
-
-		flag[i] = in->n_leaks[0] + in->n_leaks[1] + in->n_leaks[2] && !in->n_stacked;
-	}
-	note_inputs(o, flag, 1, "no call stacks", ": leaks grouped by op",
-		": their leaks grouped by op");
+	for (i = 0; i < o->n_inputs; i++)
+		*any |= flag[i] = (unsigned char)pred(memscope_leaks_input(l, (uint32_t)i));
+	note_inputs(o, flag, 1, head, one, several);
 	free(flag);
 	return 0;
 }
 
-/* The diagnostics of the analysis on stderr; CLI_EXIT_INVALID when --mark found no range. */
-static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
+/* The note that inputs without call stacks had their leaks grouped by op. 0, or -1 on OOM. */
+static int no_stacks(const struct leaks_opts *o, const struct memscope_leaks *l)
+{
+	int any = 0;
+
+	return note_where(o, l, stackless, &any, "no call stacks", ": leaks grouped by op",
+		": their leaks grouped by op");
+}
+
+/*
+ * The inputs without MALLOC or FREE rows, where nothing could be checked: one line (also with
+ * -q). *unchecked set when there are some. 0, or -1 on OOM.
+ */
+static int no_blocks(const struct leaks_opts *o, const struct memscope_leaks *l, int *unchecked)
+{
+	return note_where(o, l, blockless, unchecked, "no allocations or frees",
+		": nothing to check (samples alone, like an Ascend profiler memory_record's, hold "
+		"no blocks: give its operator_memory or the whole folder)",
+		": nothing to check in them (samples alone, like an Ascend profiler "
+		"memory_record's, hold no blocks)");
+}
+
+/*
+ * The diagnostics of the analysis on stderr; CLI_EXIT_INVALID when --mark found no range.
+ * *unchecked set when an input had nothing to check, or no steps when --kinds asked for step
+ * leaks (what --fail-on-finding fails on).
+ */
+static int report(const struct leaks_opts *o, const struct memscope_leaks *l, int *unchecked)
 {
 	const struct memscope_leaks_stats *s = memscope_leaks_stats(l);
 	const struct memscope_steps *steps = memscope_leaks_steps(l);
@@ -284,6 +323,8 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
 	const struct memscope_mark_group *g = memscope_leaks_mark_groups(l, &n);
 	uint64_t most = 0;
 	int checked = 0;
+	/* --kinds step with --fail-on-finding: no steps fails, so it is said with -q too */
+	int steps_asked = o->kinds_given && (o->leaks.kinds & MEMSCOPE_LEAK_STEP);
 
 	if (s->n_unmatched_free)
 		cli_msg(&tool,
@@ -295,21 +336,32 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l)
 			"%" PRIu64 " MALLOC row(s) on an address still live: the old block counts "
 			"as freed there",
 			s->n_replaced);
+	if (no_blocks(o, l, unchecked))
+		return CLI_EXIT_IO;
 	if (o->leaks.kinds & MEMSCOPE_LEAK_STEP) {
 		struct step_note sn = { o, calloc(o->n_inputs, 1) };
 
-		if (!sn.has_steps || memscope_steps_foreach(steps, note_steps, &sn)) {
+		if (!sn.has_steps) {
+			cli_msg(&tool, "out of memory");
+			return CLI_EXIT_IO;
+		}
+		/* an input without blocks has had its line */
+		for (i = 0; i < o->n_inputs; i++)
+			if (!memscope_leaks_input(l, (uint32_t)i)->n_block_rows)
+				sn.has_steps[i] = 2;
+		if (memscope_steps_foreach(steps, note_steps, &sn)) {
 			free(sn.has_steps);
 			cli_msg(&tool, "out of memory");
 			return CLI_EXIT_IO;
 		}
-		if (!o->common.quiet)
+		for (i = 0; steps_asked && i < o->n_inputs; i++)
+			*unchecked |= !sn.has_steps[i];
+		if (!o->common.quiet || (steps_asked && o->fail_on_leak))
 			note_inputs(o, sn.has_steps, 0, "no steps",
-				" (mstx \"step start\" ranges or SYSTEM STEP rows): step leaks not "
-				"checked",
-				": no mstx \"step start\" ranges or SYSTEM STEP rows, step leaks "
-				"not "
-				"checked");
+				" (mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep "
+				"ops): step leaks not checked",
+				": no mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep "
+				"ops, step leaks not checked");
 		free(sn.has_steps);
 	}
 	if (o->format != MEMSCOPE_LEAKS_REFERENCE && o->leaks.group_by == MEMSCOPE_LEAKS_BY_STACK &&
@@ -368,7 +420,7 @@ int main(int argc, char **argv)
 	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
 	char total[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
 	struct cli_out out = { 0 };
-	int status, rc;
+	int status, rc, unchecked = 0;
 
 	memscope_leaks_opts_init(&o.leaks);
 	status = parse_args(argc, argv, &o);
@@ -386,7 +438,7 @@ int main(int argc, char **argv)
 	/* the report is never written over an input, nor over a file without --force */
 	if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs, o.n_inputs)))
 		goto out;
-	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l)))
+	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l, &unchecked)))
 		goto out;
 	if ((status = cli_out_open(
 		     &tool, &out, o.common.output, o.common.force, o.inputs, o.n_inputs)))
@@ -413,8 +465,11 @@ int main(int argc, char **argv)
 				memscope_leaks_nested(
 					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS)),
 			s->n_events);
+	/* findings first; else a check asked for that could not run is no pass */
 	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)
 		status = CLI_EXIT_FINDINGS;
+	else if (o.fail_on_leak && unchecked)
+		status = CLI_EXIT_INVALID;
 out:
 	if (out.f)
 		cli_out_abort(&out);

@@ -11,14 +11,15 @@
 #include "diff.h"
 
 enum row_what {
-	W_OP = 1,     /* ATEN_END / ATB_END */
-	W_KERNEL = 2, /* KERNEL_LAUNCH */
-	W_PTA = 4,    /* a PTA pool row */
-	W_MS = 8,     /* a MINDSPORE pool row */
-	W_START = 16, /* ATEN_START / ATB_START */
-	W_ATB = 32,   /* an ATB pool row */
-	W_FREE = 64,  /* (with a pool bit) the row is a FREE */
-	W_USED = 128, /* (with a pool bit) the row has `used` */
+	W_OP = 1,      /* ATEN_END / ATB_END */
+	W_KERNEL = 2,  /* KERNEL_LAUNCH */
+	W_PTA = 4,     /* a PTA pool row */
+	W_MS = 8,      /* a MINDSPORE pool row */
+	W_START = 16,  /* ATEN_START / ATB_START */
+	W_ATB = 32,    /* an ATB pool row */
+	W_FREE = 64,   /* (with a pool bit) the row is a FREE */
+	W_USED = 128,  /* (with a pool bit) the row has `used` */
+	W_NAMED = 256, /* (with a pool bit) a MALLOC that names its op (memscope_event_op): name */
 	W_POOLS = W_PTA | W_MS | W_ATB,
 };
 
@@ -50,6 +51,10 @@ struct memscope_compare_side {
 	uint64_t first_line[2]; /* first PTA, MINDSPORE row (0: none) */
 	uint64_t first_seq[2];
 	struct memscope_steps *steps; /* the input's steps, for --step */
+	/* what an empty comparison is explained by (memscope_compare_run) */
+	int profiler;			 /* rows only an Ascend profiler output has */
+	uint64_t n_ops, n_ops_no_device; /* op START/END rows, those of no numbered device */
+	uint64_t n_kernels;		 /* KERNEL_LAUNCH rows */
 };
 
 /* one process's span of the chosen step */
@@ -59,7 +64,7 @@ struct window {
 
 /* The spans of the chosen step of one input, and each pid's first span. */
 struct windows {
-	uint64_t step, n_steps; /* n_steps: the most any process has */
+	uint64_t step, n_steps; /* n_steps: the most steps with a span any process has */
 	struct window *w;	/* NULL: the whole input */
 	size_t n, cap;
 	struct u64map by_pid; /* low 32 bits of the pid -> index in w */
@@ -122,9 +127,17 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	uint32_t what = 0;
 	struct cmp_dev *d;
 	struct cmp_row *r;
+	int boundary = memscope_steps_feed(s->steps, ev);
 
-	if (memscope_steps_feed(s->steps, ev) < 0)
+	if (boundary < 0)
 		return MEMSCOPE_E_NOMEM;
+	if (ev->kind == MEMSCOPE_KIND_COUNTER || ev->kind == MEMSCOPE_KIND_PLAN ||
+		((ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE) &&
+			memscope_subtype_is_pool(ev->subtype) && !(ev->flags & MEMSCOPE_EV_PTR)))
+		s->profiler = 1;
+	/* a ProfilerStep#N op is a step, not an element (its number differs between runs) */
+	if (boundary && ev->kind == MEMSCOPE_KIND_OP_LAUNCH)
+		return 0;
 	if (ev->subtype == MEMSCOPE_SUB_ATEN_END || ev->subtype == MEMSCOPE_SUB_ATB_END)
 		what = W_OP;
 	else if (ev->subtype == MEMSCOPE_SUB_ATEN_START || ev->subtype == MEMSCOPE_SUB_ATB_START)
@@ -139,6 +152,11 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	else if (ev->subtype == MEMSCOPE_SUB_MINDSPORE)
 		what = W_MS;
 	s->seq++;
+	if (what & (W_OP | W_START)) {
+		s->n_ops++;
+		s->n_ops_no_device += ev->device < 0;
+	}
+	s->n_kernels += what == W_KERNEL;
 	if (what & (W_PTA | W_MS)) {
 		int f = what == W_MS;
 
@@ -164,6 +182,7 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	if (what & W_POOLS) {
 		what |= ev->kind == MEMSCOPE_KIND_FREE ? W_FREE : 0;
 		what |= (ev->flags & MEMSCOPE_EV_USED) ? W_USED : 0;
+		what |= memscope_event_op(ev) ? W_NAMED : 0;
 	}
 	r->what = what;
 	return 0;
@@ -185,10 +204,11 @@ static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 	int open;
 
 	(void)src;
-	n -= memscope_steps_source(p) != MEMSCOPE_STEPS_MSTX && n; /* SYSTEM: the step still
-								      running has no STEP row */
+	n -= memscope_steps_source(p) == MEMSCOPE_STEPS_SYSTEM && n; /* the step still running
+									has no STEP row */
 	ws->n_steps = n > ws->n_steps ? n : ws->n_steps;
-	if (n < ws->step || !memscope_steps_span(p, ws->step, &lo, &hi, &open))
+	/* step numbers: ProfilerStep#N is step N */
+	if (!memscope_steps_span(p, ws->step, &lo, &hi, &open))
 		return 0;
 	if (grow_array(&ws->w, &ws->cap, ws->n + 1, sizeof(*ws->w)))
 		return MEMSCOPE_E_NOMEM;
@@ -212,6 +232,8 @@ static void windows_free(struct windows *ws)
 static int step_windows(struct memscope_compare_side *s, uint64_t step, struct windows *ws,
 	struct memscope_error *err)
 {
+	char has[MEMSCOPE_STEPS_TEXT_MAX];
+
 	memset(ws, 0, sizeof(*ws));
 	ws->step = step;
 	if (memscope_steps_resolve(s->steps) || memscope_steps_foreach(s->steps, add_window, ws))
@@ -220,9 +242,12 @@ static int step_windows(struct memscope_compare_side *s, uint64_t step, struct w
 		return 0;
 	if (!ws->n_steps)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0,
-			"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP rows");
-	return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0, "no step %llu: it has %llu",
-		(unsigned long long)step, (unsigned long long)ws->n_steps);
+			"no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows nor "
+			"ProfilerStep#N ops");
+	if (memscope_steps_text(s->steps, MEMSCOPE_STEPS_ALL_INPUTS, has, sizeof(has)))
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0, "no step %llu: it has %s",
+		(unsigned long long)step, has);
 }
 
 /* Is r in its process's span (every row is when there are no spans)? */
@@ -263,14 +288,45 @@ static void seq_free(struct seq *q)
  * An op START still waiting for its END, for the delta and peak metrics. Its END closes the
  * innermost open START of the same op on the same thread: the frames of one (thread, name) are a
  * stack, linked through `inner`. Its peak is the highest framework-pool `used` from its START to
- * its END: the `used` at START, or a sample taken since.
+ * its END: the `used` at START, or a sample taken since. A MALLOC that names its op is charged to
+ * the innermost open frame of that op in its process (the frames of one (process, name) are a
+ * stack too, linked through `pinner`, across threads) and, when that frame ends, to the frame it
+ * ran in (the one opened before it on its thread and still open): `named`.
  */
 struct frame {
-	int64_t net0;  /* the process's net pool bytes at START */
-	int64_t used0; /* the pool's `used` at START */
-	uint64_t s0;   /* samples before START */
-	size_t inner;  /* the next open frame of its (thread, name), or of the free list; + 1 */
+	int64_t net0;	 /* the process's net pool bytes at START (the MALLOCs charged by name left
+			    out) */
+	int64_t used0;	 /* the pool's `used` at START */
+	uint64_t s0;	 /* samples before START */
+	uint64_t named;	 /* bytes of MALLOCs charged to it by name, its ended inner frames' too
+			    (wraps, as net) */
+	size_t inner;	 /* the next open frame of its (thread, name), or of the free list; + 1 */
+	size_t pinner;	 /* the next older open frame of its (process, name); + 1 */
+	size_t pouter;	 /* the next newer one; + 1, 0: it is the newest */
+	size_t pos;	 /* its place in its thread's stack */
+	uint32_t thread; /* its thread's number */
 };
+
+/*
+ * The frames of one thread in the order they opened, at places 1..n (0: none). An ended frame
+ * stays in place until the frames above it are gone; link[p] finds the open frame below place p
+ * (a union-find: link[p] = p while p is open, else a lower place), so a frame's outer frame is
+ * found in amortized near-constant time however the frames end.
+ */
+struct thread_frames {
+	size_t *at, *link; /* by place; at[0], link[0] = 0 */
+	size_t n, cap, cap_link;
+};
+
+/* The highest open place at or below p (0: none), compressing the path. */
+static size_t place_open(struct thread_frames *tf, size_t p)
+{
+	while (tf->link[p] != p) {
+		tf->link[p] = tf->link[tf->link[p]];
+		p = tf->link[p];
+	}
+	return p;
+}
 
 /*
  * The `used` samples of a device in order, kept as the ones no later sample reaches (index up,
@@ -322,8 +378,26 @@ struct frames {
 	size_t n, n_open;      /* frames made, open */
 	struct u64map threads; /* pid << 32 | tid -> the thread's number */
 	struct u64map top;     /* number << 32 | name -> its innermost open frame + 1 */
+	struct u64map ptop;    /* pid << 32 | name -> its innermost open frame + 1, any thread */
+	struct thread_frames *stk; /* by thread number */
+	size_t cap_stk;
 	uint64_t n_threads;
 };
+
+static void frames_free(struct frames *fs)
+{
+	uint64_t t;
+
+	for (t = 0; t < fs->n_threads && t < fs->cap_stk; t++) {
+		free(fs->stk[t].at);
+		free(fs->stk[t].link);
+	}
+	free(fs->stk);
+	free(fs->f);
+	u64map_free(&fs->threads);
+	u64map_free(&fs->top);
+	u64map_free(&fs->ptop);
+}
 
 /* The key of (pid, tid, name) in frames.top; 0 and *key on success, else MEMSCOPE_E_NOMEM. */
 static int frame_key(struct frames *fs, const struct cmp_row *r, int add, uint64_t *key)
@@ -335,21 +409,38 @@ static int frame_key(struct frames *fs, const struct cmp_row *r, int add, uint64
 			*key = UINT64_MAX; /* no frame was opened on it */
 			return 0;
 		}
-		t = fs->n_threads++;
+		if (fs->n_threads > UINT32_MAX ||
+			grow_array(&fs->stk, &fs->cap_stk, fs->n_threads + 1, sizeof(*fs->stk)))
+			return MEMSCOPE_E_NOMEM;
+		t = fs->n_threads;
+		memset(&fs->stk[t], 0, sizeof(fs->stk[t]));
 		if (u64map_put(&fs->threads, thread, t, 0))
 			return MEMSCOPE_E_NOMEM;
+		fs->n_threads++;
 	}
 	*key = t << 32 | r->name;
 	return 0;
 }
 
+/* the key of (pid, name) in frames.ptop */
+static uint64_t process_key(uint32_t pid, uint32_t name)
+{
+	return (uint64_t)pid << 32 | name;
+}
+
+/* Open a frame for START row r. 0 or MEMSCOPE_E_NOMEM (fs is then only fit for frames_free). */
 static int frame_open(
 	struct frames *fs, const struct cmp_row *r, int64_t net0, int64_t used0, uint64_t s0)
 {
-	uint64_t key, inner = 0;
+	uint64_t key, pkey = process_key(r->pid, r->name), inner = 0, pinner = 0;
+	struct thread_frames *tf;
 	size_t at;
 
 	if (frame_key(fs, r, 1, &key))
+		return MEMSCOPE_E_NOMEM;
+	tf = &fs->stk[key >> 32];
+	if (grow_array(&tf->at, &tf->cap, tf->n + 2, sizeof(*tf->at)) ||
+		grow_array(&tf->link, &tf->cap_link, tf->n + 2, sizeof(*tf->link)))
 		return MEMSCOPE_E_NOMEM;
 	if (fs->free_head) {
 		at = fs->free_head - 1;
@@ -360,31 +451,64 @@ static int frame_open(
 		at = fs->n++;
 	}
 	u64map_get(&fs->top, key, &inner, NULL);
-	if (u64map_put(&fs->top, key, at + 1, 0)) {
-		fs->f[at].inner = fs->free_head;
-		fs->free_head = at + 1;
+	u64map_get(&fs->ptop, pkey, &pinner, NULL);
+	if (u64map_put(&fs->top, key, at + 1, 0) || u64map_put(&fs->ptop, pkey, at + 1, 0))
 		return MEMSCOPE_E_NOMEM;
-	}
-	fs->f[at] = (struct frame){ net0, used0, s0, (size_t)inner };
+	if (pinner)
+		fs->f[pinner - 1].pouter = at + 1;
+	tf->n++;
+	tf->at[0] = tf->link[0] = 0;
+	tf->at[tf->n] = at;
+	tf->link[tf->n] = tf->n;
+	fs->f[at] = (struct frame){ net0, used0, s0, 0, (size_t)inner, (size_t)pinner, 0, tf->n,
+		(uint32_t)(key >> 32) };
 	fs->n_open++;
 	return 0;
 }
 
-/* Close the innermost open frame of r's thread and name into *out: 1, 0 when none is open, or
- * MEMSCOPE_E_NOMEM. */
+/* The innermost open frame of op `name` in process pid, on any thread, + 1; 0 when none. */
+static size_t frame_of_op(const struct frames *fs, uint32_t pid, uint32_t name)
+{
+	uint64_t top = 0;
+
+	return u64map_get(&fs->ptop, process_key(pid, name), &top, NULL) ? (size_t)top : 0;
+}
+
+/*
+ * Close the innermost open frame of r's thread and name into *out: 1, 0 when none is open, or
+ * MEMSCOPE_E_NOMEM. Its `named` bytes go to the frame it ran in, if that is still open.
+ */
 static int frame_close(struct frames *fs, const struct cmp_row *r, struct frame *out)
 {
 	uint64_t key, top = 0;
-	size_t at;
+	struct thread_frames *tf;
+	struct frame *f;
+	size_t at, outer;
 
 	if (frame_key(fs, r, 0, &key))
 		return MEMSCOPE_E_NOMEM;
 	if (key == UINT64_MAX || !u64map_get(&fs->top, key, &top, NULL) || !top)
 		return 0;
 	at = (size_t)top - 1;
-	*out = fs->f[at];
-	u64map_put(&fs->top, key, fs->f[at].inner, 0); /* the key is there: no allocation */
-	fs->f[at].inner = fs->free_head;
+	f = &fs->f[at];
+	*out = *f;
+	/* off the stacks of its (thread, name) and (process, name); the keys are there: no
+	 * allocation */
+	u64map_put(&fs->top, key, f->inner, 0);
+	if (f->pouter)
+		fs->f[f->pouter - 1].pinner = f->pinner;
+	else
+		u64map_put(&fs->ptop, process_key(r->pid, r->name), f->pinner, 0);
+	if (f->pinner)
+		fs->f[f->pinner - 1].pouter = f->pouter;
+	/* its bytes to the frame it ran in; off its thread's stack with the ended frames above */
+	tf = &fs->stk[f->thread];
+	tf->link[f->pos] = f->pos - 1;
+	if ((outer = place_open(tf, f->pos)))
+		fs->f[tf->at[outer]].named += f->named;
+	while (tf->n && tf->link[tf->n] != tf->n)
+		tf->n--;
+	f->inner = fs->free_head;
 	fs->free_head = at + 1;
 	fs->n_open--;
 	return 1;
@@ -417,9 +541,15 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 			/* legacy FREE sizes are negative; hostile sizes wrap instead of overflowing
 			 */
 			uint64_t sz = r->size < 0 ? 0 - (uint64_t)r->size : (uint64_t)r->size;
+			size_t op = (r->what & W_NAMED) ? frame_of_op(&fs, r->pid, r->name) : 0;
 
-			net = (r->what & W_FREE) ? net - sz : net + sz;
-			if (u64map_put(&nets, r->pid, net, 0))
+			if (op)
+				fs.f[op - 1].named += sz; /* the op it names, not the time's */
+			else if (r->what & W_NAMED)
+				stats->n_named_unopen++;
+			if (!op)
+				net = (r->what & W_FREE) ? net - sz : net + sz;
+			if (!op && u64map_put(&nets, r->pid, net, 0))
 				goto out;
 			if ((r->what & fw) && (r->what & W_USED)) {
 				cur_used = r->used;
@@ -440,7 +570,7 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 			if (!r_close) {
 				stats->n_unmatched_end++;
 			} else if (metric == MEMSCOPE_METRIC_DELTA) {
-				val = (int64_t)(net - (uint64_t)f.net0);
+				val = (int64_t)(net - (uint64_t)f.net0 + f.named);
 			} else {
 				val = f.used0;
 				if (sample_max_since(&sm, f.s0, &pk) && pk > val)
@@ -457,9 +587,7 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 	stats->n_unmatched_start += fs.n_open;
 	rc = 0;
 out:
-	free(fs.f);
-	u64map_free(&fs.threads);
-	u64map_free(&fs.top);
+	frames_free(&fs);
 	free(sm.idx);
 	free(sm.val);
 	u64map_free(&nets);
@@ -617,6 +745,29 @@ static int align(struct emit *e, struct seq *qa, struct seq *qb)
 	return rc;
 }
 
+int memscope_compare_side_lacks(
+	const struct memscope_compare_side *s, unsigned level, struct memscope_error *err)
+{
+	level = level ? level : MEMSCOPE_COMPARE_OP;
+	if (!s->profiler || ((level & MEMSCOPE_COMPARE_KERNEL) && s->n_kernels) ||
+		((level & MEMSCOPE_COMPARE_OP) && s->n_ops > s->n_ops_no_device))
+		return 0; /* no profiler data, or it has elements of the level */
+	if (!(level & MEMSCOPE_COMPARE_OP))
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0,
+			"an Ascend profiler output has no kernel launches, which the kernel level "
+			"compares: %s",
+			s->n_ops ? "compare its ops (--level op)"
+				 : "and this one has no timeline (trace_view.json / msprof_*.json) "
+				   "with op slices (cpu_op) to compare ops");
+	if (!s->n_ops)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0,
+			"this output has no timeline (trace_view.json / msprof_*.json) with op "
+			"slices (cpu_op), which the op sequence comes from");
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, s->name, 0,
+		"its op slices have no device, which comes from the output's memory files: give "
+		"the output folder, not its timeline alone");
+}
+
 static int cmp_int32(const void *pa, const void *pb)
 {
 	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
@@ -661,7 +812,8 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 				"MindSpore",
 				other ? "MINDSPORE" : "PTA", other ? "PTA" : "MINDSPORE");
 	}
-	if (fw == W_MS && (level & MEMSCOPE_COMPARE_OP))
+	/* (a profiler output's ops are its timeline's: no reference refuses them) */
+	if (fw == W_MS && (level & MEMSCOPE_COMPARE_OP) && !base->profiler && !cmp->profiler)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, base->name, 0,
 			"op-level comparison of MindSpore data is not supported (as in the "
 			"reference); "
@@ -711,11 +863,28 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		seq_free(&qa);
 		seq_free(&qb);
 	}
+	/* no rows: a profiler output's lack says why in its terms (else no rows is no error) */
+	for (i = 0; i < 2 && !rc && !e.stats->n_rows; i++)
+		rc = memscope_compare_side_lacks(sides[i], level, err);
 out:
 	free(devs);
 	windows_free(&win[0]);
 	windows_free(&win[1]);
 	return rc;
+}
+
+int memscope_compare_side_profiler(const struct memscope_compare_side *s)
+{
+	return s->profiler;
+}
+
+enum memscope_compare_metric memscope_compare_default_metric(
+	const struct memscope_compare_side *base, const struct memscope_compare_side *cmp,
+	unsigned level)
+{
+	return (level == 0 || level == MEMSCOPE_COMPARE_OP) && (base->profiler || cmp->profiler)
+		       ? MEMSCOPE_METRIC_DELTA
+		       : MEMSCOPE_METRIC_REFERENCE;
 }
 
 /* ---- the analysis interface (memscope/analysis.h): one side, fed one input ---- */

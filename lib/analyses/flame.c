@@ -22,6 +22,7 @@ struct prec {
 	uint32_t src, path; /* path 0 when grouped by op (found at finish) */
 	int32_t device;
 	uint16_t pool;
+	uint16_t own_op; /* path is the op its MALLOC names, whatever the grouping */
 };
 
 /* Grouped by op: an op's start or end, or a weight for the ops open on its thread then. */
@@ -78,6 +79,7 @@ struct memscope_flame {
 	int seen_path;	      /* grouped by stack: a path of a stack or owner tag was made */
 	int collect_ops;      /* grouped by stack: op rows kept for the fallback to op */
 	uint64_t n_op_starts; /* op start rows kept */
+	uint64_t n_own_ops;   /* MALLOCs that name their op (memscope_event_op) */
 	uint32_t *frames;
 	size_t cap_frames;
 	struct prec *recs;
@@ -255,6 +257,17 @@ static void seen_path(struct memscope_flame *f)
 		f->ops = NULL;
 		f->n_ops = f->cap_ops = 0;
 	}
+}
+
+/* The path of a block whose MALLOC names its op (memscope_event_op): that op, as the op grouping
+ * makes it for one open op. */
+static int own_op_path(struct memscope_flame *f, uint32_t op, uint32_t *path)
+{
+	size_t n = 0;
+
+	return push_frame(f, &n, op) || memscope_strtab_intern_stack(f->st, f->frames, n, path)
+		       ? MEMSCOPE_E_NOMEM
+		       : 0;
 }
 
 /* The path of a block with these stacks, owner tag and pool, into *path (grouped by op: the
@@ -439,9 +452,11 @@ static int record_block(
 
 	if (b->size <= 0)
 		return 0;
+	/* grouped by op, the path of a block without its own op is made at the peak */
 	path = 0;
-	if ((f->group != MEMSCOPE_FLAME_BY_OP &&
-		    path_of(f, b->stack_py, b->stack_c, b->owner, b->pool, &path)) ||
+	if ((b->op && own_op_path(f, b->op, &path)) ||
+		(!b->op && f->group != MEMSCOPE_FLAME_BY_OP &&
+			path_of(f, b->stack_py, b->stack_c, b->owner, b->pool, &path)) ||
 		grow_array(&f->recs, &f->cap_recs, f->n_recs + 1, sizeof(*f->recs)))
 		return MEMSCOPE_E_NOMEM;
 	r = &f->recs[f->n_recs++];
@@ -454,6 +469,7 @@ static int record_block(
 	r->path = path;
 	r->device = b->device;
 	r->pool = b->pool;
+	r->own_op = b->op != 0;
 	return 0;
 }
 
@@ -466,9 +482,19 @@ static int add_malloc(struct memscope_flame *f, const struct memscope_event *ev)
 		(ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0 ? (uint64_t)ev->size : 0, 1
 	};
 	const struct memscope_attr *a;
-	uint32_t owner = 0, path = 0;
+	uint32_t owner = 0, path = 0, op = memscope_event_op(ev);
 	int k, rc = 0, by_op = f->group == MEMSCOPE_FLAME_BY_OP;
 
+	if (op) { /* its op is known now: no op rows to wait for */
+		if (own_op_path(f, op, &path))
+			return MEMSCOPE_E_NOMEM;
+		/* (not a path of a stack or owner tag: without those, the graph is by op) */
+		f->n_own_ops++;
+		for (k = 0; k < 2 && !rc; k++)
+			if (wants(f, metric[k]))
+				rc = add_weight(f, metric[k], ev->src, ev->pool, path, w[k]);
+		return rc ? MEMSCOPE_E_NOMEM : 0;
+	}
 	if (!by_op && (((a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER)) && a->val_len &&
 			       memscope_strtab_intern(f->st, a->val, a->val_len, &owner)) ||
 			      path_of(f, ev->stack_py, ev->stack_c, owner, ev->pool, &path)))
@@ -562,7 +588,7 @@ static int find_peak(struct memscope_flame *f)
 		if (r->src == pk->src && r->pid == pk->pid && r->device == pk->device &&
 			r->pool == pk->pool && memscope_pos_cmp(r->alloc, pk->at) <= 0 &&
 			memscope_pos_cmp(r->free, pk->at) > 0)
-			rc = f->group == MEMSCOPE_FLAME_BY_OP
+			rc = f->group == MEMSCOPE_FLAME_BY_OP && !r->own_op
 				     ? add_op_weight(f, MEMSCOPE_FLAME_PEAK, r->src, r->pid, r->tid,
 					       r->alloc, r->pool, (uint64_t)r->size)
 				     : add_weight(f, MEMSCOPE_FLAME_PEAK, r->src, r->pool, r->path,
@@ -583,7 +609,11 @@ static int add_leaks(struct memscope_flame *f)
 		if (x->kind != MEMSCOPE_LEAK_EXIT || x->blk.size <= 0 ||
 			!counts(f, x->blk.src, x->blk.pool))
 			continue;
-		if (f->group == MEMSCOPE_FLAME_BY_OP)
+		if (x->blk.op)
+			rc = own_op_path(f, x->blk.op, &path) ||
+			     add_weight(f, MEMSCOPE_FLAME_LEAKED, x->blk.src, x->blk.pool, path,
+				     (uint64_t)x->blk.size);
+		else if (f->group == MEMSCOPE_FLAME_BY_OP)
 			rc = add_op_weight(f, MEMSCOPE_FLAME_LEAKED, x->blk.src, x->blk.pid,
 				x->blk.tid,
 				(struct memscope_pos){ x->blk.alloc_ts_ns, x->blk.alloc_event_id },
@@ -795,17 +825,49 @@ static int make_entries(struct memscope_flame *f, unsigned m)
 	return rc ? MEMSCOPE_E_NOMEM : 0;
 }
 
+/* The fallback to op: the weights of metric on the "no stack" placeholders go (their blocks are
+ * weighed again by the ops open then); those of MALLOCs that named their op stay, their paths
+ * the same by op. 0 or MEMSCOPE_E_NOMEM. */
+static int drop_placeholders(struct memscope_flame *f, unsigned metric)
+{
+	struct u64map kept = { 0 }, ph = { 0 }, *w = &f->weight[metric];
+	uint64_t unused;
+	size_t i;
+	int rc = 0;
+
+	/* (no path of a stack or owner tag was made: the paths cached are all placeholders) */
+	for (i = 0; !rc && f->by_owner.n && i <= f->by_owner.mask; i++)
+		if (f->by_owner.e[i].used)
+			rc = u64map_put(&ph, f->by_owner.e[i].a, 0, 0);
+	for (i = 0; !rc && f->by_stacks.n && i <= f->by_stacks.mask; i++)
+		if (f->by_stacks.e[i].used)
+			rc = u64map_put(&ph, f->by_stacks.e[i].a, 0, 0);
+	for (i = 0; !rc && w->n && i <= w->mask; i++)
+		if (w->e[i].used && !u64map_get(&ph, (uint32_t)w->e[i].key, &unused, &unused))
+			rc = u64map_put(&kept, w->e[i].key, w->e[i].a, w->e[i].b);
+	u64map_free(&ph);
+	if (rc) {
+		u64map_free(&kept);
+		return MEMSCOPE_E_NOMEM;
+	}
+	u64map_free(w);
+	*w = kept;
+	return 0;
+}
+
 int memscope_flame_finish(struct memscope_flame *f)
 {
 	unsigned m;
 	size_t i;
 	int rc = 0;
 
-	/* grouped by stack, no MALLOC had a stack or owner tag: by op, when there are ops */
-	if (f->collect_ops && f->n_op_starts) {
+	/* grouped by stack, no MALLOC had a stack or owner tag: by op, when there are ops or
+	 * MALLOCs that name theirs */
+	if (f->collect_ops && (f->n_op_starts || f->n_own_ops)) {
 		f->group = MEMSCOPE_FLAME_BY_OP;
-		u64map_free(&f->weight[MEMSCOPE_FLAME_ALLOCATED]);
-		u64map_free(&f->weight[MEMSCOPE_FLAME_COUNT]);
+		if ((rc = drop_placeholders(f, MEMSCOPE_FLAME_ALLOCATED)) ||
+			(rc = drop_placeholders(f, MEMSCOPE_FLAME_COUNT)))
+			return rc;
 		u64map_free(&f->by_owner); /* the "no stack" placeholders */
 	} else if (f->collect_ops) {
 		free(f->ops);
@@ -902,4 +964,6 @@ void memscope_flame_use_leaks(struct memscope_flame *f, const struct memscope_le
 ANALYSIS_CALLS(memscope_flame)
 ANALYSIS_CREATE(memscope_flame)
 
-ANALYSIS_TABLE(memscope_flame, "flame", .again = NULL);
+/* the profiler's samples and static plans weigh no path */
+ANALYSIS_TABLE(memscope_flame, "flame", .again = NULL,
+	.skip_kinds = 1u << MEMSCOPE_KIND_COUNTER | 1u << MEMSCOPE_KIND_PLAN);

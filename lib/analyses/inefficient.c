@@ -731,4 +731,6 @@ const struct memscope_inefficient_opts *memscope_inefficient_opts(
 ANALYSIS_CALLS(memscope_inefficient)
 ANALYSIS_CREATE(memscope_inefficient)
 
-ANALYSIS_TABLE(memscope_inefficient, "inefficient", .again = NULL);
+/* profiler inputs are refused by the tool; their samples and plans are no APIs anyway */
+ANALYSIS_TABLE(memscope_inefficient, "inefficient", .again = NULL,
+	.skip_kinds = 1u << MEMSCOPE_KIND_COUNTER | 1u << MEMSCOPE_KIND_PLAN);

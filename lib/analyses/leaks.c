@@ -334,20 +334,24 @@ static struct memscope_pos alloc_pos(const struct memscope_block *b)
 	return p;
 }
 
-/* Step rule: allocated in step s > skip, alive at the end of the first ended step >= s + N. */
+/* Step rule: allocated in step s after the first skip steps of its process, alive at the end of
+ * the first ended step >= s + N (step numbers, formats/analyses.md "Step leaks"). */
 static int judge_step(struct memscope_leaks *l, const struct memscope_block *b, const int freed,
 	struct memscope_pos free_pos)
 {
 	const struct memscope_step_proc *p;
 	struct memscope_leak *x;
 	struct memscope_pos end;
-	uint64_t s, k;
+	uint64_t s, k, i;
 
 	if (!(l->o.kinds & MEMSCOPE_LEAK_STEP) || !(l->pools_step & MEMSCOPE_POOL_BIT(b->pool)))
 		return 0;
 	p = memscope_steps_proc(l->steps, b->src, b->pid);
-	s = memscope_steps_at(p, alloc_pos(b));
-	if (s <= l->o.skip_steps || s + l->o.min_steps_alive < s ||
+	i = memscope_steps_index_at(p, alloc_pos(b));
+	if (i <= l->o.skip_steps)
+		return 0;
+	s = memscope_steps_number(p, i);
+	if (s + l->o.min_steps_alive < s ||
 		!memscope_steps_end_from(p, s + l->o.min_steps_alive, &k, &end))
 		return 0;
 	if (freed && memscope_pos_cmp(free_pos, end) < 0)
@@ -500,7 +504,7 @@ static int add_op(struct memscope_leaks *l, const struct memscope_event *ev, int
 	return 0;
 }
 
-/* What the analysis saw of input src: n_events and the earliest timestamp. */
+/* What the analysis saw of input src: n_events, n_block_rows and the earliest timestamp. */
 static int note_input(struct memscope_leaks *l, const struct memscope_event *ev)
 {
 	struct memscope_leaks_input_info *in;
@@ -519,6 +523,7 @@ static int note_input(struct memscope_leaks *l, const struct memscope_event *ev)
 	in = &l->info[ev->src];
 	if (!in->n_events++ || ev->ts_ns < in->first_ts_ns)
 		in->first_ts_ns = ev->ts_ns;
+	in->n_block_rows += ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE;
 	return 0;
 }
 
@@ -529,14 +534,15 @@ static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 	const struct memscope_step_proc *sp = memscope_steps_proc(l->steps, ev->src, ev->pid);
 	struct memscope_pos at = memscope_pos_of(ev), end;
 	struct key k = { ev->pid, ev->src, ev->device, ev->pool, 0 };
-	uint64_t w = memscope_steps_at(sp, at);
+	uint64_t w = memscope_steps_index_at(sp, at); /* keyed by index, reported by number */
 	struct fgroup *f = l->last_fg;
 	uint64_t lo, hi;
 
 	/* the reference tracks from step 2 on; after a step's end its samples go to the next */
 	if (w <= l->o.skip_steps)
 		return 0;
-	if (memscope_steps_end(sp, w, &end) && memscope_pos_cmp(at, end) > 0)
+	if (memscope_steps_end(sp, memscope_steps_number(sp, w), &end) &&
+		memscope_pos_cmp(at, end) > 0)
 		w++;
 	if (!f || !same_key(&f->key, &k)) {
 		unsigned n = HASH_COUNT(l->fgroups);
@@ -834,13 +840,14 @@ static void fluct_of(struct memscope_leaks *l, const struct fgroup *g, const str
 	x->pool = (uint16_t)g->key.pool;
 	x->steps = &l->fl_steps[l->n_fl_steps];
 	for (i = 0; i < n; i++) {
-		uint64_t w = e[i].key & ((UINT64_C(1) << FKEY_STEP_BITS) - 1);
+		uint64_t w =
+			memscope_steps_number(sp, e[i].key & ((UINT64_C(1) << FKEY_STEP_BITS) - 1));
 		struct memscope_fluct_step *o;
 		struct memscope_pos end;
 		double r;
 
-		/* a step is judged at its end, as the reference does */
-		if (!memscope_steps_end(sp, w, &end))
+		/* a step is judged at its end, as the reference does (none: past the last step) */
+		if (w == MEMSCOPE_STEP_NONE || !memscope_steps_end(sp, w, &end))
 			continue;
 		o = &l->fl_steps[l->n_fl_steps++];
 		*o = (struct memscope_fluct_step){ w, (int64_t)e[i].a, (int64_t)e[i].b };
@@ -1065,13 +1072,17 @@ static int cmp_leak_thread_alloc(const void *pa, const void *pb)
 	return memscope_pos_cmp(alloc_pos(&a->blk), alloc_pos(&b->blk));
 }
 
-/* The op of every finding: its thread's op rows walked once in time order with its findings. */
+/* The op of every finding: the one its MALLOC names, else from its thread's op rows walked once in
+ * time order with its findings. */
 static int finish_ops(struct memscope_leaks *l)
 {
 	struct opnames s = { 0 };
 	size_t i = 0, j;
 	int rc = 0;
 
+	for (i = 0; i < l->n_leaks; i++)
+		l->leaks[i].op = l->leaks[i].blk.op;
+	i = 0;
 	if (!l->othreads)
 		return 0;
 	if (l->n_leaks > 1)
@@ -1107,7 +1118,8 @@ static int finish_ops(struct memscope_leaks *l)
 					opnames_end(&s, w.cur.name);
 				owalk_next(&w);
 			}
-			l->leaks[i].op = s.depth ? s.name[s.depth - 1] : 0;
+			if (!l->leaks[i].blk.op)
+				l->leaks[i].op = s.depth ? s.name[s.depth - 1] : 0;
 		}
 		free(w.sorted);
 		opnames_clear(&s); /* the next thread starts with none open */
@@ -1159,10 +1171,13 @@ static int finish_fields(struct memscope_leaks *l)
 		const struct memscope_step_proc *p;
 
 		if (x->kind != MEMSCOPE_LEAK_STEP) {
+			uint64_t s = MEMSCOPE_STEP_NONE;
+
+			/* before a process's first ProfilerStep: in no step */
 			p = memscope_steps_proc(l->steps, x->blk.src, x->blk.pid);
-			x->alloc_step = p && memscope_steps_source(p) != MEMSCOPE_STEPS_NONE
-						? memscope_steps_at(p, alloc_pos(&x->blk))
-						: MEMSCOPE_LEAK_NO_STEP;
+			if (p && memscope_steps_source(p) != MEMSCOPE_STEPS_NONE)
+				s = memscope_steps_at(p, alloc_pos(&x->blk));
+			x->alloc_step = s == MEMSCOPE_STEP_NONE ? MEMSCOPE_LEAK_NO_STEP : s;
 		}
 		rc = clean_stack(l, x->blk.stack_c, &x->stack_c_text);
 	}
@@ -1817,4 +1832,6 @@ static int leaks_rewind(void *self)
 	return memscope_leaks_rewind(self);
 }
 
-ANALYSIS_TABLE(memscope_leaks, "leaks", .again = leaks_again, .rewind = leaks_rewind);
+/* the profiler's samples and static plans say nothing of blocks, steps or marks */
+ANALYSIS_TABLE(memscope_leaks, "leaks", .again = leaks_again, .rewind = leaks_rewind,
+	.skip_kinds = 1u << MEMSCOPE_KIND_COUNTER | 1u << MEMSCOPE_KIND_PLAN);

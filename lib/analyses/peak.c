@@ -1,11 +1,13 @@
-/* Memory over time for a picture: live bytes per (input, process, device, pool), the peak, and
- * who held the memory at the peak (by owner tag, else op, else innermost frame). */
+/* Memory over time for a picture: live bytes per (input, process, device, pool), the peak, who
+ * held the memory at the peak (by owner tag, else the op the MALLOC names, else the op open on its
+ * thread, else the innermost frame), and the profiler's samples. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
+#include "counters.h"
 #include "opnames.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
@@ -38,10 +40,11 @@ struct owner {
 };
 
 /* An input's time: its first row of any kind (the origin of its times) and the last row of its
- * processes. */
+ * processes; PLAN rows have no time and are none of them. */
 struct clock {
 	uint64_t row0, end;
 	int has_row, has;
+	struct u64map procs; /* pid -> a: its first row, b: its last */
 };
 
 /* The window of one process, inclusive, absolute ns (memscope_peak_window). */
@@ -74,6 +77,7 @@ struct memscope_peak {
 	size_t n_at_peak;
 	struct clock *clock; /* per input, [0, cap_clock): from feed */
 	size_t cap_clock;
+	struct counters ctr;	     /* the profiler's samples */
 	uint64_t axis_from, axis_to; /* memscope_peak_axis */
 	long peak_track;	     /* memscope_peak_track_of_peak */
 	int finished, cut;
@@ -97,7 +101,8 @@ struct memscope_peak *memscope_peak_new(
 		memscope_peak_opts_init(&p->o);
 	p->st = st;
 	p->peak_track = -1;
-	if (!(p->blocks = memscope_blocks_new(NULL)) || !(p->steps = memscope_steps_new(st))) {
+	if (!(p->blocks = memscope_blocks_new(NULL)) || !(p->steps = memscope_steps_new(st)) ||
+		counters_init(&p->ctr, st)) {
 		memscope_peak_free(p);
 		return NULL;
 	}
@@ -106,8 +111,13 @@ struct memscope_peak *memscope_peak_new(
 
 void memscope_peak_free(struct memscope_peak *p)
 {
+	size_t i;
+
 	if (!p)
 		return;
+	for (i = 0; i < p->cap_clock; i++)
+		u64map_free(&p->clock[i].procs);
+	counters_free(&p->ctr);
 	memscope_blocks_free(p->blocks);
 	memscope_steps_free(p->steps);
 	free(p->recs);
@@ -219,12 +229,13 @@ static int stack_owner(struct memscope_peak *p, const struct memscope_event *ev,
 	return 0;
 }
 
-/* A new block: its number, its owner as far as the MALLOC row tells (final with an owner tag). */
+/* A new block: its number, its owner as far as the MALLOC row tells (final with an owner tag or
+ * the op the MALLOC names, memscope_event_op, as memscope-leaks and the flame graph take it). */
 static int new_block(struct memscope_peak *p, const struct memscope_event *ev, uint32_t *seq)
 {
 	const struct memscope_attr *a = memscope_event_attr(ev, MEMSCOPE_STR_OWNER);
-	uint32_t ix, name;
-	int rc;
+	uint32_t ix, name, op = memscope_event_op(ev);
+	int rc, final = (a && a->val_len) || op;
 
 	if (p->n_blocks >= FINAL ||
 		grow_array(&p->who, &p->cap_who, p->n_blocks + 1, sizeof(*p->who)))
@@ -232,11 +243,13 @@ static int new_block(struct memscope_peak *p, const struct memscope_event *ev, u
 	if (a && a->val_len)
 		rc = memscope_strtab_intern(p->st, a->val, a->val_len, &name) ||
 		     owner_index(p, MEMSCOPE_PEAK_BY_OWNER, name, &ix);
+	else if (op)
+		rc = owner_index(p, MEMSCOPE_PEAK_BY_OP, op, &ix);
 	else
 		rc = stack_owner(p, ev, &ix);
 	if (rc)
 		return MEMSCOPE_E_NOMEM;
-	p->who[p->n_blocks] = ix | (a && a->val_len ? FINAL : 0);
+	p->who[p->n_blocks] = ix | (final ? FINAL : 0);
 	*seq = (uint32_t)p->n_blocks++;
 	return 0;
 }
@@ -295,10 +308,14 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 	unsigned sub = ev->subtype;
 	struct rec *r;
 	size_t len;
-	int rc = memscope_steps_feed(p->steps, ev);
+	int rc;
 	struct clock *k;
+	uint64_t first, last;
 
-	if (rc < 0)
+	/* a memory plan's block has no time: not a row of the input's times */
+	if (ev->kind == MEMSCOPE_KIND_PLAN)
+		return 0;
+	if ((rc = memscope_steps_feed(p->steps, ev)) < 0)
 		return rc;
 	if (grow_array(&p->clock, &p->cap_clock, (size_t)ev->src + 1, sizeof(*p->clock)))
 		return MEMSCOPE_E_NOMEM;
@@ -306,6 +323,14 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 	if (!k->has_row || ev->ts_ns < k->row0)
 		k->row0 = ev->ts_ns;
 	k->has_row = 1;
+	if (!u64map_get(&k->procs, ev->pid, &first, &last)) {
+		if (u64map_put(&k->procs, ev->pid, ev->ts_ns, ev->ts_ns))
+			return MEMSCOPE_E_NOMEM;
+	} else if ((ev->ts_ns < first || ev->ts_ns > last) &&
+		   u64map_put(&k->procs, ev->pid, ev->ts_ns < first ? ev->ts_ns : first,
+			   ev->ts_ns > last ? ev->ts_ns : last)) {
+		return MEMSCOPE_E_NOMEM;
+	}
 	switch (ev->kind) {
 	case MEMSCOPE_KIND_MALLOC:
 	case MEMSCOPE_KIND_FREE:
@@ -331,6 +356,8 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 			memscope_strtab_intern(p->st, "[unnamed op]", 12, &r->ref))
 			return MEMSCOPE_E_NOMEM;
 		return 0;
+	case MEMSCOPE_KIND_COUNTER:
+		return counters_feed(&p->ctr, ev);
 	default:
 		return 0;
 	}
@@ -524,18 +551,30 @@ out:
 	return rc;
 }
 
+/* The last row of process pid of input src (of any kind but PLAN); 0 when it had none. */
+static uint64_t proc_last(const struct memscope_peak *p, uint32_t src, uint64_t pid)
+{
+	uint64_t first = 0, last = 0;
+
+	if (src < p->cap_clock)
+		u64map_get(&p->clock[src].procs, pid, &first, &last);
+	return last;
+}
+
 /* The inputs' ends and the time axis: from 0 to the longest time from an input's first row to
- * the last row of its processes. */
+ * the last row of its processes (with live bytes or samples). */
 static void clocks(struct memscope_peak *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->n_tracks; i++) {
-		const struct memscope_peak_track *t = &p->tracks[i];
-		struct clock *k = &p->clock[t->src]; /* fed: src < cap_clock */
+	for (i = 0; i < p->n_tracks + p->ctr.n; i++) {
+		uint32_t src = i < p->n_tracks ? p->tracks[i].src : p->ctr.pub[i - p->n_tracks].src;
+		uint64_t end = i < p->n_tracks ? p->tracks[i].end_ts_ns
+					       : p->ctr.pub[i - p->n_tracks].end_ts_ns;
+		struct clock *k = &p->clock[src]; /* fed: src < cap_clock */
 
-		if (!k->has || t->end_ts_ns > k->end)
-			k->end = t->end_ts_ns;
+		if (!k->has || end > k->end)
+			k->end = end;
 		k->has = 1;
 	}
 	p->axis_from = p->axis_to = 0;
@@ -633,6 +672,10 @@ int memscope_peak_finish(struct memscope_peak *p)
 	end_process(p, &s, p->n_recs);
 	if (!rc)
 		rc = sort_tracks(p);
+	if (!rc && !(rc = counters_finish(&p->ctr, p->st)))
+		for (i = 0; i < p->ctr.n; i++)
+			p->ctr.pub[i].end_ts_ns =
+				proc_last(p, p->ctr.pub[i].src, p->ctr.pub[i].pid);
 	if (!rc)
 		clocks(p);
 	p->peak_track = !rc && p->peak < p->n_recs ? (long)p->recs[p->peak].track : -1;
@@ -701,6 +744,32 @@ const struct memscope_peak_owner *memscope_peak_owners(const struct memscope_pea
 	return p->n_at_peak ? p->at_peak : NULL;
 }
 
+const struct memscope_counter_track *memscope_peak_counters(
+	const struct memscope_peak *p, size_t *n)
+{
+	*n = p->finished ? p->ctr.n : 0;
+	return p->finished ? p->ctr.pub : NULL;
+}
+
+long memscope_peak_samples_of(const struct memscope_peak *p, size_t k)
+{
+	const struct memscope_peak_track *t;
+	size_t i;
+
+	if (!p->finished || k >= p->n_tracks)
+		return -1;
+	t = &p->tracks[k];
+	for (i = 0; i < p->ctr.n; i++) {
+		const struct memscope_counter_track *c = &p->ctr.pub[i];
+
+		if (c->subtype == MEMSCOPE_SUB_POOL_SAMPLE && c->pool == t->pool &&
+			c->src == t->src && c->pid == t->pid && c->device == t->device &&
+			(c->series & 1u << MEMSCOPE_CTR_USED))
+			return (long)i;
+	}
+	return -1;
+}
+
 const struct memscope_steps *memscope_peak_steps(const struct memscope_peak *p)
 {
 	return p->steps;
@@ -720,27 +789,25 @@ static int time_window(const struct memscope_peak *p, const struct memscope_time
 	return memscope_timeline_window_ns(w, memscope_peak_origin(p, src), lo, hi);
 }
 
-/* The steps with a span of one process (SYSTEM: not the one still running). */
-static uint64_t spans_of(const struct memscope_step_proc *sp)
-{
-	uint64_t n = sp ? memscope_steps_count(sp) : 0;
-
-	return sp && n && memscope_steps_source(sp) == MEMSCOPE_STEPS_SYSTEM ? n - 1 : n;
-}
-
-struct most_step {
+/* Whether some process of input src has a step with a span, and step `step` with one. */
+struct has_step {
 	uint32_t src;
-	uint64_t most;
+	uint64_t step;
+	int any, found;
 };
 
-static int most_step(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *sp)
+static int has_step(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *sp)
 {
-	struct most_step *m = ctx;
-	uint64_t n = spans_of(sp);
+	struct has_step *h = ctx;
+	uint64_t lo, hi, n = memscope_steps_count(sp);
+	int open;
 
 	(void)pid;
-	if (src == m->src && n > m->most)
-		m->most = n;
+	if (src != h->src)
+		return 0;
+	/* SYSTEM: the step still running has no span */
+	h->any |= n > (memscope_steps_source(sp) == MEMSCOPE_STEPS_SYSTEM);
+	h->found |= memscope_steps_span(sp, h->step, &lo, &hi, &open);
 	return 0;
 }
 
@@ -748,20 +815,23 @@ static int most_step(void *ctx, uint32_t src, uint64_t pid, const struct memscop
 static int check_steps(const struct memscope_peak *p, uint64_t step, const char *const *inputs,
 	size_t n_inputs, struct memscope_error *err)
 {
-	struct most_step m;
+	char has[MEMSCOPE_STEPS_TEXT_MAX];
+	struct has_step h;
 	size_t src;
 
 	for (src = 0; src < n_inputs; src++) {
-		m = (struct most_step){ (uint32_t)src, 0 };
-		memscope_steps_foreach(p->steps, most_step, &m);
-		if (!m.most)
+		h = (struct has_step){ (uint32_t)src, step, 0, 0 };
+		memscope_steps_foreach(p->steps, has_step, &h);
+		if (!h.any)
 			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-				"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP "
-				"rows");
-		if (m.most < step)
-			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-				"no step %llu: it has %llu", (unsigned long long)step,
-				(unsigned long long)m.most);
+				"no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows "
+				"nor ProfilerStep#N ops");
+		if (h.found)
+			continue;
+		if (memscope_steps_text(p->steps, (uint32_t)src, has, sizeof(has)))
+			return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
+			"no step %llu: it has %s", (unsigned long long)step, has);
 	}
 	return 0;
 }
@@ -787,6 +857,50 @@ static int proc_window(const struct memscope_peak *p, const struct memscope_time
 	return first <= *hi && last >= *lo;
 }
 
+/* Whether process (src, pid) has rows kept for finish (recs are by input and process). */
+static int has_recs(const struct memscope_peak *p, uint32_t src, uint64_t pid)
+{
+	size_t a = 0, b = p->n_recs, m;
+
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (p->recs[m].src < src || (p->recs[m].src == src && p->recs[m].pid < pid))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < p->n_recs && p->recs[a].src == src && p->recs[a].pid == pid;
+}
+
+/* The window's cut of the sample tracks: their process's window, from its rows of any kind. */
+struct ctr_win {
+	const struct memscope_peak *p;
+	const struct memscope_timeline_window *w;
+	uint64_t left_out;
+	uint32_t src; /* the process asked last (asked: 1) */
+	uint64_t pid;
+	int asked;
+};
+
+/* counters_window_fn of memscope_peak_window. */
+static int ctr_window(void *ctx, const struct memscope_counter_track *t, uint64_t *lo, uint64_t *hi)
+{
+	struct ctr_win *c = ctx;
+	uint64_t first = 0, last = 0;
+	int no_step, in;
+
+	u64map_get(&c->p->clock[t->src].procs, t->pid, &first, &last); /* fed: src < cap_clock */
+	in = proc_window(c->p, c->w, t->src, t->pid, first, last, lo, hi, &no_step);
+	/* a process with live bytes or ops was counted with them */
+	if (no_step && (!c->asked || c->src != t->src || c->pid != t->pid) &&
+		!has_recs(c->p, t->src, t->pid))
+		c->left_out++;
+	c->asked = 1;
+	c->src = t->src;
+	c->pid = t->pid;
+	return in;
+}
+
 /* A track's state in a window. */
 struct track_win {
 	int64_t start, peak, end;
@@ -801,6 +915,8 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 	struct memscope_error *err)
 {
 	struct track_win *tw = NULL;
+	struct ctr_win cw = { .p = p, .w = w };
+	struct counters ctr = { 0 };
 	struct memscope_peak_owner *old = p->at_peak;
 	size_t old_n = p->n_at_peak, i, j, k, tc = 0, peak = p->n_recs, peak_start = 0, n_kept = 0;
 	uint32_t *to = NULL;
@@ -901,6 +1017,10 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 			}
 		}
 	}
+	if ((rc = counters_cut(&p->ctr, ctr_window, &cw, &ctr)))
+		goto out;
+	left_out += cw.left_out;
+	any |= ctr.n > 0;
 	if (!any) {
 		rc = n_inputs == 1 && p->cap_clock && p->clock[0].has_row
 			     ? memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[0], 0,
@@ -965,6 +1085,21 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 	}
 	p->n_tracks = n_kept;
 	p->peak_track = peak_track >= 0 ? (long)to[peak_track] : -1;
+	/* the samples kept: from the first (at the window's start, with the value held then) to
+	 * their process's end in it */
+	for (k = 0; k < ctr.n; k++) {
+		const struct memscope_counter_track *t = &ctr.pub[k];
+		uint64_t end = t->end_ts_ns < proc_last(p, t->src, t->pid) ? t->end_ts_ns + 1
+									   : t->end_ts_ns;
+
+		o = memscope_peak_origin(p, t->src);
+		if (t->first_ts_ns - o < from_axis)
+			from_axis = t->first_ts_ns - o;
+		if (end - o > to_axis)
+			to_axis = end - o;
+	}
+	n_kept += ctr.n;
+	counters_replace(&p->ctr, &ctr);
 	p->axis_from = n_kept ? from_axis : 0;
 	p->axis_to = n_kept ? to_axis : 0;
 	p->cut = 1;
@@ -973,6 +1108,7 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 out:
 	free(tw);
 	free(to);
+	counters_free(&ctr);
 	return rc == MEMSCOPE_E_NOMEM ? memscope_error_set(err, rc, NULL, 0, "out of memory") : rc;
 }
 

@@ -8,8 +8,9 @@
 struct fanout {
 	const struct memscope_run_item *items;
 	size_t n_items;
-	size_t only; /* the one item fed on a second pass; n_items: every item */
-	int failed;  /* an analysis returned the read's status (not the reader) */
+	size_t only;	     /* the one item fed on a second pass; n_items: every item */
+	int failed;	     /* an analysis returned the read's status (not the reader) */
+	uint32_t skip_kinds; /* the kinds no item fed wants */
 };
 
 static int fan(void *ctx, const struct memscope_event *ev)
@@ -42,6 +43,7 @@ static int read_all(const char *const *paths, size_t n, struct memscope_strtab *
 
 	if (ro)
 		o = *ro;
+	o.skip_kinds |= f->skip_kinds;
 	for (i = 0; i < n && !rc; i++) {
 		struct memscope_source *src = NULL;
 
@@ -63,13 +65,15 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 	const struct memscope_read_opts *ro, const struct memscope_run_item *items, size_t n_items,
 	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
 {
-	struct fanout f = { items, n_items, n_items, 0 };
+	struct fanout f = { items, n_items, n_items, 0, UINT32_MAX };
 	size_t k, i;
 	int rc;
 
 	memscope_error_clear(err);
 	if (!n_items)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "no analysis to run");
+	for (k = 0; k < n_items; k++)
+		f.skip_kinds &= items[k].analysis->skip_kinds;
 	if ((rc = read_all(paths, n, st, ro, &f, 1, hooks, ctx, err)))
 		return rc;
 	for (k = 0; k < n_items; k++) {
@@ -93,6 +97,7 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 		if (hooks && hooks->again)
 			hooks->again(ctx, src, line, why);
 		f.only = k;
+		f.skip_kinds = a->skip_kinds;
 		if ((rc = a->rewind(items[k].self)) ||
 			(rc = read_all(paths, n, st, ro, &f, 2, hooks, ctx, err)) ||
 			(rc = a->finish(items[k].self)))

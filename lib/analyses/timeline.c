@@ -7,6 +7,7 @@
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
+#include "counters.h"
 #include "opstack.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
@@ -34,6 +35,7 @@ struct memscope_timeline {
 	struct memscope_steps *steps; /* NULL with live_only */
 	struct memscope_timeline_step *spans;
 	size_t n_spans, cap_spans;
+	struct counters ctr; /* the profiler's samples (not with live_only) */
 	int finished, cut;
 };
 
@@ -48,7 +50,8 @@ struct memscope_timeline *memscope_timeline_new(
 	t->live_only = live_only;
 	t->st = st;
 	if (!(t->blocks = memscope_blocks_new(NULL)) ||
-		(!live_only && !(t->steps = memscope_steps_new(st)))) {
+		(!live_only &&
+			(!(t->steps = memscope_steps_new(st)) || counters_init(&t->ctr, st)))) {
 		memscope_timeline_free(t);
 		return NULL;
 	}
@@ -68,6 +71,7 @@ void memscope_timeline_free(struct memscope_timeline *t)
 	free(t->in);
 	free(t->spans);
 	free(t->recs);
+	counters_free(&t->ctr);
 	free(t);
 }
 
@@ -81,7 +85,10 @@ static struct memscope_timeline_point *add(
 	r = &t->recs[t->n++];
 	r->at = memscope_pos_of(ev);
 	r->pid = ev->pid;
-	r->tid = ev->tid;
+	if (kind == MEMSCOPE_TL_LIVE || kind == MEMSCOPE_TL_USED)
+		r->used = INT64_MIN;
+	else
+		r->tid = ev->tid;
 	r->value = 0;
 	r->total = INT64_MIN;
 	r->src = ev->src;
@@ -92,12 +99,15 @@ static struct memscope_timeline_point *add(
 	return r;
 }
 
-/* The live-bytes change of a MALLOC/FREE row: its block's size, added or taken away. */
-static int add_live(struct memscope_timeline *t, const struct memscope_event *ev)
+/* The live-bytes change of a MALLOC/FREE row: its block's size, added or taken away; *last
+ * gets the index of the row's last point (SIZE_MAX: none). */
+static int add_live(struct memscope_timeline *t, const struct memscope_event *ev, size_t *last)
 {
 	struct memscope_block b;
 	struct memscope_timeline_point *r;
 	int res = memscope_blocks_feed(t->blocks, ev, &b);
+
+	*last = SIZE_MAX;
 
 	if (res < 0)
 		return res;
@@ -109,6 +119,7 @@ static int add_live(struct memscope_timeline *t, const struct memscope_event *ev
 			r->value = -b.size;
 			r->device = b.device;
 			r->pool = b.pool;
+			*last = t->n - 1;
 		}
 	}
 	if ((res == MEMSCOPE_PAIR_ALLOC || res == MEMSCOPE_PAIR_REPLACED) &&
@@ -116,6 +127,7 @@ static int add_live(struct memscope_timeline *t, const struct memscope_event *ev
 		if (!(r = add(t, ev, MEMSCOPE_TL_LIVE)))
 			return MEMSCOPE_E_NOMEM;
 		r->value = ev->size;
+		*last = t->n - 1;
 	}
 	return 0;
 }
@@ -142,6 +154,7 @@ static int note_row(struct memscope_timeline *t, const struct memscope_event *ev
 	if ((ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE) && ev->pool &&
 		ev->pool < 64)
 		in->pub.seen |= MEMSCOPE_POOL_BIT(ev->pool);
+	in->pub.samples += ev->kind == MEMSCOPE_KIND_COUNTER;
 	if (!u64map_get(&in->procs, ev->pid, &first, &last))
 		return u64map_put(&in->procs, ev->pid, ev->ts_ns, ev->ts_ns);
 	if (ev->ts_ns >= first && ev->ts_ns <= last)
@@ -154,7 +167,11 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 {
 	struct memscope_timeline_point *r;
 	unsigned sub = ev->subtype;
+	size_t last;
 
+	/* a memory plan's block has no time: not a row of the input's span */
+	if (ev->kind == MEMSCOPE_KIND_PLAN)
+		return 0;
 	if (note_row(t, ev) || (t->steps && memscope_steps_feed(t->steps, ev) < 0))
 		return MEMSCOPE_E_NOMEM;
 	switch (ev->kind) {
@@ -163,12 +180,18 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 		if (!ev->pool || ev->pool >= 64 ||
 			(t->pools && !(t->pools & MEMSCOPE_POOL_BIT(ev->pool))))
 			return 0;
-		if (add_live(t, ev))
+		if (add_live(t, ev, &last))
 			return MEMSCOPE_E_NOMEM;
 		if ((ev->flags & MEMSCOPE_EV_USED) && !t->live_only) {
-			if (!(r = add(t, ev, MEMSCOPE_TL_USED)))
+			/* on the row's live change (the last, a MALLOC's after a replaced block's
+			 * FREE, as they sort), else a point of its own */
+			if (last != SIZE_MAX)
+				r = &t->recs[last];
+			else if (!(r = add(t, ev, MEMSCOPE_TL_USED)))
 				return MEMSCOPE_E_NOMEM;
-			r->value = ev->used;
+			else
+				r->value = ev->used;
+			r->used = ev->used;
 			if (ev->flags & MEMSCOPE_EV_TOTAL)
 				r->total = ev->total;
 		}
@@ -185,6 +208,8 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 		if (sub == MEMSCOPE_SUB_MARK && !t->live_only)
 			return add(t, ev, MEMSCOPE_TL_MARK) ? 0 : MEMSCOPE_E_NOMEM;
 		return 0;
+	case MEMSCOPE_KIND_COUNTER:
+		return t->live_only ? 0 : counters_feed(&t->ctr, ev);
 	default:
 		return 0;
 	}
@@ -263,10 +288,11 @@ static int add_spans(void *ctx, uint32_t src, uint64_t pid, const struct memscop
 
 	proc_span(t, src, pid, &first, &last);
 	for (k = 1; k <= n; k++) {
-		struct memscope_timeline_step s = { src, pid, k, 0, 0, (uint16_t)source, 0 };
+		struct memscope_timeline_step s = { src, pid, memscope_steps_number(p, k), 0, 0,
+			(uint16_t)source, 0 };
 		int open;
 
-		if (!memscope_steps_span(p, k, &s.start_ns, &s.end_ns, &open))
+		if (!memscope_steps_span(p, s.n, &s.start_ns, &s.end_ns, &open))
 			continue;
 		s.open = (uint16_t)open;
 		/* within the process's rows: step 1 of SYSTEM steps, an open mstx step */
@@ -322,6 +348,14 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 		(memscope_steps_resolve(t->steps) ||
 			memscope_steps_foreach(t->steps, add_spans, t)))
 		rc = MEMSCOPE_E_NOMEM;
+	if (!rc && !t->live_only && !(rc = counters_finish(&t->ctr, t->st)))
+		for (i = 0; i < t->ctr.n; i++) {
+			struct memscope_counter_track *k = &t->ctr.pub[i];
+			uint64_t first = 0, last = k->last_ts_ns;
+
+			proc_span(t, k->src, k->pid, &first, &last);
+			k->end_ts_ns = last;
+		}
 	t->finished = !rc;
 	return rc;
 }
@@ -354,6 +388,13 @@ const struct memscope_timeline_step *memscope_timeline_steps(
 {
 	*n = t->n_spans;
 	return t->spans;
+}
+
+const struct memscope_counter_track *memscope_timeline_counters(
+	const struct memscope_timeline *t, size_t *n)
+{
+	*n = t->finished ? t->ctr.n : 0;
+	return t->finished ? t->ctr.pub : NULL;
 }
 
 /* ---- the window ---- */
@@ -391,23 +432,34 @@ static int put_at(struct cut *c, size_t i, struct memscope_pos at, unsigned kind
 	return put(c, &p);
 }
 
+/* Point i is the latest before the window of counter `kind` (LIVE: live bytes; USED: used and
+ * reserved) of its device and pool. */
+static int latest(struct cut *c, size_t i, unsigned kind)
+{
+	const struct memscope_timeline_point *r = &c->t->recs[i];
+	uint64_t key = (uint64_t)kind << 48 | sum_key(r->device, r->pool);
+
+	if (!u64map_get(&c->last, key, NULL, NULL)) {
+		if (grow_array(&c->tracks, &c->cap_tracks, c->n_tracks + 1, sizeof(*c->tracks)))
+			return MEMSCOPE_E_NOMEM;
+		c->tracks[c->n_tracks++] = key;
+	}
+	return u64map_put(&c->last, key, i, 0);
+}
+
 /* Point i before the window: remember the latest counter values and the ops open. */
 static int before(struct cut *c, size_t i)
 {
 	const struct memscope_timeline_point *r = &c->t->recs[i];
-	uint64_t key = (uint64_t)r->kind << 48 | sum_key(r->device, r->pool);
 	size_t n;
 
 	switch (r->kind) {
 	case MEMSCOPE_TL_LIVE:
+		if (r->used != INT64_MIN && latest(c, i, MEMSCOPE_TL_USED))
+			return MEMSCOPE_E_NOMEM;
+		return latest(c, i, MEMSCOPE_TL_LIVE);
 	case MEMSCOPE_TL_USED:
-		if (!u64map_get(&c->last, key, NULL, NULL)) {
-			if (grow_array(&c->tracks, &c->cap_tracks, c->n_tracks + 1,
-				    sizeof(*c->tracks)))
-				return MEMSCOPE_E_NOMEM;
-			c->tracks[c->n_tracks++] = key;
-		}
-		return u64map_put(&c->last, key, i, 0);
+		return latest(c, i, MEMSCOPE_TL_USED);
 	case MEMSCOPE_TL_BEGIN:
 		return opstack_push(&c->ops, r->tid, i, r->name);
 	case MEMSCOPE_TL_END:
@@ -427,10 +479,23 @@ static int starts(struct cut *c, uint64_t lo)
 	uint64_t i, top, place;
 	size_t k, e, n;
 
-	for (k = 0; k < c->n_tracks; k++)
-		if (!u64map_get(&c->last, c->tracks[k], &i, NULL) ||
-			put_at(c, (size_t)i, at, c->t->recs[i].kind))
+	/* each counter its own point: the live bytes without the used, the used alone */
+	for (k = 0; k < c->n_tracks; k++) {
+		struct memscope_timeline_point p;
+
+		if (!u64map_get(&c->last, c->tracks[k], &i, NULL))
 			return MEMSCOPE_E_NOMEM;
+		p = c->t->recs[i];
+		p.at = at;
+		if (c->tracks[k] >> 48 == MEMSCOPE_TL_LIVE) {
+			p.used = p.total = INT64_MIN;
+		} else if (p.kind == MEMSCOPE_TL_LIVE) {
+			p.kind = MEMSCOPE_TL_USED;
+			p.value = p.used;
+		}
+		if (put(c, &p))
+			return MEMSCOPE_E_NOMEM;
+	}
 	for (k = 0; k < s->n_tids; k++) {
 		if (!u64map_get(&s->top, s->tids[k], &top, &place) || !top)
 			continue;
@@ -566,6 +631,63 @@ static int proc_before(uint32_t sa, uint64_t pa, uint32_t sb, uint64_t pb)
 	return sa != sb ? sa < sb : pa < pb;
 }
 
+/* The window's cut of the counter tracks, process by process in their order. */
+struct ctr_cut {
+	const struct memscope_timeline *t;
+	const struct memscope_timeline_window *w;
+	size_t k; /* the first step of the track's process, or of a later one */
+	uint64_t left_out;
+	uint32_t src; /* the process asked last (asked: 1) */
+	uint64_t pid;
+	int asked, in;
+	uint64_t lo, hi;
+};
+
+/* Whether process (src, pid) has points: they are by input and process. */
+static int has_points(const struct memscope_timeline *t, uint32_t src, uint64_t pid)
+{
+	size_t a = 0, b = t->n, m;
+
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (proc_before(t->recs[m].src, t->recs[m].pid, src, pid))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < t->n && t->recs[a].src == src && t->recs[a].pid == pid;
+}
+
+/* counters_window_fn: the window of the track's process, as its points have (proc_window). */
+static int ctr_window(void *ctx, const struct memscope_counter_track *k, uint64_t *lo, uint64_t *hi)
+{
+	struct ctr_cut *c = ctx;
+	const struct memscope_timeline *t = c->t;
+	size_t e;
+	int no_step;
+
+	if (!c->asked || c->src != k->src || c->pid != k->pid) {
+		while (c->k < t->n_spans &&
+			proc_before(t->spans[c->k].src, t->spans[c->k].pid, k->src, k->pid))
+			c->k++;
+		for (e = c->k;
+			e < t->n_spans && t->spans[e].src == k->src && t->spans[e].pid == k->pid;
+			e++)
+			;
+		c->asked = 1;
+		c->src = k->src;
+		c->pid = k->pid;
+		c->in = proc_window(t, c->w, k->src, k->pid, t->spans + c->k, e - c->k, &c->lo,
+			&c->hi, &no_step);
+		/* a process with points or steps was counted with them */
+		if (no_step && e == c->k && !has_points(t, k->src, k->pid))
+			c->left_out++;
+	}
+	*lo = c->lo;
+	*hi = c->hi;
+	return c->in;
+}
+
 /* Every input of a step window has that step in some process; else MEMSCOPE_E_INVALID. */
 static int check_steps(const struct memscope_timeline *t, uint64_t step, const char *const *inputs,
 	size_t n_inputs, struct memscope_error *err)
@@ -573,24 +695,26 @@ static int check_steps(const struct memscope_timeline *t, uint64_t step, const c
 	size_t src, k = 0;
 
 	for (src = 0; src < n_inputs; src++) {
-		uint64_t most = 0;
-		int found = 0;
+		char has[MEMSCOPE_STEPS_TEXT_MAX];
+		int found = 0, any = 0;
 
 		/* spans are by input: k goes on from the last input's (one pass over them all) */
 		for (; k < t->n_spans && t->spans[k].src < src; k++)
 			;
 		for (; k < t->n_spans && t->spans[k].src == src; k++) {
-			most = t->spans[k].n > most ? t->spans[k].n : most;
+			any = 1;
 			found |= t->spans[k].n == step;
 		}
-		if (!most)
+		if (!any)
 			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-				"no steps: neither mstx \"step start\" ranges nor SYSTEM STEP "
-				"rows");
-		if (!found)
-			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-				"no step %llu: it has %llu", (unsigned long long)step,
-				(unsigned long long)most);
+				"no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows "
+				"nor ProfilerStep#N ops");
+		if (found)
+			continue;
+		if (memscope_steps_text(t->steps, (uint32_t)src, has, sizeof(has)))
+			return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
+			"no step %llu: it has %s", (unsigned long long)step, has);
 	}
 	return 0;
 }
@@ -600,6 +724,8 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 	struct memscope_error *err)
 {
 	struct cut c = { .t = t, .ops = OPSTACK_INIT };
+	struct ctr_cut cc = { .t = t, .w = w };
+	struct counters ctr = { 0 };
 	size_t i = 0, k = 0, j, e;
 	uint64_t left_out = 0, lo, hi;
 	uint32_t src;
@@ -645,7 +771,10 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 	free(c.tracks);
 	free(c.chain);
 	opstack_free(&c.ops);
-	if (!rc && !c.n && !c.n_spans) {
+	if (!rc)
+		rc = counters_cut(&t->ctr, ctr_window, &cc, &ctr);
+	left_out += cc.left_out;
+	if (!rc && !c.n && !c.n_spans && !ctr.n) {
 		const struct memscope_timeline_input *in = memscope_timeline_input(t, 0);
 		uint64_t span = in ? in->last_ts_ns - in->first_ts_ns : 0;
 
@@ -660,6 +789,7 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 	if (rc) {
 		free(c.out);
 		free(c.spans);
+		counters_free(&ctr);
 		return rc == MEMSCOPE_E_NOMEM
 			       ? memscope_error_set(err, rc, NULL, 0, "out of memory")
 			       : rc;
@@ -672,11 +802,467 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 	t->spans = c.spans;
 	t->n_spans = c.n_spans;
 	t->cap_spans = c.cap_spans;
+	counters_replace(&t->ctr, &ctr);
 	t->peak = find_peak(t);
 	t->cut = 1;
 	if (n_left_out)
 		*n_left_out = left_out;
 	return 0;
+}
+
+/* ---- the profiler's samples (counters.h) ---- */
+
+/* A run of a track's encoded samples; a sample never spans two. */
+struct ctr_chunk {
+	struct ctr_chunk *next;
+	uint32_t len, cap;
+	unsigned char data[];
+};
+
+/* A track's store: its chunks, and the sample its next one's changes are from. */
+struct ctr {
+	struct ctr_chunk *head, *tail;
+	struct memscope_counter_sample prev;
+	int unordered; /* a sample came before the one fed ahead of it */
+};
+
+/* an encoded sample at most: its time's change, the values present, each value's change; the
+ * chunks: from the first's size doubling to the last */
+enum { CTR_SAMPLE_MAX = 10 + 1 + 10 * MEMSCOPE_CTR_N, CTR_CHUNK_MIN = 256, CTR_CHUNK_MAX = 65536 };
+
+const char *memscope_counter_source(unsigned subtype)
+{
+	switch (subtype) {
+	case MEMSCOPE_SUB_POOL_SAMPLE:
+		return "memory_record";
+	case MEMSCOPE_SUB_NPU_MEM:
+		return "npu_mem";
+	case MEMSCOPE_SUB_MODULE_SAMPLE:
+		return "npu_module_mem";
+	default:
+		return NULL;
+	}
+}
+
+int counters_init(struct counters *c, struct memscope_strtab *st)
+{
+	memset(c, 0, sizeof(*c));
+	return memscope_strtab_intern(st, "active", 6, &c->active_key) ? MEMSCOPE_E_NOMEM : 0;
+}
+
+static void ctr_free_chunks(struct ctr *k)
+{
+	struct ctr_chunk *ch = k->head, *next;
+
+	for (; ch; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
+	k->head = k->tail = NULL;
+}
+
+void counters_free(struct counters *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		ctr_free_chunks(&c->priv[i]);
+	free(c->pub);
+	free(c->priv);
+	u64map_free(&c->index);
+	c->pub = NULL;
+	c->priv = NULL;
+	c->n = c->cap = 0;
+}
+
+/* Sample s after the ones of track i: encoded, and the track's figures. 0 or MEMSCOPE_E_NOMEM
+ * (the track unchanged). */
+static int ctr_append(struct counters *c, size_t i, const struct memscope_counter_sample *s)
+{
+	struct memscope_counter_track *t = &c->pub[i];
+	struct ctr *k = &c->priv[i];
+	struct ctr_chunk *ch;
+	unsigned char tmp[CTR_SAMPLE_MAX];
+	size_t n = 0, j, size;
+
+	/* wrapping differences: any value round-trips */
+	n += varint_put(tmp + n, zigzag((int64_t)(s->ts_ns - k->prev.ts_ns)));
+	tmp[n++] = (unsigned char)s->has;
+	for (j = 0; j < MEMSCOPE_CTR_N; j++)
+		if (s->has & 1u << j)
+			n += varint_put(tmp + n,
+				zigzag((int64_t)((uint64_t)s->v[j] - (uint64_t)k->prev.v[j])));
+	if (!k->tail || k->tail->cap - k->tail->len < n) {
+		size = k->tail ? 2 * (size_t)k->tail->cap : CTR_CHUNK_MIN;
+		if (size > CTR_CHUNK_MAX)
+			size = CTR_CHUNK_MAX;
+		if (!(ch = malloc(sizeof(*ch) + size)))
+			return MEMSCOPE_E_NOMEM;
+		ch->next = NULL;
+		ch->len = 0;
+		ch->cap = (uint32_t)size;
+		if (k->tail)
+			k->tail->next = ch;
+		else
+			k->head = ch;
+		k->tail = ch;
+	}
+	memcpy(k->tail->data + k->tail->len, tmp, n);
+	k->tail->len += (uint32_t)n;
+	if (t->n_samples && s->ts_ns < k->prev.ts_ns)
+		k->unordered = 1;
+	k->prev.ts_ns = s->ts_ns;
+	if (!t->n_samples || s->ts_ns < t->first_ts_ns)
+		t->first_ts_ns = s->ts_ns;
+	if (!t->n_samples || s->ts_ns > t->last_ts_ns)
+		t->last_ts_ns = s->ts_ns;
+	t->n_samples++;
+	t->series |= (uint16_t)s->has;
+	for (j = 0; j < MEMSCOPE_CTR_N; j++) {
+		if (!(s->has & 1u << j))
+			continue;
+		k->prev.v[j] = s->v[j];
+		/* the first of the highest in time order: an earlier one of equal value too */
+		if (s->v[j] > t->max[j] || (s->v[j] == t->max[j] && s->ts_ns < t->max_ts_ns[j])) {
+			t->max[j] = s->v[j];
+			t->max_ts_ns[j] = s->ts_ns;
+		}
+	}
+	return 0;
+}
+
+void memscope_counter_iter_init(
+	struct memscope_counter_iter *it, const struct memscope_counter_track *t)
+{
+	memset(it, 0, sizeof(*it));
+	it->chunk = t->data ? ((const struct ctr *)t->data)->head : NULL;
+	it->left = t->n_samples;
+}
+
+int memscope_counter_next(struct memscope_counter_iter *it, struct memscope_counter_sample *s)
+{
+	const struct ctr_chunk *ch = it->chunk;
+	const unsigned char *p;
+	size_t n, j;
+	uint64_t u;
+	int r;
+
+	while (ch && it->off >= ch->len) {
+		ch = ch->next;
+		it->off = 0;
+	}
+	it->chunk = ch;
+	if (!it->left || !ch)
+		return 0;
+	p = ch->data + it->off;
+	n = ch->len - it->off;
+	/* our own encoding: a sample is whole in its chunk */
+	if ((r = varint_get(p, n, &u)) <= 0 || (size_t)r >= n)
+		return 0;
+	it->prev.ts_ns += (uint64_t)unzigzag(u);
+	it->prev.has = p[r];
+	p += r + 1;
+	n -= (size_t)r + 1;
+	for (j = 0; j < MEMSCOPE_CTR_N; j++) {
+		if (!(it->prev.has & 1u << j))
+			continue;
+		if ((r = varint_get(p, n, &u)) <= 0)
+			return 0;
+		it->prev.v[j] = (int64_t)((uint64_t)it->prev.v[j] + (uint64_t)unzigzag(u));
+		p += r;
+		n -= (size_t)r;
+	}
+	it->off = (size_t)(p - ch->data);
+	it->left--;
+	*s = it->prev;
+	return 1;
+}
+
+/* What tells one track from another. */
+static uint64_t ctr_hash(
+	uint32_t src, uint64_t pid, int32_t device, unsigned subtype, uint32_t name)
+{
+	struct {
+		uint64_t pid;
+		uint32_t src, name, subtype;
+		int32_t device;
+	} key;
+
+	memset(&key, 0, sizeof(key));
+	key.pid = pid;
+	key.src = src;
+	key.name = name;
+	key.subtype = subtype;
+	key.device = device;
+	return hash_bytes(&key, sizeof(key));
+}
+
+static int ctr_is(const struct memscope_counter_track *t, const struct memscope_event *ev)
+{
+	return t->src == ev->src && t->pid == ev->pid && t->device == ev->device &&
+	       t->subtype == ev->subtype && t->name == ev->name;
+}
+
+/* A new, empty track like ev's at c->n. 0 or MEMSCOPE_E_NOMEM (nothing added). */
+static int ctr_add_track(struct counters *c, const struct memscope_counter_track *like)
+{
+	size_t cap = c->cap, j;
+
+	if (grow_array(&c->pub, &cap, c->n + 1, sizeof(*c->pub)))
+		return MEMSCOPE_E_NOMEM;
+	cap = c->cap;
+	if (grow_array(&c->priv, &cap, c->n + 1, sizeof(*c->priv)))
+		return MEMSCOPE_E_NOMEM;
+	c->cap = cap;
+	c->pub[c->n] = *like;
+	c->pub[c->n].series = 0;
+	c->pub[c->n].n_samples = 0;
+	for (j = 0; j < MEMSCOPE_CTR_N; j++) {
+		c->pub[c->n].max[j] = INT64_MIN;
+		c->pub[c->n].max_ts_ns[j] = 0;
+	}
+	memset(&c->priv[c->n], 0, sizeof(c->priv[c->n]));
+	c->n++;
+	return 0;
+}
+
+int counters_feed(struct counters *c, const struct memscope_event *ev)
+{
+	struct memscope_counter_sample s = { ev->ts_ns, 0, { 0 } };
+	const struct memscope_attr *a;
+	uint64_t h, at;
+	size_t i;
+
+	if (ev->kind != MEMSCOPE_KIND_COUNTER)
+		return 0;
+	if (ev->flags & MEMSCOPE_EV_USED) {
+		s.v[MEMSCOPE_CTR_USED] = ev->used;
+		s.has |= 1u << MEMSCOPE_CTR_USED;
+	}
+	if (ev->flags & MEMSCOPE_EV_TOTAL) {
+		s.v[MEMSCOPE_CTR_TOTAL] = ev->total;
+		s.has |= 1u << MEMSCOPE_CTR_TOTAL;
+	}
+	if ((a = memscope_event_attr(ev, c->active_key)) &&
+		!parse_i64(a->val, a->val_len, &s.v[MEMSCOPE_CTR_ACTIVE]))
+		s.has |= 1u << MEMSCOPE_CTR_ACTIVE;
+	if (!s.has || !memscope_counter_source(ev->subtype)) {
+		c->empty++;
+		return 0;
+	}
+	if (c->last < c->n && ctr_is(&c->pub[c->last], ev))
+		return ctr_append(c, c->last, &s);
+	/* open addressing over the hash: the next key on a collision */
+	h = ctr_hash(ev->src, ev->pid, ev->device, ev->subtype, ev->name);
+	for (;; h++) {
+		if (!u64map_get(&c->index, h, &at, NULL)) {
+			struct memscope_counter_track like = { .src = ev->src,
+				.device = ev->device,
+				.pid = ev->pid,
+				.subtype = ev->subtype,
+				.pool = ev->subtype == MEMSCOPE_SUB_POOL_SAMPLE ? ev->pool : 0,
+				.name = ev->name };
+
+			if (ctr_add_track(c, &like))
+				return MEMSCOPE_E_NOMEM;
+			if (u64map_put(&c->index, h, c->n, 0)) {
+				c->n--;
+				return MEMSCOPE_E_NOMEM;
+			}
+			i = c->n - 1;
+			break;
+		}
+		if (ctr_is(&c->pub[at - 1], ev)) {
+			i = (size_t)at - 1;
+			break;
+		}
+	}
+	c->last = i;
+	return ctr_append(c, i, &s);
+}
+
+/* A sample and its place in its track's events, to sort them stably. */
+struct ctr_at {
+	struct memscope_counter_sample s;
+	uint64_t seq;
+};
+
+static int cmp_ctr_at(const void *pa, const void *pb)
+{
+	const struct ctr_at *a = pa, *b = pb;
+
+	if (a->s.ts_ns != b->s.ts_ns)
+		return a->s.ts_ns < b->s.ts_ns ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* A track's samples re-encoded from its samples in at[0, n): into a fresh store at tmp. */
+static int ctr_rebuild(struct counters *tmp, const struct memscope_counter_track *like,
+	const struct ctr_at *at, size_t n)
+{
+	size_t k;
+
+	if (ctr_add_track(tmp, like))
+		return MEMSCOPE_E_NOMEM;
+	for (k = 0; k < n; k++)
+		if (ctr_append(tmp, tmp->n - 1, &at[k].s))
+			return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+/* Track i in time order. 0 or MEMSCOPE_E_NOMEM (unchanged). */
+static int ctr_sort(struct counters *c, size_t i)
+{
+	struct counters tmp = { 0 };
+	struct memscope_counter_iter it;
+	struct ctr_at *at = malloc((c->pub[i].n_samples ? c->pub[i].n_samples : 1) * sizeof(*at));
+	size_t n = 0;
+	int rc = MEMSCOPE_E_NOMEM;
+
+	if (!at)
+		return rc;
+	c->pub[i].data = &c->priv[i];
+	memscope_counter_iter_init(&it, &c->pub[i]);
+	while (n < c->pub[i].n_samples && memscope_counter_next(&it, &at[n].s)) {
+		at[n].seq = n;
+		n++;
+	}
+	qsort(at, n, sizeof(*at), cmp_ctr_at);
+	if (!ctr_rebuild(&tmp, &c->pub[i], at, n)) {
+		ctr_free_chunks(&c->priv[i]);
+		c->priv[i] = tmp.priv[0];
+		tmp.priv[0].head = tmp.priv[0].tail = NULL;
+		tmp.pub[0].end_ts_ns = c->pub[i].end_ts_ns;
+		c->pub[i] = tmp.pub[0];
+		rc = 0;
+	}
+	counters_free(&tmp);
+	free(at);
+	return rc;
+}
+
+/* A track with its name's text, to order the tracks. */
+struct ctr_order {
+	const struct memscope_counter_track *t;
+	const char *name;
+	size_t i;
+};
+
+static int cmp_ctr_order(const void *pa, const void *pb)
+{
+	const struct ctr_order *x = pa, *y = pb;
+	const struct memscope_counter_track *a = x->t, *b = y->t;
+	int c;
+
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->subtype != b->subtype)
+		return a->subtype < b->subtype ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+int counters_finish(struct counters *c, const struct memscope_strtab *st)
+{
+	struct ctr_order *o = malloc((c->n ? c->n : 1) * sizeof(*o));
+	struct memscope_counter_track *pub = malloc((c->n ? c->n : 1) * sizeof(*pub));
+	struct ctr *priv = malloc((c->n ? c->n : 1) * sizeof(*priv));
+	size_t i;
+	int rc = MEMSCOPE_E_NOMEM;
+
+	if (!o || !pub || !priv)
+		goto out;
+	for (i = 0; i < c->n; i++)
+		if (c->priv[i].unordered) {
+			if (ctr_sort(c, i))
+				goto out;
+		}
+	for (i = 0; i < c->n; i++) {
+		const char *name = memscope_strtab_str(st, c->pub[i].name, NULL);
+
+		o[i] = (struct ctr_order){ &c->pub[i], name ? name : "", i };
+	}
+	if (c->n)
+		qsort(o, c->n, sizeof(*o), cmp_ctr_order);
+	for (i = 0; i < c->n; i++) {
+		pub[i] = c->pub[o[i].i];
+		priv[i] = c->priv[o[i].i];
+	}
+	/* the public side points at its store from now on: the arrays do not move again */
+	for (i = 0; i < c->n; i++) {
+		c->pub[i] = pub[i];
+		c->priv[i] = priv[i];
+		c->pub[i].data = &c->priv[i];
+	}
+	u64map_free(&c->index);
+	c->finished = 1;
+	rc = 0;
+out:
+	free(o);
+	free(pub);
+	free(priv);
+	return rc;
+}
+
+int counters_cut(const struct counters *c, counters_window_fn fn, void *ctx, struct counters *out)
+{
+	size_t i, j;
+	int rc = 0;
+
+	out->active_key = c->active_key;
+	out->empty = c->empty;
+	for (i = 0; i < c->n && !rc; i++) {
+		const struct memscope_counter_track *t = &c->pub[i];
+		struct memscope_counter_iter it;
+		struct memscope_counter_sample s, held = { 0, 0, { 0 } };
+		uint64_t lo, hi;
+		int more;
+
+		if (!fn(ctx, t, &lo, &hi))
+			continue;
+		if ((rc = ctr_add_track(out, t)))
+			break;
+		memscope_counter_iter_init(&it, t);
+		while ((more = memscope_counter_next(&it, &s)) && s.ts_ns < lo) {
+			held.has |= s.has;
+			for (j = 0; j < MEMSCOPE_CTR_N; j++)
+				if (s.has & 1u << j)
+					held.v[j] = s.v[j];
+		}
+		held.ts_ns = lo;
+		if (held.has && (rc = ctr_append(out, out->n - 1, &held)))
+			break;
+		for (; more && s.ts_ns <= hi; more = memscope_counter_next(&it, &s))
+			if ((rc = ctr_append(out, out->n - 1, &s)))
+				break;
+		if (rc)
+			break;
+		if (!out->pub[out->n - 1].n_samples) {
+			out->n--; /* nothing held, nothing in it */
+			continue;
+		}
+		out->pub[out->n - 1].end_ts_ns = t->end_ts_ns < hi ? t->end_ts_ns : hi;
+	}
+	if (rc) {
+		counters_free(out);
+		return rc;
+	}
+	for (i = 0; i < out->n; i++)
+		out->pub[i].data = &out->priv[i];
+	out->finished = 1;
+	return 0;
+}
+
+void counters_replace(struct counters *c, struct counters *cut)
+{
+	counters_free(c);
+	*c = *cut;
+	memset(cut, 0, sizeof(*cut));
 }
 
 /* ---- the analysis interface (memscope/analysis.h) ---- */

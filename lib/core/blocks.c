@@ -41,6 +41,11 @@ struct memscope_blocks {
 	struct memscope_strtab *st;
 	struct blk *by_id, *by_ptr, *free_list;
 	struct blk *last; /* allocated by the last feed, for memscope_blocks_tag */
+	/* keyed by id, the block added last and the largest id added: a FREE written right after
+	 * its MALLOC (the profiler's rows, the reference's order) and a MALLOC of a new serial need
+	 * no hash lookup */
+	struct blk *recent;
+	uint64_t max_id;
 	struct arena arena;
 	uint64_t seq;
 	int oom;
@@ -74,6 +79,10 @@ static struct blk *find(struct memscope_blocks *b, const struct memscope_event *
 	if (*by_id) {
 		struct id_key k = { ev->pid, ev->alloc_id, ev->src, 0 };
 
+		if (b->recent && !memcmp(&b->recent->key.id, &k, sizeof(k)))
+			return b->recent;
+		if (ev->alloc_id > b->max_id)
+			return NULL;
 		HASH_FIND(hh, b->by_id, &k, sizeof(k), x);
 	} else {
 		uint32_t pool = ev->kind == MEMSCOPE_KIND_ACCESS ? ev->pool : ev->subtype;
@@ -90,6 +99,8 @@ static struct blk *find(struct memscope_blocks *b, const struct memscope_event *
 
 static void unlink_blk(struct memscope_blocks *b, struct blk *x)
 {
+	if (x == b->recent)
+		b->recent = NULL;
 	if (x->by_id)
 		HASH_DELETE(hh, b->by_id, x);
 	else
@@ -176,6 +187,9 @@ int memscope_blocks_feed(
 	x->b.stack_py = ev->stack_py;
 	x->b.stack_c = ev->stack_c;
 	x->b.owner = owner_id;
+	x->b.op = memscope_event_op(ev);
+	if (!(ev->flags & MEMSCOPE_EV_PTR))
+		x->b.flags |= MEMSCOPE_BLOCK_NO_PTR;
 	if (ev->flags & MEMSCOPE_EV_SHADOW)
 		x->b.flags |= MEMSCOPE_BLOCK_SHADOW_ALLOC;
 	x->by_id = by_id;
@@ -192,6 +206,10 @@ int memscope_blocks_feed(
 		x->next_free = b->free_list;
 		b->free_list = x;
 		return MEMSCOPE_E_NOMEM;
+	}
+	if (by_id) {
+		b->recent = x;
+		b->max_id = ev->alloc_id > b->max_id ? ev->alloc_id : b->max_id;
 	}
 	b->stats.n_alloc++;
 	b->last = x;

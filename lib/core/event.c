@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "memscope/event.h"
 #include "memscope/memscope.h"
+#include "memscope/strtab.h"
 
 /* a name and its length, so lookups compare lengths before bytes */
 struct name {
@@ -27,6 +28,7 @@ static const struct name kind_names[MEMSCOPE_KIND_COUNT_] = {
 	[MEMSCOPE_KIND_SNAPSHOT] = N("SNAPSHOT"),
 	[MEMSCOPE_KIND_OOM_DETAIL] = N("OOM_DETAIL"),
 	[MEMSCOPE_KIND_COUNTER] = N("COUNTER"),
+	[MEMSCOPE_KIND_PLAN] = N("PLAN"),
 };
 
 static const struct name subtype_names[MEMSCOPE_SUB_COUNT_] = {
@@ -62,6 +64,9 @@ static const struct name subtype_names[MEMSCOPE_SUB_COUNT_] = {
 	[MEMSCOPE_SUB_OOM_TRIGGER] = N("OOM_TRIGGER"),
 	[MEMSCOPE_SUB_OOM_RECENT_ALLOC] = N("OOM_RECENT_ALLOC"),
 	[MEMSCOPE_SUB_OOM_TOP_ALLOC] = N("OOM_TOP_ALLOC"),
+	[MEMSCOPE_SUB_POOL_SAMPLE] = N("POOL"),
+	[MEMSCOPE_SUB_NPU_MEM] = N("NPU_MEM"),
+	[MEMSCOPE_SUB_MODULE_SAMPLE] = N("MODULE"),
 };
 
 static const struct name func_names[MEMSCOPE_FUNC_COUNT_] = {
@@ -167,6 +172,39 @@ const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_M
 int memscope_subtype_is_pool(unsigned subtype)
 {
 	return subtype >= MEMSCOPE_SUB_PTA && subtype <= MEMSCOPE_SUB_GE;
+}
+
+unsigned component_pool(const char *s, size_t len)
+{
+	if (len == 9 && memcmp(s, "WORKSPACE", 9) == 0)
+		return MEMSCOPE_SUB_PTA_WORKSPACE;
+	if (len == 9 && memcmp(s, "MindSpore", 9) == 0)
+		return MEMSCOPE_SUB_MINDSPORE;
+	if ((len == 3 && memcmp(s, "PTA", 3) == 0) || (len == 2 && memcmp(s, "GE", 2) == 0))
+		return memscope_subtype_parse(s, len);
+	return 0;
+}
+
+void event_set_pool(struct memscope_event *ev, const struct memscope_strtab *st)
+{
+	size_t len;
+	const char *s;
+
+	if ((ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE ||
+		    ev->kind == MEMSCOPE_KIND_PLAN) &&
+		memscope_subtype_is_pool(ev->subtype))
+		ev->pool = ev->subtype;
+	else if (ev->kind == MEMSCOPE_KIND_COUNTER && ev->subtype == MEMSCOPE_SUB_POOL_SAMPLE &&
+		 (s = memscope_strtab_str(st, ev->name, &len)))
+		ev->pool = (uint16_t)component_pool(s, len);
+}
+
+uint32_t memscope_event_op(const struct memscope_event *ev)
+{
+	return ev->kind == MEMSCOPE_KIND_MALLOC && ev->name != MEMSCOPE_STR_EMPTY &&
+			       ev->name != MEMSCOPE_STR_NA
+		       ? ev->name
+		       : 0;
 }
 
 const struct memscope_attr *memscope_event_attr(const struct memscope_event *ev, uint32_t key)

@@ -91,6 +91,17 @@ struct memscope_attr;
 const char *event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad);
 
 /*
+ * ev's pool from its kind, subtype and name: the subtype for MALLOC, FREE and PLAN rows of a pool,
+ * the one pool a COUNTER POOL sample's component is (PTA, GE, WORKSPACE: PTA_WORKSPACE,
+ * MindSpore; 0 for sums such as PTA+GE and APP), else left as it is (ACCESS: from its attrs).
+ * st holds ev's name.
+ */
+struct memscope_strtab;
+void event_set_pool(struct memscope_event *ev, const struct memscope_strtab *st);
+/* The one pool a memory_record component (s[0..len)) is, or 0. */
+unsigned component_pool(const char *s, size_t len);
+
+/*
  * The Attr entries the reference would write for an event that has typed fields and no Attr text
  * (events of our capture format): allocation_id, addr, size, func, each when set. Values are
  * written into buf (MEMSCOPE_SYNTH_BUF bytes), out (room for 4) gets the entries. Returns their

@@ -206,17 +206,34 @@ int is_canonical_i64(const char *s, size_t len)
 	return len == 1 || s[0] != '0';
 }
 
+/* "00".."99", two digits per division */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930"
+	"31323334353637383940414243444546474849505152535455565758596061"
+	"62636465666768697071727374757677787980818283848586878889909192"
+	"93949596979899";
+
 size_t fmt_u64(char *dst, uint64_t v)
 {
-	char tmp[20];
-	size_t n = 0, i;
+	size_t n = 1, i;
+	uint64_t t;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		dst[i] = tmp[n - 1 - i];
+	for (t = v; t >= 10; t /= 10)
+		n++;
+	i = n;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		dst[--i] = digit_pairs[d + 1];
+		dst[--i] = digit_pairs[d];
+	}
+	if (v >= 10) {
+		dst[--i] = digit_pairs[v * 2 + 1];
+		dst[--i] = digit_pairs[v * 2];
+	} else {
+		dst[--i] = (char)('0' + v);
+	}
 	return n;
 }
 

@@ -340,9 +340,7 @@ static int on_event(struct cap_state *cs, struct cur *c)
 		if (c->bad)
 			return bad(cs, "truncated typed fields");
 	}
-	if ((ev.kind == MEMSCOPE_KIND_MALLOC || ev.kind == MEMSCOPE_KIND_FREE) &&
-		memscope_subtype_is_pool(ev.subtype))
-		ev.pool = ev.subtype;
+	event_set_pool(&ev, cs->st);
 	if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) && (msg = event_type_attrs(&ev, &bad_attr)))
 		return bad(cs, msg);
 	cs->prev_id = ev.id;

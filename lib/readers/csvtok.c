@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "csvtok.h"
+#include "input.h"
+#include "memscope/error.h"
 
 /* bytes that end an unquoted field */
 static const unsigned char stop[256] = { [','] = 1, ['\r'] = 1, ['\n'] = 1 };
@@ -151,4 +153,50 @@ int csvtok_row(
 			t->f[i].p = t->unq.p + unq_off[i];
 	*used = (size_t)(s - p);
 	return CSVTOK_ROW;
+}
+
+int csv_read_rows(
+	struct memscope_source *src, csv_row_fn row, void *ctx, struct memscope_error *err)
+{
+	struct csvtok tok;
+	struct window w;
+	uint64_t line = 1; /* where the next row starts */
+	int rc;
+
+	memset(&tok, 0, sizeof(tok));
+	rc = window_open(&w, src, err);
+	if (!rc && w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0)
+		w.start = 3; /* UTF-8 byte order mark */
+	while (!rc) {
+		size_t used;
+		uint64_t lead;
+		int r;
+
+		r = csvtok_row(&tok, w.data + w.start, w.len - w.start, w.final, &used, &lead);
+		w.start += used;
+		line += lead;
+		if (r == CSVTOK_ROW) {
+			uint64_t at = line;
+
+			line += tok.row_nl;
+			rc = row(ctx, tok.f, tok.n, at);
+		} else if (r == CSVTOK_MORE) {
+			rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
+			if (rc == MEMSCOPE_E_INVALID)
+				rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, line,
+					"row longer than %zu MiB (unterminated quote?)",
+					CSVTOK_MAX_ROW_BYTES >> 20);
+		} else if (r == CSVTOK_END) {
+			break;
+		} else if (r == CSVTOK_OPEN_QUOTE) {
+			rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, line,
+				"file ends inside a quoted field");
+		} else {
+			rc = memscope_error_set(
+				err, MEMSCOPE_E_NOMEM, src->name, line, "out of memory");
+		}
+	}
+	window_close(&w);
+	buf_free(&tok.unq);
+	return rc;
 }

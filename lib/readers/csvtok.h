@@ -55,4 +55,19 @@ enum csvtok_status {
 int csvtok_row(
 	struct csvtok *t, const char *p, size_t n, int final, size_t *used, uint64_t *lead_nl);
 
+struct memscope_source;
+struct memscope_error;
+
+/* One row of a CSV read by csv_read_rows: 0 to go on, else the status to stop with (err set). */
+typedef int (*csv_row_fn)(void *ctx, const struct csvtok_field *f, unsigned n, uint64_t line);
+
+/*
+ * Every row of src (the header too: it is the first) to row, streamed through src's window,
+ * after a UTF-8 byte order mark. Returns 0 at the end of input, row's status, or MEMSCOPE_E_
+ * INVALID (a row over CSVTOK_MAX_ROW_BYTES), MEMSCOPE_E_TRUNCATED (the file ends inside a
+ * quoted field), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM, with err naming src's line.
+ */
+int csv_read_rows(
+	struct memscope_source *src, csv_row_fn row, void *ctx, struct memscope_error *err);
+
 #endif

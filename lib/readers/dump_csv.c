@@ -8,57 +8,26 @@
 #include "csvtok.h"
 #include "reader.h"
 
+static int dump_row(void *ctx, const struct csvtok_field *f, unsigned n, uint64_t line)
+{
+	struct dump_rows *rows = ctx;
+
+	return dump_rows_have_header(rows) ? dump_rows_row(rows, f, n, line)
+					   : dump_rows_header(rows, f, n, line);
+}
+
 static int dump_csv_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
-	struct csvtok tok;
 	struct dump_rows *rows = NULL;
-	struct window w;
-	uint64_t line = 1; /* where the next row starts */
 	int rc;
 
-	memset(&tok, 0, sizeof(tok));
-	memset(&w, 0, sizeof(w));
 	rc = dump_rows_new(&rows, src, fn, ctx, err);
 	if (!rc)
-		rc = window_open(&w, src, err);
-	if (!rc && w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0)
-		w.start = 3; /* UTF-8 byte order mark */
-	while (!rc) {
-		size_t used;
-		uint64_t lead;
-		int r;
-
-		r = csvtok_row(&tok, w.data + w.start, w.len - w.start, w.final, &used, &lead);
-		w.start += used;
-		line += lead;
-		if (r == CSVTOK_ROW) {
-			uint64_t at = line;
-
-			line += tok.row_nl;
-			rc = dump_rows_have_header(rows) ? dump_rows_row(rows, tok.f, tok.n, at)
-							 : dump_rows_header(rows, tok.f, tok.n, at);
-		} else if (r == CSVTOK_MORE) {
-			rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
-			if (rc == MEMSCOPE_E_INVALID)
-				rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, line,
-					"row longer than %zu MiB (unterminated quote?)",
-					CSVTOK_MAX_ROW_BYTES >> 20);
-		} else if (r == CSVTOK_END) {
-			break;
-		} else if (r == CSVTOK_OPEN_QUOTE) {
-			rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, line,
-				"file ends inside a quoted field");
-		} else {
-			rc = memscope_error_set(
-				err, MEMSCOPE_E_NOMEM, src->name, line, "out of memory");
-		}
-	}
+		rc = csv_read_rows(src, dump_row, rows, err);
 	if (!rc && !dump_rows_have_header(rows))
 		rc = memscope_error_set(
 			err, MEMSCOPE_E_INVALID, src->name, 0, "empty file (no header line)");
-	window_close(&w);
-	buf_free(&tok.unq);
 	dump_rows_free(rows);
 	return rc;
 }

@@ -309,9 +309,6 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 			goto nomem;
 		cs->src->stats.n_unknown_kind++;
 	}
-	if ((ev.kind == MEMSCOPE_KIND_MALLOC || ev.kind == MEMSCOPE_KIND_FREE) &&
-		memscope_subtype_is_pool(ev.subtype))
-		ev.pool = ev.subtype;
 
 	s = fstr(cs, COL_NAME, &n);
 	if (n == 3 && memcmp(s, "N/A", 3) == 0)
@@ -377,6 +374,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 		return row_error(cs, line, "invalid Ptr \"%.*s\"", CLIP(n), s);
 	}
 
+	event_set_pool(&ev, cs->st);
 	s = fstr(cs, COL_ATTR, &n);
 	if (n) {
 		if (parse_attrs(cs, &ev, s, n))

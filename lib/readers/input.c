@@ -144,3 +144,16 @@ int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint
 	memscope_error_set(&e, MEMSCOPE_E_INVALID, src->name, line, "%s", msg);
 	return source_bad(src, &e, err);
 }
+
+void source_notice(struct memscope_source *src, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!src->opts.notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	src->opts.notice(src->opts.notice_ctx, src->opts.src, msg);
+}

@@ -9,6 +9,7 @@
 #include "memscope/source.h"
 
 struct reader;
+struct prof_dir;
 
 #define READ_CHUNK (256 * 1024)
 
@@ -29,6 +30,7 @@ struct memscope_source {
 	int read_done;
 	enum memscope_format format;
 	const struct reader *reader; /* set by the detection at open */
+	struct prof_dir *dir;	     /* a profiler output folder's files (msprof.h), or NULL */
 	struct memscope_strtab *st;
 	struct memscope_read_opts opts;
 	struct memscope_read_stats stats;
@@ -83,6 +85,10 @@ int window_fill(struct window *w, struct memscope_source *src, size_t max_pendin
 	struct memscope_error *err);
 
 void window_close(struct window *w);
+
+/* A note on how src is read to opts.notice (when set): printf-style, one line. */
+void source_notice(struct memscope_source *src, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Record a bad row/record: in lenient mode count it and return 0, else copy it to err and return
  * its code. e holds the complaint. */

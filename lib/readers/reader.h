@@ -33,7 +33,8 @@ struct reader {
 	/*
 	 * Whether p[0..n), the input's first bytes (all of it when eof), starts this format: 1 yes,
 	 * 0 no, or a negative status with err set for an input of this format that cannot be read
-	 * at all (a capture file cut inside its magic). name is the input's, for messages.
+	 * at all (a capture file cut inside its magic). name is the input's, for messages. NULL
+	 * for a folder's reader, chosen by its path at open.
 	 */
 	int (*sniff)(const unsigned char *p, size_t n, int eof, const char *name,
 		struct memscope_error *err);

@@ -5,13 +5,17 @@
 #include "reader.h"
 
 /* Binary formats by their magic first, then the text formats by their header lines. */
-extern const struct reader capture_reader, db_reader, python_trace_reader, dump_csv_reader;
+extern const struct reader capture_reader, db_reader, python_trace_reader, dump_csv_reader,
+	msprof_csv_reader, msprof_json_reader, prof_dir_reader;
 
 static const struct reader *const readers[] = {
 	&capture_reader,
 	&db_reader,
 	&python_trace_reader,
+	&msprof_json_reader,
+	&msprof_csv_reader,
 	&dump_csv_reader,
+	&prof_dir_reader,
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -23,25 +27,29 @@ int sniff_text(const unsigned char *p, size_t n)
 int reader_detect(const struct reader **out, const unsigned char *p, size_t n, int eof,
 	const char *name, struct memscope_error *err)
 {
-	char expected[256];
-	size_t i, len = 0;
+	const struct reader *byte_readers[N_READERS];
+	char expected[320];
+	size_t i, len = 0, n_byte = 0;
 	int rc;
 
-	for (i = 0; i < N_READERS; i++) {
-		rc = readers[i]->sniff(p, n, eof, name, err);
+	for (i = 0; i < N_READERS; i++)
+		if (readers[i]->sniff) /* not a folder's, chosen by its path */
+			byte_readers[n_byte++] = readers[i];
+	for (i = 0; i < n_byte; i++) {
+		rc = byte_readers[i]->sniff(p, n, eof, name, err);
 		if (rc < 0)
 			return rc;
 		if (rc) {
-			*out = readers[i];
+			*out = byte_readers[i];
 			return 0;
 		}
 	}
-	for (i = 0; i < N_READERS && len < sizeof(expected); i++)
+	for (i = 0; i < n_byte && len < sizeof(expected); i++)
 		len += (size_t)snprintf(expected + len, sizeof(expected) - len, "%s%s",
-			!i		    ? ""
-			: i + 1 < N_READERS ? ", "
-					    : " or ",
-			readers[i]->what);
+			!i		 ? ""
+			: i + 1 < n_byte ? ", "
+					 : " or ",
+			byte_readers[i]->what);
 	return memscope_error_set(err, MEMSCOPE_E_INVALID, name, 0, "not %s%s", expected,
 		sniff_text(p, n) ? "" : " (binary data)");
 }

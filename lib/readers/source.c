@@ -10,6 +10,7 @@
 
 #include "../core/internal.h"
 #include "decompress.h"
+#include "msprof.h"
 #include "reader.h"
 
 /*
@@ -117,6 +118,15 @@ int memscope_source_open(struct memscope_source **out, const char *path, struct 
 		return rc;
 	if (strcmp(path, "-") == 0) {
 		src->fd = STDIN_FILENO;
+	} else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		/* a profiler output folder: its files are opened as it is read */
+		src->reader = reader_of(MEMSCOPE_FORMAT_PROFILER);
+		src->format = MEMSCOPE_FORMAT_PROFILER;
+		rc = src->opts.parts && src->opts.parts[src->opts.src] > 1
+			     ? memscope_error_set(err, MEMSCOPE_E_ARG, path, 0,
+				       "holds one input, not %u", src->opts.parts[src->opts.src])
+			     : prof_dir_open(src, path, err);
+		goto out;
 	} else {
 		src->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (src->fd < 0) {
@@ -279,6 +289,7 @@ void memscope_source_close(struct memscope_source *src)
 	if (src->own_fd && src->fd >= 0)
 		close(src->fd);
 	zsrc_free(src->z);
+	prof_dir_free(src->dir);
 	free(src->buf);
 	free(src->name);
 	free(src);
@@ -292,5 +303,5 @@ int memscope_source_rereadable(const char *path)
 		return 0;
 	if (stat(path, &sb))
 		return MEMSCOPE_E_IO;
-	return S_ISREG(sb.st_mode) ? 1 : 0;
+	return S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode) ? 1 : 0;
 }

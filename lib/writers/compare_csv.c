@@ -48,7 +48,8 @@ const char *memscope_compare_meaning(const struct memscope_compare_opts *opts)
 	switch (opts->metric) {
 	case MEMSCOPE_METRIC_DELTA:
 		return "values (--measure delta): the bytes each op allocated minus freed in the "
-		       "PTA, ATB and MindSpore pools between its START and END";
+		       "PTA, ATB and MindSpore pools between its START and END (a block whose "
+		       "MALLOC names its op counts for that op)";
 	case MEMSCOPE_METRIC_PEAK:
 		return "values (--measure peak): the highest used bytes of the framework pool "
 		       "between each op's START and END";

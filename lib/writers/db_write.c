@@ -30,7 +30,7 @@ static const char our_ddl[] =
 	"size INTEGER, owner TEXT, malloc_ts INTEGER, free_ts INTEGER, lifetime_ns INTEGER, "
 	"end_by TEXT NOT NULL, leaked_at_exit INTEGER NOT NULL, n_access INTEGER NOT NULL, "
 	"first_access_ts INTEGER, last_access_ts INTEGER, malloc_row INTEGER, free_row INTEGER, "
-	"malloc_id INTEGER, free_id INTEGER);"
+	"malloc_id INTEGER, free_id INTEGER, op TEXT);"
 	"CREATE TABLE memscope_sources (source INTEGER PRIMARY KEY, path TEXT, format TEXT, "
 	"layout TEXT, first_row INTEGER, last_row INTEGER, n_rows INTEGER NOT NULL, "
 	"n_trace_rows INTEGER NOT NULL);";
@@ -44,10 +44,10 @@ static const char finish_sql[] =
 	"CREATE VIEW memscope_block_stacks AS SELECT b.*, m.\"Call Stack(Python)\" AS "
 	"call_stack_python, m.\"Call Stack(C)\" AS call_stack_c FROM memscope_blocks AS b "
 	"LEFT JOIN memscope_dump AS m ON m.rowid = b.malloc_row;"
-	"PRAGMA user_version = 1;"
+	"PRAGMA user_version = 2;"
 	"COMMIT;";
 
-enum { BLOCK_COLS = 20 };
+enum { BLOCK_COLS = 21 };
 
 #define BATCH_ROWS 64 /* memscope_dump rows per INSERT statement */
 
@@ -155,7 +155,7 @@ int memscope_db_writer_open(struct memscope_db_writer **out, const char *path,
 		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	static const char ins_block[] = "INSERT INTO memscope_blocks VALUES (NULL, ?, ?, ?, ?, ?, "
 					"?, ?, ?, ?, ?, ?, ?, ?, ?, "
-					"?, ?, ?, ?, ?, ?)";
+					"?, ?, ?, ?, ?, ?, ?)";
 	static const char ins_source[] =
 		"INSERT INTO memscope_sources VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 	struct memscope_db_writer *w = calloc(1, sizeof(*w));
@@ -314,7 +314,7 @@ static int insert_block(struct memscope_db_writer *w, const struct memscope_bloc
 {
 	sqlite3_stmt *s = w->ins_block;
 	char dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[19];
-	const char *pool = memscope_subtype_name(b->pool), *owner;
+	const char *pool = memscope_subtype_name(b->pool), *owner, *op;
 	int freed = (b->flags & MEMSCOPE_BLOCK_FREED) != 0;
 	size_t n;
 
@@ -331,7 +331,10 @@ static int insert_block(struct memscope_db_writer *w, const struct memscope_bloc
 	else
 		sqlite3_bind_null(s, 5);
 	fmt_hex16(ptr, b->ptr);
-	bind_text(s, 6, ptr, 18);
+	if (b->flags & MEMSCOPE_BLOCK_NO_PTR)
+		sqlite3_bind_null(s, 6);
+	else
+		bind_text(s, 6, ptr, 18);
 	sqlite3_bind_int64(s, 7, b->size);
 	if (b->owner && (owner = memscope_strtab_str(w->st, b->owner, &n)) != NULL)
 		bind_text(s, 8, owner, n);
@@ -359,6 +362,8 @@ static int insert_block(struct memscope_db_writer *w, const struct memscope_bloc
 		sqlite3_bind_int64(s, 18, free_row);
 	if (freed)
 		sqlite3_bind_int64(s, 20, (sqlite3_int64)b->free_event_id);
+	if (b->op && (op = memscope_strtab_str(w->st, b->op, &n)) != NULL)
+		bind_text(s, 21, op, n);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return -1;
 	w->stats.n_blocks++;

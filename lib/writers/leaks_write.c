@@ -116,13 +116,33 @@ static const char *input_name(const struct report *r, uint32_t src)
 	return src < r->n_inputs && r->inputs[src].name ? r->inputs[src].name : "-";
 }
 
-/* the Ptr column as the input writes it */
+/* the Ptr column as the input writes it; N/A for a block without an address */
 static void ptr_text(const struct report *r, const struct memscope_block *b, char *buf, size_t n)
 {
-	if (b->src < r->n_inputs && r->inputs[b->src].ptr_decimal)
+	if (b->flags & MEMSCOPE_BLOCK_NO_PTR)
+		snprintf(buf, n, "N/A");
+	else if (b->src < r->n_inputs && r->inputs[b->src].ptr_decimal)
 		snprintf(buf, n, "%" PRIu64, b->ptr);
 	else
 		snprintf(buf, n, "0x%016" PRIx64, b->ptr);
+}
+
+/* ,"pid":N — null for N/A (a profiler output without a timeline) — then ,"device": */
+static void json_pid(FILE *out, uint64_t pid)
+{
+	if (pid == MEMSCOPE_ID_NONE)
+		fputs(",\"pid\":null,\"device\":", out);
+	else
+		fprintf(out, ",\"pid\":%" PRIu64 ",\"device\":", pid);
+}
+
+/* A block's address as JSON: a string, null when it has none. */
+static void json_ptr(FILE *out, const struct memscope_block *b)
+{
+	if (b->flags & MEMSCOPE_BLOCK_NO_PTR)
+		fputs("null", out);
+	else
+		fprintf(out, "\"0x%016" PRIx64 "\"", b->ptr);
 }
 
 /* whether a report section covers more than one process */
@@ -241,10 +261,14 @@ static void text_step(struct report *r, uint32_t src)
 			if (y->kind != MEMSCOPE_LEAK_STEP || y->blk.src != src ||
 				y->blk.pid != x->blk.pid || y->blk.device != x->blk.device)
 				break;
+			char at[24] = "N/A";
+
+			if (!(y->blk.flags & MEMSCOPE_BLOCK_NO_PTR))
+				snprintf(at, sizeof(at), "0x%" PRIx64, y->blk.ptr);
 			fprintf(r->out,
-				"Direct %s leak of %f Mb(s) at 0x%" PRIx64 " in kernel_%" PRIu64
+				"Direct %s leak of %f Mb(s) at %s in kernel_%" PRIu64
 				" at step %" PRIu64 ".\n",
-				pool_names(y->blk.pool).step, (double)y->blk.size / MIB, y->blk.ptr,
+				pool_names(y->blk.pool).step, (double)y->blk.size / MIB, at,
 				y->kernel_index, y->alloc_step);
 			add_bytes(&bytes, y->blk.size);
 			count++;
@@ -549,7 +573,7 @@ static void text_group_stacks(const struct report *r, uint32_t py, uint32_t c, u
 static void text_group(const struct report *r, const struct memscope_leak_group *g)
 {
 	const struct memscope_leak *x = memscope_leaks_get(r->l, g->first);
-	char dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[32];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX], ptr[34], pid[40] = "";
 	char t[MEMSCOPE_SECONDS_TEXT_MAX];
 
 	text_group_head(r, g->rank, g->pool, g->bytes, g->n, g->owner, g->differ);
@@ -557,14 +581,18 @@ static void text_group(const struct report *r, const struct memscope_leak_group 
 	fputc('\n', r->out);
 	text_group_op(r, g->op, g->differ, memscope_leaks_input(r->l, g->src)->n_op_rows != 0);
 	if (x) {
-		ptr_text(r, &x->blk, ptr, sizeof(ptr));
+		/* what the input says of the block: a profiler's has no process or address */
+		if (x->blk.pid != MEMSCOPE_ID_NONE)
+			snprintf(pid, sizeof(pid), "process %" PRIu64 ", ", x->blk.pid);
+		ptr[0] = ',', ptr[1] = ' ';
+		ptr_text(r, &x->blk, ptr + 2, sizeof(ptr) - 2);
 		fputs("   first ", r->out);
 		text_cstr(r->out, input_name(r, x->blk.src));
-		fprintf(r->out, ":%" PRIu64 " at %s (process %" PRIu64 ", device %s, %s)\n",
-			x->blk.alloc_line,
+		fprintf(r->out, ":%" PRIu64 " at %s (%sdevice %s%s)\n", x->blk.alloc_line,
 			memscope_seconds_text(t, sizeof(t), x->blk.alloc_ts_ns,
 				memscope_leaks_input(r->l, x->blk.src)->first_ts_ns),
-			x->blk.pid, memscope_device_text(x->blk.device, dev), ptr);
+			pid, memscope_device_text(x->blk.device, dev),
+			x->blk.flags & MEMSCOPE_BLOCK_NO_PTR ? "" : ptr);
 	}
 	text_group_stacks(r, g->stack_py, g->stack_c, g->differ);
 }
@@ -583,6 +611,32 @@ static const char *group_by_name(unsigned by)
 					       : "stack";
 }
 
+struct numbered {
+	uint32_t src;
+	int profiler;
+};
+
+static int note_numbered(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
+{
+	struct numbered *k = ctx;
+
+	(void)pid;
+	if ((k->src == MEMSCOPE_LEAKS_ALL_INPUTS || src == k->src) &&
+		memscope_steps_source(p) == MEMSCOPE_STEPS_PROFILER)
+		k->profiler = 1;
+	return 0;
+}
+
+/* Whether some process of input src (or MEMSCOPE_LEAKS_ALL_INPUTS) has ProfilerStep steps,
+ * which keep the profiler's numbers, so --skip-steps is not "s > N" there. */
+static int profiler_numbered(const struct report *r, uint32_t src)
+{
+	struct numbered k = { src, 0 };
+
+	memscope_steps_foreach(memscope_leaks_steps(r->l), note_numbered, &k);
+	return k.profiler;
+}
+
 /* "Step leaks (...): 3 blocks in 2 groups by stack, PTA 3.51 MiB": the line of a kind's
  * groups, n of them; stacked: some of the findings have call stacks; nested: totals_text's. */
 static void text_kind_line(
@@ -598,7 +652,15 @@ static void text_kind_line(
 		count += t[i].n;
 	fprintf(r->out, "%s%s", r->printed ? "\n" : "", kind_title(kind));
 	r->printed = 1;
-	if (kind == MEMSCOPE_LEAK_STEP)
+	if (kind == MEMSCOPE_LEAK_STEP && profiler_numbered(r, src) && o->skip_steps)
+		fprintf(r->out,
+			" (allocated in step s after the first %" PRIu64
+			", alive at the end of step s + %" PRIu64 ")",
+			o->skip_steps, o->min_steps_alive);
+	else if (kind == MEMSCOPE_LEAK_STEP && profiler_numbered(r, src))
+		fprintf(r->out, " (allocated in step s, alive at the end of step s + %" PRIu64 ")",
+			o->min_steps_alive);
+	else if (kind == MEMSCOPE_LEAK_STEP)
 		fprintf(r->out,
 			" (allocated in step s > %" PRIu64 ", alive at the end of step s + %" PRIu64
 			")",
@@ -924,12 +986,11 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 
 	fprintf(r->out, "{\"kind\":\"%s\",\"input\":", kind_name(x->kind));
 	json_cstr(r->out, input_name(r, b->src));
-	fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", b->pid);
+	json_pid(r->out, b->pid);
 	json_cstr(r->out, memscope_device_text(b->device, dev));
-	fprintf(r->out,
-		",\"pool\":\"%s\",\"ptr\":\"0x%016" PRIx64 "\",\"size\":%" PRId64
-		",\"allocation_id\":",
-		memscope_subtype_name(b->pool), b->ptr, b->size);
+	fprintf(r->out, ",\"pool\":\"%s\",\"ptr\":", memscope_subtype_name(b->pool));
+	json_ptr(r->out, b);
+	fprintf(r->out, ",\"size\":%" PRId64 ",\"allocation_id\":", b->size);
 	if (b->alloc_id)
 		fprintf(r->out, "%" PRIu64, b->alloc_id);
 	else
@@ -1018,12 +1079,12 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 	}
 	fputs("],\"first\":", r->out);
 	if (x) {
-		fprintf(r->out,
-			"{\"line\":%" PRIu64 ",\"pid\":%" PRIu64 ",\"device\":", x->blk.alloc_line,
-			x->blk.pid);
+		fprintf(r->out, "{\"line\":%" PRIu64, x->blk.alloc_line);
+		json_pid(r->out, x->blk.pid);
 		json_cstr(r->out, memscope_device_text(x->blk.device, dev));
-		fprintf(r->out, ",\"ptr\":\"0x%016" PRIx64 "\",\"timestamp_ns\":%" PRIu64 "}",
-			x->blk.ptr, x->blk.alloc_ts_ns);
+		fputs(",\"ptr\":", r->out);
+		json_ptr(r->out, &x->blk);
+		fprintf(r->out, ",\"timestamp_ns\":%" PRIu64 "}", x->blk.alloc_ts_ns);
 	} else {
 		fputs("null", r->out);
 	}
@@ -1048,8 +1109,30 @@ static void js_pools(const struct report *r, unsigned kind, uint32_t src)
 		memscope_leaks_nested(r->l, kind, src) ? "true" : "false");
 }
 
+/* Whether kind was checked in input src: it has MALLOC or FREE rows, and steps (step) or a
+ * process and device with the three marks (mark). */
+static int js_checked(const struct report *r, unsigned kind, uint32_t src)
+{
+	const struct memscope_leaks_input_info *in = memscope_leaks_input(r->l, src);
+	const struct memscope_mark_group *m;
+	size_t n, i;
+
+	if (!in->n_block_rows)
+		return 0;
+	if (kind == MEMSCOPE_LEAK_STEP)
+		return in->has_steps;
+	if (kind != MEMSCOPE_LEAK_MARK)
+		return 1;
+	m = memscope_leaks_mark_groups(r->l, &n);
+	for (i = 0; i < n; i++)
+		if (m[i].src == src && m[i].checked)
+			return 1;
+	return 0;
+}
+
 /* The summary of each input: {"input","events","step","mark","exit"}, a kind's
- * {"leaks","bytes","pools","pools_nested"} (null when not looked for). */
+ * {"leaks","checked","bytes","pools","pools_nested"} (null when not looked for; checked:
+ * js_checked). */
 static void js_inputs(const struct report *r)
 {
 	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
@@ -1078,7 +1161,8 @@ static void js_inputs(const struct report *r)
 			for (j = 0; j < n; j++)
 				if (__builtin_add_overflow(bytes, t[j].bytes, &bytes))
 					bytes = MEMSCOPE_BYTES_OVERFLOW;
-			fprintf(r->out, "{\"leaks\":%" PRIu64, in->n_leaks[k]);
+			fprintf(r->out, "{\"leaks\":%" PRIu64 ",\"checked\":%s", in->n_leaks[k],
+				js_checked(r, kinds[k], (uint32_t)i) ? "true" : "false");
 			json_bytes(r->out, "bytes", bytes);
 			js_pools(r, kinds[k], (uint32_t)i);
 			fputc('}', r->out);
@@ -1135,7 +1219,7 @@ static void js_fluct(const struct report *r, const struct memscope_fluct *f)
 
 	fputs("{\"input\":", r->out);
 	json_cstr(r->out, input_name(r, f->src));
-	fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", f->pid);
+	json_pid(r->out, f->pid);
 	json_cstr(r->out, memscope_device_text(f->device, dev));
 	fprintf(r->out, ",\"pool\":\"%s\",\"steps\":[", memscope_subtype_name(f->pool));
 	for (i = 0; i < f->n_steps; i++)
@@ -1197,7 +1281,7 @@ static void js_summary(const struct report *r)
 
 			fprintf(r->out, "%s{\"input\":", i ? "," : "");
 			json_cstr(r->out, input_name(r, m[i].src));
-			fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", m[i].pid);
+			json_pid(r->out, m[i].pid);
 			json_cstr(r->out, memscope_device_text(m[i].device, dev));
 			fprintf(r->out, ",\"marks\":%" PRIu64 ",\"checked\":%s", m[i].n_marks,
 				m[i].checked ? "true" : "false");
@@ -1311,9 +1395,13 @@ static void write_csv(const struct report *r)
 
 		fprintf(r->out, "%s,", kind_name(x->kind));
 		csv_field(r->out, name, strlen(name));
-		fprintf(r->out, ",%" PRIu64 ",%s,%s,0x%016" PRIx64 ",%" PRId64 ",", b->pid,
-			memscope_device_text(b->device, dev), memscope_subtype_name(b->pool),
-			b->ptr, b->size);
+		fprintf(r->out, ",%" PRIu64 ",%s,%s,", b->pid, memscope_device_text(b->device, dev),
+			memscope_subtype_name(b->pool));
+		if (b->flags & MEMSCOPE_BLOCK_NO_PTR)
+			fputs("N/A", r->out);
+		else
+			fprintf(r->out, "0x%016" PRIx64, b->ptr);
+		fprintf(r->out, ",%" PRId64 ",", b->size);
 		if (b->alloc_id)
 			fprintf(r->out, "%" PRIu64, b->alloc_id);
 		fprintf(r->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", b->alloc_event_id,

@@ -1,14 +1,101 @@
 // The script of memscope-export's memory-over-time page (embedded by lib/CMakeLists.txt, written
 // by memory_html.c): under the pointer, a line and a box with the time, the step, and each
-// curve's live bytes (the highest in the pixel's time, so a peak is never hidden); a click on a
-// legend row hides or shows its curve. The numbers come from the page's memscope-data JSON, the
-// names from its legend. No other script is loaded.
+// curve's value (live bytes or a profiler's sample; the highest in the pixel's time, so a peak
+// is never hidden); a click on a legend row hides or shows its curve, and the y axis grows to
+// the highest curve shown (never below the one the page opens with). The numbers come from the
+// page's memscope-data JSON, the names and peaks from its legend. No other script is loaded.
 "use strict";
 (function () {
 	var data = JSON.parse(document.getElementById("memscope-data").textContent);
 	var svg = document.getElementById("plot"), tip = document.getElementById("tip");
 	var cursor = document.getElementById("cursor"), chart = document.getElementById("chart");
 	var curves = [];
+	var base = data.plot_y + data.plot_h;
+	var zoom = document.getElementById("zoom"), yaxis = document.getElementById("yaxis");
+	var yunit = document.getElementById("yunit"), peak = document.getElementById("peak");
+	var first = { axis: yaxis.innerHTML, unit: yunit.textContent }, ymax = data.ymax;
+
+	// The step of a round axis of about n ticks over [0, max]: memory_html.c's nice_step.
+	function niceStep(max, n) {
+		var raw = max > 0 ? max / n : 1, mag = 1, f;
+		while (mag * 10 <= raw)
+			mag *= 10;
+		while (mag > raw && mag > 1e-12)
+			mag /= 10;
+		f = raw / mag;
+		return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+	}
+
+	function decimals(step) {
+		var d = 0;
+		for (; step < 0.999999 && d < 9; d++)
+			step *= 10;
+		return d;
+	}
+
+	function svgEl(tag, attrs, text) {
+		var e = document.createElementNS(svg.namespaceURI, tag), k;
+		for (k in attrs)
+			e.setAttribute(k, attrs[k]);
+		if (text !== undefined)
+			e.textContent = text;
+		return e;
+	}
+
+	// The y axis for bytes as memory_html.c's y_axis draws it (5% headroom, round values in
+	// the binary unit of its top); sets ymax to its top.
+	function drawAxis(bytes) {
+		var unit = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], u = 1, k = 0;
+		var want = bytes + Math.floor(bytes / 20) + 1, step, top, d, i, v, y;
+		while (want / u >= 1024 && k < 6) {
+			u *= 1024;
+			k++;
+		}
+		step = niceStep(want / u, 5);
+		if (k === 0 && step < 1)
+			step = 1;
+		top = Math.floor(want / u / step) * step;
+		if (top * u < want)
+			top += step;
+		ymax = Math.round(top * u);
+		d = decimals(step);
+		yaxis.textContent = "";
+		for (i = 0; (v = i * step) <= top + step / 2; i++) {
+			y = (data.plot_y + data.plot_h - v / top * data.plot_h).toFixed(1);
+			yaxis.appendChild(svgEl("line", { "class": "grid", x1: data.plot_x,
+				x2: data.plot_x + data.cols, y1: y, y2: y }));
+			yaxis.appendChild(svgEl("text", { "class": "ytick", x: data.plot_x - 6,
+				y: (+y + 4).toFixed(1) }, v.toFixed(d) + " " + unit[k]));
+		}
+		yunit.textContent = unit[k];
+	}
+
+	// The axis of the curves shown: the page's own, or a higher one for a higher curve; the
+	// curves (drawn for the page's axis) scaled to it, the peak's mark moved.
+	function fit() {
+		var top = 0, s, y, text;
+		curves.forEach(function (c) {
+			if (!c.off && c.peak > top)
+				top = c.peak;
+		});
+		if (top + Math.floor(top / 20) + 1 <= data.ymax) {
+			yaxis.innerHTML = first.axis;
+			yunit.textContent = first.unit;
+			ymax = data.ymax;
+		} else {
+			drawAxis(top);
+		}
+		s = data.ymax / ymax;
+		zoom.setAttribute("transform", s === 1 ? "" :
+			"matrix(1 0 0 " + s + " 0 " + base * (1 - s) + ")");
+		if (peak) {
+			y = base - peak.getAttribute("data-bytes") / ymax * data.plot_h;
+			peak.querySelector(".peakline").setAttribute("y1", y.toFixed(1));
+			peak.querySelector(".peakdot").setAttribute("cy", y.toFixed(1));
+			text = peak.querySelector(".peaktext");
+			text.setAttribute("y", (y < data.plot_y + 14 ? y + 16 : y - 8).toFixed(1));
+		}
+	}
 
 	// Bytes as memscope_bytes_text writes them: binary units, three significant digits.
 	function bytesText(v) {
@@ -108,22 +195,28 @@
 
 	function init() {
 		var rows = document.querySelectorAll("#legend tr.entry");
-		var paths = document.querySelectorAll("#curves path");
+		// the legend's rows: the live bytes' curves, then the samples' (drawn behind them)
+		var paths = Array.prototype.slice.call(document.querySelectorAll("#curves path"))
+			.concat(Array.prototype.slice.call(document.querySelectorAll("#samples path")));
 		data.curves.forEach(function (c, i) {
-			var row = rows[i], path = paths[i];
+			var row = rows[i], path = paths[i], cell = row.querySelector(".name");
+			var same = cell.querySelector(".same"), name = cell.textContent;
 			var curve = {
 				values: c.values,
-				name: row.querySelector(".name").textContent,
+				// the name without the note of an identical curve
+				name: same ? name.slice(0, name.length - same.textContent.length) : name,
 				colour: path.getAttribute("stroke"),
+				peak: +row.getAttribute("data-peak"),
 				path: path,
 				row: row,
-				off: false
+				off: row.classList.contains("off") // some samples start hidden
 			};
 			curves.push(curve);
 			row.addEventListener("click", function () {
 				curve.off = !curve.off;
-				path.setAttribute("class", curve.off ? "curve off" : "curve");
-				row.setAttribute("class", curve.off ? "entry off" : "entry");
+				path.classList.toggle("off", curve.off);
+				row.classList.toggle("off", curve.off);
+				fit();
 			});
 		});
 		svg.addEventListener("mousemove", function (e) {

@@ -10,13 +10,23 @@ in its style and script), and against the dump CSV inputs read here with the rul
 formats/analyses.md (blocks paired in file order by allocation id, else pool and address; live
 bytes per (input, process, device, pool) in (timestamp, ID) order; the pools counted: LIST, or
 per input the pools it has blocks in, HAL left out beside a pool carved out of it; steps from
-mstx "step start" ranges or SYSTEM STEP rows, the first kind a process has): one legend row and one
-curve per track with its peak and the time of its peak, each curve's hover values reaching
-exactly that peak and its path's highest point at the peak's height, the peak marker's bytes,
-time and place, the step bands' number and positions (the peak's process's steps, else the
-first process with steps), and the owners at the peak: by owner tag, else the innermost op open
-on the MALLOC's thread, else the innermost Python frame, else the innermost C frame, their bytes
-adding up to no more than the live bytes at the peak and equal to the ones computed here.
+mstx "step start" ranges, SYSTEM STEP rows or ProfilerStep#N ops, the first kind a process has):
+one legend row and one curve per track with its peak and the time of its peak, each curve's
+hover values reaching exactly that peak and its path's highest point at the peak's height, the
+peak marker's bytes, time and place, the step bands' number and positions (the peak's process's
+steps, else the first process with steps), and the owners at the peak: by owner tag, else the op
+the MALLOC names (its Name, not N/A), else the innermost op open on the MALLOC's thread, else the
+innermost Python frame, else the innermost C frame, their bytes adding up to no more than the
+live bytes at the peak and equal to the ones computed here. The profiler's samples (COUNTER
+rows): one thinner curve and legend row per series of each track (memory_record's allocated,
+reserved and active of a component, npu_mem's series, the modules of npu_module_mem ever above
+0; at most 24, those shown at first first, then memory_record's, then the highest) named after
+the file they come from, with its highest value and when, its last value, hover values reaching
+that highest value; sums (PTA+GE), the DDR and HBM parts and the modules hidden at first, and
+the whole process's and device's memory (APP, npu_mem) unless no other curve is drawn. The y
+axis fits the curves shown at first; a curve drawing the same path as one drawn over it says
+which; live bytes beside memory_record's allocated bytes of their pool get a note with both
+peaks; a process not known is not named. PLAN rows have no time and count for nothing.
 Times count from each input's first row of any kind and are written as memscope_seconds_text
 (the x axis' ticks, the peak's label, the hover's time); inputs are named by the shortest ending
 of their paths that tells them apart; the y axis leaves 5% above the peak.
@@ -95,14 +105,27 @@ def c_frame_text(frame):
     return f"{name} ({mod})"
 
 
-def read_inputs(paths, pools_arg):
-    """The live changes, op rows and step rows of every input, as this check reads them."""
+SUBTYPES = ["POOL", "NPU_MEM", "MODULE"]  # the order of the page's sample tracks
+SERIES = ["used", "total", "active"]
+COMPONENT = {"PTA": "PTA", "GE": "GE", "MindSpore": "MINDSPORE", "WORKSPACE": "PTA_WORKSPACE"}
+SOURCE = {"POOL": "memory_record", "NPU_MEM": "npu_mem", "MODULE": "npu_module_mem"}
+WORD = {"used": "allocated", "total": "reserved", "active": "active"}
+
+
+def read_inputs(paths, pools_arg, samples=None, span=None):
+    """The live changes, op rows and step rows of every input, as this check reads them; the
+    COUNTER rows' values into samples {(src, pid, dev, subtype, name): [(pos, {series: v})]}, and
+    each process's first and last row into span {(src, pid): [first, last]}."""
     changes, ops, bounds, seen, row0 = [], [], [], {}, {}
+    samples = {} if samples is None else samples
+    span = {} if span is None else span
     for src, path in enumerate(paths):
         live, scale = {}, None
         with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
             for r in csv.DictReader(f):
                 kind, sub = r["Event"], r["Event Type"]
+                if kind == "PLAN":  # no time
+                    continue
                 pid = int(r["Process Id"]) if r["Process Id"] != "N/A" else 2**64 - 1
                 tid = r["Thread Id"]
                 ts = int(r.get("Timestamp(ns)") or r["Timestamp(us)"])
@@ -110,6 +133,15 @@ def read_inputs(paths, pools_arg):
                     scale = 1000 if "Timestamp(us)" in r or 10**14 <= ts < 10**17 else 1
                 pos = (ts * scale, int(r["ID"]))
                 row0[src] = min(row0.get(src, pos[0]), pos[0])
+                sp = span.setdefault((src, pid), [pos[0], pos[0]])
+                sp[0], sp[1] = min(sp[0], pos[0]), max(sp[1], pos[0])
+                if kind == "COUNTER" and sub in SUBTYPES:
+                    a = attrs(r["Attr"])
+                    vals = {k: int(a[k]) for k in SERIES if re.fullmatch(r"-?\d+", a.get(k, ""))}
+                    if vals:
+                        samples.setdefault((src, pid, r["Device Id"], sub, r["Name"]), []).append(
+                            (pos, vals))
+                    continue
                 if kind == "OP_LAUNCH" and sub in ("ATEN_START", "ATB_START", "ATEN_END", "ATB_END"):
                     ops.append((src, pid, pos, "B" if sub.endswith("START") else "E", tid,
                                 r["Name"] or "[unnamed op]"))
@@ -131,6 +163,7 @@ def read_inputs(paths, pools_arg):
                 if kind == "MALLOC" and int(a.get("size", "0") or 0) > 0:
                     size = int(a["size"])
                     b = {"size": size, "dev": dev, "pool": sub, "owner": a.get("owner") or None,
+                         "named": r["Name"] if r["Name"] not in ("", "N/A") else None,
                          "py": top_frame(r["Call Stack(Python)"]),
                          "c": top_frame(r["Call Stack(C)"]), "tid": tid, "pos": pos,
                          "src": src, "pid": pid}
@@ -174,6 +207,8 @@ def shown(text):
 def owner_of(b):
     if b["owner"]:
         return b["owner"], "owner tag"
+    if b["named"]:  # the op the MALLOC names (the Ascend profiler's operator_memory Name)
+        return b["named"], "op"
     if b.get("op"):
         return b["op"], "op"
     if b["py"]:
@@ -189,10 +224,12 @@ U64 = 2**64 - 1
 def proc_window(win, steps, system, row0, src, pid):
     """[lo, hi] of process (src, pid) by memscope_timeline_window's rules; None: no step N."""
     if "step" in win:
-        n, spans = win["step"], steps.get((src, pid), [])
-        if n > len(spans):
+        spans = steps.get((src, pid), [])
+        # the step numbered N (ProfilerStep numbers are the profiler's)
+        n = next((i for i, sp in enumerate(spans, 1) if sp[2] == win["step"]), None)
+        if n is None:
             return None
-        start, stop = spans[n - 1]
+        start, stop, _ = spans[n - 1]
         if stop is None:
             if (src, pid) in system:
                 return None  # the step still running has no span
@@ -213,7 +250,7 @@ def track_order(k):
 def oracle(paths, pools_arg, win):
     changes, ops, bounds, counted, row0 = read_inputs(paths, pools_arg)
     innermost_ops(changes, ops)
-    steps, system = steps_oracle(bounds)
+    steps, system = steps_oracle(bounds, ops)
     # memscope_timeline's order: (input, process, time, ID), a FREE before a MALLOC of one row
     changes.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
     tracks, best, peak, proc_end, proc_first = {}, 0, None, {}, {}
@@ -273,16 +310,93 @@ def oracle(paths, pools_arg, win):
     return tracks, peak, best, owners, steps, procs, row0
 
 
-def steps_oracle(bounds):
-    """(src, pid) -> [(start_ts, end_ts or None)], formats/analyses.md "Steps"."""
+HIDE_TOTAL, HIDE_ALWAYS = 1, 2
+
+
+def hide_level(sub, name):
+    """Hidden at first: sums (PTA+GE), the modules, npu_mem's DDR and HBM parts always; the
+    memory of the whole process or device (memory_record's APP, npu_mem's other series) when
+    another curve is shown."""
+    if (sub == "POOL" and "+" in name) or sub == "MODULE" or \
+            (sub == "NPU_MEM" and name[-4:] in ("/DDR", "/HBM")):
+        return HIDE_ALWAYS
+    if (sub == "POOL" and name == "APP") or sub == "NPU_MEM":
+        return HIDE_TOTAL
+    return 0
+
+
+def sample_oracle(paths, win, steps, system, row0, n_live):
+    """The page's curves of samples: {(track, series): {max, max_ts, first, last_v, end,
+    proc_end, points, hidden}} of the series drawn (in the page's order) and how many are not;
+    n_live curves of live bytes are drawn beside them."""
+    samples, span = {}, {}
+    read_inputs(paths, None, samples, span)
+    curves, ranked = {}, []
+    order = sorted(samples, key=lambda k: (k[0], k[1], int(k[2]) if k[2].lstrip("-").isdigit()
+                                           else -1, SUBTYPES.index(k[3]),
+                                           k[4].encode("utf-8", "surrogateescape")))
+    for k in order:
+        src, pid = k[0], k[1]
+        w = proc_window(win, steps, system, row0, src, pid) if win else (0, U64)
+        first, last = span[(src, pid)]
+        if w is None or first > w[1] or last < w[0]:
+            continue
+        lo, hi = w
+        rows = sorted(samples[k], key=lambda x: x[0][0])  # stable: the file's order at a time
+        for ser in SERIES:
+            pts = [(p[0], v[ser]) for p, v in rows if ser in v]
+            if not pts:
+                continue
+            before = [v for t, v in pts if t < lo]
+            pts = ([(lo, before[-1])] if before else []) + [(t, v) for t, v in pts if lo <= t <= hi]
+            if not pts:
+                continue
+            top = max(v for _, v in pts)
+            c = {"max": top, "max_ts": next(t for t, v in pts if v == top), "first": pts[0][0],
+                 "one": k[3] == "NPU_MEM" and all(set(v) == {"used"} for _, v in rows),
+                 "last_v": pts[-1][1], "points": pts, "end": min(hi, last), "proc_end": last,
+                 "hide": hide_level(k[3], k[4])}
+            curves[(k, ser)] = c
+            if k[3] != "MODULE" or top > 0:
+                # those shown at first first, then memory_record's, npu_mem's, the modules'
+                ranked.append((c["hide"], SUBTYPES.index(k[3]), -top, order.index(k),
+                               SERIES.index(ser), (k, ser)))
+    ranked.sort()
+    drawn = sorted((x[-1] for x in ranked[:24]), key=lambda c: (order.index(c[0]),
+                                                                SERIES.index(c[1])))
+    # nothing else shown: the whole process's and device's memory is
+    alone = not n_live and all(curves[c]["hide"] for c in drawn)
+    for c in drawn:
+        curves[c]["hidden"] = curves[c]["hide"] == HIDE_ALWAYS or \
+            (curves[c]["hide"] == HIDE_TOTAL and not alone)
+    return [(c, curves[c]) for c in drawn], len(curves) - len(drawn), curves
+
+
+def steps_oracle(bounds, ops):
+    """(src, pid) -> [(start_ts, end_ts or None, number)], formats/analyses.md "Steps"."""
     procs = {}
-    for src, pid, pos, kind, sub, tid, name in sorted(bounds, key=lambda b: (b[0], b[1], b[2])):
+    rows = bounds + [(src, pid, pos, "OP", be, tid, name) for src, pid, pos, be, tid, name in ops]
+    for src, pid, pos, kind, sub, tid, name in sorted(rows, key=lambda b: (b[0], b[1], b[2])):
         p = procs.setdefault((src, pid), {"source": None, "steps": [], "open": None})
+        if kind == "OP":  # ProfilerStep#N ops: steps numbered N, going up
+            m = re.fullmatch(r"ProfilerStep#(\d+)", name)
+            if not m or p["source"] not in (None, "PROF"):
+                continue
+            if sub == "B":
+                if int(m[1]) >= 2**63 or (p["steps"] and int(m[1]) <= p["steps"][-1][2]):
+                    continue
+                p["source"] = "PROF"
+                p["steps"].append([pos, None, int(m[1])])
+                p["open"] = [tid, name]
+            elif p["open"] and p["open"] == [tid, name]:
+                p["steps"][-1][1] = pos
+                p["open"] = None
+            continue
         if kind == "MSTX" and sub == "Range_start" and name.strip('"') == "step start":
             if p["source"] == "SYSTEM":
                 continue
             p["source"] = "MSTX"
-            p["steps"].append([pos, None])
+            p["steps"].append([pos, None, len(p["steps"]) + 1])
             p["open"] = [tid, 0]
         elif kind == "MSTX" and sub == "Range_start":
             if p["open"] and p["open"][0] == tid:
@@ -299,11 +413,11 @@ def steps_oracle(bounds):
                 continue
             p["source"] = "SYSTEM"
             if not p["steps"]:
-                p["steps"].append([(0, 0), None])
+                p["steps"].append([(0, 0), None, 1])
             p["steps"][-1][1] = pos
             # the next step starts just after the STEP row that ended this one
-            p["steps"].append([(pos[0] + 1,) + tuple(pos[1:]), None])
-    return ({k: [(s[0][0], s[1][0] if s[1] else None) for s in v["steps"]]
+            p["steps"].append([(pos[0] + 1,) + tuple(pos[1:]), None, len(p["steps"]) + 1])
+    return ({k: [(s[0][0], s[1][0] if s[1] else None, s[2]) for s in v["steps"]]
              for k, v in procs.items() if v["steps"]},
             {k for k, v in procs.items() if v["source"] == "SYSTEM"})
 
@@ -351,20 +465,31 @@ def check_static(page, inputs, pools_arg, win):
         fail(f"{page}: root {root.tag}, {len(scripts)} scripts")
     data = json.loads(root.find(".//script[@id='memscope-data']").text)
     tracks, peak, best, owners, steps, procs, row0 = oracle(inputs, pools_arg, win)
+    sc, sc_more, every = sample_oracle(inputs, win,
+                                       *steps_oracle(*read_inputs(inputs, pools_arg)[2:0:-1]), row0,
+                                       min(len(tracks), 32))
     n_inputs, names = len(inputs), names_of(inputs)
+    # a process not known (a profiler's output without a timeline) is not named
+    proc_text = lambda pid: "" if pid == U64 else f", process {pid}"
+
+    def sample_label(k, ser, one):
+        src, pid, dev, sub, name = k
+        s = f"{name}{'' if one else ' ' + WORD[ser]} ({SOURCE[sub]}), device {dev}{proc_text(pid)}"
+        return s + (f", {names[src]}" if n_inputs > 1 else "")
 
     def label(k):
         src, pid, dev, pool = k
-        s = f"{pool}, device {dev}, process {pid}"
+        s = f"{pool}, device {dev}{proc_text(pid)}"
         return s + (f", {names[src]}" if n_inputs > 1 else "")
 
     # every input's times count from its first row; the axis runs over the tracks' times (the
     # window's), from its start to its end
     t0 = lambda src: row0[src]
-    if tracks:
-        frm = min(t["first"] - t0(k[0]) for k, t in tracks.items()) if win else 0
-        to = max((t["end"] + 1 if win and t["end"] < t["proc_end"] else t["end"]) - t0(k[0])
-                 for k, t in tracks.items())
+    ends = [(k[0], t["first"], t["end"], t["proc_end"]) for k, t in tracks.items()] + \
+        [(k[0], c["first"], c["end"], c["proc_end"]) for (k, _), c in sc]
+    if ends:
+        frm = min(first - t0(src) for src, first, _, _ in ends) if win else 0
+        to = max((end + 1 if win and end < pend else end) - t0(src) for src, _, end, pend in ends)
         span = (to - frm) or 1
     else:
         frm, span = 0, 1
@@ -389,9 +514,11 @@ def check_static(page, inputs, pools_arg, win):
     drawn = sorted(order, key=lambda k: (k != (peak[0] if peak else None),
                                          -tracks[k]["peak"], order.index(k)))[:32]
     drawn = [k for k in order if k in drawn]
-    rows = root.findall(".//table[@id='legend']/tbody/tr")
+    all_rows = root.findall(".//table[@id='legend']/tbody/tr")
+    rows = [r for r in all_rows if "sample" not in r.get("class").split()]
     paths = root.findall(".//g[@id='curves']/path")
-    if len(rows) != len(drawn) or len(paths) != len(drawn) or len(data["curves"]) != len(drawn):
+    if len(rows) != len(drawn) or len(paths) != len(drawn) or \
+            len(data["curves"]) != len(drawn) + len(sc):
         fail(f"{len(rows)} legend rows, {len(paths)} curves, {len(drawn)} tracks expected")
     more = root.find(".//p[@id='more-tracks']")
     if (more is not None) != (len(tracks) > len(drawn)) or (
@@ -404,16 +531,68 @@ def check_static(page, inputs, pools_arg, win):
     top = float(val) * 1024 ** UNITS.index(unit)
     if abs(top_y - PLOT_Y) > 0.06 or abs(ticks[0][1] - (PLOT_Y + PLOT_H)) > 0.06:
         fail(f"the y axis runs from {ticks[0][1]} to {top_y}")
-    if best * 1.05 > top * (1 + 1e-9):
-        fail(f"the y axis ends at {top_text.text}, without 5% above the peak {best}")
-    y_of = lambda v: PLOT_Y + PLOT_H - min(max(v, 0) / top, 1) * PLOT_H
+    # the axis of the curves shown at first (of every curve when those have no byte); a higher
+    # curve hidden at first is drawn above it, for the script to scale when it is shown
+    highest = max([tracks[k]["peak"] for k in drawn] + [c["max"] for _, c in sc if not c["hidden"]]
+                  + [0])
+    if highest <= 0:
+        highest = max([c["max"] for _, c in sc] + [0])
+    if highest * 1.05 > top * (1 + 1e-9):
+        fail(f"the y axis ends at {top_text.text}, without 5% above the peak {highest}")
+    if data["ymax"] != round(top):
+        fail(f"the script's axis {data['ymax']}, the page's {top_text.text}")
+    y_of = lambda v: PLOT_Y + PLOT_H - max(v, 0) / top * PLOT_H
     col_of = lambda src, ts: min(PLOT_W - 1, int((ts - t0(src) - frm) / span * PLOT_W)) \
         if ts > t0(src) + frm else 0
+    # curves drawing the same path: the one drawn under another (samples first, then the live
+    # bytes, each in the legend's order) says which hides it
+    curves = [("live", k, tracks[k]["start"], tracks[k]["first"], tracks[k]["end"],
+               tracks[k]["points"]) for k in drawn] + \
+        [("sample", (k, ser, c["one"]), c["points"][0][1], c["first"], c["end"], c["points"])
+         for (k, ser), c in sc]
+
+    def path_of(c):
+        kind, k, start, first, end, pts = c
+        src = k[0] if kind == "live" else k[0][0]
+        cols = {}
+        for ts, v in pts:
+            x = cols.setdefault(col_of(src, ts), [v, v, v])
+            x[0], x[1], x[2] = min(x[0], v), max(x[1], v), v
+        return start, col_of(src, first), col_of(src, end), sorted(cols.items())
+
+    def place(c):
+        k = c[1] if c[0] == "live" else c[1][0]
+        return k[0], k[1], k[2]
+
+    rank = lambda i: i + len(sc) if i < len(drawn) else i - len(drawn)
+    sigs = [path_of(c) for c in curves]
+    notes = []
+    for a, c in enumerate(curves):
+        over = [b for b in range(len(curves)) if rank(b) > rank(a) and sigs[b] == sigs[a]]
+        if not over:
+            notes.append("")
+            continue
+        o = curves[max(over, key=rank)]
+        (s1, p1, d1), (s2, p2, d2) = place(c), place(o)
+        same = c[0] == o[0] and (c[1][3] == o[1][3] if c[0] == "live" else
+                                 (c[1][0][3:], c[1][1]) == (o[1][0][3:], o[1][1]))
+        note = " (drawn under the same curve of "
+        if same and d1 == d2 and (s1 != s2 or p2 != U64):
+            notes.append(note + (names[s2] if s1 != s2 else f"process {p2}") + ")")
+            continue
+        if o[0] == "live":
+            note += o[1][3]
+        else:
+            (k2, ser2, one2) = o[1]
+            note += f"{k2[4]}{'' if one2 else ' ' + WORD[ser2]} ({SOURCE[k2[3]]})"
+        note += f", device {d2}" if d1 != d2 else ""
+        note += f", process {p2}" if p1 != p2 and p2 != U64 else ""
+        notes.append(note + (f" of {names[s2]}" if s1 != s2 else "") + ")")
     for k, row, path, curve in zip(drawn, rows, paths, data["curves"]):
         t = tracks[k]
         name = text_of(row.find("td[@class='name']"))
-        if name != label(k):
-            fail(f"legend row {name!r}, expected {label(k)!r}")
+        if name != label(k) + notes[drawn.index(k)]:
+            fail(f"legend row {name!r}, expected {label(k) + notes[drawn.index(k)]!r}")
         if int(row.get("data-peak")) != t["peak"] or (
                 t["peak"] and int(row.get("data-peak-ts-ns")) != t["peak_ts"]):
             fail(f"{name}: peak {row.get('data-peak')} at {row.get('data-peak-ts-ns')}, "
@@ -439,6 +618,62 @@ def check_static(page, inputs, pools_arg, win):
         if abs(min(ys) - round(y_of(t["peak"]), 1)) > 0.06:
             fail(f"{name}: the curve's highest point is at y {min(ys)}, its peak at "
                  f"{y_of(t['peak']):.1f}")
+    # the curves of samples: after the live bytes' in the legend and the data, behind them
+    s_rows = [r for r in all_rows if "sample" in r.get("class").split()]
+    s_paths = root.findall(".//g[@id='samples']/path")
+    if all_rows != rows + s_rows or len(s_rows) != len(sc) or len(s_paths) != len(sc):
+        fail(f"{len(s_rows)} legend rows and {len(s_paths)} curves of samples, {len(sc)} expected")
+    more = root.find(".//p[@id='more-samples']")
+    if (more is not None) != (sc_more > 0) or (more is not None and int(more.get("data-n")) != sc_more):
+        fail(f"the note of the samples not drawn is wrong ({sc_more} not drawn)")
+    for i, (((k, ser), c), row, path, curve) in enumerate(
+            zip(sc, s_rows, s_paths, data["curves"][len(drawn):])):
+        name = text_of(row.find("td[@class='name']"))
+        want = sample_label(k, ser, c["one"]) + notes[len(drawn) + i]
+        if name != want:
+            fail(f"legend row {name!r}, expected {want!r}")
+        if int(row.get("data-peak")) != c["max"] or int(row.get("data-peak-ts-ns")) != c["max_ts"]:
+            fail(f"{name}: highest {row.get('data-peak')} at {row.get('data-peak-ts-ns')}, "
+                 f"expected {c['max']} at {c['max_ts']}")
+        cells = [text_of(x) for x in row.findall("td[@class='num']")]
+        if cells != [bytes_text(max(c["max"], 0)), seconds_text(c["max_ts"] - t0(k[0])),
+                     bytes_text(max(c["last_v"], 0))]:
+            fail(f"{name}: legend says {cells}")
+        if ("off" in row.get("class").split()) != c["hidden"] or \
+                ("off" in path.get("class").split()) != c["hidden"]:
+            fail(f"{name}: {'shown' if c['hidden'] else 'hidden'} at first, expected "
+                 f"{'hidden' if c['hidden'] else 'shown'}")
+        vals = [v for v in curve["values"] if v is not None]
+        if max(vals) != c["max"]:
+            fail(f"{name}: the hover values reach {max(vals)}, its highest sample is {c['max']}")
+        for ts, v in c["points"]:
+            x = col_of(k[0], ts)
+            if curve["values"][x] is None or curve["values"][x] < v:
+                fail(f"{name}: the sample {v} at {ts} is above its column's value")
+        ys = [float(y) for y in re.findall(r"[MV](?:[-\d.]+ )?([-\d.]+)", path.get("d"))]
+        if abs(min(ys) - round(y_of(c["max"]), 1)) > 0.06:
+            fail(f"{name}: the curve's highest point is at y {min(ys)}, its highest sample at "
+                 f"{y_of(c['max']):.1f}")
+    # live bytes beside memory_record's allocated bytes of their pool: a note says the live
+    # bytes count only the blocks allocated in the input, with both peaks (the first three)
+    beside = []
+    for k in drawn:
+        for (sk, ser), c in every.items():
+            if sk[:3] == k[:3] and sk[3] == "POOL" and ser == "used" and \
+                    COMPONENT.get(sk[4]) == k[3]:
+                beside.append((k, c))
+                break
+    note = root.find(".//p[@id='live-start']")
+    if (note is not None) != bool(beside):
+        fail(f"the note on live bytes and memory_record's is {'there' if note is not None else 'missing'}")
+    devices = len({k[2] for k in drawn}) > 1
+    for k, c in beside[:3]:
+        want = f"{k[3]}{' on device ' + k[2] if devices else ''}" + \
+            (f" of {names[k[0]]}" if n_inputs > 1 else "") + \
+            f": live peak {bytes_text(tracks[k]['peak'])}, allocated peak {bytes_text(max(c['max'], 0))}"
+        if not text_of(note).startswith("Live bytes count only the blocks allocated in the input") \
+                or want not in text_of(note):
+            fail(f"the note on live bytes {text_of(note)!r} does not say {want!r}")
     # the peak marker
     mark = root.find(".//g[@id='peak']")
     if not peak:
@@ -450,7 +685,7 @@ def check_static(page, inputs, pools_arg, win):
         if int(mark.get("data-bytes")) != best or int(mark.get("data-ts-ns")) != ts:
             fail(f"peak marker {mark.get('data-bytes')} at {mark.get('data-ts-ns')}, "
                  f"expected {best} at {ts}")
-        want = f"peak {bytes_text(best)} at {seconds_text(ts - t0(k[0]))}"
+        want = f"{'live ' if sc else ''}peak {bytes_text(best)} at {seconds_text(ts - t0(k[0]))}"
         if text_of(mark.find("text")) != want:
             fail(f"peak label {text_of(mark.find('text'))!r}, expected {want!r}")
         dot = mark.find("circle")
@@ -467,10 +702,10 @@ def check_static(page, inputs, pools_arg, win):
     # each step to its end, else to just before the next, else to the axis' end; clipped to
     # the window of its process (a step that only touches it is not drawn)
     ends = []
-    for n, (start, stop) in enumerate(want, 1):
+    for n, (start, stop, number) in enumerate(want, 1):
         if stop is None:
             stop = want[n][0] if n < len(want) else t0(proc[0]) + frm + span
-        ends.append((n, start, stop))
+        ends.append((number, start, stop))
     if proc and proc in procs:
         tk = [t for k, t in tracks.items() if k[:2] == proc]
         lo, hi = (tk[0]["first"], tk[0]["end"]) if tk else \
@@ -571,7 +806,10 @@ def check_hover(page, data, at):
     head = seconds_text(data["from_ns"] + col * data["span_ns"] // data["cols"])
     if res["hidden"] or not res["head"].startswith(head):
         fail(f"hover box {'hidden' if res['hidden'] else res['head']!r}, expected {head!r}")
-    if [name, bytes_text(best)] not in res["rows"] or res["rows"][0][1] != bytes_text(best):
+    # the highest of the live bytes' rows (the profiler's samples may be higher)
+    live = [r for r in res["rows"] if not re.search(r" \((memory_record|npu_mem|npu_module_mem)\), ",
+                                                     r[0])]
+    if [name, bytes_text(best)] not in res["rows"] or live[0][1] != bytes_text(best):
         fail(f"hover rows {res['rows']}, expected {name!r} with {bytes_text(best)} first")
     if abs(float(res["cursor"]) - (PLOT_X + col + 0.5)) > 0.01:
         fail(f"cursor at {res['cursor']}")

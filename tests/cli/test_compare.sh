@@ -64,10 +64,10 @@ expect_same sys.csv "$T/compare/sysstep_expected.csv"
 expect_status 0 "$M" -q --step 2 --input "$T/compare/steps_base.csv,$T/compare/steps_nested.csv" -o nested.csv
 expect_same nested.csv "$T/compare/steps_expected.csv"
 expect_status 3 "$M" -q --step 3 --input "$T/compare/steps_base.csv,$T/compare/steps_cmp.csv" -o o8.csv
-expect_err_line '^memscope-compare: .*steps_base.csv: no step 3: it has 2$'
+expect_err_line '^memscope-compare: .*steps_base.csv: no step 3: it has steps 1, 2$'
 expect_absent o8.csv
 expect_status 3 "$M" -q --step 1 --input "$T/compare/tie_base.csv,$T/compare/tie_cmp.csv" -o o9.csv
-expect_err_line 'tie_base.csv: no steps: neither mstx "step start" ranges nor SYSTEM STEP rows$'
+expect_err_line 'tie_base.csv: no steps: neither mstx "step start" ranges, SYSTEM STEP rows nor ProfilerStep#N ops$'
 expect_status 2 "$M" --step 0 --input "$T/baseline.csv,$T/leaks.csv"
 expect_status 2 "$M" --step 2x --input "$T/baseline.csv,$T/leaks.csv"
 
@@ -224,6 +224,81 @@ grep -q "^memscope-compare: values (the reference's rule): the size of the first
 	! grep -q 'by delta' "$WORK/err" &&
 	grep -q ': top 1 (CSV line 8): KERNEL_LAUNCH N/A on device 0: diff -18.5 KiB (base 18.5 KiB, compare absent)$' "$WORK/err" &&
 	ok || bad "kernel summary: $(cat "$WORK/err")"
+
+# Ascend profiler outputs (formats/msprof.md "What the tools do with them"): no msMemScope
+# output to agree with, so --measure delta is the default there, said in one line. Two copies of
+# a real torch_npu output, two aten::mm blocks doubled in the second: only those aten::mm ops and
+# the ops they ran in (on their thread) differ, each by the bytes added; the oracle finds them in
+# the timeline itself. (The reference's rule charged each block to the 5 ops before it; the time
+# rule alone also charged empty_tensor, which aten::mm runs while it allocates.)
+P="$T/msprof/torch_npu_level0_rank0_ascend_pt"
+OM=ASCEND_PROFILER_OUTPUT/operator_memory.csv
+cp -r "$P" rankA_ascend_pt && cp -r "$P" rankB_ascend_pt
+awk -F, -v OFS=, '$1 == "aten::mm" && ($2 == "16000.5" || $2 == "65536.5") { $2 = $2 * 2 } 1' \
+	"$P/$OM" >"rankB_ascend_pt/$OM"
+expect_status 0 "$M" --input rankA_ascend_pt,rankB_ascend_pt -o prof.csv
+[ "$(grep -c 'msMemScope does not compare' "$WORK/err")" -eq 1 ] &&
+	grep -Fqx "memscope-compare: rankA_ascend_pt, rankB_ascend_pt: Ascend profiler data, which msMemScope does not compare: values by --measure delta, what each op itself allocated minus freed (--measure reference for msMemScope's rule)" "$WORK/err" &&
+	ok || bad "the default's line: $(cat "$WORK/err")"
+grep -q '^memscope-compare: values (--measure delta)' "$WORK/err" && ok || bad "profiler summary: $(cat "$WORK/err")"
+python3 - "$P" prof.csv >prof_check <<'PY'
+import csv, json, sys
+from decimal import Decimal
+out = sys.argv[1] + "/ASCEND_PROFILER_OUTPUT/"
+ns = lambda t: int(Decimal(t.strip()) * 1000)
+sl = [(ns(e["ts"]), ns(e["ts"]) + ns(str(e["dur"])), e["name"], e["pid"], e["tid"])
+      for e in json.load(open(out + "trace_view.json"))
+      if e.get("ph") == "X" and e.get("cat") == "cpu_op" and not e["name"].startswith("ProfilerStep#")]
+want = []
+for r in csv.DictReader(open(out + "operator_memory.csv", newline="")):
+	if r["Name"] != "aten::mm" or r["Size(KB)"] not in ("16000.5", "65536.5"):
+		continue
+	t, added = ns(r["Allocation Time(us)"]), int(Decimal(r["Size(KB)"]) * 1024)
+	mm = max((s for s in sl if s[2] == "aten::mm" and s[0] <= t <= s[1]), key=lambda s: s[0])
+	want += ["%s %d" % (s[2], added) for s in sl
+		 if s[3:] == mm[3:] and s[0] <= mm[0] and s[1] >= mm[1]]
+rows = list(csv.reader(open(sys.argv[2])))[2:]
+got = ["%s %s" % (r[1], r[5]) for r in rows if r[5] != "0"]
+print("ok" if sorted(got) == sorted(want) and len(want) > 2 else "want %s got %s" % (sorted(want), sorted(got)))
+PY
+[ "$(cat prof_check)" = ok ] && ok || bad "profiler delta rows: $(cat prof_check)"
+# -q says nothing; --measure reference keeps msMemScope's rule (and says nothing of the default)
+expect_status 0 "$M" -q --input rankA_ascend_pt,rankB_ascend_pt -o prof_q.csv
+[ ! -s "$WORK/err" ] && ok || bad "-q: $(cat "$WORK/err")"
+expect_same prof_q.csv prof.csv
+expect_status 0 "$M" --measure reference --input rankA_ascend_pt,rankB_ascend_pt -o prof_ref.csv
+head -n 1 "$WORK/err" | grep -q "^memscope-compare: values (the reference's rule)" && ok || bad "reference on profiler: $(cat "$WORK/err")"
+# a MALLOC that names its op (a profiler output's, or its dump) counts for that op and the ops it
+# ran in on its thread: not for an op it runs meanwhile (C), nor one on another thread (B); one
+# naming an op not running then counts by time, and is reported. Its FREE counts by time.
+expect_status 0 "$M" --input "$T/compare/named_base.csv,$T/compare/named_cmp.csv" -o named.csv
+expect_same named.csv "$T/compare/named_expected.csv"
+grep -q '^memscope-compare: 2 MALLOCs name an op that was not running in their process then: counted for the ops running then$' "$WORK/err" &&
+	ok || bad "named summary: $(cat "$WORK/err")"
+# ... and MindSpore's at the op level (refused for msMemScope's dumps, as the reference does)
+sed 's/,PTA,/,MINDSPORE,/' "$T/compare/named_base.csv" >ms_named_base.csv
+sed 's/,PTA,/,MINDSPORE,/' "$T/compare/named_cmp.csv" >ms_named_cmp.csv
+expect_status 0 "$M" -q --input ms_named_base.csv,ms_named_cmp.csv -o ms_named.csv
+expect_same ms_named.csv "$T/compare/named_expected.csv"
+# what a profiler output lacks, in its terms: a timeline with op slices, a device for its ops
+# (a timeline alone), kernel launches; an error when no row is left, else a warning
+Q="$T/msprof-quirks"
+NO_TL='this output has no timeline \(trace_view.json / msprof_\*.json\) with op slices \(cpu_op\), which the op sequence comes from'
+expect_status 3 "$M" -q --input "$Q/crlf_lf_rank0_ascend_pt,$Q/crlf_lf_rank0_ascend_pt" -o o11.csv
+expect_err_line "^memscope-compare: $Q/crlf_lf_rank0_ascend_pt: $NO_TL$"
+expect_absent o11.csv
+expect_status 0 "$M" -q --input "$Q/crlf_lf_rank0_ascend_pt,$P" -o o11.csv
+expect_err_line "^memscope-compare: $Q/crlf_lf_rank0_ascend_pt: $NO_TL; its side of every row is N/A$"
+expect_status 3 "$M" -q --input "$Q/rank0_ascend_ms,$Q/rank0_ascend_ms" -o o12.csv
+expect_err_line "^memscope-compare: $Q/rank0_ascend_ms: $NO_TL$"
+TV="$P/ASCEND_PROFILER_OUTPUT/trace_view.json"
+expect_status 3 "$M" -q --input "$TV,$TV" -o o13.csv
+expect_err_line "^memscope-compare: $TV: its op slices have no device, which comes from the output's memory files: give the output folder, not its timeline alone$"
+expect_status 3 "$M" -q --level kernel --input "$P,$P" -o o14.csv
+expect_err_line "^memscope-compare: $P: an Ascend profiler output has no kernel launches, which the kernel level compares: compare its ops \(--level op\)$"
+expect_status 3 "$M" -q --level kernel --input "$Q/crlf_lf_rank0_ascend_pt,$P" -o o15.csv
+expect_err_line "kernel level compares: and this one has no timeline \(trace_view.json / msprof_\*.json\) with op slices \(cpu_op\) to compare ops$"
+expect_absent o15.csv
 
 # bad input: one line naming the file, exit 3 (4 for I/O, 2 for usage), nothing at the output
 expect_status 4 "$M" --input "missing.csv,$T/leaks.csv" -o o1.csv

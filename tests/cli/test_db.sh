@@ -94,6 +94,33 @@ expect_status 0 "$BIN/memscope-leaks" -q --kind exit --format csv baseline.csv
 n_exit=$(($(wc -l <"$WORK/out") - 1))
 expect_q baseline.db "SELECT sum(leaked_at_exit) FROM memscope_blocks" "$n_exit"
 
+# memscope_blocks.op: a profiler output's block names the op its MALLOC row names (that row's
+# Name, read through malloc_row), NULL for msMemScope's (their MALLOCs name none); the layout is
+# user_version 2 (formats/sqlite.md)
+P="$SRC/testdata/msprof/torch_npu_level0_rank0_ascend_pt"
+expect_status 0 "$D" -q -o prof.db "$P"
+expect_q prof.db "PRAGMA user_version" 2
+expect_q baseline.db "PRAGMA user_version" 2
+expect_q prof.db "SELECT count(*) > 0, count(*) = count(op), sum(b.op IS NOT m.\"Name\") FROM memscope_blocks AS b JOIN memscope_dump AS m ON m.rowid = b.malloc_row" '1|1|0'
+expect_q prof.db "SELECT count(*) FROM memscope_dump WHERE \"Event\" = 'MALLOC'" "$(q prof.db 'SELECT count(*) FROM memscope_blocks')"
+expect_q baseline.db "SELECT count(*), count(op) FROM memscope_blocks" '23|0'
+expect_q prof.db "SELECT name FROM pragma_table_info('memscope_blocks') ORDER BY cid DESC LIMIT 1" op
+expect_q prof.db "SELECT count(*) FROM pragma_table_info('memscope_block_stacks') WHERE name = 'op'" 1
+# the typed size column sorts as numbers; the Attr's JSON values are strings, so ordering by
+# them sorts as text (what formats/sqlite.md "Examples" says: keep it true on this sample)
+expect_q prof.db "SELECT typeof(size), typeof(json_extract(m.\"Attr\", '\$.size')) FROM memscope_blocks AS b JOIN memscope_dump AS m ON m.rowid = b.malloc_row LIMIT 1" 'integer|text'
+expect_q prof.db "SELECT max(size) FROM memscope_blocks" "$(q prof.db "SELECT json_extract(\"Attr\", '\$.size') FROM memscope_dump WHERE \"Event\" = 'MALLOC' ORDER BY CAST(json_extract(\"Attr\", '\$.size') AS INTEGER) DESC LIMIT 1")"
+[ "$(q prof.db "SELECT json_extract(\"Attr\", '\$.size') FROM memscope_dump WHERE \"Event\" = 'MALLOC' ORDER BY json_extract(\"Attr\", '\$.size') DESC LIMIT 1")" != \
+	"$(q prof.db 'SELECT max(size) FROM memscope_blocks')" ] && ok || bad "json_extract sizes sorted as numbers: formats/sqlite.md's example is wrong"
+# formats/sqlite.md's examples run on it, each giving rows
+awk '/^## Examples/ { on = 1; next } /^## / { on = 0 } on && /^```sql/ { sql = ""; inq = 1; next }
+	on && inq && /^```/ { print sql; inq = 0; next } on && inq { sql = sql " " $0 }' \
+	"$SRC/formats/sqlite.md" >examples.sql
+[ "$(wc -l <examples.sql)" -ge 3 ] && ok || bad "formats/sqlite.md: no examples found"
+while IFS= read -r sql; do
+	[ -n "$(q prof.db "$sql" 2>&1)" ] && q prof.db "$sql" >/dev/null 2>&1 && ok || bad "formats/sqlite.md example: $sql"
+done <examples.sql
+
 # several inputs into one database; python_trace files into python_trace_{pid} tables
 expect_status 0 "$D" -o multi.db baseline.csv python_trace.csv leaks.csv
 expect_err_line '^memscope-db: multi.db: 251 rows \(inputs: 3\), 48 blocks \(unreleased at exit: 17, unmatched frees: 0\), 6 python_trace rows \(tables: 2\)$'

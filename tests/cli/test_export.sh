@@ -202,7 +202,7 @@ grep -q '^a:b;f 12;? 64$' frames2.folded && ok || bad "frames2.folded: $(cat fra
 # in the SVG's subtitle, below); it reads the input once: standard input works
 expect_status 0 "$E" --format folded -o nostack.folded baseline.csv
 grep -c 'grouped by op' "$WORK/err" | grep -qx 1 &&
-	grep -qx 'memscope-export: no MALLOC has a call stack or owner tag: grouped by op' "$WORK/err" &&
+	grep -qx 'memscope-export: no MALLOC has a call stack or owner tag: grouped by op, the op that allocated each block' "$WORK/err" &&
 	ok || bad "baseline.csv: no fallback note: $(cat "$WORK/err")"
 "$E" -q --format folded --group-by op -o byop.folded baseline.csv
 expect_same nostack.folded byop.folded
@@ -309,8 +309,31 @@ grep -q '<title>all (32.0 MiB, 33,571,840 bytes, 100.00%)</title>' baseline.allo
 	grep -q '<text id="title" x="600" y="24">allocations (total: [0-9,]* allocations)</text>' baseline.count.svg &&
 	! grep -q '<text id="title"[^<]*[0-9],[0-9][0-9][0-9] bytes' baseline.allocated.svg baseline.peak.svg &&
 	ok || bad "baseline.allocated.svg: root tooltip or title: $(grep -o '<text id="title"[^<]*' baseline.allocated.svg)"
-grep -q '>baseline.csv; by op (no call stacks); pools PTA<' baseline.allocated.svg && ok ||
+grep -q '>baseline.csv; by op: the op that allocated each block (no call stacks); pools PTA<' baseline.allocated.svg && ok ||
 	bad "baseline.allocated.svg: the subtitle does not say by op"
+# an Ascend profiler output's blocks have no stacks and each MALLOC names the op that allocated
+# its block (operator_memory's Name): the graph is by that op, as --group-by op makes it, and the
+# subtitle and the note say so; the weights are operator_memory's sizes per Name
+T0=$SRC/testdata/msprof/torch_npu_level0_rank0_ascend_pt
+expect_status 0 "$E" --format svg -o t0.svg "$T0"
+grep -q '>torch_npu_level0_rank0_ascend_pt; by op: the op that allocated each block (no call stacks); pools PTA, GE<' t0.svg &&
+	grep -qx 'memscope-export: no MALLOC has a call stack or owner tag: grouped by op, the op that allocated each block' "$WORK/err" &&
+	ok || bad "t0.svg: subtitle or note: $(grep -o '<text id="subtitle"[^<]*' t0.svg) $(cat "$WORK/err")"
+"$E" -q --format folded -o t0.folded "$T0"
+"$E" -q --format folded --group-by op -o t0.op.folded "$T0"
+expect_same t0.folded t0.op.folded
+expect_status 0 python3 - t0.folded "$T0/ASCEND_PROFILER_OUTPUT/operator_memory.csv" <<'X'
+import csv, sys
+from decimal import Decimal
+got = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1])}
+want = {}
+for r in csv.DictReader(open(sys.argv[2], newline="")):
+    size = round(Decimal(r["Size(KB)"].strip()) * 1024)
+    if size > 0 and r["Allocation Time(us)"].strip():
+        name = r["Name"].strip() or "[PTA, no op]"
+        want[name] = want.get(name, 0) + size
+sys.exit(0 if got == want and len(got) > 20 else f"{sorted(set(got.items()) ^ set(want.items()))[:4]}")
+X
 # a label too long for its frame keeps its start and its end, the middle elided (a C frame's
 # arguments and module go first): siblings that differ at the end stay apart, the start they
 # share left out

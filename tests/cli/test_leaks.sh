@@ -92,7 +92,7 @@ expect_out steps_system.ref --format reference steps_system.csv
 expect_out steps_system_skip0.txt --kinds step --skip-steps 0 steps_system.csv
 expect_out steps_system_skip0.ref --format reference --kinds step --skip-steps 0 steps_system.csv
 expect_status 0 "$L" steps_system.csv
-if grep -q 'process 200: 1 mstx "step start" row(s) ignored' "$WORK/err"; then ok; else bad "ignored step rows not reported"; fi
+if grep -q 'process 200: 1 step row(s) of another kind ignored: its steps come from SYSTEM STEP rows' "$WORK/err"; then ok; else bad "ignored step rows not reported"; fi
 # no call stacks in the input: grouped by op, said once on stderr and in the section's line
 if [ "$(grep -c '^memscope-leaks: steps_system.csv: no call stacks: leaks grouped by op$' "$WORK/err")" -eq 1 ] &&
 	grep -q '^Unreleased at exit: 2 blocks in 1 group by op (no call stacks), ATB 2.00 MiB$' "$WORK/out"; then ok; else bad "no-stack fallback note: $(cat "$WORK/err")"; fi
@@ -179,7 +179,8 @@ expect_status 0 "$L" -q --format reference "$WORK/steps_mstx.mscap"
 expect_same "$WORK/out" steps_mstx.ref
 
 # several inputs: each input's findings (step, mark, exit) under its own header, the inputs
-# with nothing to report in one line, one summary; one "no steps" line for all inputs
+# with nothing to report in one line, one summary; one "no steps" line for all inputs, one
+# "no allocations or frees" line for those without MALLOC or FREE rows (not also "no steps")
 head -2 "$T/baseline.csv" >"$WORK/quiet1.csv"
 cp "$WORK/quiet1.csv" "$WORK/quiet2.csv"
 expect_status 0 "$L" "$WORK/quiet1.csv" steps_mstx.csv "$WORK/quiet2.csv" groups.csv steps_system.csv
@@ -188,7 +189,9 @@ if [ "$(grep -c '^==> ' "$WORK/out")" -eq 3 ] &&
 	grep -q "^no leaks in 2 of 5 inputs: $WORK/quiet1.csv, $WORK/quiet2.csv\$" "$WORK/out" &&
 	grep -q '^summary of 5 inputs: step leaks 4 in 2 inputs (5.51 MiB: PTA 3.51 MiB in 3 blocks, ATB 2.00 MiB in 1 block); ' "$WORK/out" &&
 	[ "$(grep -c 'no steps' "$WORK/err")" -eq 1 ] &&
-	grep -q "^memscope-leaks: no steps in 3 of 5 inputs ($WORK/quiet1.csv, $WORK/quiet2.csv, groups.csv): no mstx \"step start\" ranges or SYSTEM STEP rows, step leaks not checked\$" "$WORK/err"; then ok; else bad "several inputs: $(cat "$WORK/out" "$WORK/err")"; fi
+	grep -q "^memscope-leaks: no steps in 1 of 5 inputs (groups.csv): no mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep ops, step leaks not checked\$" "$WORK/err" &&
+	[ "$(grep -c 'no allocations or frees' "$WORK/err")" -eq 1 ] &&
+	grep -q "^memscope-leaks: no allocations or frees in 2 of 5 inputs ($WORK/quiet1.csv, $WORK/quiet2.csv): nothing to check in them " "$WORK/err"; then ok; else bad "several inputs: $(cat "$WORK/out" "$WORK/err")"; fi
 # the exit leaks of steps_system.csv are under its header, not under the first input's
 if awk '/^==> /{cur=$2} /^Unreleased at exit: 2 blocks/{print cur}' "$WORK/out" | grep -qx steps_system.csv; then ok; else bad "exit leaks under the wrong input"; fi
 # 100 inputs: one "no steps" line that counts them, no header without findings
@@ -378,9 +381,29 @@ if ! grep -q "$(printf '\033')" "$WORK/out" && ! grep -q "$(printf '\r')" "$WORK
 # --fail-on-finding for pipelines, as in memscope-inefficient; --fail-on-leak, its older
 # spelling, does the same byte for byte
 expect_status 1 "$L" -q --fail-on-finding steps_mstx.csv
-expect_status 0 "$L" -q --fail-on-finding --kinds step "$T/baseline.csv"
 expect_alias 1 --fail-on-finding --fail-on-leak steps_mstx.csv
-expect_alias 0 --fail-on-finding --fail-on-leak -q --kinds step --format json "$T/baseline.csv"
+# step leaks asked for (--kinds step) on an input without steps were not checked: no pass, but
+# status 3 and one line naming it (also with -q); the report is still written, and its JSON
+# says per input whether each kind was checked. Without --kinds the default (all) does not fail
+expect_status 3 "$L" -q --fail-on-finding --kinds step "$T/baseline.csv"
+expect_err_line "^memscope-leaks: $T/baseline.csv: no steps \(mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep ops\): step leaks not checked\$"
+grep -q '^summary: step leaks 0 (0 B); ' "$WORK/out" && ok || bad "report not written with status 3"
+expect_alias 3 --fail-on-finding --fail-on-leak -q --kinds step --format json "$T/baseline.csv"
+expect_status 3 "$L" -q --fail-on-finding --kinds exit,step --pool host "$T/baseline.csv"
+expect_err_line ': no steps .*: step leaks not checked$'
+expect_status 0 "$L" -q --fail-on-finding --pool host "$T/baseline.csv"
+[ ! -s "$WORK/err" ] && ok || bad "no steps without --kinds: said under -q"
+# findings come first: status 1 when another input has leaks
+expect_status 1 "$L" -q --fail-on-finding --kinds step steps_mstx.csv "$T/baseline.csv"
+grep -q "^memscope-leaks: no steps in 1 of 2 inputs ($T/baseline.csv): " "$WORK/err" && ok || bad "no steps of 1 of 2 inputs: $(cat "$WORK/err")"
+expect_status 0 "$L" -q --kinds step,exit --format json "$T/baseline.csv" steps_mstx.csv
+if python3 - "$WORK/out" <<'PY'
+import json, sys
+ins = json.load(open(sys.argv[1]))["summary"]["inputs"]
+assert [(i["step"]["checked"], i["exit"]["checked"], i["mark"]) for i in ins] == [
+    (False, True, None), (True, True, None)], ins
+PY
+then ok; else bad "json checked flags"; fi
 # -o: written in one piece, never over an existing file or an input
 expect_status 0 "$L" -q steps_mstx.csv -o "$WORK/report.txt"
 expect_same "$WORK/report.txt" steps_mstx.txt
@@ -436,4 +459,87 @@ expect_status 0 "$L" -q -f --format reference -o "$WORK/by_name.txt" steps_mstx.
 expect_status 2 "$L" -q -f --format csv -o "$WORK/by_name2.json" steps_mstx.csv
 expect_err_line '^memscope-leaks: --format csv contradicts -o .*/by_name2.json \(json\)$'
 expect_absent "$WORK/by_name2.json"
+# profiler_steps.csv (as an Ascend profiler output converts): ProfilerStep#N ops are the steps,
+# numbered as the profiler numbers them (#8 is step 8; --skip-steps 1 skips #7, the first), a
+# MALLOC that names its op (aten::add) is grouped by it even inside another open op, an unnamed
+# one by the thread's open op (aten::mul); no address: none printed
+expect_status 0 "$L" -q --kinds step profiler_steps.csv
+if grep -q '^Step leaks (allocated in step s after the first 1, alive at the end of step s + 1): 2 blocks' "$WORK/out" &&
+	grep -q '^#1 PTA 1.00 MiB in 1 block, allocated in step 8$' "$WORK/out" &&
+	grep -q '^   op aten::add$' "$WORK/out" && grep -q '^   op aten::mul$' "$WORK/out" &&
+	grep -q '^   first profiler_steps.csv:6 at 2.200000 s (process 100, device 0)$' "$WORK/out"; then ok; else bad "ProfilerStep steps, named ops: $(cat "$WORK/out")"; fi
+expect_status 0 "$L" -q --kinds step --format csv profiler_steps.csv
+[ "$(cut -d, -f12,13 "$WORK/out" | sort -u | tr '\n' ' ')" = "8,9 alloc_step,detected_step " ] && ok || bad "profiler_steps.csv steps: $(cat "$WORK/out")"
+expect_status 0 "$L" -q --kinds step --skip-steps 2 profiler_steps.csv
+grep -q '^summary: step leaks 0 (0 B); ' "$WORK/out" && ok || bad "--skip-steps 2 judged step 8 (the second)"
+
+# profiler_gaps.csv: ProfilerStep #50, #52, #55 (a #51 after #52 is ignored, and said; its
+# rows stay in step 52), blocks 1 MiB each: 1 before the first step, 2 and 3 in #50 (3 freed
+# after #52's end), 4, 5, 6 in #52 (5 freed in #55, 6 between #52 and #55), 7 in #52 after the
+# ignored #51 start (freed after #55), 8 in #55. Step s + 1 of #52 is the first later step that
+# has an end, #55: 4 and 7 are step leaks detected there. The fluctuation: #52 from 4 to 6 MiB
+# used, #55 (the rows after #52's end with it) from 5 to 7 MiB
+expect_status 0 "$L" -q profiler_gaps.csv
+grep -q '^PTA on device 0: MinGap step 52, 66.67% (4.00 MiB of 6.00 MiB); MaxGap step 55, 71.43% (5.00 MiB of 7.00 MiB)$' "$WORK/out" &&
+	grep -q '^#1 PTA 4.00 MiB in 4 blocks, allocated in steps 50, 52, 55$' "$WORK/out" && ok || bad "profiler_gaps.csv: $(cat "$WORK/out")"
+expect_status 0 "$L" profiler_gaps.csv
+grep -q '^memscope-leaks: profiler_gaps.csv: process 100: 1 ProfilerStep op(s) ignored: their number is not above the step before theirs$' "$WORK/err" && ok || bad "ignored ProfilerStep#51 not said: $(cat "$WORK/err")"
+# leaks as (allocation_id, alloc_step, detected_step); block 1, before the first ProfilerStep, is
+# in no step (null); --skip-steps counts steps, not numbers: 2 skips #50 and #52; with
+# --min-steps-alive 2 a block of #50 must outlive #52's end (50 + 2), not #55's
+for a in "" "--skip-steps 2" "--skip-steps 0 --min-steps-alive 2"; do
+	# shellcheck disable=SC2086
+	expect_status 0 "$L" -q --format json $a profiler_gaps.csv
+	mv "$WORK/out" "$WORK/gaps$(echo "$a" | tr -d ' -')"
+done
+if python3 - "$WORK/gaps" "$WORK/gapsskipsteps2" "$WORK/gapsskipsteps0minstepsalive2" <<'PY'
+import json, sys
+def got(f, kind):
+    return sorted((x["allocation_id"], x["alloc_step"], x["detected_step"])
+                  for x in json.load(open(f))["leaks"] if x["kind"] == kind)
+assert got(sys.argv[1], "step") == [(4, 52, 55), (7, 52, 55)], got(sys.argv[1], "step")
+assert got(sys.argv[1], "exit") == [(1, None, None), (2, 50, None), (4, 52, None), (8, 55, None)]
+assert got(sys.argv[2], "step") == []
+assert got(sys.argv[3], "step") == [(2, 50, 52), (3, 50, 52), (4, 52, 55), (7, 52, 55)], got(sys.argv[3], "step")
+f = json.load(open(sys.argv[1]))["fluctuation"][0]
+assert [s["step"] for s in f["steps"]] == [52, 55], f
+PY
+then ok; else bad "profiler_gaps.csv leaks by number"; fi
+
+# the real torch_npu sample: its one step is ProfilerStep#50, so step 50 in every report and
+# option (memscope-export --step, the trace's step slice, the page's band)
+E="$BIN/memscope-export"
+PT="$T/msprof/torch_npu_level0_rank0_ascend_pt"
+expect_status 0 "$L" -q --group-by op "$PT"
+[ "$(grep -c ', allocated in step 50$' "$WORK/out")" -eq "$(grep -c '^#' "$WORK/out")" ] && ok || bad "sample: not step 50: $(head -3 "$WORK/out")"
+expect_status 0 "$E" -q --step 50 -o "$WORK/s50.html" "$PT"
+grep -q 'data-step="50"' "$WORK/s50.html" && ok || bad "sample: no band of step 50"
+expect_status 0 "$E" -q --format chrome-trace --step 50 -o "$WORK/s50.json" "$PT"
+expect_status 0 python3 -c 'import json, sys
+s = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "step"]
+sys.exit(0 if [(e["name"], e["args"]["step"]) for e in s] == [("step 50", 50)] else 1)' "$WORK/s50.json"
+expect_status 3 "$E" -q --step 1 -o "$WORK/s1.html" "$PT"
+expect_err_line "^memscope-export: $PT: no step 1: it has step 50\$"
+expect_status 3 "$E" -q --format chrome-trace --step 51 -o "$WORK/s51.json" profiler_gaps.csv
+expect_err_line '^memscope-export: profiler_gaps.csv: no step 51: it has steps 50, 52, 55$'
+expect_status 3 "$BIN/memscope-compare" -q --step 53 --input profiler_steps.csv,profiler_gaps.csv -o "$WORK/c.csv"
+expect_err_line '^memscope-compare: profiler_steps.csv: no step 53: it has steps 7 to 10$'
+expect_status 3 "$BIN/memscope-compare" -q --step 8 --input profiler_steps.csv,profiler_gaps.csv -o "$WORK/c.csv"
+expect_err_line '^memscope-compare: profiler_gaps.csv: no step 8: it has steps 50, 52, 55$'
+expect_status 0 "$BIN/memscope-compare" -q --step 8 --input profiler_steps.csv,profiler_steps.csv -o "$WORK/c.csv"
+grep -q '^OP_LAUNCH,aten::mul,0,' "$WORK/c.csv" && ok || bad "compare --step 8: $(cat "$WORK/c.csv")"
+
+# an input without MALLOC or FREE rows (an Ascend profiler memory_record: samples only) has
+# nothing to check: one line, also with -q; with --fail-on-finding status 3
+MR="$PT/ASCEND_PROFILER_OUTPUT/memory_record.csv"
+expect_status 0 "$L" -q "$MR"
+expect_err_line "^memscope-leaks: $MR: no allocations or frees: nothing to check \(samples alone, like an Ascend profiler memory_record's, hold no blocks: give its operator_memory or the whole folder\)\$"
+expect_status 3 "$L" -q --fail-on-finding --kinds exit "$MR"
+expect_status 0 "$L" -q --format json "$MR" profiler_steps.csv
+if python3 - "$WORK/out" <<'PY'
+import json, sys
+ins = json.load(open(sys.argv[1]))["summary"]["inputs"]
+assert [(i["step"]["checked"], i["exit"]["checked"]) for i in ins] == [(False, False), (True, True)], ins
+PY
+then ok; else bad "json checked flags of a memory_record"; fi
 finish

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Golden CLI cases of memscope-export --format html, the memory-over-time page: on every sample,
 # a generated training run and hostile input, the page against an independent reading of the
-# inputs (check_memory_html.py: curves, peak, steps, owners, nothing loaded), its hover in
-# headless Chromium, its size on a big input, and the options it takes. Args: BIN_DIR SRC_DIR
+# inputs (check_memory_html.py: curves, peak, steps, owners, the profiler's samples, nothing
+# loaded), its hover in headless Chromium, its size on a big input, and the options it takes. Args: BIN_DIR SRC_DIR
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
@@ -55,7 +55,7 @@ printf '%s\n' "$H" '1,OP_LAUNCH,ATEN_START,x,1000000000,7,7,0,N/A,,,' \
 	'4,FREE,PTA,N/A,1600000000,7,7,0,0x2000,"{allocation_id:2}",,' \
 	'5,MALLOC,PTA,N/A,1700000000,7,7,0,0x3000,"{allocation_id:3,size:50}",,' >origin.csv
 expect_status 0 "$E" -o origin.html origin.csv
-expect_err_line '^memscope-export: origin.html: peak 500 B of PTA on device 0 of process 7 at 0.475869 s; 1 track$'
+expect_err_line '^memscope-export: origin.html: live peak 500 B of PTA on device 0 of process 7 at 0.475869 s; 1 track$'
 expect_status 0 $CHECK --browser origin.html origin.csv
 grep -q '>peak 500 B at 0.475869 s<' origin.html && grep -q '>0.400000 s<' origin.html &&
 	ok || bad "origin.html: peak label or axis ticks"
@@ -67,7 +67,7 @@ grep -q '<g id="peak" data-track="0" data-bytes="500" data-ts-ns="1475869900"' f
 # the format comes from -o's extension; the summary names the peak; standard output works
 expect_status 0 "$E" -o ext.html peak.csv
 head -c 15 ext.html | grep -qx '<!DOCTYPE html>' && ok || bad "ext.html: not HTML"
-expect_err_line '^memscope-export: ext.html: peak 300 B of PTA on device 0 of process 7 at 0.000000 s; 1 track$'
+expect_err_line '^memscope-export: ext.html: live peak 300 B of PTA on device 0 of process 7 at 0.000000 s; 1 track$'
 expect_status 0 "$E" -q --format html peak.csv
 expect_same "$WORK/out" ext.html
 # options that do nothing for a page are usage errors
@@ -232,7 +232,7 @@ grep -q '"from_ns":200000000,"span_ns":450000000,"curves":\[{"track":0,"values":
 	ok || bad "origin_win.html: the curve does not start at 100 B"
 # the peak within the window: up to 0.4 s the peak is the 100 B live since 0.1 s, at the start
 expect_status 0 "$E" --from 0.2 --to 0.4 -o origin_early.html origin.csv
-expect_err_line '^memscope-export: origin_early.html: peak 100 B of PTA on device 0 of process 7 at 0.200000 s; 1 track$'
+expect_err_line '^memscope-export: origin_early.html: live peak 100 B of PTA on device 0 of process 7 at 0.200000 s; 1 track$'
 expect_status 0 $CHECK --from 0.2 --to 0.4 origin_early.html origin.csv
 # the checker fails a page checked against another window
 expect_status 1 $CHECK --from 0.2 --to 0.5 origin_early.html origin.csv
@@ -244,7 +244,7 @@ expect_err_line '^memscope-export: origin.csv: the window ends before it starts'
 expect_status 3 "$E" -q --from 5 -o x.html origin.csv
 expect_err_line '^memscope-export: origin.csv: nothing in the window: the rows span 0.700000000 s$'
 expect_status 3 "$E" -q --step 99 -o x.html steps_mstx.csv
-expect_err_line '^memscope-export: steps_mstx.csv: no step 99: it has 4$'
+expect_err_line '^memscope-export: steps_mstx.csv: no step 99: it has steps 1 to 4$'
 expect_status 3 "$E" -q --step 1 -o x.html origin.csv
 expect_absent x.html
 
@@ -285,6 +285,162 @@ expect_status 0 $CHECK --step 4 ranks_step4.html $R
 
 # the peak's label has a halo, and the y axis room above the peak (the checker: 5% at least)
 grep -q 'paint-order: stroke' origin.html && ok || bad "origin.html: no halo under the peak label"
+
+# the profiler's samples (COUNTER rows of memory_record, npu_mem, npu_module_mem): thinner
+# curves behind the live bytes, one per series, named after the file they come from; sums, the
+# DDR and HBM parts and the modules hidden at first; 24 at most; they count for the axes; a PLAN
+# row (no time) changes nothing
+python3 - ctr.csv noplan/ctr.csv <<'X'
+import os, random, sys
+rnd = random.Random(11)
+h = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)"
+rows, rid, ts, used, live = [h], 0, 1_736_405_443_000_000_000, 0, []
+def row(ev, typ, name, attr, dev=0, tid="N/A", ptr="N/A", t=None):
+    global rid
+    rid += 1
+    rows.append(f'{rid},{ev},{typ},{name},{ts if t is None else t},100,{tid},{dev},{ptr},"{{{attr}}}",,')
+for step in range(1, 5):
+    row("MSTX", "Range_start", '"step start"', "", tid=100)
+    for i in range(150):
+        ts += rnd.randrange(5_000, 60_000)
+        if live and rnd.random() < 0.45:
+            a, size = live.pop(rnd.randrange(len(live)))
+            used -= size
+            row("FREE", "PTA", "N/A", f"allocation_id:{a}", tid=100, ptr=hex(a))
+        else:
+            size = rnd.choice((1 << 20, 4 << 20, 512 << 10)) * step
+            live.append((rid + 1, size))
+            used += size
+            row("MALLOC", "PTA", "N/A", f"allocation_id:{rid + 1},size:{size}", tid=100, ptr=hex(rid + 1))
+        row("COUNTER", "POOL", "PTA", f"used:{used},total:{512 << 20},active:{used + 4096}")
+        row("COUNTER", "POOL", "PTA+GE", f"used:{used + (70 << 20)},total:{582 << 20}")
+        if i % 10 == 0:
+            row("COUNTER", "POOL", "APP", f"total:{(900 << 20) + rnd.randrange(50 << 20)}")
+            for n in ("APP/DDR", "APP/HBM", "APP/Memory"):
+                row("COUNTER", "NPU_MEM", n, f"used:{rnd.randrange(1 << 30)}")
+            for m in range(30):  # modules: 27 above 0, 3 never
+                row("COUNTER", "MODULE", f"M{m:02d}", f"total:{rnd.randrange(1 << 20) * m if m > 2 else 0}")
+    row("MSTX", "Range_end", "Range end", "", tid=100)
+os.makedirs("noplan", exist_ok=True)
+# rows out of time order, as a profiler folder delivers its files
+body = rows[1:]
+rnd.shuffle(body)
+open(sys.argv[2], "w").write("\n".join([h] + body) + "\n")
+rows = [h] + body
+row("PLAN", "GE", "op", "size:100,graph:1", dev="cpu", t=0)
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+X
+expect_status 0 "$E" -q -o ctr.html ctr.csv
+expect_status 0 $CHECK --browser --screenshot ctr.png ctr.html ctr.csv
+grep -q '<title>Memory over time: ctr.csv</title>' ctr.html &&
+	grep -q 'the profiler.s samples: [0-9]* of memory_record (6 series drawn), [0-9]* of npu_mem (3 series drawn), [0-9]* of npu_module_mem (15 series drawn)' ctr.html &&
+	grep -q '<p class="note" id="more-samples" data-n="15">15 more series' ctr.html &&
+	grep -q '>live peak ' ctr.html && ok || bad "ctr.html: title, sources, notes or peak label"
+expect_status 0 "$E" -q -o noplan/ctr.html noplan/ctr.csv
+expect_same ctr.html noplan/ctr.html
+for w in "--step 2" "--from 0.005 --to 0.012"; do
+	expect_status 0 "$E" -q -f $w -o ctr_w.html ctr.csv
+	expect_status 0 $CHECK $w ctr_w.html ctr.csv
+done
+# the checker fails a page whose samples lie: a highest value one byte off, a column below a
+# sample
+sed 's/\(<tr class="entry sample" data-sample="[0-9]*" data-series="used" data-peak="\)\([0-9]*\)"/\1\21"/' \
+	ctr.html >lie3.html
+cmp -s ctr.html lie3.html && bad "lie3.html: nothing changed" || ok
+expect_status 1 $CHECK lie3.html ctr.csv
+python3 - ctr.html lie4.html <<'X'
+import json, re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r'(<script type="application/json" id="memscope-data">)(.*?)(</script>)', s, re.S)
+d = json.loads(m.group(2))
+v = next(c for c in d["curves"] if "sample" in c)["values"]
+k = max(range(len(v)), key=lambda i: v[i] or 0)
+v[k] -= 1
+open(sys.argv[2], "w").write(s[: m.start(2)] + json.dumps(d) + s[m.end(2):])
+X
+expect_status 1 $CHECK lie4.html ctr.csv
+
+# Ascend profiler outputs, read by the checker as memscope-convert writes them (the folder's page
+# is that page but for the input's name): each block owned by the op its MALLOC names; live bytes
+# beside memory_record's allocated with a note that they count only the blocks of the window; the
+# whole process's and device's memory (APP, Device) hidden at first, so the y axis fits the pools
+# (2.5 MiB, where APP is above 1 GiB); no process named when none is known; four identical ranks
+# say which curve hides which
+T0=$SRC/testdata/msprof/torch_npu_level0_rank0_ascend_pt
+Q=$SRC/testdata/msprof-quirks
+PROF=PROF_000001_20260605161708478_FRJKORBPFMHQMGLA
+"$BIN/memscope-convert" -q -f "$T0" -o t0.csv &&
+	"$BIN/memscope-convert" -q -f "$Q/$PROF" -o prof.csv &&
+	"$BIN/memscope-convert" -q -f "$Q/rank0_ascend_ms" -o ms.csv || exit 1
+for f in t0 prof ms; do
+	expect_status 0 "$E" -q -o $f.html $f.csv
+	expect_status 0 $CHECK --browser $f.html $f.csv
+done
+expect_status 0 "$E" -q -o t0.dir.html "$T0"
+sed 's/torch_npu_level0_rank0_ascend_pt/t0.csv/g' t0.dir.html | cmp -s - t0.html && ok ||
+	bad "t0.dir.html: not the page of its converted rows"
+expect_status 0 "$E" -q -o prof.dir.html "$Q/$PROF"
+sed "s/$PROF/prof.csv/g" prof.dir.html | cmp -s - prof.html && ok ||
+	bad "prof.dir.html: not the page of its converted rows"
+grep -q '>aten::_foreach_add</td><td>op</td>' t0.html &&
+	grep -q '<p class="note" id="live-start">Live bytes count only the blocks allocated in the input' t0.html &&
+	grep -q "memory_record's allocated then: 1.16 GiB" t0.html &&
+	grep -q '<text class="ytick" x="78" y="48.0">2.5 MiB</text>' prof.html &&
+	grep -q 'class="entry sample off"[^>]*><td>.*</td><td class="name">APP reserved (memory_record), device 0</td>' prof.html &&
+	! grep -q 'process N/A' prof.html ms.html && ok ||
+	bad "t0.html, prof.html: owners by op, the note, the axis or the process"
+expect_status 0 "$E" -o t0s.html "$T0"
+expect_err_line "^memscope-export: t0s.html: live peak 487 MiB of PTA on device 0 of process 3016828 at 0.164800 s; 2 tracks; memory_record's PTA allocated peaks at 1.16 GiB at 0.164800 s \(with the blocks allocated before the window\)$"
+expect_status 0 "$E" -o profs.html "$Q/$PROF"
+grep -qx "memscope-export: profs.html: live peak 1.25 MiB of GE on device 0 at 0.000500 s; 2 tracks; memory_record's GE allocated peaks at 64.0 KiB at 0.000000 s (with the blocks allocated before the window)" "$WORK/err" &&
+	ok || bad "profs.html: summary: $(cat "$WORK/err")"
+mkdir -p r4/rank0 r4/rank1 r4/rank2 r4/rank3 &&
+	for r in 0 1 2 3; do cp t0.csv r4/rank$r/t0.csv; done
+expect_status 0 "$E" -q -o r4.html r4/rank*/t0.csv
+expect_status 0 $CHECK r4.html r4/rank0/t0.csv r4/rank1/t0.csv r4/rank2/t0.csv r4/rank3/t0.csv
+grep -q '>PTA, device 0, process 3016828, rank0/t0.csv<span class="same"> (drawn under the same curve of rank3/t0.csv)</span>' r4.html &&
+	ok || bad "r4.html: no note of the identical curves"
+# a curve hidden at first that is higher than the axis: shown, the axis grows to it and the curves
+# scale with it; hidden again, the page's axis comes back
+cat >rescale.py <<'X'
+import json, re, subprocess, sys, tempfile, html, os, shutil
+page, = sys.argv[1:]
+s = open(page).read()
+probe = """<script>
+var rows = document.querySelectorAll('#legend tr.entry.off'), hi = null, out = {};
+try {
+rows.forEach(function (r) { if (!hi || +r.getAttribute('data-peak') > +hi.getAttribute('data-peak')) hi = r; });
+function top() { var t = document.querySelectorAll('#yaxis .ytick'); return t[t.length - 1].textContent; }
+out.peak = +hi.getAttribute('data-peak'); out.before = top();
+hi.click(); out.shown = top(); out.zoom = document.getElementById('zoom').getAttribute('transform');
+out.dot = document.querySelector('#peak circle').getAttribute('cy');
+hi.click(); out.after = top(); out.zoom2 = document.getElementById('zoom').getAttribute('transform');
+} catch (e) { out.error = String(e); }
+document.title = JSON.stringify(out);
+</script></body>"""
+with tempfile.TemporaryDirectory() as tmp:
+    open(os.path.join(tmp, "p.html"), "w").write(s.replace("</body>", probe))
+    p = subprocess.run([shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu",
+                        f"--user-data-dir={tmp}/profile", "--virtual-time-budget=5000",
+                        "--dump-dom", f"file://{tmp}/p.html"], capture_output=True, text=True, timeout=120)
+m = re.search(r'<title>(\{.*?)</title>', p.stdout, re.S)
+if not m:
+    sys.exit("no probe: " + p.stdout[-300:] + p.stderr[-300:])
+r = json.loads(html.unescape(m.group(1)))
+units = ["B", "KiB", "MiB", "GiB", "TiB"]
+val = lambda t: float(t.split()[0]) * 1024 ** units.index(t.split()[1])
+ymax = json.loads(re.search(r'id="memscope-data">(.*?)</script>', s, re.S).group(1))["ymax"]
+k = re.fullmatch(r"matrix\(1 0 0 ([\d.e-]+) 0 ([\d.e-]+)\)", r["zoom"] or "")
+ok = val(r["before"]) == ymax and val(r["shown"]) >= r["peak"] * 1.05 and k and \
+    abs(float(k[1]) - ymax / val(r["shown"])) < 1e-3 and abs(float(k[2]) - 444 * (1 - float(k[1]))) < 0.5 and \
+    r["after"] == r["before"] and not r["zoom2"]
+sys.exit(0 if ok else f"FAIL: {r}")
+X
+if command -v chromium >/dev/null; then
+	for f in t0 prof ms; do
+		expect_status 0 python3 rescale.py $f.html
+	done
+fi
 
 # a FREE row notes its pool as a MALLOC does (as the trace and the flame graph note it): a PTA
 # FREE beside a HAL MALLOC leaves HAL out by default, in the page as in the trace

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Golden CLI cases of memscope-export --format chrome-trace: one process group per (input,
 # process), training steps as slices, --step/--from/--to windows whose counters start at the
-# value they had, samples left out without changing the curve, the pools counted, and bad window
-# values. Expected values come from an independent reading of the CSV (the oracle below).
+# value they had, samples left out without changing the curve, the pools counted, bad window
+# values, and the profiler's samples (COUNTER rows). Expected values come from an independent reading of the CSV (the oracle below).
 # Args: BIN_DIR SRC_DIR
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
@@ -334,8 +334,8 @@ lo = Decimal(int(sys.argv[2]) - int(d["otherData"]["origin_s"]) * 10**9) / 1000
 ev = d["traceEvents"]
 sys.exit(0 if any(e.get("name") == "aten.op3" and e["ts"] == lo for e in ev) and min(e["ts"] for e in ev if e["ph"] == "C") == lo else 1)' t6.json $lo
 
-# samples left out: the curves of every track are the same at 1 us (the default), at 100 us,
-# and fewer samples are written
+# samples left out: the curves of every track are the same at 1 us (the default for a trace of
+# this size), at 100 us, and fewer samples are written
 expect_status 0 "$E" -q --format chrome-trace -o gen.1us.json gen.csv
 expect_status 0 $CHECK gen.1us.json
 expect_status 0 $CHECK --same-curve gen.csv.json gen.1us.json 1000
@@ -359,7 +359,7 @@ cp "$WORK/err" gen.s.err
 expect_status 0 python3 -c 'import json, re, sys
 full = sum(e["ph"] == "C" for e in json.load(open(sys.argv[1]))["traceEvents"])
 got = sum(e["ph"] == "C" for e in json.load(open(sys.argv[2]))["traceEvents"])
-m = re.search(r": process groups 1, counter samples (\d+) \(and (\d+) left out by --resolution\), op slices (\d+), steps 5$", open(sys.argv[3]).read())
+m = re.search(r": process groups 1, counter samples (\d+) in bytes \(and (\d+) left out by --resolution 1us\), op slices (\d+), steps 5$", open(sys.argv[3]).read())
 sys.exit(0 if m and int(m[1]) == got and int(m[1]) + int(m[2]) == full else 1)' gen.csv.json gen.s.json gen.s.err
 
 # pools: by default each input's framework pools, not HAL (baseline.csv has both); HAL beside
@@ -383,9 +383,9 @@ sys.exit(0 if {e["name"] for e in ev if e["ph"] == "C"} == {"HAL device 0 live"}
 expect_status 2 "$E" --format chrome-trace --step 0 -o bad.json gen.csv
 expect_err_line "^memscope-export: --step: expected a whole number from 1, got '0'$"
 expect_status 3 "$E" --format chrome-trace --step 6 -o bad.json gen.csv
-expect_err_line '^memscope-export: gen.csv: no step 6: it has 5$'
+expect_err_line '^memscope-export: gen.csv: no step 6: it has steps 1 to 5$'
 expect_status 3 "$E" --format chrome-trace --step 1 -o bad.json gen.csv baseline.csv
-expect_err_line '^memscope-export: baseline.csv: no steps: neither mstx "step start" ranges nor SYSTEM STEP rows$'
+expect_err_line '^memscope-export: baseline.csv: no steps: neither mstx "step start" ranges, SYSTEM STEP rows nor ProfilerStep#N ops$'
 expect_status 2 "$E" --format chrome-trace --from 20 --to 12.5 -o bad.json gen.csv
 expect_err_line '^memscope-export: --from must come before --to$'
 expect_status 2 "$E" --format chrome-trace --from 2 --to 2 -o bad.json gen.csv
@@ -431,4 +431,219 @@ expect_status 0 "$E" -q -f --from 2500ns -o ends2.trace.json ends.csv
 expect_status 0 python3 -c 'import json, sys
 ops = lambda f: sorted((e["name"], e["ts"], e["dur"]) for e in json.load(open(f))["traceEvents"] if e.get("ph") == "X" and e.get("cat") != "step")
 sys.exit(0 if ops(sys.argv[1]) == [("opA", 1, 1.2), ("opB", 1.5, 0.7)] and ops(sys.argv[2]) == [] else 1)' ends.trace.json ends2.trace.json
+# the profiler's samples (COUNTER rows: memory_record, npu_mem, npu_module_mem): one counter per
+# (process, device, sample track, series), one series per event in MB, in time order although
+# the rows are not; at a coarser resolution each tick keeps its highest value; a window starts
+# each with the values held then; a PLAN row (no time) moves neither the origin nor a window.
+# ctr.py gen OUT [--no-plan] writes them; ctr.py check TRACE INPUT [--from NS --to NS]
+# [--tick NS] reads both independently.
+cat >ctr.py <<'X'
+import csv, json, random, re, sys
+from decimal import Decimal, ROUND_HALF_UP
+
+H = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)"
+T0 = 1736405443000000000
+SERIES = {"used": "allocated", "total": "reserved", "active": "active"}
+
+def gen(out, plan=True):
+    rnd = random.Random(3)
+    rows, rid = [], 0
+    def row(ev, typ, name, ts, dev, attr, pid=100, tid="N/A", ptr="N/A"):
+        nonlocal rid
+        rid += 1
+        rows.append(f'{rid},{ev},{typ},{name},{ts},{pid},{tid},{dev},{ptr},"{{{attr}}}",,')
+    ts, used, ptr = T0 + 5000, 1 << 30, 0x1000
+    for i in range(1500):
+        ts += rnd.randrange(100, 2000)
+        used += rnd.choice([-1, 1]) * rnd.choice([512, 1 << 20, 3 << 20, 1234567])
+        dev = i % 3 // 2  # device 1 every third sample
+        row("COUNTER", "POOL", "PTA", ts, dev, f"used:{used},total:{4 << 30},active:{used + 4096}")
+        if i % 7 == 0:
+            row("COUNTER", "POOL", "APP", ts, 0, f"total:{(5 << 30) + rnd.randrange(1 << 20)}")
+            for n in ("APP/Memory", "Device/HBM"):
+                row("COUNTER", "NPU_MEM", n, ts, 0, f"used:{rnd.randrange(-5, 1 << 34)}")
+            row("COUNTER", "MODULE", "HCCL", ts, 0, f"total:{rnd.randrange(400 << 20)}")
+        if i % 50 == 0:
+            ptr += 0x1000
+            row("MALLOC", "PTA", "N/A", ts, 0, f"allocation_id:{ptr},size:4096", tid=100, ptr=hex(ptr))
+    # a second process, and rows out of time order
+    row("COUNTER", "POOL", "GE", T0 + 20000, 0, "used:7,total:9", pid=200)
+    head, tail = rows[:300], rows[300:]
+    rnd.shuffle(head)
+    rows = head + tail
+    if plan:
+        row("PLAN", "GE", "op", 0, "cpu", "size:100,graph:1", pid="N/A")
+    open(out, "w").write("\n".join([H] + rows) + "\n")
+
+def attrs(s):
+    s = s.strip().strip("{}")
+    return dict(kv.split(":", 1) for kv in s.split(",") if ":" in kv) if s else {}
+
+def mb(v):
+    """bytes as the trace's MB: v / 2^20 to six decimals, rounded half up"""
+    q = (Decimal(abs(v)) / Decimal(1 << 20)).quantize(Decimal("0.000001"), ROUND_HALF_UP)
+    return -q if v < 0 else q
+
+def want(path, lo=None, hi=None):
+    """{(pid, name): [(ns, MB)]} of the input's COUNTER rows, cut to [lo, hi]"""
+    rows = list(csv.DictReader(open(path)))
+    first = min(int(r["Timestamp(ns)"]) for r in rows if r["Event"] != "PLAN")
+    tracks = {}
+    for r in sorted(rows, key=lambda r: int(r["Timestamp(ns)"])):  # stable: file order at a time
+        if r["Event"] != "COUNTER":
+            continue
+        dev, a, ts = r["Device Id"], attrs(r["Attr"]), int(r["Timestamp(ns)"])
+        for key, word in SERIES.items():
+            if key not in a:
+                continue
+            if r["Event Type"] == "POOL":
+                name = f'NPU{dev} {r["Name"]} (memory_record) {word}'
+            elif r["Event Type"] == "NPU_MEM":
+                name = f'NPU{dev} {r["Name"]}'
+            else:
+                name = f'NPU{dev} module {r["Name"]}'
+            tracks.setdefault((int(r["Process Id"]), name), []).append((ts, mb(int(a[key]))))
+    if lo is None:
+        return tracks, first
+    lo, hi = first + lo, first + hi - 1
+    span = {}  # a process with no row in the window is left out
+    for r in rows:
+        if r["Event"] != "PLAN":
+            p, t = int(r["Process Id"]), int(r["Timestamp(ns)"])
+            span[p] = (min(span.get(p, (t, t))[0], t), max(span.get(p, (t, t))[1], t))
+    out = {}
+    for k, s in tracks.items():
+        if span[k[0]][0] > hi or span[k[0]][1] < lo:
+            continue
+        before = [v for t, v in s if t < lo]
+        inside = [(t, v) for t, v in s if lo <= t <= hi]
+        if before or inside:
+            out[k] = ([(lo, before[-1])] if before else []) + inside
+    return out, first
+
+def got(path):
+    d = json.load(open(path), parse_float=Decimal)
+    origin = int(d["otherData"]["origin_s"]) * 10**9
+    names = {e["pid"]: e["args"]["name"] for e in d["traceEvents"] if e.get("name") == "process_name"}
+    tracks = {}
+    for e in d["traceEvents"]:
+        if e["ph"] != "C":
+            continue
+        # one unit for every counter of the trace: the samples' MB, live bytes too
+        if list(e["args"]) != ["MB"] or e.get("tid") != 0:
+            sys.exit(f"FAIL: {e}: not one series in MB on thread 0")
+        if re.search(r" device \S+ (live|used|reserved)$", e["name"]):
+            continue
+        pid = int(names[e["pid"]].split()[1])
+        tracks.setdefault((pid, e["name"]), []).append((origin + int(Decimal(e["ts"]) * 1000), Decimal(e["args"]["MB"])))
+    return tracks, origin
+
+def check(trace, inp, lo=None, hi=None, tick=None):
+    w, first = want(inp, lo, hi)
+    g, origin = got(trace)
+    errs = []
+    if origin != first // 10**9 * 10**9:
+        errs.append(f"origin {origin}, the first row's second is {first // 10**9 * 10**9}")
+    if set(w) != set(g):
+        errs.append(f"tracks {sorted(set(w) ^ set(g))[:4]}")
+    for k in sorted(set(w) & set(g)):
+        a, b = w[k], g[k]
+        if any(x[0] > y[0] for x, y in zip(b, b[1:])):
+            errs.append(f"{k}: out of time order")
+        if tick is None and a != b:
+            errs.append(f"{k}: {b[:3]}..., wanted {a[:3]}...")
+        elif tick is not None:
+            # every sample one of the input's; in each tick of the input's the highest value,
+            # the one held from before counted, and the last value are the same
+            def highest(s):
+                out, held = {}, None
+                for t in sorted({u // tick for u, _ in a}):
+                    vs = [v for u, v in s if u // tick == t] + ([held] if held is not None else [])
+                    out[t] = max(vs)
+                    held = ([v for u, v in s if u // tick <= t] or [held])[-1]
+                return out
+            if not set(b) <= set(a) or highest(a) != highest(b) or a[-1][1] != b[-1][1]:
+                errs.append(f"{k}: not the same curve at {tick} ns")
+    n = sum(len(v) for v in g.values())
+    print("FAIL: " + "; ".join(errs[:4]) if errs else f"ok {len(g)} tracks, {n} samples")
+    return 1 if errs else 0
+
+if sys.argv[1] == "gen":
+    gen(sys.argv[2], "--no-plan" not in sys.argv)
+else:
+    a, kw = sys.argv[4:], {}
+    while a:
+        kw[a[0][2:]] = int(a[1])
+        a = a[2:]
+    sys.exit(check(sys.argv[2], sys.argv[3], kw.get("from"), kw.get("to"), kw.get("tick")))
+X
+CTR="python3 $WORK/ctr.py"
+$CTR gen ctr.csv && mkdir -p noplan && $CTR gen noplan/ctr.csv --no-plan || exit 1
+expect_status 0 "$E" -q --format chrome-trace --resolution 0 -o ctr.json ctr.csv
+expect_status 0 $CHECK ctr.json
+expect_status 0 $CTR check ctr.json ctr.csv
+# the oracle fails when it should: another input's samples are not these
+expect_status 1 $CTR check gen.csv.json ctr.csv
+expect_status 0 python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["name"] for e in ev if e["ph"] == "C"}
+want = {"NPU0 PTA (memory_record) allocated", "NPU0 PTA (memory_record) reserved",
+	"NPU0 PTA (memory_record) active", "NPU1 PTA (memory_record) allocated",
+	"NPU0 APP (memory_record) reserved", "NPU0 APP/Memory", "NPU0 Device/HBM", "NPU0 module HCCL",
+	"NPU0 GE (memory_record) allocated", "NPU0 GE (memory_record) reserved", "PTA device 0 live"}
+groups = [e["args"]["name"] for e in ev if e.get("name") == "process_name"]
+sys.exit(0 if want <= names and groups == ["pid 100 (ctr.csv)", "pid 200 (ctr.csv)"] else 1)' ctr.json
+for tick in 100us 1ms; do
+	expect_status 0 "$E" -q --format chrome-trace --resolution $tick -o ctr.$tick.json ctr.csv
+	expect_status 0 $CHECK ctr.$tick.json
+done
+expect_status 0 $CTR check ctr.100us.json ctr.csv --tick 100000
+expect_status 0 $CTR check ctr.1ms.json ctr.csv --tick 1000000
+expect_status 1 $CTR check ctr.1ms.json ctr.csv --tick 100000
+expect_status 0 python3 -c 'import json, sys
+n = [sum("MB" in e.get("args", {}) for e in json.load(open(f))["traceEvents"]) for f in sys.argv[1:]]
+sys.exit(0 if n[0] > n[1] > n[2] > 0 else 1)' ctr.json ctr.100us.json ctr.1ms.json
+# windows: the counters start at the window's start with the values held then
+expect_status 0 "$E" -q --format chrome-trace --resolution 0 --from 0.0002 --to 0.0007 -o ctr.w.json ctr.csv
+expect_status 0 $CTR check ctr.w.json ctr.csv --from 200000 --to 700000
+expect_status 1 $CTR check ctr.w.json ctr.csv --from 200000 --to 800000
+# an Ascend profiler output: every counter in MB (the samples' unit, the live bytes too); of
+# npu_module_mem's modules those never above 0 carry nothing: left out, counted in the summary
+# (torch_npu_level0: 4 of 77 drawn)
+T0=$SRC/testdata/msprof/torch_npu_level0_rank0_ascend_pt
+expect_status 0 "$E" --format chrome-trace -o t0.json "$T0"
+cp "$WORK/err" t0.err
+expect_status 0 $CHECK t0.json
+expect_status 0 python3 - t0.json t0.err "$T0/ASCEND_PROFILER_OUTPUT/npu_module_mem.csv" <<'Y'
+import csv, json, re, sys
+from decimal import Decimal
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+top = {}
+for r in csv.DictReader(open(sys.argv[3], newline="")):
+    v = Decimal(r["Total Reserved(MB)"].strip())
+    top[r["Component"]] = max(top.get(r["Component"], v), v)
+drawn = {e["name"][len("NPU0 module "):] for e in ev if e["ph"] == "C" and e["name"].startswith("NPU0 module ")}
+idle = sum(v <= 0 for v in top.values())
+m = re.search(r"t0.json: process groups 1, counter samples \d+ in MB \(and \d+ left out by --resolution 1us\), op slices 860, steps 1; (\d+) npu_module_mem tracks never above 0 left out$", open(sys.argv[2]).read())
+units = {k for e in ev if e["ph"] == "C" for k in e["args"]}
+ok = drawn == {c for c, v in top.items() if v > 0} and len(drawn) == 4 and m and int(m[1]) == idle == 73
+sys.exit(0 if ok and units == {"MB"} and "PTA device 0 live" in {e["name"] for e in ev} else f"{drawn} {idle} {units} {open(sys.argv[2]).read()}")
+Y
+# an output without a timeline names no process: its group is named after the input alone
+PROF=PROF_000001_20260605161708478_FRJKORBPFMHQMGLA
+expect_status 0 "$E" -q --format chrome-trace -o prof.json "$SRC/testdata/msprof-quirks/$PROF"
+expect_status 0 $CHECK prof.json
+expect_status 0 python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+sys.exit(0 if [e["args"]["name"] for e in ev if e.get("name") == "process_name"] == [sys.argv[2]] else 1)' prof.json $PROF
+# a dump without the profiler's samples: every counter in bytes
+expect_status 0 python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+sys.exit(0 if {k for e in ev if e["ph"] == "C" for k in e["args"]} == {"bytes"} else 1)' gen.csv.json
+# PLAN's time 0 is no row: the same origin, window and samples without it
+expect_status 0 "$E" -q --format chrome-trace --resolution 0 --from 0.0002 --to 0.0007 -o ctr.np.json noplan/ctr.csv
+expect_status 0 python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+c = lambda d: [e for e in d["traceEvents"] if e["ph"] == "C"]
+sys.exit(0 if a["otherData"] == b["otherData"] and c(a) == c(b) and c(a) else 1)' ctr.w.json ctr.np.json
 finish

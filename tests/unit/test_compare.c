@@ -472,6 +472,112 @@ START_TEST(summary_text_extremes)
 }
 END_TEST
 
+/* An Ascend profiler output's rows (as memscope-convert writes them): no Ptr, a MALLOC naming its
+ * op, no thread. X runs on threads 1 and 2 at once: a block naming X goes to the one that opened
+ * last (thread 2's), also after thread 1's X ended first; one naming X when none runs counts by
+ * time (no op runs then). */
+static const char prof_csv[] =
+	HDR "1,OP_LAUNCH,ATEN_START,X,10,1,1,0,N/A,,,\n"
+	    "2,OP_LAUNCH,ATEN_START,X,20,1,2,0,N/A,,,\n"
+	    "3,MALLOC,PTA,X,25,1,N/A,0,N/A,\"{allocation_id:1,size:100,total:4096,used:100}\",,\n"
+	    "4,OP_LAUNCH,ATEN_END,X,30,1,1,0,N/A,,,\n"
+	    "5,MALLOC,PTA,X,35,1,N/A,0,N/A,\"{allocation_id:2,size:10,total:4096,used:110}\",,\n"
+	    "6,OP_LAUNCH,ATEN_END,X,40,1,2,0,N/A,,,\n"
+	    "7,MALLOC,PTA,X,45,1,N/A,0,N/A,\"{allocation_id:3,size:1,total:4096,used:111}\",,\n";
+/* Nested ops on one thread: a block goes to its op, and at that op's end to the op it ran in
+ * (S's to R); an op that ended before its inner op (P before Q) is no longer run in. */
+static const char prof_nest[] = HDR "1,OP_LAUNCH,ATEN_START,P,10,1,3,0,N/A,,,\n"
+				    "2,OP_LAUNCH,ATEN_START,Q,20,1,3,0,N/A,,,\n"
+				    "3,MALLOC,PTA,Q,25,1,N/A,0,N/A,\"{allocation_id:1,size:5}\",,\n"
+				    "4,OP_LAUNCH,ATEN_END,P,30,1,3,0,N/A,,,\n"
+				    "5,OP_LAUNCH,ATEN_END,Q,40,1,3,0,N/A,,,\n"
+				    "6,OP_LAUNCH,ATEN_START,R,50,1,3,0,N/A,,,\n"
+				    "7,OP_LAUNCH,ATEN_START,S,60,1,3,0,N/A,,,\n"
+				    "8,MALLOC,PTA,S,65,1,N/A,0,N/A,\"{allocation_id:2,size:7}\",,\n"
+				    "9,OP_LAUNCH,ATEN_END,S,70,1,3,0,N/A,,,\n"
+				    "10,OP_LAUNCH,ATEN_END,R,80,1,3,0,N/A,,,\n";
+/* a profiler output without a timeline: samples alone */
+static const char prof_samples[] = HDR "1,COUNTER,POOL,PTA,10,1,N/A,0,N/A,\"{used:5,total:9}\",,\n";
+
+START_TEST(profiler_data)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_compare_side *dump, *prof, *samples;
+	struct memscope_compare_opts opts = { .level = MEMSCOPE_COMPARE_OP,
+		.metric = MEMSCOPE_METRIC_DELTA };
+	struct memscope_compare_stats stats;
+	struct memscope_error err;
+	struct rows g;
+
+	ck_assert_ptr_nonnull(st);
+	dump = side_of(sum_cmp, st);
+	prof = side_of(prof_csv, st);
+	samples = side_of(prof_samples, st);
+	ck_assert_int_eq(memscope_compare_side_profiler(dump), 0);
+	ck_assert_int_eq(memscope_compare_side_profiler(prof), 1);
+	ck_assert_int_eq(memscope_compare_side_profiler(samples), 1);
+	/* the default: delta at the op level once a side is profiler data */
+	ck_assert_int_eq(memscope_compare_default_metric(dump, dump, 0), MEMSCOPE_METRIC_REFERENCE);
+	ck_assert_int_eq(memscope_compare_default_metric(dump, prof, MEMSCOPE_COMPARE_OP),
+		MEMSCOPE_METRIC_DELTA);
+	ck_assert_int_eq(memscope_compare_default_metric(prof, dump, 0), MEMSCOPE_METRIC_DELTA);
+	ck_assert_int_eq(memscope_compare_default_metric(prof, prof, MEMSCOPE_COMPARE_KERNEL),
+		MEMSCOPE_METRIC_REFERENCE);
+	ck_assert_int_eq(memscope_compare_default_metric(
+				 prof, prof, MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL),
+		MEMSCOPE_METRIC_REFERENCE);
+	/* what each lacks */
+	memscope_error_clear(&err);
+	ck_assert_int_eq(memscope_compare_side_lacks(dump, MEMSCOPE_COMPARE_KERNEL, &err), 0);
+	ck_assert_int_eq(memscope_compare_side_lacks(prof, 0, &err), 0);
+	ck_assert_int_eq(err.code, 0);
+	ck_assert_int_eq(memscope_compare_side_lacks(prof, MEMSCOPE_COMPARE_KERNEL, &err),
+		MEMSCOPE_E_INVALID);
+	ck_assert_str_eq(err.file, "mem.csv");
+	ck_assert_ptr_nonnull(strstr(err.msg, "no kernel launches"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "--level op"));
+	ck_assert_int_eq(memscope_compare_side_lacks(samples, MEMSCOPE_COMPARE_OP, &err),
+		MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no timeline"));
+	/* named blocks go to their op */
+	memset(&g, 0, sizeof(g));
+	g.sum = memscope_compare_summary_new(5);
+	ck_assert_ptr_nonnull(g.sum);
+	ck_assert_int_eq(
+		memscope_compare_run(prof, prof, &opts, st, keep_row, &g, &stats, &err), 0);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_int_eq(g.r[0].base, 0);   /* thread 1's X */
+	ck_assert_int_eq(g.r[1].base, 110); /* thread 2's X */
+	ck_assert_int_eq(g.r[1].cmp, 110);
+	ck_assert_uint_eq(stats.n_named_unopen, 2); /* one a side */
+	ck_assert_uint_eq(stats.n_unmatched_end + stats.n_unmatched_start, 0);
+	memscope_compare_summary_free(g.sum);
+	memscope_compare_side_free(prof);
+	prof = side_of(prof_nest, st);
+	memset(&g, 0, sizeof(g));
+	g.sum = memscope_compare_summary_new(5);
+	ck_assert_ptr_nonnull(g.sum);
+	ck_assert_int_eq(
+		memscope_compare_run(prof, prof, &opts, st, keep_row, &g, &stats, &err), 0);
+	ck_assert_uint_eq(g.n, 4);
+	ck_assert_int_eq(g.r[0].base, 0); /* P */
+	ck_assert_int_eq(g.r[1].base, 5); /* Q */
+	ck_assert_int_eq(g.r[2].base, 7); /* S */
+	ck_assert_int_eq(g.r[3].base, 7); /* R */
+	ck_assert_uint_eq(stats.n_named_unopen, 0);
+	memscope_compare_summary_free(g.sum);
+	/* no row at all: the lack is the error */
+	ck_assert_int_eq(
+		memscope_compare_run(samples, samples, &opts, st, keep_row, &g, &stats, &err),
+		MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no timeline"));
+	memscope_compare_side_free(dump);
+	memscope_compare_side_free(prof);
+	memscope_compare_side_free(samples);
+	memscope_strtab_free(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -483,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, rows_carry_delta_values);
 	tcase_add_test(tc, summary_text_lines);
 	tcase_add_test(tc, summary_text_extremes);
+	tcase_add_test(tc, profiler_data);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

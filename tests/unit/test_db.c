@@ -233,6 +233,38 @@ START_TEST(blocks_of_the_hostile_sample)
 }
 END_TEST
 
+/* memscope_blocks.op: the op a MALLOC names (a profiler output's rows), NULL when it names none;
+ * the last column, in layout 2 */
+START_TEST(blocks_name_their_op)
+{
+	static const char csv[] =
+		"1,MALLOC,PTA,aten::mm,10,7,N/A,0,N/A,\"{allocation_id:1,size:512}\",,\n"
+		"2,MALLOC,PTA,N/A,20,7,N/A,0,N/A,\"{allocation_id:2,size:64}\",,\n"
+		"3,FREE,PTA,N/A,30,7,N/A,0,N/A,\"{allocation_id:1,size:512}\",,\n";
+	char text[512], path[32];
+	struct tread t = { 0 };
+
+	snprintf(text, sizeof(text), "%s%s", header, csv);
+	ck_assert_int_eq(tread_mem(&t, text, strlen(text), NULL), 0);
+	tmp_path(path);
+	write_db(&t, path, NULL);
+	ck_assert_int_eq(query_int(path, "SELECT count(*) FROM memscope_blocks WHERE "
+					 "allocation_id = 1 AND op = 'aten::mm'"),
+		1);
+	ck_assert_int_eq(query_int(path, "SELECT count(*) FROM memscope_blocks WHERE "
+					 "allocation_id = 2 AND op IS NULL"),
+		1);
+	ck_assert_int_eq(
+		query_int(path, "SELECT max(cid) FROM pragma_table_info('memscope_blocks')"), 21);
+	ck_assert_int_eq(query_int(path, "SELECT cid FROM pragma_table_info('memscope_blocks') "
+					 "WHERE name = 'op'"),
+		21);
+	ck_assert_int_eq(query_int(path, "PRAGMA user_version"), 2);
+	tread_free(&t);
+	unlink(path);
+}
+END_TEST
+
 /* the inputs' order is the writer's contract: one input at a time, none reopened */
 START_TEST(inputs_come_one_after_the_other)
 {
@@ -483,6 +515,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, random_dumps_come_back_through_the_database);
 	tcase_add_test(tc, blocks_of_the_hostile_sample);
+	tcase_add_test(tc, blocks_name_their_op);
 	tcase_add_test(tc, inputs_come_one_after_the_other);
 	tcase_add_test(tc, python_trace_rows);
 	tcase_add_test(tc, a_database_of_several_inputs_is_read_by_parts);

@@ -1,7 +1,8 @@
 /* Unit tests of the memory-over-time analysis (memscope/peak.h): who held the memory at the peak
- * when the owners change after it, the owner of a block (tag, op, Python frame, C frame), the
- * pools counted by default, the same peak as the timeline's, the inputs' clocks, and the owners
- * at the peak against a brute-force replay that copies the owners at every new maximum. */
+ * when the owners change after it, the owner of a block (tag, the op its MALLOC names, the op
+ * open, Python frame, C frame), the pools counted by default, the same peak as the timeline's, the
+ * inputs' clocks, and the owners at the peak against a brute-force replay that copies the owners
+ * at every new maximum. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,41 @@ START_TEST(owner_of_a_block)
 	/* the op of another thread is not the owner of thread 8's block: it was freed anyway */
 	ck_assert_ptr_null(owner(&t, p, "other_thread"));
 	ck_assert_str_eq(tstr(&t, o[0].name), "[PTA, no owner, op or stack]");
+	memscope_peak_free(p);
+	tread_free(&t);
+}
+END_TEST
+
+/* A MALLOC that names its op (the Ascend profiler's operator_memory Name) is owned by that op,
+ * before the op open on its thread and before its frames; one naming none (N/A) by the open op;
+ * an owner tag comes first. */
+START_TEST(owner_is_the_op_the_malloc_names)
+{
+	static const char csv[] = HEADER
+		"1,OP_LAUNCH,ATEN_START,open_op,100,7,7,0,N/A,,,\n"
+		"2,MALLOC,PTA,aten::empty,101,7,7,0,N/A,\"{allocation_id:1,size:1}\",\"py\",\n"
+		"3,MALLOC,PTA,aten::empty,102,7,7,0,N/A,\"{allocation_id:2,size:2}\",,\n"
+		"4,MALLOC,PTA,N/A,103,7,7,0,N/A,\"{allocation_id:3,size:4}\",,\n"
+		"5,MALLOC,PTA,aten::add,104,7,9,0,N/A,\"{allocation_id:4,size:8}\",,\n"
+		"6,MALLOC,PTA,aten::add,105,7,9,0,N/A,"
+		"\"{allocation_id:5,size:16,owner:PTA@w}\",,\n";
+	struct tread t;
+	struct memscope_peak *p;
+	size_t n;
+
+	read_csv(&t, csv);
+	p = analyse(&t, 0);
+	ck_assert_int_eq(memscope_peak_tracks(p, &n)[0].peak, 31);
+	memscope_peak_owners(p, &n);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(owner(&t, p, "aten::empty")->by, MEMSCOPE_PEAK_BY_OP);
+	ck_assert_uint_eq(owner(&t, p, "aten::empty")->bytes, 1 + 2);
+	ck_assert_uint_eq(owner(&t, p, "aten::empty")->blocks, 2);
+	ck_assert_uint_eq(owner(&t, p, "open_op")->bytes, 4);
+	ck_assert_uint_eq(owner(&t, p, "aten::add")->by, MEMSCOPE_PEAK_BY_OP);
+	ck_assert_uint_eq(owner(&t, p, "aten::add")->bytes, 8);
+	ck_assert_uint_eq(owner(&t, p, "PTA@w")->bytes, 16);
+	ck_assert_ptr_null(owner(&t, p, "py"));
 	memscope_peak_free(p);
 	tread_free(&t);
 }
@@ -544,6 +580,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, owners_at_the_peak_not_after);
 	tcase_add_test(tc, owner_of_a_block);
+	tcase_add_test(tc, owner_is_the_op_the_malloc_names);
 	tcase_add_test(tc, default_pools);
 	tcase_add_test(tc, same_peak_as_the_timeline);
 	tcase_add_test(tc, owners_match_brute_force);

@@ -41,6 +41,9 @@ struct memscope_analysis {
 	int (*again)(const void *self, uint32_t *src, uint64_t *line, const char **why);
 	/* Drop what the second pass recomputes. 0 or a negative MEMSCOPE_E_* code. */
 	int (*rewind)(void *self);
+	/* The kinds of events it has no use for (bit 1u << kind): a run whose analyses all skip a
+	 * kind lets the readers leave it out (memscope_read_opts.skip_kinds). 0: none. */
+	uint32_t skip_kinds;
 };
 
 /*
@@ -69,12 +72,13 @@ struct memscope_run_item {
 
 /*
  * One read of n inputs for the n_items analyses of items: each input is opened (path "-" is
- * standard input), read once and every event fed to each analysis in turn, in the order given;
- * then each analysis finishes, in that order (so one may use the results of one before it). An
- * analysis whose again hook asks for it is fed every input a second time, alone; an input that
- * cannot be read twice (standard input, a pipe) is then an error: MEMSCOPE_E_INVALID at the row
- * the analysis named. ro as memscope_source_open's (NULL: defaults); its src is set per input.
- * st is the table every input's strings go into (borrowed). hooks and ctx may be NULL.
+ * standard input), read once and every event fed to each analysis in turn, in the order given
+ * (the kinds every analysis skips added to ro's skip_kinds, which the second pass's analysis
+ * alone decides); then each analysis finishes, in that order (so one may use the results of one
+ * before it). An analysis whose again hook asks for it is fed every input a second time, alone; an
+ * input that cannot be read twice (standard input, a pipe) is then an error: MEMSCOPE_E_INVALID at
+ * the row the analysis named. ro as memscope_source_open's (NULL: defaults); its src is set per
+ * input. st is the table every input's strings go into (borrowed). hooks and ctx may be NULL.
  * Returns 0 or the first error, with err saying where (every event before it was fed): one of
  * an open or a read (memscope_source_open, memscope_source_read), MEMSCOPE_E_INVALID for an
  * input that cannot be read twice (at the row the analysis named), the negative code an

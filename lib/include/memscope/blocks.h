@@ -61,6 +61,7 @@ struct memscope_block {
 	uint32_t stack_py, stack_c; /* stacks of the MALLOC */
 	uint32_t owner;	   /* string id of the MALLOC's `owner` attr; 0 when none or the map has no
 			      string table */
+	uint32_t op;	   /* the op the MALLOC names (memscope_event_op), 0 when none */
 	uint64_t n_access; /* ACCESS rows fed while the block was live */
 	uint64_t first_access_ts_ns, last_access_ts_ns; /* their earliest and latest times */
 	uint64_t tag; /* the caller's value, set by memscope_blocks_tag (0 until then) */
@@ -72,6 +73,8 @@ enum memscope_block_flag {
 						* free:  the block was in fact alive at exit */
 	MEMSCOPE_BLOCK_SHADOW_ALLOC = 1u << 2, /* the MALLOC is a promoted historical block */
 	MEMSCOPE_BLOCK_REPLACED = 1u << 3,     /* its key was allocated again before any FREE */
+	MEMSCOPE_BLOCK_NO_PTR = 1u << 4,       /* its MALLOC has no address (Ptr N/A: the Ascend
+						  profiler's blocks); ptr is 0 */
 };
 
 /*

@@ -34,13 +34,33 @@ struct memscope_compare_side *memscope_compare_side_new(
 void memscope_compare_side_free(struct memscope_compare_side *s);
 /* Keep ev if it matters. 0 or MEMSCOPE_E_NOMEM. */
 int memscope_compare_side_add(struct memscope_compare_side *s, const struct memscope_event *ev);
+/*
+ * 1 when the side was fed rows that only an Ascend profiler output has (formats/msprof.md): a
+ * MALLOC or FREE of a pool without an address, a COUNTER or PLAN row; so also a dump or database
+ * converted from one. msMemScope writes none of these. Else 0.
+ */
+int memscope_compare_side_profiler(const struct memscope_compare_side *s);
+/*
+ * What a side of profiler data (memscope_compare_side_profiler) lacks for a comparison at level
+ * (enum memscope_compare_level bits, 0: op), said in the profiler's terms: kernel launches (at
+ * the kernel level alone: the profilers record none), a timeline with op slices, a device for its
+ * op slices (a timeline read alone). MEMSCOPE_E_INVALID with err naming the side and what it
+ * lacks, when it has no element of the level; 0 (err untouched) when it has one, or is no
+ * profiler data.
+ */
+int memscope_compare_side_lacks(
+	const struct memscope_compare_side *s, unsigned level, struct memscope_error *err);
 
 /* The value of one element ("Allocated Memory"). */
 enum memscope_compare_metric {
 	/* the reference's: the size of the first framework-pool row at or after the element */
 	MEMSCOPE_METRIC_REFERENCE = 0,
 	/* net bytes allocated minus freed in the PTA, ATB and MINDSPORE pools by the element's
-	 * process on its device between the op's START and END rows (op level only) */
+	 * process on its device between the op's START and END rows (op level only); a MALLOC
+	 * that names its op (memscope_event_op: a profiler output's) counts instead for the
+	 * innermost running op of that name in its process and the ops that op ran in on its
+	 * thread, not for the other ops running then (formats/analyses.md "Compare: sequences and
+	 * values") */
 	MEMSCOPE_METRIC_DELTA,
 	/* the highest `used` of the framework pool on the device between START and END, starting
 	 * from its value at START (op level only) */
@@ -84,6 +104,9 @@ struct memscope_compare_stats {
 	/* delta and peak metrics: op END rows with no open START (valued 0, or the pool's usage
 	 * for peak), and STARTs never closed */
 	uint64_t n_unmatched_end, n_unmatched_start;
+	/* delta metric: MALLOCs naming an op that was not running in their process then, counted
+	 * by time instead (for every op running then) */
+	uint64_t n_named_unopen;
 };
 
 /*
@@ -98,13 +121,27 @@ struct memscope_compare_stats {
  * "step start" range (Range_start to the next Range_end of its thread), or, when the input has
  * no such range, the span ending at its N-th SYSTEM STEP row (msmemscope.step() ends step n).
  * st is the table both sides' events came from. Errors (MEMSCOPE_E_INVALID, with the input and
- * line in err): an input mixing PTA and MINDSPORE rows, op level on MINDSPORE, an input without
- * step N. Sorts the sides' rows in place. stats may be NULL.
+ * line in err): an input mixing PTA and MINDSPORE rows, op level on MINDSPORE (but when a side
+ * is a profiler output's, memscope_compare_side_profiler), an input without step N; and, when no
+ * device has a row, the first side that lacks what the level compares
+ * (memscope_compare_side_lacks, in the profiler's terms; otherwise no rows is no error:
+ * stats->n_rows is 0). Sorts the sides' rows in place. stats may be NULL.
  */
 int memscope_compare_run(struct memscope_compare_side *base, struct memscope_compare_side *cmp,
 	const struct memscope_compare_opts *opts, const struct memscope_strtab *st,
 	int (*fn)(void *ctx, const struct memscope_compare_row *row), void *ctx,
 	struct memscope_compare_stats *stats, struct memscope_error *err);
+
+/*
+ * The metric of a comparison at level (enum memscope_compare_level bits, 0: op) whose user named
+ * none, the sides read: MEMSCOPE_METRIC_DELTA at the op level alone when either side is a
+ * profiler output's (memscope_compare_side_profiler: there is no msMemScope output to agree
+ * with, and the reference's rule charges each allocation to the ops before it), else
+ * MEMSCOPE_METRIC_REFERENCE, so dumps keep the reference's values.
+ */
+enum memscope_compare_metric memscope_compare_default_metric(
+	const struct memscope_compare_side *base, const struct memscope_compare_side *cmp,
+	unsigned level);
 
 /* What the rows of one device add up to. */
 struct memscope_compare_device {

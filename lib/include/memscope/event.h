@@ -20,8 +20,11 @@ enum memscope_kind {
 	MEMSCOPE_KIND_MSTX,
 	MEMSCOPE_KIND_SNAPSHOT,
 	MEMSCOPE_KIND_OOM_DETAIL,
-	MEMSCOPE_KIND_COUNTER, /* a pool/device usage sample (msprof memory_record, npu_mem); no
-				  dump row */
+	MEMSCOPE_KIND_COUNTER, /* a usage sample of a pool, the process, the device or a module
+				  (the Ascend profiler's memory_record, npu_mem, npu_module_mem):
+				  subtype POOL, NPU_MEM or MODULE, name the series */
+	MEMSCOPE_KIND_PLAN,    /* one block of a static graph's memory plan (static_op_mem): no
+				  time (ts_ns 0), attrs graph, model, start, end (node indices) */
 	MEMSCOPE_KIND_COUNT_
 };
 
@@ -69,6 +72,13 @@ enum memscope_subtype {
 	MEMSCOPE_SUB_OOM_TRIGGER,
 	MEMSCOPE_SUB_OOM_RECENT_ALLOC,
 	MEMSCOPE_SUB_OOM_TOP_ALLOC,
+	/* COUNTER (values: used = allocated or in-use bytes, total = reserved bytes, attr active)
+	 */
+	MEMSCOPE_SUB_POOL_SAMPLE,   /* "POOL": memory_record, name the component (PTA, GE, PTA+GE,
+				       APP, ...); pool set when the component is one pool */
+	MEMSCOPE_SUB_NPU_MEM,	    /* "NPU_MEM": npu_mem or the timeline's NPU MEM counters, name
+				       APP/DDR, APP/HBM, APP/Memory, Device/DDR, ...: used */
+	MEMSCOPE_SUB_MODULE_SAMPLE, /* "MODULE": npu_module_mem, name the CANN module: total */
 	MEMSCOPE_SUB_COUNT_
 };
 
@@ -168,6 +178,13 @@ int memscope_subtype_is_pool(unsigned subtype);
 /* The Device Id column's text of a device: "0", "cpu" or "N/A". Returns buf or a constant. */
 #define MEMSCOPE_DEVICE_TEXT_MAX 12
 const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_MAX]);
+
+/*
+ * The op a MALLOC names as the one that allocated its block: its Name (the Ascend profiler's
+ * operator_memory owner, "aten::add"); 0 when it names none (msMemScope writes N/A there), and
+ * for every other kind. Analyses that weigh blocks by op take it before the thread's open ops.
+ */
+uint32_t memscope_event_op(const struct memscope_event *ev);
 
 /* First attr with key id `key`, or NULL. */
 const struct memscope_attr *memscope_event_attr(const struct memscope_event *ev, uint32_t key);

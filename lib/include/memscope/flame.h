@@ -125,7 +125,7 @@ const struct memscope_flame_peak *memscope_flame_peak(const struct memscope_flam
 /*
  * After finish: how the paths were made, the group asked for but MEMSCOPE_FLAME_BY_OP when
  * grouped by stack, no MALLOC had a stack (of the kinds asked for) or an owner tag and the input
- * had op rows.
+ * had op rows or MALLOCs that name their op (memscope_event_op: the Ascend profiler's).
  */
 unsigned memscope_flame_grouped_by(const struct memscope_flame *f);
 

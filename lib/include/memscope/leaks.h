@@ -17,7 +17,8 @@ struct memscope_strtab;
 
 /* what a finding is; also bits of memscope_leaks_opts.kinds */
 enum memscope_leak_kind {
-	MEMSCOPE_LEAK_STEP = 1u << 0, /* allocated in step s > skip, alive at the end of s + N */
+	MEMSCOPE_LEAK_STEP = 1u << 0, /* allocated in step s after the first skip steps, alive at
+					 the end of s + N (or of the first later step with one) */
 	MEMSCOPE_LEAK_MARK = 1u << 1, /* allocated between marks A and B, not freed by mark C */
 	MEMSCOPE_LEAK_EXIT = 1u << 2, /* never freed, or freed only by the shadow free at exit */
 	MEMSCOPE_LEAK_ALL = 7u,
@@ -36,7 +37,8 @@ enum memscope_leaks_group_by {
 struct memscope_leaks_opts {
 	unsigned kinds;		  /* MEMSCOPE_LEAK_* bits (all) */
 	uint64_t pools;		  /* pool bits; 0: per kind, framework for step, all otherwise */
-	uint64_t skip_steps;	  /* blocks allocated in steps <= this are not step leaks (1) */
+	uint64_t skip_steps;	  /* blocks allocated in a process's first this many steps (or
+				     before them) are not step leaks (1) */
 	uint64_t min_steps_alive; /* step ends a block must outlive after its own step (1) */
 	const char *mark;	  /* text of the MSTX Mark rows (copied); NULL: no marked range */
 	uint64_t mark_index;	  /* which of them is mark A, from 0 (0) */
@@ -47,15 +49,17 @@ struct memscope_leaks_opts {
 /* The reference's defaults: every kind, skip 1, alive 1, no mark; grouped by stack, all groups. */
 void memscope_leaks_opts_init(struct memscope_leaks_opts *o);
 
-/* memscope_leak.alloc_step of a block whose process has no steps */
+/* memscope_leak.alloc_step of a block whose process has no steps, or allocated before the
+ * first ProfilerStep of its process */
 #define MEMSCOPE_LEAK_NO_STEP UINT64_MAX
 
 /* One finding. */
 struct memscope_leak {
 	unsigned kind;		   /* one enum memscope_leak_kind */
 	struct memscope_block blk; /* the block, as its MALLOC row gave it */
-	uint64_t alloc_step;	   /* the step it was allocated in (formats/analyses.md "Steps"),
-				      MEMSCOPE_LEAK_NO_STEP when its process has no steps */
+	uint64_t alloc_step;	   /* the number of the step it was allocated in
+				      (formats/analyses.md "Steps"), MEMSCOPE_LEAK_NO_STEP when its
+				      process has no steps or it came before the first ProfilerStep */
 	uint64_t detected_step;	   /* STEP: the step whose end it outlived first */
 	uint64_t kernel_index;	   /* STEP: KERNEL_LAUNCH rows of its process before its MALLOC */
 	uint32_t group;		   /* MARK: its mark group (memscope_leaks_mark_groups index) */
@@ -230,11 +234,12 @@ const size_t *memscope_leaks_across_groups(const struct memscope_leaks *l, size_
 /* What the analysis saw of one input. */
 struct memscope_leaks_input_info {
 	uint64_t n_events;
-	uint64_t first_ts_ns; /* the earliest timestamp of its events: time 0 of the text report */
-	uint64_t n_leaks[3];  /* findings: STEP, MARK, EXIT */
-	uint64_t n_stacked;   /* findings whose block has a call stack */
-	uint64_t n_op_rows;   /* ATen and ATB op start and end rows */
-	int has_steps;	      /* one of its processes has steps */
+	uint64_t first_ts_ns;  /* the earliest timestamp of its events: time 0 of the text report */
+	uint64_t n_leaks[3];   /* findings: STEP, MARK, EXIT */
+	uint64_t n_stacked;    /* findings whose block has a call stack */
+	uint64_t n_op_rows;    /* ATen and ATB op start and end rows */
+	uint64_t n_block_rows; /* MALLOC and FREE rows: none, nothing to check (samples only) */
+	int has_steps;	       /* one of its processes has steps */
 };
 /* The input numbered src (all zero for one that fed no event; borrowed, as the results). */
 const struct memscope_leaks_input_info *memscope_leaks_input(

@@ -1,5 +1,6 @@
 /* Memory over time for a picture without a trace viewer: live bytes per (input, process, device,
- * pool), the peak, the training steps, and who held the memory at the peak. */
+ * pool), the peak, the training steps, who held the memory at the peak, and the profiler's
+ * samples. */
 #ifndef MEMSCOPE_PEAK_H
 #define MEMSCOPE_PEAK_H
 
@@ -20,10 +21,13 @@ struct memscope_strtab;
  * their points, the peak and its owners. A track is one (input, process, device, pool) of the
  * pools counted; its live bytes are the sizes of its MALLOCs minus those of the blocks freed, in
  * time order, the rule and the order of memscope_timeline (memscope/timeline.h), so both find the
- * same peak over the same pools. Times count from each input's first row of any kind, as
- * memscope-leaks and the window of memscope_timeline do. Memory grows with the MALLOC and FREE rows
- * of the pools and the ATen/ATB op rows (64 bytes each, the points a timeline keeps), 4 bytes per
- * block, the live blocks, and the step boundary rows; finish adds 8 bytes per distinct owner.
+ * same peak over the same pools. Times count from each input's first row of any kind (PLAN rows,
+ * which have no time, are none), as memscope-leaks and the window of memscope_timeline do. The
+ * COUNTER events are kept as the timeline keeps them (memscope_peak_counters). Memory grows with
+ * the MALLOC and FREE rows of the pools and the ATen/ATB op rows (64 bytes each, the points a
+ * timeline keeps), 4 bytes per block, the live blocks, the step boundary rows, the samples
+ * (memscope_timeline_counters), and about 48 bytes per (input, process); finish adds 8 bytes per
+ * distinct owner.
  */
 struct memscope_peak;
 
@@ -89,8 +93,9 @@ int memscope_peak_foreach_point(const struct memscope_peak *p,
  */
 uint64_t memscope_peak_origin(const struct memscope_peak *p, uint32_t src);
 /* After finish: the time axis, ns after each input's origin: [0, the longest time from an origin
- * to the last row of a process of its input], or after memscope_peak_window the window's
- * [start, end] over the processes kept. Both 0 without tracks. */
+ * to the last row of a process of its input with live bytes or samples], or after
+ * memscope_peak_window the window's [start, end] over the processes kept. Both 0 without tracks
+ * or samples. */
 void memscope_peak_axis(const struct memscope_peak *p, uint64_t *from_ns, uint64_t *to_ns);
 
 /*
@@ -100,7 +105,9 @@ void memscope_peak_axis(const struct memscope_peak *p, uint64_t *from_ns, uint64
  * starts at the window's start with the live bytes it had then (start_bytes); its points outside
  * are no longer visited; its peak, and the peak of all with its owners, are found again within
  * the window (the live bytes at the start count, at the start). A track with neither a point nor
- * live bytes in the window, and a process with no row in it, are left out. inputs[src] names
+ * live bytes in the window, and a process with no row in it, are left out. The sample tracks are
+ * cut as memscope_timeline_window cuts them, by the window of their process's rows of any kind
+ * (memscope_peak_counters). inputs[src] names
  * input src in messages (n_inputs of them). *n_left_out (may be NULL) gets the processes left
  * out of a step window for having no step w->step.
  * Returns 0; MEMSCOPE_E_ARG (nothing changed) before finish or twice, for a step window with a
@@ -123,7 +130,9 @@ long memscope_peak_track_of_peak(const struct memscope_peak *p);
 /* What an owner is named by, the first a block has of: */
 enum memscope_peak_by {
 	MEMSCOPE_PEAK_BY_OWNER,	 /* the MALLOC's `owner` attr (PTA@model@weight) */
-	MEMSCOPE_PEAK_BY_OP,	 /* the innermost ATen or ATB op open on its thread at the MALLOC */
+	MEMSCOPE_PEAK_BY_OP,	 /* the op its MALLOC names (memscope_event_op: the profiler's
+				    operator_memory Name), else the innermost ATen or ATB op open on
+				    its thread at the MALLOC */
 	MEMSCOPE_PEAK_BY_PYTHON, /* the innermost frame of its Python call stack */
 	MEMSCOPE_PEAK_BY_C,	 /* the innermost frame of its C stack (memscope_frame_text) */
 	MEMSCOPE_PEAK_BY_NONE,	 /* none of these: "[POOL, no owner, op or stack]" */
@@ -144,6 +153,19 @@ struct memscope_peak_owner {
  * peak.
  */
 const struct memscope_peak_owner *memscope_peak_owners(const struct memscope_peak *p, size_t *n);
+
+/* After finish: the profiler's samples, tracks and order as memscope_timeline_counters' (their
+ * end_ts_ns the last row of their process, the window's end if earlier); borrowed until the
+ * analysis is freed or cut. */
+const struct memscope_counter_track *memscope_peak_counters(
+	const struct memscope_peak *p, size_t *n);
+
+/* After finish (or a cut): the profiler's memory_record samples of live track k's pool (a POOL
+ * counter track of its input, process and device whose component is that pool) with an
+ * allocated series: its index in memscope_peak_counters, -1 when there is none. Their allocated
+ * bytes count every block of the pool; the live bytes only the blocks whose MALLOC is in the
+ * input (an Ascend profiler's operator_memory has none from before its window). */
+long memscope_peak_samples_of(const struct memscope_peak *p, size_t k);
 
 /* The steps of every process (fed every event, resolved at finish); borrowed until the analysis
  * is freed. */

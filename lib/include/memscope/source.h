@@ -21,6 +21,14 @@ enum memscope_format {
 					 events (read with memscope_source_read_trace) */
 	MEMSCOPE_FORMAT_DB, /* an SQLite database with a memscope_dump (or leaks_dump) table:
 			       msMemScope's --format=db, memscope-db's (formats/sqlite.md) */
+	MEMSCOPE_FORMAT_MSPROF_CSV,  /* one memory CSV of the Ascend profiler: operator_memory,
+					memory_record, npu_mem, npu_module_mem or static_op_mem
+					(formats/msprof.md) */
+	MEMSCOPE_FORMAT_MSPROF_JSON, /* the Ascend profiler's timeline (trace_view.json,
+					msprof_*.json): its cpu_op slices and NPU MEM counters */
+	MEMSCOPE_FORMAT_PROFILER,    /* a profiler output folder (torch_npu *_ascend_pt, MindSpore
+					*_ascend_ms, msprof PROF_*, or their output folder): its
+					memory files read as one input */
 };
 
 /* Timestamp unit of a dump CSV: AUTO decides from the first timestamp (see memscope-convert(1)). */
@@ -48,6 +56,14 @@ enum memscope_layout {
  */
 typedef void (*memscope_progress_fn)(void *ctx, uint32_t src, uint64_t done, uint64_t total);
 
+/*
+ * A note on how an input is read that its user should see, one printable line (no newline):
+ * which files of a profiler output folder are read when it holds several exports, values that
+ * were not kept. Called from the reading thread (msg borrowed during the call); src is the
+ * read options' src.
+ */
+typedef void (*memscope_notice_fn)(void *ctx, uint32_t src, const char *msg);
+
 struct memscope_read_opts {
 	int lenient;			   /* skip and count bad rows instead of failing */
 	enum memscope_time_unit time_unit; /* dump CSV only */
@@ -59,6 +75,12 @@ struct memscope_read_opts {
 	 * (memscope_source_parts), by its rowid range; k beyond the inputs it holds is
 	 * MEMSCOPE_E_ARG, at open for an input that is not a database, at read for one */
 	const uint32_t *parts;
+	memscope_notice_fn notice; /* NULL: notes are dropped */
+	void *notice_ctx;
+	/* Kinds of events the caller has no use for (bit 1u << enum memscope_kind): a reader may
+	 * leave them out, and does where that saves reading (the sample files of a profiler
+	 * folder: MEMSCOPE_KIND_COUNTER, MEMSCOPE_KIND_PLAN). 0: every event is delivered. */
+	uint32_t skip_kinds;
 };
 
 /* What a reader saw; valid after (and during) memscope_source_read. */
@@ -179,10 +201,19 @@ typedef int (*memscope_part_fn)(void *ctx, uint32_t part, const char *name);
 int memscope_source_parts(
 	const char *path, memscope_part_fn fn, void *ctx, struct memscope_error *err);
 
+/*
+ * Whether name (a file name, without its folder) is one an Ascend profiler output folder is read
+ * from: operator_memory*.csv, memory_record*.csv, ..., trace_view.json, msprof_*.json (.gz and
+ * .zst too; formats/msprof.md "Folders"). Tools name their outputs otherwise and never write over
+ * such a file.
+ */
+int memscope_profiler_file_name(const char *name);
+
 /* Close and free. NULL is fine. */
 void memscope_source_close(struct memscope_source *src);
 
-/* "dump-csv", "capture", "python-trace", "db", "unknown" */
+/* "dump-csv", "capture", "python-trace", "db", "msprof-csv", "msprof-json", "profiler",
+ * "unknown" */
 const char *memscope_format_name(enum memscope_format f);
 
 #endif
