@@ -328,8 +328,9 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l, in
 
 	if (s->n_unmatched_free)
 		cli_msg(&tool,
-			"%s:%" PRIu64 ": FREE with no live MALLOC (double free or free without "
-			"MALLOC); %" PRIu64 " such row(s), counted and skipped",
+			"%s:%" PRIu64 ": FREE with no live MALLOC (a block allocated before the "
+			"input starts, or freed twice); %" PRIu64
+			" such row(s), counted and skipped",
 			o->inputs[s->unmatched_src], s->unmatched_line, s->n_unmatched_free);
 	if (s->n_replaced)
 		cli_msg(&tool,
@@ -440,6 +441,13 @@ int main(int argc, char **argv)
 		goto out;
 	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l, &unchecked)))
 		goto out;
+	s = memscope_leaks_stats(l);
+	/* a check asked for that could not run is no pass, nor a report: an error (findings
+	 * elsewhere are still findings) */
+	if (o.fail_on_leak && unchecked && !(s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)) {
+		status = CLI_EXIT_INVALID;
+		goto out;
+	}
 	if ((status = cli_out_open(
 		     &tool, &out, o.common.output, o.common.force, o.inputs, o.n_inputs)))
 		goto out;
@@ -453,7 +461,6 @@ int main(int argc, char **argv)
 	}
 	if ((status = cli_out_commit(&tool, &out)))
 		goto out;
-	s = memscope_leaks_stats(l);
 	if (!o.common.quiet)
 		cli_msg(&tool,
 			"%" PRIu64 " step leak(s), %" PRIu64 " marked-range leak(s), %" PRIu64
@@ -465,11 +472,8 @@ int main(int argc, char **argv)
 				memscope_leaks_nested(
 					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS)),
 			s->n_events);
-	/* findings first; else a check asked for that could not run is no pass */
 	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)
 		status = CLI_EXIT_FINDINGS;
-	else if (o.fail_on_leak && unchecked)
-		status = CLI_EXIT_INVALID;
 out:
 	if (out.f)
 		cli_out_abort(&out);

@@ -84,10 +84,16 @@ int prof_csv_read(struct memscope_source *src, struct prof_ctx *c, memscope_even
  * Stream Ptr. A folder asks before reading its operator_memory, whose pool it decides. */
 int prof_csv_mindspore(const struct memscope_source *src);
 
-/* A profiler output folder (msprof_dir.c): its memory files found at open (src->dir), read as
- * one input. */
+/*
+ * A profiler output folder (msprof_dir.c), read as one input through prof_dir_reader. At open,
+ * path's output folder is found and its memory files chosen (formats/msprof.md "Folders"), with
+ * notes of what was left out: src->dir is set (also on failure: memscope_source_close frees it
+ * with prof_dir_free). 0, or MEMSCOPE_E_INVALID (no output folder in path, several), MEMSCOPE_E_IO
+ * (a folder that cannot be listed), MEMSCOPE_E_NOMEM, err naming path.
+ */
 struct prof_dir;
 int prof_dir_open(struct memscope_source *src, const char *path, struct memscope_error *err);
+/* Free d and its file list. NULL is fine. */
 void prof_dir_free(struct prof_dir *d);
 
 #endif

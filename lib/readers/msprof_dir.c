@@ -440,8 +440,6 @@ int prof_dir_open(struct memscope_source *src, const char *path, struct memscope
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, path, 0, "out of memory");
 	src->dir = d;
 	rc = find_output(d, path, err);
-	if (rc == MEMSCOPE_E_NOMEM && !err->code)
-		memscope_error_set(err, rc, path, 0, "out of memory");
 	if (!rc && !(d->real = realpath(d->out, NULL)) && !(d->real = strdup(d->out)))
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, path, 0, "out of memory");
 	if (!rc)

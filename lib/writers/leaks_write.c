@@ -109,6 +109,9 @@ struct report {
 	size_t n_inputs;
 	int printed;		  /* text: a section has been written */
 	const char **short_names; /* text: per input, the name that tells it apart (input_names) */
+	/* text: per input, and at [n_inputs] for any, whether it has ProfilerStep steps (NULL: not
+	 * looked yet; the steps are walked once, however many inputs) */
+	unsigned char *numbered;
 };
 
 static const char *input_name(const struct report *r, uint32_t src)
@@ -611,30 +614,27 @@ static const char *group_by_name(unsigned by)
 					       : "stack";
 }
 
-struct numbered {
-	uint32_t src;
-	int profiler;
-};
-
 static int note_numbered(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
 {
-	struct numbered *k = ctx;
+	struct report *r = ctx;
 
 	(void)pid;
-	if ((k->src == MEMSCOPE_LEAKS_ALL_INPUTS || src == k->src) &&
-		memscope_steps_source(p) == MEMSCOPE_STEPS_PROFILER)
-		k->profiler = 1;
+	if (memscope_steps_source(p) == MEMSCOPE_STEPS_PROFILER && src < r->n_inputs)
+		r->numbered[src] = r->numbered[r->n_inputs] = 1;
 	return 0;
 }
 
 /* Whether some process of input src (or MEMSCOPE_LEAKS_ALL_INPUTS) has ProfilerStep steps,
- * which keep the profiler's numbers, so --skip-steps is not "s > N" there. */
-static int profiler_numbered(const struct report *r, uint32_t src)
+ * which keep the profiler's numbers, so --skip-steps is not "s > N" there. 0 when that cannot
+ * be known (out of memory). */
+static int profiler_numbered(struct report *r, uint32_t src)
 {
-	struct numbered k = { src, 0 };
-
-	memscope_steps_foreach(memscope_leaks_steps(r->l), note_numbered, &k);
-	return k.profiler;
+	if (!r->numbered) {
+		if (!(r->numbered = calloc(r->n_inputs + 1, 1)))
+			return 0;
+		memscope_steps_foreach(memscope_leaks_steps(r->l), note_numbered, r);
+	}
+	return r->numbered[src < r->n_inputs ? src : r->n_inputs];
 }
 
 /* "Step leaks (...): 3 blocks in 2 groups by stack, PTA 3.51 MiB": the line of a kind's
@@ -1429,7 +1429,7 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
 	size_t n_inputs)
 {
-	struct report r = { out, l, st, inputs, n_inputs, 0, NULL };
+	struct report r = { out, l, st, inputs, n_inputs, 0, NULL, NULL };
 	const char **full = NULL;
 	char *names = NULL;
 	size_t i;
@@ -1461,6 +1461,7 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 out:
 	free(full);
 	free(r.short_names);
+	free(r.numbered);
 	free(names);
 	return rc;
 }

@@ -383,11 +383,12 @@ if ! grep -q "$(printf '\033')" "$WORK/out" && ! grep -q "$(printf '\r')" "$WORK
 expect_status 1 "$L" -q --fail-on-finding steps_mstx.csv
 expect_alias 1 --fail-on-finding --fail-on-leak steps_mstx.csv
 # step leaks asked for (--kinds step) on an input without steps were not checked: no pass, but
-# status 3 and one line naming it (also with -q); the report is still written, and its JSON
-# says per input whether each kind was checked. Without --kinds the default (all) does not fail
+# status 3 and one line naming it (also with -q) and no report, as for an unreadable input (the
+# JSON of a run without --fail-on-finding says per input whether each kind was checked). Without
+# --kinds the default (all) does not fail
 expect_status 3 "$L" -q --fail-on-finding --kinds step "$T/baseline.csv"
 expect_err_line "^memscope-leaks: $T/baseline.csv: no steps \(mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep ops\): step leaks not checked\$"
-grep -q '^summary: step leaks 0 (0 B); ' "$WORK/out" && ok || bad "report not written with status 3"
+[ ! -s "$WORK/out" ] && ok || bad "a report written with status 3"
 expect_alias 3 --fail-on-finding --fail-on-leak -q --kinds step --format json "$T/baseline.csv"
 expect_status 3 "$L" -q --fail-on-finding --kinds exit,step --pool host "$T/baseline.csv"
 expect_err_line ': no steps .*: step leaks not checked$'

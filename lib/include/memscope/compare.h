@@ -70,7 +70,8 @@ enum memscope_compare_metric {
 /* How to compare. */
 struct memscope_compare_opts {
 	unsigned level; /* enum memscope_compare_level bits; 0 means MEMSCOPE_COMPARE_OP */
-	uint64_t step;	/* compare only step N of each input (1-based); 0: the whole inputs */
+	uint64_t step;	/* compare only step N of each input (its number: from 1, or ProfilerStep#N's
+			   N); 0: the whole inputs */
 	enum memscope_compare_metric metric;
 	/* memory for the alignment's direction bits before it switches to checkpoints and twice the
 	 * time (0: 64 MiB); the result is the same. Past that, memory grows as about D^1.5 / 16
@@ -119,7 +120,8 @@ struct memscope_compare_stats {
  * (memscope_compare_row.has_delta). fn gets every row in output order and returns 0 to go
  * on. With opts->step, each input is first cut to that step, per process: the N-th mstx
  * "step start" range (Range_start to the next Range_end of its thread), or, when the input has
- * no such range, the span ending at its N-th SYSTEM STEP row (msmemscope.step() ends step n).
+ * no such range, the span ending at its N-th SYSTEM STEP row (msmemscope.step() ends step n),
+ * or its ProfilerStep#N op (memscope_steps_span).
  * st is the table both sides' events came from. Errors (MEMSCOPE_E_INVALID, with the input and
  * line in err): an input mixing PTA and MINDSPORE rows, op level on MINDSPORE (but when a side
  * is a profiler output's, memscope_compare_side_profiler), an input without step N; and, when no

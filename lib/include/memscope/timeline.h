@@ -171,7 +171,7 @@ const struct memscope_counter_track *memscope_timeline_counters(
 struct memscope_timeline_step {
 	uint32_t src;
 	uint64_t pid;
-	uint64_t n;		   /* the step's number, from 1 */
+	uint64_t n; /* the step's number: from 1, a ProfilerStep#N's N (memscope_steps_number) */
 	uint64_t start_ns, end_ns; /* its span (end_ns >= start_ns); clipped to the window */
 	uint16_t source;	   /* enum memscope_step_source (memscope/steps.h) */
 	uint16_t open;		   /* 1: no row ends it: it runs to the next step or the end */
