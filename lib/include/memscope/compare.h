@@ -70,8 +70,8 @@ enum memscope_compare_metric {
 /* How to compare. */
 struct memscope_compare_opts {
 	unsigned level; /* enum memscope_compare_level bits; 0 means MEMSCOPE_COMPARE_OP */
-	uint64_t step;	/* compare only step N of each input (its number: from 1, or ProfilerStep#N's
-			   N); 0: the whole inputs */
+	uint64_t step; /* compare only step N of each input (its number: from 1, or ProfilerStep#N's
+			  N); 0: the whole inputs */
 	enum memscope_compare_metric metric;
 	/* memory for the alignment's direction bits before it switches to checkpoints and twice the
 	 * time (0: 64 MiB); the result is the same. Past that, memory grows as about D^1.5 / 16
