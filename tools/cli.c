@@ -1273,19 +1273,15 @@ char *cli_default_output(const char *input, const char *ext)
 		       ? (size_t)(dot - input)
 		       : len;
 	/* a profiler file's name (trace_view.json, operator_memory.csv) is the profiler's: ours
-	 * gets ".memscope" before its extension */
-	mark = "";
-	if ((out = malloc(base + strlen(ext) + 1))) {
-		memcpy(out, input, base);
-		strcpy(out + base, ext);
-		if (memscope_profiler_file_name(strrchr(out, '/') ? strrchr(out, '/') + 1 : out))
-			mark = ".memscope";
-		free(out);
-	}
+	 * gets ".memscope" before its extension (room made for it, written only then) */
+	mark = ".memscope";
 	if ((out = malloc(base + strlen(mark) + strlen(ext) + 1))) {
 		memcpy(out, input, base);
-		strcpy(out + base, mark);
-		strcat(out, ext);
+		strcpy(out + base, ext);
+		if (memscope_profiler_file_name(strrchr(out, '/') ? strrchr(out, '/') + 1 : out)) {
+			strcpy(out + base, mark);
+			strcat(out, ext);
+		}
 	}
 	return out;
 }

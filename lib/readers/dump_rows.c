@@ -212,8 +212,6 @@ static int parse_na_u64(const char *s, size_t n, uint64_t *v)
 	return parse_u64(s, n, v) || *v == MEMSCOPE_ID_NONE ? -1 : 0;
 }
 
-#define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
-
 /* The column a header name s[0..n) names: an enum col, COL_TS_US or COL_IGNORED. */
 static unsigned col_of(const char *s, size_t n)
 {

@@ -141,8 +141,6 @@ struct pcsv {
 	char text[MAX_ATTRS * 24];
 };
 
-#define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
-
 /* A field of the row, trimmed; "" when the column is absent. */
 static const char *field(const struct pcsv *p, enum col c, size_t *len)
 {
@@ -317,6 +315,23 @@ static void attr_unum(struct pcsv *p, struct memscope_event *ev, uint32_t key, u
 	a->val_len = (uint32_t)fmt_u64((char *)a->val, v);
 }
 
+/* ev's size, total (reserved bytes) or used (allocated bytes), by its attr key: the typed field
+ * and the attr the dump writes. */
+static void put_value(struct pcsv *p, struct memscope_event *ev, uint32_t key, int64_t v)
+{
+	if (key == MEMSCOPE_STR_SIZE) {
+		ev->size = v;
+		ev->flags |= MEMSCOPE_EV_SIZE;
+	} else if (key == MEMSCOPE_STR_TOTAL) {
+		ev->total = v;
+		ev->flags |= MEMSCOPE_EV_TOTAL;
+	} else {
+		ev->used = v;
+		ev->flags |= MEMSCOPE_EV_USED;
+	}
+	attr_num(p, ev, key, v);
+}
+
 /* A new event of the row: no pointer, no thread, the row's line; attrs from p->attrs. */
 static void event_init(struct pcsv *p, struct memscope_event *ev, unsigned kind, unsigned subtype)
 {
@@ -363,20 +378,13 @@ static int block_event(struct pcsv *p, unsigned kind, unsigned pool, uint64_t ts
 	ev.device = device;
 	ev.name = name;
 	ev.alloc_id = block;
-	ev.size = size;
-	ev.flags = MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE;
+	ev.flags = MEMSCOPE_EV_ALLOC_ID;
 	attr_num(p, &ev, MEMSCOPE_STR_ALLOCATION_ID, (int64_t)block);
-	attr_num(p, &ev, MEMSCOPE_STR_SIZE, size);
-	if (t->has_reserved) {
-		ev.total = t->reserved;
-		ev.flags |= MEMSCOPE_EV_TOTAL;
-		attr_num(p, &ev, MEMSCOPE_STR_TOTAL, t->reserved);
-	}
-	if (t->has_allocated) {
-		ev.used = t->allocated;
-		ev.flags |= MEMSCOPE_EV_USED;
-		attr_num(p, &ev, MEMSCOPE_STR_USED, t->allocated);
-	}
+	put_value(p, &ev, MEMSCOPE_STR_SIZE, size);
+	if (t->has_reserved)
+		put_value(p, &ev, MEMSCOPE_STR_TOTAL, t->reserved);
+	if (t->has_allocated)
+		put_value(p, &ev, MEMSCOPE_STR_USED, t->allocated);
 	if (t->has_active)
 		attr_num(p, &ev, p->key_active, t->active);
 	if (has_stream)
@@ -473,16 +481,10 @@ static int record_row(struct pcsv *p)
 	if (!has_ts)
 		return no_value(p, C_TIMESTAMP);
 	ev.ts_ns = ts;
-	if (has_allocated) {
-		ev.used = allocated;
-		ev.flags |= MEMSCOPE_EV_USED;
-		attr_num(p, &ev, MEMSCOPE_STR_USED, allocated);
-	}
-	if (has_reserved) {
-		ev.total = reserved;
-		ev.flags |= MEMSCOPE_EV_TOTAL;
-		attr_num(p, &ev, MEMSCOPE_STR_TOTAL, reserved);
-	}
+	if (has_allocated)
+		put_value(p, &ev, MEMSCOPE_STR_USED, allocated);
+	if (has_reserved)
+		put_value(p, &ev, MEMSCOPE_STR_TOTAL, reserved);
 	if (has_active)
 		attr_num(p, &ev, p->key_active, active);
 	if (has_stream)
@@ -528,9 +530,7 @@ static int npumem_row(struct pcsv *p)
 				p->err, MEMSCOPE_E_NOMEM, p->src->name, p->line, "out of memory");
 		ev.ts_ns = ts;
 		ev.device = device;
-		ev.used = v[i];
-		ev.flags |= MEMSCOPE_EV_USED;
-		attr_num(p, &ev, MEMSCOPE_STR_USED, v[i]);
+		put_value(p, &ev, MEMSCOPE_STR_USED, v[i]);
 		if ((rc = deliver(p, &ev)))
 			return rc;
 	}
@@ -562,9 +562,7 @@ static int module_row(struct pcsv *p)
 		return 0;
 	}
 	ev.ts_ns = ts;
-	ev.total = reserved;
-	ev.flags |= MEMSCOPE_EV_TOTAL;
-	attr_num(p, &ev, MEMSCOPE_STR_TOTAL, reserved);
+	put_value(p, &ev, MEMSCOPE_STR_TOTAL, reserved);
 	return deliver(p, &ev);
 }
 
@@ -589,9 +587,7 @@ static int static_row(struct pcsv *p)
 		return p->bad_rc;
 	if (!has_size)
 		return no_value(p, C_SIZE);
-	ev.size = size;
-	ev.flags |= MEMSCOPE_EV_SIZE;
-	attr_num(p, &ev, MEMSCOPE_STR_SIZE, size);
+	put_value(p, &ev, MEMSCOPE_STR_SIZE, size);
 	if (has_graph)
 		attr_unum(p, &ev, p->key_graph, graph);
 	if (has_start)

@@ -11,7 +11,6 @@
 
 #define ELEM_MAX ((size_t)64 << 20) /* the longest element read */
 #define DEPTH_MAX 1024		    /* the deepest nesting of a skipped value */
-#define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
 
 /* A cpu_op slice: its op's START at ts_ns and END at end_ns. */
 struct slice {

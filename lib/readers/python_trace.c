@@ -17,8 +17,6 @@ struct trace_state {
 
 #define trace_error(ts, line, ...) source_bad_row((ts)->src, (ts)->err, line, __VA_ARGS__)
 
-#define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
-
 /*
  * One line without its terminator. The reference writes FuncInfo unquoted, so a comma in a path
  * would shift the columns: the four number columns are taken from the right instead.

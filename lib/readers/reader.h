@@ -8,6 +8,9 @@
 #include "memscope/source.h"
 #include "memscope/strtab.h"
 
+/* A value quoted in a message is cut to this many bytes: printf("%.*s", CLIP(len), s). */
+#define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
+
 /* Hand ev to fn; returns 0 to go on or the status to stop with. */
 static inline int source_deliver(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 	const struct memscope_event *ev)
