@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian 12 packages the build and the tests need, when any is missing (run as root).
-PKGS="cmake make gcc clang clang-format pkg-config libcsv-dev libcjson-dev libsqlite3-dev zlib1g-dev libzstd-dev zstd uthash-dev check libsubunit-dev python3 sqlite3 chromium mandoc man-db"
+PKGS="cmake make gcc g++ libgcc-12-dev clang clang-format pkg-config libcsv-dev libcjson-dev libsqlite3-dev zlib1g-dev libzstd-dev zstd uthash-dev check libsubunit-dev python3 sqlite3 chromium mandoc man-db valgrind"
 missing=""
 for p in $PKGS; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

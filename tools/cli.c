@@ -20,11 +20,13 @@
 int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 {
 	static struct option longs[MAX_OPTS + 1];
-	static char shorts[MAX_OPTS * 2 + 2];
+	static char shorts[MAX_OPTS * 2 + 3];
 	static const struct cli_tool *built;
 	size_t i, n = 0, s = 0;
 
 	if (built != t) {
+		if (t->in_order)
+			shorts[s++] = '+';
 		shorts[s++] = ':';
 		for (i = 0; t->opts[i].name && n < MAX_OPTS; i++, n++) {
 			longs[n].name = t->opts[i].name;
@@ -496,6 +498,10 @@ void cli_help(const struct cli_tool *t)
 		printf("  %-26s %s", left, o->help);
 		help_aliases(t, o);
 		putchar('\n');
+	}
+	if (t->footer) {
+		printf("\n%s\nSee %s(1).\n", t->footer, t->name);
+		return;
 	}
 	for (o = t->opts; o->name && (o->alias_of || strncmp(o->name, "fail-on-", 8)); o++)
 		;
@@ -1316,7 +1322,7 @@ int cli_parse_pools(const struct cli_tool *t, const char *arg, uint64_t *pools)
 		return 0;
 	cli_msg(t,
 		"--pool: expected pools (hal, pta, pta_workspace, atb, mindspore, host, "
-		"host_pinned, ge) or all, got '%s'",
+		"host_pinned, ge, mmap) or all, got '%s'",
 		arg);
 	return CLI_EXIT_USAGE;
 }

@@ -39,6 +39,9 @@ struct cli_tool {
 	const char *synopsis;	       /* after the name: "[options] INPUT" */
 	const char *summary;	       /* one line */
 	const struct cli_option *opts; /* terminated by a row with name NULL */
+	int in_order; /* options end at the first operand (a command line to run follows) */
+	const char
+		*footer; /* --help's last lines; NULL: the report tools' Inputs and Exit status */
 };
 
 /*

@@ -33,7 +33,8 @@ static const struct cli_tool tool = {
 	"--input BASE,COMPARE [--level op|kernel|op,kernel] [--measure RULE]\n"
 	"       [--step N] [--output-dir DIR] [-o FILE] [-f] [--lenient] [-q]",
 	"Compare the memory of two steps op by op (or kernel by kernel), as msMemScope does.",
-	options,
+	options, 0, /* options anywhere */
+	NULL,	    /* the usual Inputs and Exit status lines */
 };
 
 /* options; main sets every default, beside its flag */

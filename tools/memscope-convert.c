@@ -29,7 +29,8 @@ static const struct cli_tool tool = {
 	"       [--time-unit auto|ns|us] [-q] INPUT",
 	"Convert a memscope_dump CSV, capture file, database or Ascend profiler output to the "
 	"dump CSV layout or the capture format.",
-	options,
+	options, 0, /* options anywhere */
+	NULL,	    /* the usual Inputs and Exit status lines */
 };
 
 /* options; main sets every default, beside its flag */

@@ -24,7 +24,8 @@ static const struct cli_tool tool = {
 	"       | --format csv [-o OUT.csv] [-f] [-q] IN.db",
 	"Write memscope_dump CSV, capture and python_trace files into one SQLite database in the "
 	"schema MindStudio Insight opens, or a database back to the dump CSV.",
-	options,
+	options, 0, /* options anywhere */
+	NULL,	    /* the usual Inputs and Exit status lines */
 };
 
 /* options; main sets every default, beside its flag */

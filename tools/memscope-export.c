@@ -61,7 +61,8 @@ static const struct cli_tool tool = {
 	"       [--step N | --from T --to T] [--resolution TIME] INPUT...",
 	"Bytes (or allocations) per call stack, owner tag or op as speedscope JSON, folded stacks "
 	"or an SVG flame graph, or memory over time as a Chrome trace or a web page.",
-	options,
+	options, 0, /* options anywhere */
+	NULL,	    /* the usual Inputs and Exit status lines */
 };
 
 enum format { FORMAT_SPEEDSCOPE, FORMAT_FOLDED, FORMAT_SVG, FORMAT_CHROME_TRACE, FORMAT_HTML };

@@ -48,8 +48,9 @@ static const struct cli_tool tool = {
 	"[--format text|json|csv] [--idle-threshold N] [--min-size BYTES]\n"
 	"       [--kinds LIST] [--top N] [--annotate FILE] [--fail-on-finding] [-o FILE] [-f]\n"
 	"       [--lenient] [-q] INPUT...",
-	"Find memory allocated too early, freed too late, or idle between uses.",
-	options,
+	"Find memory allocated too early, freed too late, or idle between uses.", options,
+	0,    /* options anywhere */
+	NULL, /* the usual Inputs and Exit status lines */
 };
 
 /* options; main sets every default, beside its flag */

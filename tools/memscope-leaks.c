@@ -61,7 +61,8 @@ static const struct cli_tool tool = {
 	"       [--min-steps-alive N] [--mark TEXT [--start-index N]] [--fail-on-finding]\n"
 	"       [-o FILE] [-f] [--lenient] [-q] INPUT...",
 	"Find memory leaks: per training step, over a marked range, and unreleased at exit.",
-	options,
+	options, 0, /* options anywhere */
+	NULL,	    /* the usual Inputs and Exit status lines */
 };
 
 /* options; main sets every default, beside its flag */

@@ -9,12 +9,13 @@
 
 #define CAP_MAGIC "\x89MSCAP\r\n"
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 0
+#define CAP_VERSION_MINOR 1
 #define CAP_HEADER_LEN 16
 #define CAP_HEADER_MAX 4096
 #define CAP_RECORD_MAX (64u << 20) /* longest payload a reader accepts */
 #define CAP_ATTRS_MAX 4096
 #define CAP_FRAMES_MAX (1u << 20)
+#define CAP_SLOTS_MAX (1u << 20) /* thread slots a file may define (THREAD records) */
 
 enum cap_record {
 	CAP_END = 0x01,
@@ -27,6 +28,17 @@ enum cap_record {
 	CAP_HOST_FREE = 0x13,
 	CAP_HOST_ALLOC_FN = 0x14,
 	CAP_HOST_FREE_FN = 0x15,
+	CAP_THREAD = 0x16, /* 1.1 */
+	CAP_HOST_T = 0x17, /* 1.1 */
+};
+
+/* op of a HOST_T record (its first varint is slot << 2 | op): the compact host record it stands for
+ */
+enum cap_host_op {
+	CAP_OP_ALLOC = 0,
+	CAP_OP_FREE = 1,
+	CAP_OP_ALLOC_FN = 2,
+	CAP_OP_FREE_FN = 3,
 };
 
 /* field bits of an EVENT record */

@@ -43,6 +43,7 @@ static const struct name subtype_names[MEMSCOPE_SUB_COUNT_] = {
 	[MEMSCOPE_SUB_MINDSPORE] = N("MINDSPORE"),
 	[MEMSCOPE_SUB_HAL] = N("HAL"),
 	[MEMSCOPE_SUB_HOST_PINNED] = N("HOST_PINNED"),
+	[MEMSCOPE_SUB_MMAP] = N("MMAP"),
 	[MEMSCOPE_SUB_HOST] = N("HOST"),
 	[MEMSCOPE_SUB_GE] = N("GE"),
 	[MEMSCOPE_SUB_READ] = N("READ"),
@@ -81,6 +82,8 @@ static const struct name func_names[MEMSCOPE_FUNC_COUNT_] = {
 	[MEMSCOPE_FUNC_FREE] = N("free"),
 	[MEMSCOPE_FUNC_MMAP] = N("mmap"),
 	[MEMSCOPE_FUNC_MUNMAP] = N("munmap"),
+	[MEMSCOPE_FUNC_NEW] = N("new"),
+	[MEMSCOPE_FUNC_DELETE] = N("delete"),
 };
 
 const char *memscope_version(void)
@@ -171,7 +174,8 @@ const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_M
 
 int memscope_subtype_is_pool(unsigned subtype)
 {
-	return subtype >= MEMSCOPE_SUB_PTA && subtype <= MEMSCOPE_SUB_GE;
+	return (subtype >= MEMSCOPE_SUB_PTA && subtype <= MEMSCOPE_SUB_GE) ||
+	       subtype == MEMSCOPE_SUB_MMAP;
 }
 
 unsigned component_pool(const char *s, size_t len)

@@ -1,5 +1,5 @@
 /* C frames as people read them: backtrace_symbols lines demangled, without paths, offsets and
- * addresses. */
+ * addresses; memscope-record's "function (file:line)" frames as they are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,8 @@ size_t memscope_frame_text(const char *frame, size_t len, char *out, size_t size
 	close = len ? frame + len - 1 : frame;
 	while (close > frame && *close != ')')
 		close--;
-	if (!open || close <= open || open == frame)
+	/* "function (file:line)", memscope-record's symbolized frames, is kept as it is */
+	if (!open || close <= open || open == frame || open[-1] == ' ')
 		goto copy;
 	for (i = (size_t)(close - frame) + 1; i < len; i++)
 		if (!strchr(" []0123456789abcdefxABCDEF", frame[i]))

@@ -10,6 +10,13 @@
 
 static const unsigned char capture_magic[8] = CAP_MAGIC;
 
+/* The thread of compact host records: CONTEXT's, or a THREAD slot's (formats/capture.md §6.1). */
+struct cap_thread {
+	uint64_t pid, tid;
+	uint64_t host_ptr; /* the pointer of its last allocation (CONTEXT: of the last 1.0 one) */
+	int32_t device;
+};
+
 struct cap_state {
 	struct memscope_source *src;
 	struct memscope_strtab *st;
@@ -22,10 +29,13 @@ struct cap_state {
 	size_t n_kmap, cap_kmap;
 	int64_t *last; /* file key id -> last integer value */
 	size_t last_cap;
-	uint64_t prev_id, prev_ts, cur_pid, cur_tid, prev_ptr, host_ptr, host_serial;
-	int32_t cur_device;
+	uint64_t prev_id, prev_ts, prev_ptr, host_serial;
+	/* CONTEXT state (cur_pid, cur_tid, cur_device) and the file's host_ptr */
+	struct cap_thread cur;
+	struct cap_thread *slots; /* slot number -> its state; slot 0 unused */
+	size_t n_slots, slots_cap;
 	struct live_ring host_live;
-	struct memscope_event host_ev; /* template of the compact host events */
+	struct memscope_event host_ev; /* the compact host event being decoded (on_host) */
 	struct memscope_attr *attrs;
 	size_t attrs_cap;
 	uint32_t *frames;
@@ -41,34 +51,67 @@ struct cap_state {
 /* A cursor over one record's payload. */
 struct cur {
 	const unsigned char *p, *end;
+	/* end of the bytes that may be loaded (>= end: the window's) */
+	const unsigned char *readable;
 	int bad;
 };
 
+/*
+ * The next varint (formats/capture.md §1); past the end or malformed, 0 and c->bad. Inline, as a
+ * call per field costs more than the decoding: one and two bytes (most of them) by a predictable
+ * branch, longer ones (pointer deltas) from one 8-byte load, the 7-bit groups packed by three
+ * shift steps; the bytes loaded past the record are only used when they are the record's.
+ */
 static inline uint64_t get_varint(struct cur *c)
 {
-	uint64_t v = 0;
-	int n;
+	const unsigned char *p = c->p;
+	size_t n = (size_t)(c->end - p), i;
+	uint64_t v;
 
-	if (c->end - c->p >= 2) { /* one or two bytes: most of them */
-		if (c->p[0] < 0x80)
-			return *c->p++;
-		if (c->p[1] < 0x80) {
-			v = (uint64_t)(c->p[0] & 0x7f) | (uint64_t)c->p[1] << 7;
-			c->p += 2;
+	if (n >= 2) {
+		if (p[0] < 0x80) {
+			c->p = p + 1;
+			return p[0];
+		}
+		if (p[1] < 0x80) {
+			c->p = p + 2;
+			return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		}
+	} else if (n && p[0] < 0x80) {
+		c->p = p + 1;
+		return p[0];
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (c->readable - p >= 8) {
+		uint64_t stop, x;
+
+		memcpy(&x, p, 8);
+		stop = ~x & 0x8080808080808080ull; /* the high bit of the last byte */
+		i = stop ? (size_t)__builtin_ctzll(stop) / 8 + 1 : 9;
+		if (stop && i <= n) {
+			x &= ((stop & (0 - stop)) << 1) - 1; /* the varint's bytes only */
+			x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+			x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+			x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+			c->p = p + i;
+			return x;
+		}
+	}
+#endif
+	if (n > 10)
+		n = 10;
+	v = 0;
+	for (i = 0; i < n; i++) {
+		if (i == 9 && p[i] > 1)
+			break;
+		v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (p[i] < 0x80) {
+			c->p = p + i + 1;
 			return v;
 		}
-	} else if (c->p < c->end && *c->p < 0x80) {
-		return *c->p++;
 	}
-	if (c->bad)
-		return 0;
-	n = varint_get(c->p, (size_t)(c->end - c->p), &v);
-	if (n <= 0) {
-		c->bad = 1;
-		return 0;
-	}
-	c->p += n;
-	return v;
+	c->bad = 1;
+	return 0;
 }
 
 static unsigned get_u8(struct cur *c)
@@ -272,14 +315,14 @@ static int on_event(struct cap_state *cs, struct cur *c)
 	ev.id = cs->prev_id + 1;
 	if (fields & CAP_F_ID)
 		ev.id += (uint64_t)unzigzag(get_varint(c));
-	ev.pid = (fields & CAP_F_PID) ? get_varint(c) - 1 : cs->cur_pid;
-	ev.tid = (fields & CAP_F_TID) ? get_varint(c) - 1 : cs->cur_tid;
+	ev.pid = (fields & CAP_F_PID) ? get_varint(c) - 1 : cs->cur.pid;
+	ev.tid = (fields & CAP_F_TID) ? get_varint(c) - 1 : cs->cur.tid;
 	if (fields & CAP_F_DEVICE) {
 		ev.device = device_of(get_varint(c), &ok);
 		if (!ok)
 			return bad(cs, "invalid device code");
 	} else {
-		ev.device = cs->cur_device;
+		ev.device = cs->cur.device;
 	}
 	if (fields & CAP_F_PTR) {
 		ev.ptr = cs->prev_ptr + (uint64_t)unzigzag(get_varint(c));
@@ -345,41 +388,40 @@ static int on_event(struct cap_state *cs, struct cur *c)
 		return bad(cs, msg);
 	cs->prev_id = ev.id;
 	cs->prev_ts = ev.ts_ns;
-	cs->cur_pid = ev.pid;
-	cs->cur_tid = ev.tid;
-	cs->cur_device = ev.device;
+	cs->cur.pid = ev.pid;
+	cs->cur.tid = ev.tid;
+	cs->cur.device = ev.device;
 	if (ev.flags & MEMSCOPE_EV_PTR)
 		cs->prev_ptr = ev.ptr;
 	ev.line = ++cs->n_events;
 	return source_deliver(cs->src, cs->fn, cs->ctx, &ev);
 }
 
-static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
+/*
+ * A compact host record of type (HOST_T: the one its op names) of thread t. The hot path of a
+ * recording: the event is built in place in cs->host_ev, whose fields that no host event changes
+ * are set once in capture_read.
+ */
+static int on_host(struct cap_state *cs, unsigned type, struct cur *c, struct cap_thread *t)
 {
-	/* the fields every host event shares are set once, in capture_read */
-	struct memscope_event ev = cs->host_ev;
-	uint64_t size = 0, ptr = 0, stack;
+	struct memscope_event *ev = &cs->host_ev;
+	uint64_t size = 0, ptr = 0, ts, alloc_id, stack;
+	unsigned func;
 	int is_alloc = type == CAP_HOST_ALLOC || type == CAP_HOST_ALLOC_FN;
 
-	ev.ts_ns = cs->prev_ts + (uint64_t)unzigzag(get_varint(c));
-	ev.id = cs->prev_id + 1;
-	ev.pid = cs->cur_pid;
-	ev.tid = cs->cur_tid;
-	ev.device = cs->cur_device;
+	ts = cs->prev_ts + (uint64_t)unzigzag(get_varint(c));
 	if (is_alloc) {
-		ev.kind = MEMSCOPE_KIND_MALLOC;
 		size = get_varint(c);
-		ptr = cs->host_ptr + (uint64_t)unzigzag(get_varint(c));
-		ev.alloc_id = cs->host_serial + 1;
-		ev.func = MEMSCOPE_FUNC_MALLOC;
+		ptr = t->host_ptr + (uint64_t)unzigzag(get_varint(c));
+		alloc_id = cs->host_serial + 1;
+		func = MEMSCOPE_FUNC_MALLOC;
 	} else {
 		uint64_t back = get_varint(c);
 
-		ev.kind = MEMSCOPE_KIND_FREE;
-		ev.func = MEMSCOPE_FUNC_FREE;
-		ev.alloc_id = cs->host_serial - back;
-		if (!c->bad && (back >= cs->host_serial || !live_ring_find(&cs->host_live,
-								   ev.alloc_id, &ptr, &size, 1)))
+		alloc_id = cs->host_serial - back;
+		func = MEMSCOPE_FUNC_FREE;
+		if (!c->bad && (back >= cs->host_serial ||
+				       !live_ring_find(&cs->host_live, alloc_id, &ptr, &size, 1)))
 			return bad(cs, "host free of a block that is not live");
 	}
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN) {
@@ -387,35 +429,65 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c)
 
 		if (!c->bad && (f == 0 || f >= MEMSCOPE_FUNC_COUNT_))
 			return bad(cs, "invalid func code");
-		ev.func = (uint16_t)f;
+		func = (unsigned)f;
 	}
 	stack = c->p < c->end ? get_varint(c) : 0; /* optional trailing field */
 	if (c->bad)
 		return bad(cs, "truncated host record");
 	if (size > INT64_MAX)
 		return bad(cs, "host allocation size out of range");
-	if (stack && stack_id(cs, stack, &ev.stack_c))
+	ev->stack_c = 0;
+	if (stack && stack_id(cs, stack, &ev->stack_c))
 		return bad(cs, "host record names an undefined stack");
-	if (ev.func == MEMSCOPE_FUNC_REALLOC)
-		ev.flags |= MEMSCOPE_EV_REALLOC;
-	ev.ptr = ptr;
-	ev.size = (int64_t)size;
 	if (is_alloc) {
-		if (live_ring_put(&cs->host_live, ev.alloc_id, ptr, size))
+		if (live_ring_put(&cs->host_live, alloc_id, ptr, size))
 			return memscope_error_set(
 				cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
 		cs->host_serial++;
-		cs->host_ptr = ptr;
+		t->host_ptr = ptr;
 	}
-	cs->prev_id = ev.id;
-	cs->prev_ts = ev.ts_ns;
-	ev.line = ++cs->n_events;
-	return source_deliver(cs->src, cs->fn, cs->ctx, &ev);
+	ev->kind = is_alloc ? MEMSCOPE_KIND_MALLOC : MEMSCOPE_KIND_FREE;
+	ev->func = (uint16_t)func;
+	ev->flags = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID |
+		    (func == MEMSCOPE_FUNC_REALLOC ? MEMSCOPE_EV_REALLOC : 0);
+	ev->ts_ns = cs->prev_ts = ts;
+	ev->id = ++cs->prev_id;
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->device = t->device;
+	ev->ptr = ptr;
+	ev->size = (int64_t)size;
+	ev->alloc_id = alloc_id;
+	ev->line = ++cs->n_events;
+	return source_deliver(cs->src, cs->fn, cs->ctx, ev);
 }
 
-static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p, size_t n)
+/* THREAD: define the next slot. */
+static int on_thread(struct cap_state *cs, struct cur *c)
 {
-	struct cur c = { p, p + n, 0 };
+	struct cap_thread t = { 0, 0, 0, 0 };
+	int ok;
+
+	if (cs->n_slots >= CAP_SLOTS_MAX)
+		return bad(cs, "more thread records than the format allows (1048576)");
+	t.pid = get_varint(c) - 1;
+	t.tid = get_varint(c) - 1;
+	t.device = device_of(get_varint(c), &ok);
+	if (c->bad || !ok)
+		return bad(cs, "invalid thread record");
+	if (grow_array(&cs->slots, &cs->slots_cap, cs->n_slots + 2, sizeof(*cs->slots)))
+		return memscope_error_set(
+			cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
+	cs->slots[++cs->n_slots] = t;
+	return 0;
+}
+
+/* The record type with payload p[0..n); the bytes up to readable may be loaded. */
+static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p, size_t n,
+	const unsigned char *readable)
+{
+	struct cur c = { p, p + n, readable, 0 };
+	struct cap_thread *t;
 	uint64_t v;
 	int ok;
 
@@ -440,9 +512,9 @@ static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p
 	case CAP_EVENT:
 		return on_event(cs, &c);
 	case CAP_CONTEXT:
-		cs->cur_pid = get_varint(&c) - 1;
-		cs->cur_tid = get_varint(&c) - 1;
-		cs->cur_device = device_of(get_varint(&c), &ok);
+		cs->cur.pid = get_varint(&c) - 1;
+		cs->cur.tid = get_varint(&c) - 1;
+		cs->cur.device = device_of(get_varint(&c), &ok);
 		if (c.bad || !ok)
 			return bad(cs, "invalid context record");
 		return 0;
@@ -450,11 +522,24 @@ static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p
 	case CAP_HOST_FREE:
 	case CAP_HOST_ALLOC_FN:
 	case CAP_HOST_FREE_FN:
-		return on_host(cs, type, &c);
+		t = &cs->cur;
+		break;
+	case CAP_THREAD:
+		return on_thread(cs, &c);
+	case CAP_HOST_T:
+		v = get_varint(&c);
+		if (c.bad)
+			return bad(cs, "truncated host record");
+		if (v >> 2 == 0 || v >> 2 > cs->n_slots)
+			return bad(cs, "host record names an undefined thread slot");
+		type = CAP_HOST_ALLOC + (unsigned)(v & 3);
+		t = &cs->slots[v >> 2];
+		break;
 	default:
 		cs->src->stats.n_unknown_records++;
 		return 0;
 	}
+	return on_host(cs, type, &c, t); /* one call: inlined */
 }
 
 /* Decode the complete records in p[0..n); *used gets the bytes consumed. */
@@ -479,7 +564,7 @@ static int parse(struct cap_state *cs, const unsigned char *p, size_t n, size_t 
 				cs->offset, "invalid record length");
 		if (h == 0 || len > n - at - 1 - (size_t)h)
 			break; /* incomplete: wait for more bytes */
-		rc = on_record(cs, p[at], p + at + 1 + h, (size_t)len);
+		rc = on_record(cs, p[at], p + at + 1 + h, (size_t)len, p + n);
 		if (rc)
 			return rc;
 		at += 1 + (size_t)h + (size_t)len;
@@ -528,8 +613,8 @@ static int capture_read(
 	cs.ctx = ctx;
 	cs.err = err;
 	cs.prev_id = UINT64_MAX;
-	cs.cur_pid = cs.cur_tid = MEMSCOPE_ID_NONE;
-	cs.cur_device = MEMSCOPE_DEVICE_NONE;
+	cs.cur.pid = cs.cur.tid = MEMSCOPE_ID_NONE;
+	cs.cur.device = MEMSCOPE_DEVICE_NONE;
 	cs.host_ev.src = src->opts.src;
 	cs.host_ev.name = MEMSCOPE_STR_NA;
 	cs.host_ev.subtype = cs.host_ev.pool = MEMSCOPE_SUB_HOST;
@@ -595,6 +680,7 @@ out:
 	free(cs.val_off);
 	free(cs.frames);
 	live_ring_free(&cs.host_live);
+	free(cs.slots);
 	return rc;
 }
 

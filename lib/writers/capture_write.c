@@ -11,6 +11,16 @@
 #include "memscope/capture.h"
 #include "outbuf.h"
 
+/* After this many host events in a row from one thread that is not the CONTEXT one, a CONTEXT
+ * record (about 9 bytes) costs less than the slot byte of each HOST_T that would follow. */
+#define RUN_SWITCH 8
+
+/* A thread of the THREAD records (formats/capture.md §6.1). */
+struct thread_slot {
+	uint64_t pid, tid, host_ptr;
+	int32_t device;
+};
+
 struct memscope_capture_writer {
 	struct memscope_strtab *st;
 	uint32_t *str_map; /* strtab id -> file id (0: not written yet; strtab 0 is file 0) */
@@ -26,6 +36,13 @@ struct memscope_capture_writer {
 	uint64_t n_events;
 	int started;
 	struct live_ring host_live; /* host serial -> (ptr, size) */
+	uint64_t n_host;	    /* compact host records written */
+	struct thread_slot *slots;  /* slot number -> thread; slot 0 unused */
+	size_t slots_cap;
+	uint32_t n_slots;
+	uint32_t *slot_idx;	    /* open addressing over slot numbers, 0 = empty */
+	size_t idx_mask;	    /* capacity - 1; 0 when there is no table yet */
+	uint32_t run_slot, run_len; /* the slot of the last HOST_T, how many of it in a row */
 	struct buf rec;		    /* payload being built */
 	struct outbuf o;
 };
@@ -54,6 +71,8 @@ void memscope_capture_writer_free(struct memscope_capture_writer *w)
 	free(w->stack_map);
 	free(w->last);
 	live_ring_free(&w->host_live);
+	free(w->slots);
+	free(w->slot_idx);
 	buf_free(&w->rec);
 	free(w);
 }
@@ -223,20 +242,124 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 	return 0;
 }
 
-static int put_context(struct memscope_capture_writer *w, const struct memscope_event *ev)
+/* The payload of a CONTEXT or THREAD record for ev's thread into p[30]; its length. */
+static size_t thread_fields(unsigned char *p, const struct memscope_event *ev)
 {
-	unsigned char p[30];
 	size_t n = 0;
 
-	if (ev->pid == w->cur_pid && ev->tid == w->cur_tid && ev->device == w->cur_device)
-		return 0;
 	n += varint_put(p + n, ev->pid + 1);
 	n += varint_put(p + n, ev->tid + 1);
 	n += varint_put(p + n, cap_device_code(ev->device));
+	return n;
+}
+
+static int put_context(struct memscope_capture_writer *w, const struct memscope_event *ev)
+{
+	unsigned char p[30];
+	size_t n;
+
+	if (ev->pid == w->cur_pid && ev->tid == w->cur_tid && ev->device == w->cur_device)
+		return 0;
+	n = thread_fields(p, ev);
 	w->cur_pid = ev->pid;
 	w->cur_tid = ev->tid;
 	w->cur_device = ev->device;
 	return put_record(w, CAP_CONTEXT, p, n);
+}
+
+static uint64_t thread_hash(const struct memscope_event *ev)
+{
+	uint64_t h = (ev->pid * 0x9e3779b97f4a7c15ull) ^ ev->tid ^
+		     ((uint64_t)(uint32_t)ev->device << 40);
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+/* The slot of ev's thread, 0 when it has none yet. */
+static uint32_t slot_find(const struct memscope_capture_writer *w, const struct memscope_event *ev)
+{
+	const struct thread_slot *s;
+	size_t i;
+
+	if (w->run_slot) { /* the thread of the last HOST_T, most of the time */
+		s = &w->slots[w->run_slot];
+		if (s->tid == ev->tid && s->pid == ev->pid && s->device == ev->device)
+			return w->run_slot;
+	}
+	if (!w->idx_mask)
+		return 0;
+	for (i = thread_hash(ev) & w->idx_mask; w->slot_idx[i]; i = (i + 1) & w->idx_mask) {
+		s = &w->slots[w->slot_idx[i]];
+		if (s->tid == ev->tid && s->pid == ev->pid && s->device == ev->device)
+			return w->slot_idx[i];
+	}
+	return 0;
+}
+
+static void slot_insert(uint32_t *idx, size_t mask, uint64_t h, uint32_t slot)
+{
+	size_t i;
+
+	for (i = h & mask; idx[i]; i = (i + 1) & mask)
+		;
+	idx[i] = slot;
+}
+
+/* Define the next slot for ev's thread (writing its THREAD record) into *slot. 0,
+ * MEMSCOPE_E_NOMEM (no slot defined) or MEMSCOPE_E_IO. */
+static int slot_new(
+	struct memscope_capture_writer *w, const struct memscope_event *ev, uint32_t *slot)
+{
+	unsigned char p[30];
+	uint32_t id = w->n_slots + 1;
+	struct memscope_event key;
+
+	if (grow_array(&w->slots, &w->slots_cap, (size_t)id + 1, sizeof(*w->slots)))
+		return MEMSCOPE_E_NOMEM;
+	if ((size_t)id * 2 > w->idx_mask) { /* keep the table at most half full */
+		size_t cap = w->idx_mask ? (w->idx_mask + 1) * 2 : 64, i;
+		uint32_t *idx = calloc(cap, sizeof(*idx));
+
+		if (!idx)
+			return MEMSCOPE_E_NOMEM;
+		for (i = 1; i < id; i++) {
+			key.pid = w->slots[i].pid;
+			key.tid = w->slots[i].tid;
+			key.device = w->slots[i].device;
+			slot_insert(idx, cap - 1, thread_hash(&key), (uint32_t)i);
+		}
+		free(w->slot_idx);
+		w->slot_idx = idx;
+		w->idx_mask = cap - 1;
+	}
+	w->slots[id] = (struct thread_slot){ ev->pid, ev->tid, 0, ev->device };
+	slot_insert(w->slot_idx, w->idx_mask, thread_hash(ev), id);
+	w->n_slots = id;
+	*slot = id;
+	return put_record(w, CAP_THREAD, p, thread_fields(p, ev));
+}
+
+/*
+ * The thread slot a compact host event of ev's thread is written with, 0 for a 1.0 record under
+ * CONTEXT: the CONTEXT thread's events (and the file's first host event) go without a slot,
+ * another thread's with its slot, defined on first sight while fewer than CAP_SLOTS_MAX are, until
+ * it has made RUN_SWITCH in a row and becomes the CONTEXT one.
+ */
+static int host_slot(
+	struct memscope_capture_writer *w, const struct memscope_event *ev, uint32_t *slot)
+{
+	*slot = 0;
+	if (!w->n_host ||
+		(ev->pid == w->cur_pid && ev->tid == w->cur_tid && ev->device == w->cur_device))
+		return 0;
+	*slot = slot_find(w, ev);
+	if (!*slot && w->n_slots < CAP_SLOTS_MAX)
+		return slot_new(w, ev, slot);
+	if (*slot && *slot == w->run_slot && w->run_len >= RUN_SWITCH)
+		*slot = 0;
+	return 0;
 }
 
 /* The compact host records of the capture shim; 1 if ev was written that way, 0 if it does not fit.
@@ -245,9 +368,9 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 {
 	const uint32_t need = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
 	const uint32_t allowed = need | MEMSCOPE_EV_REALLOC;
-	unsigned char p[60];
-	uint64_t ptr, size;
-	uint32_t stack = 0;
+	unsigned char p[70];
+	uint64_t ptr, size, *host_ptr;
+	uint32_t stack = 0, slot;
 	size_t n = 0;
 	int is_alloc = ev->kind == MEMSCOPE_KIND_MALLOC, rc;
 	unsigned type;
@@ -265,28 +388,36 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 		return 0;
 	if (ev->stack_c && (rc = file_stack(w, ev->stack_c, &stack)))
 		return rc;
-	if ((rc = put_context(w, ev)))
+	if ((rc = host_slot(w, ev, &slot)) || (!slot && (rc = put_context(w, ev))))
 		return rc;
+	if (is_alloc)
+		type = ev->func == MEMSCOPE_FUNC_MALLOC ? CAP_HOST_ALLOC : CAP_HOST_ALLOC_FN;
+	else
+		type = ev->func == MEMSCOPE_FUNC_FREE ? CAP_HOST_FREE : CAP_HOST_FREE_FN;
+	if (slot) /* HOST_T: the slot and the record it stands for, then that record's fields */
+		n += varint_put(p + n, (uint64_t)slot << 2 | (type - CAP_HOST_ALLOC));
+	host_ptr = slot ? &w->slots[slot].host_ptr : &w->host_ptr;
 	n += varint_put(p + n, zigzag((int64_t)(ev->ts_ns - w->prev_ts)));
 	if (is_alloc) {
 		n += varint_put(p + n, (uint64_t)ev->size);
-		n += varint_put(p + n, zigzag((int64_t)(ev->ptr - w->host_ptr)));
-		type = ev->func == MEMSCOPE_FUNC_MALLOC ? CAP_HOST_ALLOC : CAP_HOST_ALLOC_FN;
+		n += varint_put(p + n, zigzag((int64_t)(ev->ptr - *host_ptr)));
 		if (live_ring_put(&w->host_live, ev->alloc_id, ev->ptr, (uint64_t)ev->size))
 			return MEMSCOPE_E_NOMEM;
 		w->host_serial++;
-		w->host_ptr = ev->ptr;
+		*host_ptr = ev->ptr;
 	} else {
 		n += varint_put(p + n, w->host_serial - ev->alloc_id);
-		type = ev->func == MEMSCOPE_FUNC_FREE ? CAP_HOST_FREE : CAP_HOST_FREE_FN;
 		live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 1);
 	}
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN)
 		n += varint_put(p + n, ev->func);
 	if (stack) /* optional trailing field */
 		n += varint_put(p + n, stack);
-	if (put_record(w, type, p, n))
+	if (put_record(w, slot ? CAP_HOST_T : type, p, n))
 		return MEMSCOPE_E_IO;
+	w->run_len = slot && slot == w->run_slot ? w->run_len + 1 : 1;
+	w->run_slot = slot;
+	w->n_host++;
 	return 1;
 }
 
@@ -427,6 +558,30 @@ int memscope_capture_writer_write(struct memscope_capture_writer *w,
 	w->prev_id = ev->id;
 	w->prev_ts = ev->ts_ns;
 	w->n_events++;
+	return 0;
+}
+
+int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *key,
+	const char *value, struct memscope_error *err)
+{
+	unsigned char p[20];
+	uint32_t k, v;
+	size_t n;
+	int rc = 0;
+
+	if (!w->started)
+		rc = start(w);
+	if (!rc && (memscope_strtab_intern(w->st, key, strlen(key), &k) ||
+			   memscope_strtab_intern(w->st, value, strlen(value), &v)))
+		rc = MEMSCOPE_E_NOMEM;
+	if (!rc && !(rc = file_str(w, k, &k)) && !(rc = file_str(w, v, &v))) {
+		n = varint_put(p, k);
+		n += varint_put(p + n, v);
+		rc = put_record(w, CAP_META, p, n);
+	}
+	if (rc)
+		return memscope_error_set(err, rc, NULL, 0, "%s",
+			rc == MEMSCOPE_E_IO ? "write failed" : memscope_strerror(rc));
 	return 0;
 }
 

@@ -43,6 +43,8 @@ static struct pool_names pool_names(unsigned pool)
 		return (struct pool_names){ "Host memory", "Host memory", "Host" };
 	case MEMSCOPE_SUB_GE:
 		return (struct pool_names){ "GE memory pool", "GE memory pool", "GE" };
+	case MEMSCOPE_SUB_MMAP:
+		return (struct pool_names){ "Host mmap memory", "Host mmap memory", "mmap" };
 	default:
 		return (struct pool_names){ "unknown memory", "unknown memory", "unknown" };
 	}

@@ -60,6 +60,7 @@ struct bench_opts {
 	unsigned repeat;      /* -r: runs per measurement (3) */
 	uint64_t host_events; /* -e: events of the host stream (4M) */
 	unsigned threads;     /* -t: threads of the host stream, 1..4 (4) */
+	uint64_t switch_1in;  /* -w: a thread switch before an event, 1 in N (256) */
 	uint64_t seed;	      /* -S: PRNG seed (1) */
 	const char *dir;      /* -d: directory for the files, kept (NULL: temporary, removed) */
 	const char *input;    /* -i: measure this CSV or capture file, generate nothing (NULL) */
@@ -76,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "host-events", required_argument, NULL, 'e' },
 	{ "threads", required_argument, NULL, 't' },
+	{ "switch", required_argument, NULL, 'w' },
 	{ "seed", required_argument, NULL, 'S' },
 	{ "dir", required_argument, NULL, 'd' },
 	{ "input", required_argument, NULL, 'i' },
@@ -91,6 +93,8 @@ static const char *const opt_help[] = {
 	"-r, --repeat N       runs per measurement; best and median are printed (default 3)",
 	"-e, --host-events N  events of the host malloc/free stream (default 4M)",
 	"-t, --threads N      threads of the host stream, 1..4 (default 4)",
+	"-w, --switch N       host stream: a thread switch before an event, 1 in N (default 256;\n"
+	"                     1: the threads alternate event by event, as a time-merged recording)",
 	"-S, --seed N         PRNG seed (default 1)",
 	"-d, --dir DIR        write the files into DIR and keep them (default: a temporary one)",
 	"-i, --input FILE     measure this dump CSV or capture file instead of generated ones",
@@ -802,6 +806,7 @@ struct host_gen {
 	struct harena arena[4];
 	struct hthread th[4];
 	unsigned n_threads, cur;
+	uint64_t switch_1in;
 	struct hblock *longl; /* long-lived blocks */
 	size_t n_long;
 	uint32_t stacks[HOST_STACKS];
@@ -992,7 +997,7 @@ static int host_run(struct host_gen *g, uint64_t n)
 	while (g->id < n && !g->failed) {
 		struct hthread *t;
 
-		if (g->n_threads > 1 && rng_below(&g->rng, 256) == 0)
+		if (g->n_threads > 1 && rng_below(&g->rng, g->switch_1in) == 0)
 			g->cur = (g->cur + 1 + (unsigned)rng_below(&g->rng, g->n_threads - 1)) %
 				 g->n_threads;
 		t = &g->th[g->cur];
@@ -1037,6 +1042,8 @@ static const struct {
 	{ CAP_HOST_FREE, "host_free" },
 	{ CAP_HOST_ALLOC_FN, "host_alloc_fn" },
 	{ CAP_HOST_FREE_FN, "host_free_fn" },
+	{ CAP_THREAD, "thread" },
+	{ CAP_HOST_T, "host_t" },
 	{ 0, "other" },
 };
 
@@ -1431,7 +1438,7 @@ static void child_gen_csv(const void *arg, struct result *r)
 
 struct gen_host_arg {
 	const char *path;
-	uint64_t events, seed;
+	uint64_t events, seed, switch_1in;
 	unsigned threads;
 };
 
@@ -1449,6 +1456,7 @@ static void child_gen_host(const void *arg, struct result *r)
 	g.rng = a->seed ^ 0x686f7374ull;
 	g.ts_ns = 1764753083997498270ull;
 	g.n_threads = a->threads;
+	g.switch_1in = a->switch_1in;
 	for (i = 0; i < 4; i++) {
 		g.th[i].tid = HOST_PID + tid_off[i];
 		/* main arena on the brk heap, the others in mmap'ed heaps of their own */
@@ -1738,6 +1746,7 @@ static void bench_host(struct bench *b)
 	a.events = b->o.host_events;
 	a.seed = b->o.seed;
 	a.threads = b->o.threads;
+	a.switch_1in = b->o.switch_1in;
 	if (run_child(child_gen_host, &a, &run)) {
 		fprintf(stderr, "bench_read: host stream: %s\n", run.r.msg);
 		b->failed = 1;
@@ -1832,13 +1841,14 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	uint64_t v;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "n:s:r:e:t:S:d:i:x:kh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:r:e:t:w:S:d:i:x:kh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
 		case 'r':
 		case 'e':
 		case 't':
+		case 'w':
 		case 'S':
 			if (parse_count(optarg, &v)) {
 				fprintf(stderr, "bench_read: -%c: not a number: '%s'\n", c, optarg);
@@ -1846,7 +1856,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			}
 			if ((c == 'n' && v < 1000) || (c == 's' && v > 100) ||
 				(c == 'r' && (v < 1 || v > MAX_REPEAT)) || (c == 'e' && v < 1) ||
-				(c == 't' && (v < 1 || v > 4))) {
+				(c == 't' && (v < 1 || v > 4)) || (c == 'w' && v < 1)) {
 				fprintf(stderr, "bench_read: -%c: out of range: '%s'\n", c, optarg);
 				return EXIT_USAGE;
 			}
@@ -1860,6 +1870,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 				o->host_events = v;
 			else if (c == 't')
 				o->threads = (unsigned)v;
+			else if (c == 'w')
+				o->switch_1in = v;
 			else
 				o->seed = v;
 			break;
@@ -1924,7 +1936,14 @@ int main(int argc, char **argv)
 	unsigned i;
 	int rc;
 
-	*o = (struct bench_opts){ 500000, 10, 3, 4000000, 4, 1, NULL, NULL, "2,4", 0, 0 };
+	*o = (struct bench_opts){ .rows = 500000,
+		.stack_pct = 10,
+		.repeat = 3,
+		.host_events = 4000000,
+		.threads = 4,
+		.switch_1in = 256,
+		.seed = 1,
+		.scale = "2,4" };
 	rc = parse_args(argc, argv, o);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
@@ -1945,9 +1964,9 @@ int main(int argc, char **argv)
 		b.own_dir = 1;
 	}
 	printf("bench_read: libmemscope %s, rows %" PRIu64 ", stack-pct %u, repeat %u, host events "
-	       "%" PRIu64 " on %u threads, seed %" PRIu64 ", dir %s\n",
+	       "%" PRIu64 " on %u threads (switch 1 in %" PRIu64 "), seed %" PRIu64 ", dir %s\n",
 		memscope_version(), o->rows, o->stack_pct, o->repeat, o->host_events, o->threads,
-		o->seed, b.dir[0] ? b.dir : "-");
+		o->switch_1in, o->seed, b.dir[0] ? b.dir : "-");
 	if (run_child(child_idle, NULL, &run) == 0) {
 		b.rss_floor = run.rss_mib;
 		printf("rss_floor: a forked child that does nothing: peak RSS %.1f MiB\n",

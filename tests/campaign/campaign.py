@@ -523,7 +523,7 @@ def chaos_text(rng, m, other):
 def m_capture_targeted(rng, m):
     d = m.data
     recs = cap_records(d)
-    events = [r for r in recs if r[1] in (0x10, 0x12, 0x13, 0x14, 0x15)]
+    events = [r for r in recs if r[1] in (0x10, 0x12, 0x13, 0x14, 0x15, 0x17)]
     op = rng.choice(["truncate", "after_end", "version", "header_len", "count", "huge_len",
                      "overlong", "reserved_bits", "kind", "unknown_record"])
     if op == "truncate":
@@ -576,7 +576,7 @@ def m_capture_targeted(rng, m):
         d = d[:s + 1] + varint(len(pay)) + pay + d[p + n:]
     elif op == "unknown_record" and recs:
         s = rng.choice(recs)[0]
-        t = rng.choice([0x05, 0x0F, 0x16, 0x20, 0x42, 0x7F, 0x80, 0xFE, 0xFF])
+        t = rng.choice([0x05, 0x0F, 0x18, 0x20, 0x42, 0x7F, 0x80, 0xFE, 0xFF])
         pay = bytes(rng.randrange(256) for _ in range(rng.randint(0, 40)))
         d = d[:s] + bytes([t]) + varint(len(pay)) + pay + d[s:]
         m.data = d

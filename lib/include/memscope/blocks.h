@@ -21,7 +21,8 @@ struct memscope_strtab;
 	(MEMSCOPE_POOLS_FRAMEWORK | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA_WORKSPACE) |                \
 		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) |                                              \
 		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST_PINNED) |                                      \
-		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_GE))
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_GE) |        \
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MMAP))
 
 /* the device pools carved out of HAL memory: their blocks are HAL blocks too */
 #define MEMSCOPE_POOLS_IN_HAL                                                                      \

@@ -22,6 +22,16 @@ struct memscope_capture_writer *memscope_capture_writer_new(FILE *out, struct me
 int memscope_capture_writer_write(struct memscope_capture_writer *w,
 	const struct memscope_event *ev, struct memscope_error *err);
 
+/*
+ * Write a META record: key and value (NUL-terminated, borrowed for the call) are interned into the
+ * writer's strtab and written as STRING records the first time, then the record naming both.
+ * Informational: no event, not counted by the end record. May come before or between events, not
+ * after finish (memscope-record writes the process's facts this way). 0, MEMSCOPE_E_NOMEM or
+ * MEMSCOPE_E_IO with err set; after MEMSCOPE_E_IO the output is unusable (as after a failed write).
+ */
+int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *key,
+	const char *value, struct memscope_error *err);
+
 /* Write the end record and flush. Without it the file reads as truncated. */
 int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct memscope_error *err);
 

@@ -79,6 +79,7 @@ enum memscope_subtype {
 	MEMSCOPE_SUB_NPU_MEM,	    /* "NPU_MEM": npu_mem or the timeline's NPU MEM counters, name
 				       APP/DDR, APP/HBM, APP/Memory, Device/DDR, ...: used */
 	MEMSCOPE_SUB_MODULE_SAMPLE, /* "MODULE": npu_module_mem, name the CANN module: total */
+	MEMSCOPE_SUB_MMAP, /* a pool: anonymous mmap/munmap recorded by memscope-record --mmap */
 	MEMSCOPE_SUB_COUNT_
 };
 
@@ -97,6 +98,8 @@ enum memscope_func {
 	MEMSCOPE_FUNC_FREE,
 	MEMSCOPE_FUNC_MMAP,
 	MEMSCOPE_FUNC_MUNMAP,
+	MEMSCOPE_FUNC_NEW,    /* C++ operator new, new[] and their nothrow and aligned forms */
+	MEMSCOPE_FUNC_DELETE, /* C++ operator delete, delete[] and their sized and aligned forms */
 	MEMSCOPE_FUNC_COUNT_
 };
 
