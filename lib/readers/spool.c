@@ -118,24 +118,6 @@ struct spool {
 	struct memscope_event ev; /* the fields every event of the recording shares */
 };
 
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	void **p = pp;
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return MEMSCOPE_E_NOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* ---------------------------------------------------------------- the file */
 
 static int load(struct spool *s)
@@ -204,7 +186,7 @@ static int find_segments(struct spool *s)
 			off += SPOOL_SEG_MIN; /* an unwritten segment: zeros up to the next one */
 			continue;
 		}
-		if (grow(&s->segs, &cap, s->n_segs + 1, sizeof(*s->segs)))
+		if (grow_array(&s->segs, &cap, s->n_segs + 1, sizeof(*s->segs)))
 			return MEMSCOPE_E_NOMEM;
 		s->segs[s->n_segs].tid = h.tid;
 		s->segs[s->n_segs].seq = h.seq;
@@ -226,7 +208,7 @@ static int find_segments(struct spool *s)
 			s->threads[s->n_threads - 1].n_segs++;
 			continue;
 		}
-		if (grow(&s->threads, &cap_t, s->n_threads + 1, sizeof(*s->threads)))
+		if (grow_array(&s->threads, &cap_t, s->n_threads + 1, sizeof(*s->threads)))
 			return MEMSCOPE_E_NOMEM;
 		t = &s->threads[s->n_threads++];
 		memset(t, 0, sizeof(*t));
@@ -297,7 +279,8 @@ static int add_frame(void *arg, const char *text, size_t len)
 	struct spool *s = c->s;
 	uint32_t id;
 
-	if (grow(&s->pc_frames, &s->cap_pc_frames, s->n_pc_frames + 1, sizeof(*s->pc_frames)) ||
+	if (grow_array(
+		    &s->pc_frames, &s->cap_pc_frames, s->n_pc_frames + 1, sizeof(*s->pc_frames)) ||
 		memscope_strtab_intern(s->st, text, len, &id))
 		return c->rc = MEMSCOPE_E_NOMEM;
 	s->pc_frames[s->n_pc_frames++] = id;
@@ -321,7 +304,7 @@ static int pc_frames(struct spool *s, uint64_t pc, size_t *n)
 		if (u64map_put(&s->pcs, pc, first, count))
 			return MEMSCOPE_E_NOMEM;
 	}
-	if (grow(&s->frames, &s->cap_frames, *n + count, sizeof(*s->frames)))
+	if (grow_array(&s->frames, &s->cap_frames, *n + count, sizeof(*s->frames)))
 		return MEMSCOPE_E_NOMEM;
 	memcpy(s->frames + *n, s->pc_frames + first, count * sizeof(*s->frames));
 	*n += count;
@@ -375,7 +358,7 @@ static int define_stack(
 			return rc;
 	}
 	if (memscope_strtab_intern_stack(s->st, s->frames, nf, &sid) ||
-		grow(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
+		grow_array(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
 		return MEMSCOPE_E_NOMEM;
 	t->stacks[t->n_stacks++] = sid;
 	return 0;

@@ -146,6 +146,21 @@ static void host_event(struct memscope_event *ev, uint64_t id, unsigned kind, ui
 	ev->func = (uint16_t)func;
 }
 
+/* Two host events the same in every field the capture keeps of them. */
+static void assert_same_host_event(const struct memscope_event *x, const struct memscope_event *y)
+{
+	ck_assert_uint_eq(x->id, y->id);
+	ck_assert_uint_eq(x->kind, y->kind);
+	ck_assert_uint_eq(x->alloc_id, y->alloc_id);
+	ck_assert_uint_eq(x->ptr, y->ptr);
+	ck_assert_int_eq(x->size, y->size);
+	ck_assert(x->ts_ns == y->ts_ns);
+	ck_assert_uint_eq(x->pid, y->pid);
+	ck_assert_uint_eq(x->tid, y->tid);
+	ck_assert_int_eq(x->device, y->device);
+	ck_assert_uint_eq(x->func, y->func);
+	ck_assert_uint_eq(x->flags, y->flags);
+}
 START_TEST(host_stream_is_compact_and_exact)
 {
 	enum { N = 20000 };
@@ -201,17 +216,7 @@ START_TEST(host_stream_is_compact_and_exact)
 		const struct memscope_event *x = memscope_evbuf_get(in, i);
 		const struct memscope_event *y = memscope_evbuf_get(back.evs, i);
 
-		ck_assert_uint_eq(x->id, y->id);
-		ck_assert_uint_eq(x->kind, y->kind);
-		ck_assert_uint_eq(x->alloc_id, y->alloc_id);
-		ck_assert_uint_eq(x->ptr, y->ptr);
-		ck_assert_int_eq(x->size, y->size);
-		ck_assert(x->ts_ns == y->ts_ns);
-		ck_assert_uint_eq(x->pid, y->pid);
-		ck_assert_uint_eq(x->tid, y->tid);
-		ck_assert_int_eq(x->device, y->device);
-		ck_assert_uint_eq(x->func, y->func);
-		ck_assert_uint_eq(x->flags, y->flags);
+		assert_same_host_event(x, y);
 	}
 	/* the CSV of such events carries the reference's attr keys */
 	char *csv = tread_csv(&back, &len);
@@ -287,17 +292,7 @@ static void assert_same_events(
 		const struct memscope_event *x = memscope_evbuf_get(in, i);
 		const struct memscope_event *y = memscope_evbuf_get(back, i);
 
-		ck_assert_uint_eq(x->id, y->id);
-		ck_assert_uint_eq(x->kind, y->kind);
-		ck_assert_uint_eq(x->alloc_id, y->alloc_id);
-		ck_assert_uint_eq(x->ptr, y->ptr);
-		ck_assert_int_eq(x->size, y->size);
-		ck_assert(x->ts_ns == y->ts_ns);
-		ck_assert_uint_eq(x->pid, y->pid);
-		ck_assert_uint_eq(x->tid, y->tid);
-		ck_assert_int_eq(x->device, y->device);
-		ck_assert_uint_eq(x->func, y->func);
-		ck_assert_uint_eq(x->flags, y->flags);
+		assert_same_host_event(x, y);
 		assert_same_stack(st, x, t, y);
 	}
 }

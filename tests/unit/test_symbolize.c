@@ -54,6 +54,15 @@ static void frames_of(struct memscope_symbolizer *s, uint64_t pc, struct frames 
 	ck_assert_int_ge(fr->n, 1);
 }
 
+/* pc's frames are the one frame want. */
+static void assert_one_frame(
+	struct memscope_symbolizer *s, uint64_t pc, struct frames *fr, const char *want)
+{
+	frames_of(s, pc, fr);
+	ck_assert_int_eq(fr->n, 1);
+	ck_assert_str_eq(fr->f[0], want);
+}
+
 /* The function sym of the library at path (loaded once, kept loaded). */
 static void *lib_sym(const char *path, const char *sym)
 {
@@ -123,14 +132,10 @@ START_TEST(library_call_names_function_file_and_line)
 	ck_assert_uint_gt(m.id_len, 0); /* the build links with a build id: it is checked */
 	ck_assert_uint_ne(m.bias, 0);
 	snprintf(want, sizeof(want), "symtest_call (%s:%d)", lib_file(SYMTEST_LIB), line);
-	frames_of(s, ra, &fr);
-	ck_assert_int_eq(fr.n, 1);
-	ck_assert_str_eq(fr.f[0], want);
+	assert_one_frame(s, ra, &fr, want);
 	ck_assert_uint_eq(memscope_symbolizer_skipped(s, NULL, NULL), 0);
 	/* a second time: the cached texts, the same */
-	frames_of(s, ra, &fr);
-	ck_assert_int_eq(fr.n, 1);
-	ck_assert_str_eq(fr.f[0], want);
+	assert_one_frame(s, ra, &fr, want);
 	frames_free(&fr);
 	memscope_symbolizer_free(s);
 }
@@ -181,9 +186,7 @@ START_TEST(without_debug_info_symbol_plus_offset)
 
 	snprintf(want, sizeof(want), "%s(symtest_call+0x%" PRIxPTR ") [0x%" PRIxPTR "]",
 		SYMTEST_NODEBUG_LIB, ra - fn, ra);
-	frames_of(s, ra, &fr);
-	ck_assert_int_eq(fr.n, 1);
-	ck_assert_str_eq(fr.f[0], want);
+	assert_one_frame(s, ra, &fr, want);
 	frames_free(&fr);
 	memscope_symbolizer_free(s);
 }

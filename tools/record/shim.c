@@ -116,7 +116,7 @@ struct thr {
 	size_t seg_len;
 	uintptr_t stack_lo, stack_hi;
 	uint32_t seq, next_stack, n_in_table, arena_used;
-	int guard, ready, dead;
+	int guard, ready;
 	struct slot *table;
 	uintptr_t *arena;
 };
@@ -124,6 +124,9 @@ struct thr {
 static __thread struct thr T __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------- small helpers */
+
+/* The shim links nothing of libmemscope (which the sanitizer build instruments, and which uses
+ * stdio and malloc): the few helpers it needs, varints among them, are its own. */
 
 static inline uint64_t ticks(void)
 {
