@@ -38,7 +38,7 @@ static const struct cli_option options[] = {
 		NULL },
 	{ "pool", 0, OPT_POOL, "LIST",
 		"pools checked: hal,pta,atb,mindspore,host,... or all (default pta,atb,mindspore "
-		"for step leaks, all for mark and exit)",
+		"and a recording's host for step leaks, all for mark and exit)",
 		NULL },
 	{ "skip-steps", 0, OPT_SKIP_STEPS, "N",
 		"blocks of steps 0..N are not step leaks (default 1)", NULL },

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -72,6 +73,21 @@ static void forward(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
+/* Whether name ends in what the other tools write, not a capture file. */
+static int is_not_capture(const char *name)
+{
+	static const char *const others[] = { ".csv", ".json", ".txt", ".db", ".svg", ".html",
+		".folded", ".gz", ".zst", NULL };
+	size_t n = strlen(name), k, i;
+
+	for (i = 0; others[i]; i++) {
+		k = strlen(others[i]);
+		if (n > k && !strcasecmp(name + n - k, others[i]))
+			return 1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	unsigned long long v;
@@ -115,6 +131,14 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (o->common.output && !strcmp(o->common.output, "-")) {
 		cli_msg(&tool,
 			"-o -: a recording is written to files (forked processes get their own)");
+		return CLI_EXIT_USAGE;
+	}
+	if (o->common.output && is_not_capture(o->common.output)) {
+		cli_msg(&tool,
+			"-o %s: a recording is a capture file (.mscap); memscope-convert turns it "
+			"into "
+			"CSV",
+			o->common.output);
 		return CLI_EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -175,6 +199,26 @@ static int prepend_env(const char *name, const char *value, char sep)
 	rc = setenv(name, v, 1);
 	free(v);
 	return rc;
+}
+
+/* Whether the folder of output (the current one for a bare name) takes new files; 0, or the
+ * exit status after one line: checked before the program runs, not after. */
+static int check_folder(const char *output)
+{
+	char dir[PATH_MAX], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", output);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	if (access(dir, W_OK | X_OK) == 0)
+		return 0;
+	cli_msg(&tool, "%s: cannot create: %s", output, strerror(errno));
+	return CLI_EXIT_USAGE;
 }
 
 /* The spool folder: beside the output (so a full disk there is met while recording), else in
@@ -428,14 +472,14 @@ static int transcode(const struct record_opts *o, const char *spool_dir, const s
 			(unsigned long long)st.live_blocks, (unsigned long long)st.live_bytes);
 	if (st.n_unmatched)
 		cli_msg(&tool,
-			"%s: %llu frees of blocks the recording did not see allocated (before it "
+			"%s: %llu free%s of blocks the recording did not see allocated (before it "
 			"started, or in the parent of a forked process)",
-			name, (unsigned long long)st.n_unmatched);
+			name, (unsigned long long)st.n_unmatched, st.n_unmatched == 1 ? "" : "s");
 	if (st.n_reused)
 		cli_msg(&tool,
-			"%s: %llu allocations at an address still in use (its free was not "
+			"%s: %llu allocation%s at an address still in use (its free was not "
 			"recorded: made inside the shim, e.g. by a signal handler)",
-			name, (unsigned long long)st.n_reused);
+			name, (unsigned long long)st.n_reused, st.n_reused == 1 ? "" : "s");
 	if (st.n_partial_unmaps)
 		cli_msg(&tool,
 			"%s: %llu munmaps not at the start of a recorded mapping (part of one, or "
@@ -577,8 +621,9 @@ int main(int argc, char **argv)
 			MEMSCOPE_LIBDIR);
 		return CLI_EXIT_IO;
 	}
-	if (o.common.output &&
-		(status = cli_out_check(&tool, o.common.output, o.common.force, NULL, 0)))
+	if ((o.common.output &&
+		    (status = cli_out_check(&tool, o.common.output, o.common.force, NULL, 0))) ||
+		(status = check_folder(o.common.output ? o.common.output : "x")))
 		return status;
 	if (make_spool(o.common.output ? o.common.output : "./x", spool)) {
 		cli_msg(&tool, "cannot make a spool folder beside %s or in TMPDIR: %s",
@@ -613,7 +658,9 @@ int main(int argc, char **argv)
 		int is_main = im == last;
 		struct cli_out out = { 0 };
 		char *name = NULL;
-		if (im->drop || im->note)
+		/* a forked child's part before it exec'd a program left unrecorded: that program's
+		 */
+		if (im->drop || im->note || (!o.follow_exec && im->exec && im->facts.forked))
 			continue;
 		name = is_main ? strdup(o.common.output)
 			       : image_output(o.common.output, im->pid, im->gen);

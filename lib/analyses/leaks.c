@@ -334,6 +334,16 @@ static struct memscope_pos alloc_pos(const struct memscope_block *b)
 	return p;
 }
 
+/* The pools step-checked for block b: --pool's, else the frameworks' and, for a program's own
+ * blocks recorded by memscope-record, its host pools (formats/analyses.md "Step leaks"). */
+static uint64_t step_pools(const struct memscope_leaks *l, const struct memscope_block *b)
+{
+	if (l->o.pools || !(b->flags & MEMSCOPE_BLOCK_RECORDED))
+		return l->pools_step;
+	return l->pools_step | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) |
+	       MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MMAP);
+}
+
 /* Step rule: allocated in step s after the first skip steps of its process, alive at the end of
  * the first ended step >= s + N (step numbers, formats/analyses.md "Step leaks"). */
 static int judge_step(struct memscope_leaks *l, const struct memscope_block *b, const int freed,
@@ -344,7 +354,7 @@ static int judge_step(struct memscope_leaks *l, const struct memscope_block *b, 
 	struct memscope_pos end;
 	uint64_t s, k, i;
 
-	if (!(l->o.kinds & MEMSCOPE_LEAK_STEP) || !(l->pools_step & MEMSCOPE_POOL_BIT(b->pool)))
+	if (!(l->o.kinds & MEMSCOPE_LEAK_STEP) || !(step_pools(l, b) & MEMSCOPE_POOL_BIT(b->pool)))
 		return 0;
 	p = memscope_steps_proc(l->steps, b->src, b->pid);
 	i = memscope_steps_index_at(p, alloc_pos(b));

@@ -192,6 +192,8 @@ int memscope_blocks_feed(
 		x->b.flags |= MEMSCOPE_BLOCK_NO_PTR;
 	if (ev->flags & MEMSCOPE_EV_SHADOW)
 		x->b.flags |= MEMSCOPE_BLOCK_SHADOW_ALLOC;
+	if (ev->func)
+		x->b.flags |= MEMSCOPE_BLOCK_RECORDED;
 	x->by_id = by_id;
 	x->seq = b->seq++;
 	b->oom = 0;

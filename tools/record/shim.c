@@ -616,16 +616,18 @@ static inline void commit(unsigned char type, unsigned char *end)
 
 /* ---------------------------------------------------------------- stacks */
 
-/* Return addresses by the frame-pointer chain from frame fp, within the thread's stack. */
+/* Return addresses by the frame-pointer chain from frame fp (the hook's own), each frame read
+ * only when both its words lie between fp and the top of the thread's stack: a chain that leaves
+ * it (code without frame pointers keeps anything in the register, -16 say) ends the walk. */
 static inline unsigned walk(uintptr_t *out, const uintptr_t *fp)
 {
 	unsigned n = 0;
-	uintptr_t lo = (uintptr_t)fp, hi = T.stack_hi;
+	uintptr_t lo = (uintptr_t)fp, last = T.stack_hi - 16; /* the highest frame that fits */
 
-	if ((uintptr_t)fp < T.stack_lo || (uintptr_t)fp >= hi)
-		hi = (uintptr_t)fp + 16; /* not on the thread's stack (a signal stack): one frame */
+	if ((uintptr_t)fp < T.stack_lo || (uintptr_t)fp > last || T.stack_hi < 16)
+		last = (uintptr_t)fp; /* not on the thread's stack (a signal stack): one frame */
 	while (n < g.depth) {
-		if ((uintptr_t)fp < lo || (uintptr_t)fp + 16 > hi || ((uintptr_t)fp & 7))
+		if ((uintptr_t)fp < lo || (uintptr_t)fp > last || ((uintptr_t)fp & 7))
 			break;
 		if (fp[1] < 4096)
 			break;

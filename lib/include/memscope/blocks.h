@@ -76,6 +76,8 @@ enum memscope_block_flag {
 	MEMSCOPE_BLOCK_REPLACED = 1u << 3,     /* its key was allocated again before any FREE */
 	MEMSCOPE_BLOCK_NO_PTR = 1u << 4,       /* its MALLOC has no address (Ptr N/A: the Ascend
 						  profiler's blocks); ptr is 0 */
+	MEMSCOPE_BLOCK_RECORDED = 1u << 5,     /* its MALLOC names the host call that made it
+						  (func: memscope-record's events) */
 };
 
 /*

@@ -35,8 +35,9 @@ enum memscope_leaks_group_by {
 
 /* What to look for, and how to report it. Start from memscope_leaks_opts_init. */
 struct memscope_leaks_opts {
-	unsigned kinds;		  /* MEMSCOPE_LEAK_* bits (all) */
-	uint64_t pools;		  /* pool bits; 0: per kind, framework for step, all otherwise */
+	unsigned kinds; /* MEMSCOPE_LEAK_* bits (all) */
+	uint64_t pools; /* pool bits; 0: per kind, for step the frameworks' and a recording's host
+			  pools (MEMSCOPE_BLOCK_RECORDED), all otherwise */
 	uint64_t skip_steps;	  /* blocks allocated in a process's first this many steps (or
 				     before them) are not step leaks (1) */
 	uint64_t min_steps_alive; /* step ends a block must outlive after its own step (1) */
