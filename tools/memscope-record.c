@@ -65,12 +65,17 @@ struct reaped {
 	int status;
 };
 
-static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_pid;	   /* the program while it runs, then 0 */
+static volatile sig_atomic_t stop_waiting; /* a SIGTERM or SIGHUP after the program ended */
 
+/* SIGTERM and SIGHUP: to the program while it runs; after it, stop waiting for the processes
+ * it left running and write what was recorded. */
 static void forward(int sig)
 {
 	if (child_pid > 0)
 		kill((pid_t)child_pid, sig);
+	else
+		stop_waiting = 1;
 }
 
 /* Whether name ends in what the other tools write, not a capture file. */
@@ -383,7 +388,8 @@ static void report_notes(const struct image *im, size_t n)
  * started: all descendants of the main pid, so the wrapper's) is left out, said in one line.
  * Returns the main pid's last image, or NULL when it was not recorded.
  */
-static struct image *choose_images(struct image *im, size_t n, pid_t main_pid, int quiet)
+static struct image *choose_images(
+	struct image *im, size_t n, pid_t main_pid, int follow_exec, int quiet)
 {
 	struct image *last = NULL;
 	size_t i, dropped = 0;
@@ -396,7 +402,9 @@ static struct image *choose_images(struct image *im, size_t n, pid_t main_pid, i
 		return last;
 	for (i = 0; i < n; i++) {
 		struct image *x = &im[i];
-		x->drop = x != last && x->facts.start_ns < last->facts.start_ns;
+		/* with --follow-exec what the wrapper ran was asked for: only its images go */
+		x->drop = x != last && x->facts.start_ns < last->facts.start_ns &&
+			  (!follow_exec || (pid_t)x->pid == main_pid);
 		if (x->drop && !x->note && dropped++ < 4 &&
 			strlen(shown) + strlen(x->facts.program) + 4 < sizeof(shown))
 			snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), "%s%s",
@@ -429,9 +437,11 @@ static void remove_spool(const char *dir)
 	rmdir(dir);
 }
 
-/* Transcode one image into out (opened); prints its line. 0 or the exit status. */
+/* Transcode one image into out (opened); prints its lines, *incomplete set when the recording
+ * stopped early. 0 or the exit status. */
 static int transcode(const struct record_opts *o, const char *spool_dir, const struct image *im,
-	const char *name, struct cli_out *out, const struct reaped *r, size_t n_r, int clock)
+	const char *name, struct cli_out *out, const struct reaped *r, size_t n_r, int clock,
+	int *incomplete)
 {
 	struct memscope_record_info info = { 0 };
 	struct memscope_record_stats st;
@@ -462,6 +472,11 @@ static int transcode(const struct record_opts *o, const char *spool_dir, const s
 	}
 	if ((rc = cli_out_commit(&tool, out)))
 		return rc;
+	if (st.stopped) { /* the shim said why when it happened */
+		cli_msg(&tool, "%s: incomplete: the recording stopped early (%s)", name,
+			strerror(st.stopped));
+		*incomplete = 1;
+	}
 	if (!o->common.quiet)
 		cli_msg(&tool,
 			"%s: %llu events, %llu thread%s, pid %llu (%s), %s, %s; %llu blocks "
@@ -495,9 +510,11 @@ static int transcode(const struct record_opts *o, const char *spool_dir, const s
 	return 0;
 }
 
-/* Run the program; its wait status into *status, every reaped process into *r. 0, or the exit
- * status of a failure to start it (printed). */
-static int run(struct record_opts *o, char **def_out, struct reaped **r, size_t *n_r, int *status)
+/* Run the program (its pid into *program) and wait for it and every process it leaves running
+ * (a SIGTERM or SIGHUP after it ended stops that); its wait status into *status, every reaped
+ * process into *r. 0, or the exit status of a failure to start it (printed). */
+static int run(struct record_opts *o, char **def_out, struct reaped **r, size_t *n_r, int *status,
+	pid_t *program)
 {
 	int go[2], fail[2], e = 0;
 	pid_t pid, p;
@@ -531,6 +548,7 @@ static int run(struct record_opts *o, char **def_out, struct reaped **r, size_t 
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
+	*program = pid;
 	close(go[0]);
 	close(fail[1]);
 	if (!o->common.output) { /* PROG.PID.mscap: checked before the program runs */
@@ -569,12 +587,14 @@ static int run(struct record_opts *o, char **def_out, struct reaped **r, size_t 
 		int s;
 		p = waitpid(-1, &s, 0);
 		if (p < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && !stop_waiting)
 				continue;
 			break;
 		}
-		if (p == pid)
+		if (p == pid) {
 			*status = s;
+			child_pid = 0;
+		}
 		if (*n_r == cap) {
 			struct reaped *m = realloc(*r, (cap = cap ? 2 * cap : 8) * sizeof(**r));
 			if (!m)
@@ -609,7 +629,7 @@ int main(int argc, char **argv)
 	struct reaped *reaped = NULL;
 	size_t n_images = 0, n_reaped = 0, i;
 	struct cli_out main_out = { 0 };
-	int status, wstatus = 0, clock, failed = 0, rc;
+	int status, wstatus = 0, clock, failed = 0, incomplete = 0, rc;
 	pid_t main_pid = 0;
 
 	status = parse_args(argc, argv, &o);
@@ -642,15 +662,14 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	status = run(&o, &def_out, &reaped, &n_reaped, &wstatus);
+	status = run(&o, &def_out, &reaped, &n_reaped, &wstatus, &main_pid);
 	if (status)
 		goto out;
-	main_pid = (pid_t)child_pid;
 	if (list_spool(spool, &images, &n_images)) {
 		cli_msg(&tool, "%s: %s", spool, strerror(errno));
 		failed = 1;
 	}
-	last = choose_images(images, n_images, main_pid, o.common.quiet);
+	last = choose_images(images, n_images, main_pid, o.follow_exec, o.common.quiet);
 	if (!o.common.quiet)
 		report_notes(images, n_images);
 	for (i = 0; i < n_images; i++) {
@@ -671,7 +690,7 @@ int main(int argc, char **argv)
 		rc = cli_out_open(&tool, is_main ? &main_out : &out, name, o.common.force, NULL, 0);
 		if (!rc)
 			rc = transcode(&o, spool, im, name, is_main ? &main_out : &out, reaped,
-				n_reaped, clock);
+				n_reaped, clock, &incomplete);
 		if (rc) {
 			cli_out_abort(is_main ? &main_out : &out);
 			failed = 1;
@@ -682,7 +701,7 @@ int main(int argc, char **argv)
 		cli_msg(&tool, "nothing was recorded (is %s a static program, or setuid?)",
 			o.argv[0]);
 	status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
-	if (failed && !status)
+	if ((failed || incomplete) && !status)
 		status = CLI_EXIT_IO;
 out:
 	if (spool[0])

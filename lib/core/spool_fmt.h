@@ -29,8 +29,9 @@ struct spool_header {
 	uint64_t exit_kind;   /* enum spool_exit, written when the process ends */
 	uint64_t exit_status;
 	uint64_t exit_tick, exit_mono_ns; /* a second calibration pair at the end, or 0 */
-	uint64_t forked; /* 1: a child made by fork, recorded from its first event */
-	uint64_t reserved[4];
+	uint64_t forked;  /* 1: a child made by fork, recorded from its first event */
+	uint64_t stopped; /* errno of the write error that stopped the recording, or 0 */
+	uint64_t reserved[3];
 	/* then cmdline_len bytes: the NUL-separated arguments */
 };
 
@@ -53,8 +54,8 @@ struct spool_seg {
 	uint32_t magic; /* SPOOL_SEG_MAGIC once the rest is written */
 	uint32_t seq;	/* the thread's segments are numbered from 0 */
 	uint64_t tid;
-	uint32_t len; /* bytes of the segment, head included: a multiple of SPOOL_SEG_MIN */
-	uint32_t pad;
+	uint32_t len;	  /* bytes of the segment, head included: a multiple of SPOOL_SEG_MIN */
+	uint32_t thread;  /* the thread's number in the process from 1 (a tid may be reused) */
 	uint64_t tick;	  /* start of the segment: the first record's time delta is against it */
 	uint64_t mono_ns; /* CLOCK_MONOTONIC at tick: a calibration pair */
 	uint64_t reserved[3];

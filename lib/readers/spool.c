@@ -64,7 +64,7 @@ void memscope_record_now(int clock, uint64_t *tick, uint64_t *mono_ns)
 /* one segment of the spool */
 struct seg {
 	uint64_t tid, off, len;
-	uint32_t seq;
+	uint32_t thread, seq; /* tid and thread together name the thread */
 };
 
 /* the next event of a thread, decoded */
@@ -169,6 +169,8 @@ static int seg_cmp(const void *a, const void *b)
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -190,6 +192,7 @@ static int find_segments(struct spool *s)
 			return MEMSCOPE_E_NOMEM;
 		s->segs[s->n_segs].tid = h.tid;
 		s->segs[s->n_segs].seq = h.seq;
+		s->segs[s->n_segs].thread = h.thread;
 		s->segs[s->n_segs].off = off;
 		s->segs[s->n_segs].len = off + h.len <= s->size ? h.len : s->size - off;
 		/* the earliest and latest calibration pairs fit the clock */
@@ -204,7 +207,8 @@ static int find_segments(struct spool *s)
 		qsort(s->segs, s->n_segs, sizeof(*s->segs), seg_cmp);
 	for (i = 0; i < s->n_segs; i++) {
 		struct thread *t;
-		if (i && s->segs[i].tid == s->segs[i - 1].tid) {
+		if (i && s->segs[i].tid == s->segs[i - 1].tid &&
+			s->segs[i].thread == s->segs[i - 1].thread) {
 			s->threads[s->n_threads - 1].n_segs++;
 			continue;
 		}
@@ -723,6 +727,7 @@ int memscope_record_transcode(const char *path, FILE *out, const struct memscope
 	st->ppid = s.h.ppid;
 	st->gen = s.h.gen;
 	st->forked = s.h.forked != 0;
+	st->stopped = s.h.stopped > INT32_MAX ? EIO : (int)s.h.stopped;
 	s.st = memscope_strtab_new();
 	s.sym = memscope_symbolizer_new();
 	if (!s.st || !s.sym || !(w = memscope_capture_writer_new(out, s.st))) {

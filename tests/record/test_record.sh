@@ -179,6 +179,22 @@ for mode in h s n x; do
 	expect_stdout "ok"
 done
 
+# C++ that a C program dlopens (RTLD_LOCAL) after the shim started: new and delete work (they
+# aborted when only RTLD_NEXT was asked for the C++ runtime)
+if [ -f "$V/liblateplus.so" ]; then
+	expect_status 0 "$R" -q -f -o latecxx.mscap -- "$V/latecxx" "$V/liblateplus.so"
+	expect_stdout "ok 52"
+else
+	skip "late C++: no C++ compiler"
+fi
+
+# a program that takes every file descriptor: the recording goes on (its own descriptor was
+# opened before the program started)
+expect_status 0 sh -c 'ulimit -n 256 && exec "$@"' sh "$R" -o nofds.mscap -- "$V/nofds"
+expect_stdout "ok"
+leaks_of nofds.mscap
+check leaks "$VS/nofds.c" main exit nofds.mscap.json
+
 # an output in a folder that does not exist: refused (2) before the program runs
 expect_status 2 "$R" -o no-such-dir/x.mscap -- touch "$WORK/ran-nodir"
 expect_err_line "^memscope-record: no-such-dir/x\.mscap: "

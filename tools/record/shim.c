@@ -79,6 +79,7 @@ static struct {
 	_Atomic int file_state;	   /* 0 no spool file yet, 1 being made, 2 made, 3 failed */
 	_Atomic uint64_t next_off; /* where the next segment goes */
 	_Atomic uint64_t range_id;
+	_Atomic uint32_t threads; /* threads numbered so far */
 	_Atomic int module_lock;
 	unsigned depth; /* frames per stack, 0: none */
 	int follow_fork, follow_exec, mmap, clock;
@@ -87,6 +88,9 @@ static struct {
 	char spool[SPOOL_PATH_MAX], modules[SPOOL_PATH_MAX];
 	uint64_t tick0, mono0_ns, real0_ns;
 	int exit_written;
+	_Atomic int fd; /* the spool file (spool_fd), -1 until opened */
+	dev_t fd_dev;
+	ino_t fd_ino;
 	pthread_key_t thread_key; /* its destructor gives back a thread's segment and table */
 	int have_key;
 } g;
@@ -114,8 +118,10 @@ struct thr {
 	unsigned char *pos, *end, *seg;
 	uint64_t prev_tick, prev_ptr, tid;
 	size_t seg_len;
+	uint64_t seg_off; /* where the segment is in the spool file */
 	uintptr_t stack_lo, stack_hi;
 	uint32_t seq, next_stack, n_in_table, arena_used;
+	uint32_t serial; /* the thread's number in the process, from 1 */
 	int guard, ready;
 	struct slot *table;
 	uintptr_t *arena;
@@ -215,12 +221,21 @@ static void say(const char *what, int err)
 		return;
 }
 
+/* Recording stops for good: one line, and the header says why (its block exists already, so
+ * the write succeeds on a full disk too). */
 static void stop(const char *what, int err)
 {
-	int on = ST_ON;
+	int on = ST_ON, fd;
+	uint64_t e = (uint64_t)(err > 0 ? err : EIO);
 
-	if (atomic_compare_exchange_strong(&g.state, &on, ST_STOPPED))
-		say(what, err);
+	if (!atomic_compare_exchange_strong(&g.state, &on, ST_STOPPED))
+		return;
+	say(what, err);
+	if (atomic_load(&g.file_state) == 2 && (fd = open(g.spool, O_WRONLY | O_CLOEXEC)) >= 0) {
+		if (pwrite(fd, &e, sizeof(e), offsetof(struct spool_header, stopped)) < 0)
+			e = 0;
+		close(fd);
+	}
 }
 
 /* ---------------------------------------------------------------- bootstrap arena */
@@ -500,18 +515,17 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* Note the modules loaded since the last scan in the modules file (once dlopen added some). */
+/* Note the modules loaded since the last scan in the modules file (once dlopen added some).
+ * Never waits: a thread that finds another scanning goes on without (its stack is cut where
+ * its frames leave the known modules), since that other one may be waiting in dl_iterate_phdr
+ * for a loader lock this thread holds. */
 static void scan_modules(void)
 {
 	struct scan s = { -1, 0, 0 };
 	int unlocked = 0;
 
-	if (!spool_ready())
+	if (!spool_ready() || !atomic_compare_exchange_strong(&g.module_lock, &unlocked, 1))
 		return;
-	while (!atomic_compare_exchange_weak(&g.module_lock, &unlocked, 1)) {
-		unlocked = 0;
-		sched_yield();
-	}
 	dl_iterate_phdr(scan_one, &s);
 	if (s.adds != mods_adds || !atomic_load(&n_mods)) {
 		s.full = 1;
@@ -537,6 +551,33 @@ static int in_module(uintptr_t pc)
 /* ---------------------------------------------------------------- segments */
 
 /* Map the next segment of the spool for this thread. 0, or -1 with recording stopped. */
+/* The spool file open for writing: one descriptor kept above the program's usual ones and
+ * checked to still be ours (a program may close every descriptor, and reuse the number), so
+ * that running out of descriptors later does not stop the recording. -1 with errno. */
+static int spool_fd(void)
+{
+	struct stat sb;
+	int fd = atomic_load(&g.fd), hi;
+
+	if (fd >= 0 && !fstat(fd, &sb) && sb.st_dev == g.fd_dev && sb.st_ino == g.fd_ino)
+		return fd;
+	fd = open(g.spool, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if ((hi = fcntl(fd, F_DUPFD_CLOEXEC, 900)) >= 0) {
+		close(fd);
+		fd = hi;
+	}
+	if (fstat(fd, &sb)) {
+		close(fd);
+		return -1;
+	}
+	g.fd_dev = sb.st_dev;
+	g.fd_ino = sb.st_ino;
+	atomic_store(&g.fd, fd); /* a thread that raced us keeps its own open: harmless */
+	return fd;
+}
+
 static int next_segment(void)
 {
 	struct spool_seg h;
@@ -554,7 +595,7 @@ static int next_segment(void)
 	 * one twice as long up to the longest */
 	len = T.seq < 7 ? (size_t)SPOOL_SEG_MIN << T.seq : SPOOL_SEG_MAX;
 	off = (off_t)atomic_fetch_add(&g.next_off, len);
-	fd = open(g.spool, O_RDWR | O_CLOEXEC);
+	fd = spool_fd();
 	if (fd < 0) {
 		stop(g.spool, errno);
 		return -1;
@@ -564,13 +605,10 @@ static int next_segment(void)
 	if (rc && (errno == EOPNOTSUPP || errno == ENOSYS))
 		rc = posix_fallocate(fd, off, (off_t)len) ? -1 : 0;
 	if (rc) {
-		int e = errno;
-		close(fd);
-		stop(g.spool, e);
+		stop(g.spool, errno);
 		return -1;
 	}
 	m = real.mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
-	close(fd);
 	if (m == MAP_FAILED) {
 		stop(g.spool, errno);
 		return -1;
@@ -581,12 +619,14 @@ static int next_segment(void)
 #endif
 	T.seg = m;
 	T.seg_len = len;
+	T.seg_off = (uint64_t)off;
 	T.prev_tick = ticks();
 	T.prev_ptr = 0;
 	memset(&h, 0, sizeof(h));
 	h.seq = T.seq++;
 	h.len = (uint32_t)len;
 	h.tid = T.tid;
+	h.thread = T.serial;
 	h.tick = T.prev_tick;
 	h.mono_ns = clock_ns(CLOCK_MONOTONIC);
 	memcpy(T.seg + 4, (unsigned char *)&h + 4, sizeof(h) - 4);
@@ -734,6 +774,8 @@ static void first_event(void)
 {
 	T.ready = 1;
 	T.tid = (uint64_t)syscall(SYS_gettid);
+	if (!T.serial)
+		T.serial = atomic_fetch_add(&g.threads, 1) + 1;
 	thread_bounds();
 	if (g.depth && table_init())
 		g.depth = 0;
@@ -746,8 +788,16 @@ static void first_event(void)
 static void thread_end(void *arg)
 {
 	(void)arg;
-	if (T.seg)
+	if (T.seg) {
+		/* the segment's unused tail back to the file system: many short threads cost
+		 * their records, not 16 KiB each */
+		uint64_t used = ((uint64_t)(T.pos - T.seg) + 4095) & ~(uint64_t)4095;
+		int fd = used < T.seg_len ? spool_fd() : -1;
+		if (fd >= 0)
+			fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)(T.seg_off + used), (off_t)(T.seg_len - used));
 		real.munmap(T.seg, T.seg_len);
+	}
 	if (T.table)
 		real.munmap(T.table,
 			TABLE_SLOTS * sizeof(struct slot) + ARENA_WORDS * sizeof(uintptr_t));
@@ -870,6 +920,7 @@ static void start(void)
 	unsigned long mp = 0;
 	unsigned i;
 
+	atomic_store(&g.fd, -1);
 	if (!dir || !*dir || str_len(dir) + 64 > SPOOL_PATH_MAX) {
 		atomic_store(&g.state, ST_PASS);
 		return;
@@ -908,6 +959,7 @@ static void start(void)
 	atomic_store(&g.next_off, SPOOL_HEADER_LEN);
 	if (!spool_ready())
 		return;
+	spool_fd(); /* now, while descriptors are free: a program may take them all */
 	atomic_store(&g.state, ST_ON);
 	if (g.depth)
 		scan_modules();
@@ -960,8 +1012,10 @@ static void after_fork_child(void)
 	g.forked = 1;
 	g.exit_written = 0;
 	atomic_store(&g.next_off, SPOOL_HEADER_LEN);
-	atomic_store(&g.file_state, 0);	 /* made at the child's first event */
-	atomic_store(&g.module_lock, 0); /* another thread may have held it */
+	atomic_store(&g.file_state, 0); /* made at the child's first event */
+	if (atomic_load(&g.fd) >= 0)
+		close(atomic_exchange(&g.fd, -1)); /* the parent's spool */
+	atomic_store(&g.module_lock, 0);	   /* another thread may have held it */
 	atomic_store(&n_mods, 0);
 	mods_adds = 0;
 	g.tick0 = ticks();
@@ -1195,14 +1249,55 @@ static void unguard(int *on)
 		leave();
 }
 
-#define NEW_BODY(field, call)                                                                      \
+/* The C++ runtime of a C program comes later (a Python extension, torch): its functions are
+ * looked up when first called; when dlopen loaded it outside the global scope (RTLD_LOCAL),
+ * where RTLD_NEXT does not look, new is made of malloc as the runtime makes it (without a
+ * new_handler: out of memory aborts) and delete of free. */
+#define NO_FN ((void *)-1) /* looked up, not found */
+
+/* Whether *slot holds the function: looked up once. */
+static int late(void **slot, const char *name)
+{
+	void *fn = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+	if (LIKELY(fn && fn != NO_FN))
+		return 1;
+	if (fn == NO_FN)
+		return 0;
+	fn = dlsym(RTLD_NEXT, name);
+	if (!fn) {
+		dlerror(); /* the message dlsym allocated, freed now */
+		dlerror();
+	}
+	__atomic_store_n(slot, fn ? fn : NO_FN, __ATOMIC_RELAXED);
+	return fn != NULL;
+}
+#define LATE(field, name) late((void **)&real.field, name)
+
+static void *new_fallback(size_t n, size_t align, int nothrow)
+{
+	void *p = NULL;
+
+	if (align > 16) {
+		if (real.posix_memalign(&p, align, n ? n : 1))
+			p = NULL;
+	} else {
+		p = real.malloc(n ? n : 1);
+	}
+	if (!p && !nothrow)
+		abort();
+	return p;
+}
+
+#define NEW_BODY(field, name, call, align, nothrow)                                                \
 	do {                                                                                       \
 		void *p;                                                                           \
 		READY();                                                                           \
-		if (UNLIKELY(!real.field))                                                         \
-			abort();                                                                   \
 		int on __attribute__((cleanup(unguard))) = enter();                                \
-		p = call;                                                                          \
+		if (UNLIKELY(!LATE(field, name)))                                                  \
+			p = new_fallback(n, align, nothrow);                                       \
+		else                                                                               \
+			p = call;                                                                  \
 		if (on && p)                                                                       \
 			record(SPOOL_R_ALLOC | MEMSCOPE_FUNC_NEW, (uintptr_t)p, n, FRAME);         \
 		return p;                                                                          \
@@ -1210,11 +1305,15 @@ static void unguard(int *on)
 
 /* the guard is held over the real delete: libstdc++'s sized delete calls the plain one, which
  * calls free */
-#define DELETE_BODY(field, call)                                                                   \
+#define DELETE_BODY(field, name, call)                                                             \
 	do {                                                                                       \
 		READY();                                                                           \
-		if (UNLIKELY(!p || in_boot(p) || !real.field))                                     \
+		if (UNLIKELY(!p || in_boot(p)))                                                    \
 			return;                                                                    \
+		if (UNLIKELY(!LATE(field, name))) {                                                \
+			free(p);                                                                   \
+			return;                                                                    \
+		}                                                                                  \
 		int on __attribute__((cleanup(unguard))) = enter();                                \
 		if (on)                                                                            \
 			record(SPOOL_R_FREE | MEMSCOPE_FUNC_DELETE, (uintptr_t)p, 0, FRAME);       \
@@ -1224,103 +1323,104 @@ static void unguard(int *on)
 /* operator new(size_t), new[], their nothrow and aligned forms */
 EXPORT void *_Znwm(size_t n)
 {
-	NEW_BODY(new_, real.new_(n));
+	NEW_BODY(new_, "_Znwm", real.new_(n), 0, 0);
 }
 
 EXPORT void *_Znam(size_t n)
 {
-	NEW_BODY(new_a, real.new_a(n));
+	NEW_BODY(new_a, "_Znam", real.new_a(n), 0, 0);
 }
 
 EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *t)
 {
-	NEW_BODY(new_nt, real.new_nt(n, t));
+	NEW_BODY(new_nt, "_ZnwmRKSt9nothrow_t", real.new_nt(n, t), 0, 1);
 }
 
 EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *t)
 {
-	NEW_BODY(new_a_nt, real.new_a_nt(n, t));
+	NEW_BODY(new_a_nt, "_ZnamRKSt9nothrow_t", real.new_a_nt(n, t), 0, 1);
 }
 
 EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t a)
 {
-	NEW_BODY(new_al, real.new_al(n, a));
+	NEW_BODY(new_al, "_ZnwmSt11align_val_t", real.new_al(n, a), a, 0);
 }
 
 EXPORT void *_ZnamSt11align_val_t(size_t n, size_t a)
 {
-	NEW_BODY(new_a_al, real.new_a_al(n, a));
+	NEW_BODY(new_a_al, "_ZnamSt11align_val_t", real.new_a_al(n, a), a, 0);
 }
 
 EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const void *t)
 {
-	NEW_BODY(new_al_nt, real.new_al_nt(n, a, t));
+	NEW_BODY(new_al_nt, "_ZnwmSt11align_val_tRKSt9nothrow_t", real.new_al_nt(n, a, t), a, 1);
 }
 
 EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const void *t)
 {
-	NEW_BODY(new_a_al_nt, real.new_a_al_nt(n, a, t));
+	NEW_BODY(
+		new_a_al_nt, "_ZnamSt11align_val_tRKSt9nothrow_t", real.new_a_al_nt(n, a, t), a, 1);
 }
 
 /* operator delete(void *), delete[], their sized, aligned and nothrow forms */
 EXPORT void _ZdlPv(void *p)
 {
-	DELETE_BODY(del, real.del(p));
+	DELETE_BODY(del, "_ZdlPv", real.del(p));
 }
 
 EXPORT void _ZdaPv(void *p)
 {
-	DELETE_BODY(del_a, real.del_a(p));
+	DELETE_BODY(del_a, "_ZdaPv", real.del_a(p));
 }
 
 EXPORT void _ZdlPvm(void *p, size_t n)
 {
-	DELETE_BODY(del_s, real.del_s(p, n));
+	DELETE_BODY(del_s, "_ZdlPvm", real.del_s(p, n));
 }
 
 EXPORT void _ZdaPvm(void *p, size_t n)
 {
-	DELETE_BODY(del_a_s, real.del_a_s(p, n));
+	DELETE_BODY(del_a_s, "_ZdaPvm", real.del_a_s(p, n));
 }
 
 EXPORT void _ZdlPvSt11align_val_t(void *p, size_t a)
 {
-	DELETE_BODY(del_al, real.del_al(p, a));
+	DELETE_BODY(del_al, "_ZdlPvSt11align_val_t", real.del_al(p, a));
 }
 
 EXPORT void _ZdaPvSt11align_val_t(void *p, size_t a)
 {
-	DELETE_BODY(del_a_al, real.del_a_al(p, a));
+	DELETE_BODY(del_a_al, "_ZdaPvSt11align_val_t", real.del_a_al(p, a));
 }
 
 EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t a)
 {
-	DELETE_BODY(del_s_al, real.del_s_al(p, n, a));
+	DELETE_BODY(del_s_al, "_ZdlPvmSt11align_val_t", real.del_s_al(p, n, a));
 }
 
 EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t a)
 {
-	DELETE_BODY(del_a_s_al, real.del_a_s_al(p, n, a));
+	DELETE_BODY(del_a_s_al, "_ZdaPvmSt11align_val_t", real.del_a_s_al(p, n, a));
 }
 
 EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *t)
 {
-	DELETE_BODY(del_nt, real.del_nt(p, t));
+	DELETE_BODY(del_nt, "_ZdlPvRKSt9nothrow_t", real.del_nt(p, t));
 }
 
 EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *t)
 {
-	DELETE_BODY(del_a_nt, real.del_a_nt(p, t));
+	DELETE_BODY(del_a_nt, "_ZdaPvRKSt9nothrow_t", real.del_a_nt(p, t));
 }
 
 EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const void *t)
 {
-	DELETE_BODY(del_al_nt, real.del_al_nt(p, a, t));
+	DELETE_BODY(del_al_nt, "_ZdlPvSt11align_val_tRKSt9nothrow_t", real.del_al_nt(p, a, t));
 }
 
 EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const void *t)
 {
-	DELETE_BODY(del_a_al_nt, real.del_a_al_nt(p, a, t));
+	DELETE_BODY(del_a_al_nt, "_ZdaPvSt11align_val_tRKSt9nothrow_t", real.del_a_al_nt(p, a, t));
 }
 
 /* exit, _exit and _Exit: the status into the spool's header first */

@@ -22,6 +22,7 @@ struct memscope_record_info {
 struct memscope_record_stats {
 	uint64_t pid, ppid, gen; /* gen: the image's number among its pid's (exec), from 0 */
 	int forked;		 /* a child made by fork, recorded from its first event */
+	int stopped; /* errno of the write error that stopped the recording early, or 0 */
 	uint64_t n_events, n_threads, n_allocs, n_frees, n_marks;
 	uint64_t n_unmatched;	   /* frees of blocks the recording never saw allocated */
 	uint64_t n_reused;	   /* allocations at an address still live (its free unseen) */
