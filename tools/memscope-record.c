@@ -208,11 +208,12 @@ static int prepend_env(const char *name, const char *value, char sep)
 
 /* Whether the folder of output (the current one for a bare name) takes new files; 0, or the
  * exit status after one line: checked before the program runs, not after. */
-static int check_folder(const char *output)
+/* The folder of path into dir (PATH_MAX): "." for a bare name. */
+static void folder_of(const char *path, char *dir)
 {
-	char dir[PATH_MAX], *slash;
+	char *slash;
 
-	snprintf(dir, sizeof(dir), "%s", output);
+	snprintf(dir, PATH_MAX, "%s", path);
 	slash = strrchr(dir, '/');
 	if (!slash)
 		strcpy(dir, ".");
@@ -220,6 +221,13 @@ static int check_folder(const char *output)
 		dir[1] = 0;
 	else
 		*slash = 0;
+}
+
+static int check_folder(const char *output)
+{
+	char dir[PATH_MAX];
+
+	folder_of(output, dir);
 	if (access(dir, W_OK | X_OK) == 0)
 		return 0;
 	cli_msg(&tool, "%s: cannot create: %s", output, strerror(errno));
@@ -231,17 +239,10 @@ static int check_folder(const char *output)
 static int make_spool(const char *output, char *dir)
 {
 	const char *tmp = getenv("TMPDIR");
-	char where[PATH_MAX], *slash;
+	char where[PATH_MAX];
 	struct stat sb;
 
-	snprintf(where, sizeof(where), "%s", output);
-	slash = strrchr(where, '/');
-	if (!slash)
-		strcpy(where, ".");
-	else if (slash == where)
-		where[1] = 0;
-	else
-		*slash = 0;
+	folder_of(output, where);
 	if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode))
 		snprintf(where, sizeof(where), "%s", tmp && *tmp ? tmp : "/tmp");
 	if ((size_t)snprintf(dir, PATH_MAX, "%s/.memscope-record-XXXXXX", where) < PATH_MAX &&
@@ -628,7 +629,6 @@ int main(int argc, char **argv)
 	struct image *images = NULL, *last;
 	struct reaped *reaped = NULL;
 	size_t n_images = 0, n_reaped = 0, i;
-	struct cli_out main_out = { 0 };
 	int status, wstatus = 0, clock, failed = 0, incomplete = 0, rc;
 	pid_t main_pid = 0;
 
@@ -687,12 +687,12 @@ int main(int argc, char **argv)
 			failed = 1;
 			break;
 		}
-		rc = cli_out_open(&tool, is_main ? &main_out : &out, name, o.common.force, NULL, 0);
+		rc = cli_out_open(&tool, &out, name, o.common.force, NULL, 0);
 		if (!rc)
-			rc = transcode(&o, spool, im, name, is_main ? &main_out : &out, reaped,
-				n_reaped, clock, &incomplete);
+			rc = transcode(
+				&o, spool, im, name, &out, reaped, n_reaped, clock, &incomplete);
 		if (rc) {
-			cli_out_abort(is_main ? &main_out : &out);
+			cli_out_abort(&out);
 			failed = 1;
 		}
 		free(name);

@@ -221,21 +221,30 @@ static void say(const char *what, int err)
 		return;
 }
 
-/* Recording stops for good: one line, and the header says why (its block exists already, so
- * the write succeeds on a full disk too). */
+/* len bytes at offset off of the spool file's header (its block exists already, so the write
+ * succeeds on a full disk too). 0 or -1 with errno. */
+static int put_header(const void *p, size_t len, off_t off)
+{
+	int fd, rc = -1;
+
+	if (atomic_load(&g.file_state) != 2 || (fd = open(g.spool, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (pwrite(fd, p, len, off) == (ssize_t)len)
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+/* Recording stops for good: one line, and the header says why. */
 static void stop(const char *what, int err)
 {
-	int on = ST_ON, fd;
+	int on = ST_ON;
 	uint64_t e = (uint64_t)(err > 0 ? err : EIO);
 
 	if (!atomic_compare_exchange_strong(&g.state, &on, ST_STOPPED))
 		return;
 	say(what, err);
-	if (atomic_load(&g.file_state) == 2 && (fd = open(g.spool, O_WRONLY | O_CLOEXEC)) >= 0) {
-		if (pwrite(fd, &e, sizeof(e), offsetof(struct spool_header, stopped)) < 0)
-			e = 0;
-		close(fd);
-	}
+	put_header(&e, sizeof(e), offsetof(struct spool_header, stopped));
 }
 
 /* ---------------------------------------------------------------- bootstrap arena */
@@ -861,22 +870,17 @@ static void after_fork_child(void);
 static void write_exit(uint64_t kind, uint64_t status)
 {
 	uint64_t v[4]; /* exit_kind, exit_status, exit_tick, exit_mono_ns */
-	int fd;
 
 	/* a vfork child (posix_spawn) shares our memory but is not us */
 	if (g.exit_written || atomic_load(&g.file_state) != 2 || (uint64_t)getpid() != g.pid)
 		return;
 	g.exit_written = 1;
-	fd = open(g.spool, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
 	v[0] = kind;
 	v[1] = status;
 	v[2] = ticks();
 	v[3] = clock_ns(CLOCK_MONOTONIC);
-	if (pwrite(fd, v, sizeof(v), offsetof(struct spool_header, exit_kind)) < 0)
+	if (put_header(v, sizeof(v), offsetof(struct spool_header, exit_kind)))
 		stop(g.spool, errno);
-	close(fd);
 }
 
 static void on_fatal(int sig)
