@@ -638,7 +638,7 @@ static int replay(struct memscope_inefficient *a, struct iproc *p)
 	}
 	/* a k-way merge of the sorted chunks: heap[0] is the chunk with the earliest next row */
 	for (i = n_heap = 0; i < p->n_chunks; i++) {
-		qsort(p->chunks[i].r, p->chunks[i].n, sizeof(struct rec), cmp_rec);
+		sort_rows(p->chunks[i].r, p->chunks[i].n, sizeof(struct rec), cmp_rec);
 		if (p->chunks[i].n) /* a chunk left empty by an allocation failure */
 			heap[n_heap++] = (uint32_t)i;
 	}

@@ -657,7 +657,7 @@ int memscope_peak_finish(struct memscope_peak *p)
 	if (memscope_steps_out_of_order(p->steps, NULL, NULL) && memscope_steps_resolve(p->steps))
 		return MEMSCOPE_E_NOMEM;
 	if (p->n_recs)
-		qsort(p->recs, p->n_recs, sizeof(*p->recs), cmp_rec);
+		sort_rows(p->recs, p->n_recs, sizeof(*p->recs), cmp_rec);
 	for (i = 0; i < p->n_recs && !rc; i++) {
 		const struct rec *r = &p->recs[i];
 

@@ -321,7 +321,7 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 
 	choose_pools(t);
 	if (t->n)
-		qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
+		sort_rows(t->recs, t->n, sizeof(*t->recs), cmp_rec);
 	/* each live change becomes the live bytes after it */
 	for (i = 0; i < t->n; i++) {
 		struct memscope_timeline_point *r = &t->recs[i];

@@ -37,6 +37,9 @@ void arena_free(struct arena *a);
  * MEMSCOPE_E_NOMEM (the array is unchanged).
  */
 int grow_array(void *pp, size_t *cap, size_t need, size_t elem);
+/* qsort, after one pass that finds base already in order (rows read in time order, the common
+ * case of captures and of most dumps) and then leaves it as it is. */
+void sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void buf_free(struct buf *b);
 
 /* Length of the valid UTF-8 sequence at p (before end), 0 when it is not one. */

@@ -328,3 +328,14 @@ char *db_file_path(const char *path)
 	}
 	return out;
 }
+
+void sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i;
+
+	for (i = 1; i < n && cmp(p + (i - 1) * size, p + i * size) <= 0; i++)
+		;
+	if (i < n)
+		qsort(base, n, size, cmp);
+}

@@ -56,6 +56,8 @@
 #include "flame.h"
 #include "timeline.h"
 #include "peak.h"
+#include "walk.h"
+#include "batch.h"
 
 /* Byte totals saturate: one at MEMSCOPE_BYTES_OVERFLOW overflowed (the true sum is larger), and
  * every report says so rather than print the number as a total. */

@@ -1,0 +1,368 @@
+/* One input's summary for memscope-batch: one read feeding the leaks, peak and inefficient analyses
+ * and a count of its own, then the figures taken from their results. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/u64map.h"
+#include "memscope/batch.h"
+#include "memscope/memscope.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* what no analysis counts: processes, time span, devices, ACCESS rows */
+
+struct tally {
+	struct u64map pids;
+	uint64_t first_ns, last_ns; /* rows with a time (0: none yet) */
+	uint64_t n_access;
+	int32_t device; /* the device of the blocks; INT32_MIN: none yet */
+	int devices;	/* distinct devices of blocks seen: 0, 1, or 2 for several */
+};
+
+static int tally_feed(void *self, const struct memscope_event *ev)
+{
+	struct tally *t = self;
+
+	if (ev->ts_ns && ev->kind != MEMSCOPE_KIND_PLAN) {
+		if (!t->first_ns || ev->ts_ns < t->first_ns)
+			t->first_ns = ev->ts_ns;
+		if (ev->ts_ns > t->last_ns)
+			t->last_ns = ev->ts_ns;
+	}
+	if (ev->pid != MEMSCOPE_ID_NONE && !u64map_get(&t->pids, ev->pid, NULL, NULL) &&
+		u64map_put(&t->pids, ev->pid, 0, 0))
+		return MEMSCOPE_E_NOMEM;
+	if (ev->kind == MEMSCOPE_KIND_ACCESS)
+		t->n_access++;
+	if (ev->kind == MEMSCOPE_KIND_MALLOC && ev->device != MEMSCOPE_DEVICE_NONE &&
+		t->device != ev->device)
+		t->devices = t->devices ? 2 : 1, t->device = ev->device;
+	return 0;
+}
+
+static int tally_finish(void *self)
+{
+	(void)self;
+	return 0;
+}
+
+static const struct memscope_analysis tally_analysis = {
+	.name = "tally",
+	.feed = tally_feed,
+	.finish = tally_finish,
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* setting fields */
+
+static void set_num(struct memscope_summary *s, enum memscope_sum_field f, int64_t v)
+{
+	s->num[f] = v;
+	s->has |= UINT64_C(1) << f;
+}
+
+/* A copy of text as field f. 0 or MEMSCOPE_E_NOMEM. */
+static int set_str(struct memscope_summary *s, enum memscope_sum_field f, const char *text)
+{
+	char *c = strdup(text);
+
+	if (!c)
+		return MEMSCOPE_E_NOMEM;
+	free(s->str[f]);
+	s->str[f] = c;
+	s->has |= UINT64_C(1) << f;
+	return 0;
+}
+
+void memscope_summary_clear(struct memscope_summary *s)
+{
+	size_t f;
+
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++)
+		free(s->str[f]);
+	memset(s, 0, sizeof(*s));
+}
+
+/* What every summary has, read or not: index, input, rank, device. 0 or MEMSCOPE_E_NOMEM. */
+static int set_identity(
+	struct memscope_summary *s, const struct memscope_batch_input *in, uint64_t index)
+{
+	memscope_summary_clear(s);
+	set_num(s, MEMSCOPE_SUM_INDEX, (int64_t)index);
+	if (in->rank >= 0)
+		set_num(s, MEMSCOPE_SUM_RANK, in->rank);
+	if (in->device[0] && set_str(s, MEMSCOPE_SUM_DEVICE, in->device))
+		return MEMSCOPE_E_NOMEM;
+	return set_str(s, MEMSCOPE_SUM_INPUT, in->path);
+}
+
+int memscope_summary_fail(struct memscope_summary *s, const struct memscope_batch_input *in,
+	uint64_t index, int code, const char *msg)
+{
+	int invalid = code == MEMSCOPE_E_INVALID || code == MEMSCOPE_E_TRUNCATED ||
+		      code == MEMSCOPE_E_UNSUPPORTED;
+
+	if (set_identity(s, in, index) ||
+		set_str(s, MEMSCOPE_SUM_STATUS, invalid ? "invalid" : "error") ||
+		set_str(s, MEMSCOPE_SUM_ERROR, msg))
+		return MEMSCOPE_E_NOMEM;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the figures of the analyses */
+
+/* What the read of the input and its traces saw, through the run's hook. */
+struct seen {
+	enum memscope_format format;
+	struct memscope_read_stats stats;
+};
+
+static void input_read(
+	void *ctx, uint32_t src, const char *name, const struct memscope_source *s, unsigned pass)
+{
+	struct seen *w = ctx;
+
+	(void)src, (void)name;
+	if (pass == 1) {
+		w->format = memscope_source_format(s);
+		w->stats = *memscope_source_stats(s);
+	}
+}
+
+/* Live bytes of track k at the end of each ended step of its process, as growth per step. */
+struct growth {
+	uint32_t track;
+	const uint64_t *ends_ns; /* ended steps' ends, ascending */
+	size_t n_ends, next;
+	int64_t *at_end; /* live bytes at each end */
+	int64_t bytes;	 /* after the points so far */
+};
+
+static int growth_point(void *ctx, const struct memscope_peak_point *pt)
+{
+	struct growth *g = ctx;
+
+	if (pt->track != g->track)
+		return 0;
+	while (g->next < g->n_ends && pt->ts_ns > g->ends_ns[g->next])
+		g->at_end[g->next++] = g->bytes;
+	g->bytes = pt->bytes;
+	return 0;
+}
+
+/* The step figures of the peak's track k: steps, peak_step, growth_per_step. 0 or NOMEM. */
+static int step_figures(struct memscope_summary *s, const struct memscope_peak *p, long k)
+{
+	const struct memscope_peak_track *t = memscope_peak_tracks(p, &(size_t){ 0 }) + k;
+	const struct memscope_step_proc *sp =
+		memscope_steps_proc(memscope_peak_steps(p), t->src, t->pid);
+	struct growth g = { (uint32_t)k, NULL, 0, 0, NULL, 0 };
+	uint64_t n, i, *ends;
+	int rc = 0;
+
+	if (!sp || !(n = memscope_steps_count(sp)))
+		return 0;
+	i = memscope_steps_at(sp, t->peak_at);
+	if (i != MEMSCOPE_STEP_NONE)
+		set_num(s, MEMSCOPE_SUM_PEAK_STEP, (int64_t)i);
+	if (!(ends = malloc(n * sizeof(*ends))) || !(g.at_end = malloc(n * sizeof(*g.at_end)))) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (i = 1; i <= n; i++) {
+		struct memscope_pos end;
+
+		if (memscope_steps_end(sp, memscope_steps_number(sp, i), &end))
+			ends[g.n_ends++] = end.ts_ns;
+	}
+	g.ends_ns = ends;
+	memscope_peak_foreach_point(p, growth_point, &g);
+	while (g.next < g.n_ends)
+		g.at_end[g.next++] = g.bytes;
+	/* from the end of the second step on: the first is the warm-up (memscope-leaks' skip) */
+	if (g.n_ends >= 3)
+		set_num(s, MEMSCOPE_SUM_GROWTH_PER_STEP,
+			(g.at_end[g.n_ends - 1] - g.at_end[1]) / (int64_t)(g.n_ends - 2));
+out:
+	free(ends);
+	free(g.at_end);
+	return rc;
+}
+
+/* The peak figures. 0 or NOMEM. */
+static int peak_figures(
+	struct memscope_summary *s, const struct memscope_peak *p, const struct memscope_strtab *st)
+{
+	size_t n_tracks, n_owners, i, len = 0;
+	const struct memscope_peak_track *t = memscope_peak_tracks(p, &n_tracks);
+	const struct memscope_peak_owner *own = memscope_peak_owners(p, &n_owners);
+	long k = memscope_peak_track_of_peak(p);
+	int64_t pools[MEMSCOPE_SUB_COUNT_];
+	char text[MEMSCOPE_SUB_COUNT_ * 32];
+	uint16_t q;
+
+	if (k < 0)
+		return 0;
+	set_num(s, MEMSCOPE_SUM_PEAK_BYTES, t[k].peak);
+	set_num(s, MEMSCOPE_SUM_PEAK_NS,
+		(int64_t)(t[k].peak_at.ts_ns - memscope_peak_origin(p, t[k].src)));
+	if (set_str(s, MEMSCOPE_SUM_PEAK_POOL, memscope_subtype_name(t[k].pool)))
+		return MEMSCOPE_E_NOMEM;
+	if (n_owners) {
+		set_num(s, MEMSCOPE_SUM_PEAK_OWNER_BYTES, (int64_t)own[0].bytes);
+		if (set_str(s, MEMSCOPE_SUM_PEAK_OWNER, memscope_strtab_str(st, own[0].name, NULL)))
+			return MEMSCOPE_E_NOMEM;
+	}
+	for (q = 0; q < MEMSCOPE_SUB_COUNT_; q++)
+		pools[q] = -1;
+	for (i = 0; i < n_tracks; i++)
+		if (t[i].pool < MEMSCOPE_SUB_COUNT_ && t[i].peak > pools[t[i].pool])
+			pools[t[i].pool] = t[i].peak;
+	text[0] = 0;
+	for (q = 0; q < MEMSCOPE_SUB_COUNT_; q++)
+		if (pools[q] >= 0)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s=%lld",
+				len ? ";" : "", memscope_subtype_name(q), (long long)pools[q]);
+	if (set_str(s, MEMSCOPE_SUM_POOL_PEAKS, text))
+		return MEMSCOPE_E_NOMEM;
+	return step_figures(s, p, k);
+}
+
+/* The most steps of any process, through memscope_steps_foreach. */
+static int most_steps(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
+{
+	uint64_t *most = ctx, n = memscope_steps_count(p);
+
+	(void)src, (void)pid;
+	if (n > *most)
+		*most = n;
+	return 0;
+}
+
+/* Count the rows of a python_trace file. */
+static int count_row(void *ctx, const struct memscope_trace_row *row)
+{
+	(void)row;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+/* Rows of the python_trace files of in into *rows, their bytes added to *bytes. 0 or the error. */
+static int read_traces(const struct memscope_batch_input *in, struct memscope_strtab *st,
+	const struct memscope_read_opts *ro, uint64_t *rows, uint64_t *bytes,
+	struct memscope_error *err)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < in->n_traces && !rc; i++) {
+		struct memscope_source *src = NULL;
+
+		if (!(rc = memscope_source_open(&src, in->traces[i], st, ro, err))) {
+			rc = memscope_source_read_trace(src, count_row, rows, err);
+			*bytes += memscope_source_stats(src)->bytes;
+		}
+		memscope_source_close(src);
+	}
+	return rc;
+}
+
+/* The figures of the analyses and of the read. 0 or NOMEM. */
+static int figures(struct memscope_summary *s, const struct seen *w, const struct tally *t,
+	const struct memscope_leaks *l, const struct memscope_peak *p,
+	const struct memscope_inefficient *a, const struct memscope_strtab *st)
+{
+	const struct memscope_leaks_stats *ls = memscope_leaks_stats(l);
+	uint64_t steps = 0;
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
+
+	if (set_str(s, MEMSCOPE_SUM_STATUS, "ok") || set_str(s, MEMSCOPE_SUM_ERROR, "") ||
+		set_str(s, MEMSCOPE_SUM_FORMAT, memscope_format_name(w->format)))
+		return MEMSCOPE_E_NOMEM;
+	if (!(s->has & UINT64_C(1) << MEMSCOPE_SUM_DEVICE) && t->devices == 1 &&
+		set_str(s, MEMSCOPE_SUM_DEVICE, memscope_device_text(t->device, dev)))
+		return MEMSCOPE_E_NOMEM;
+	set_num(s, MEMSCOPE_SUM_BYTES, (int64_t)w->stats.bytes);
+	set_num(s, MEMSCOPE_SUM_EVENTS, (int64_t)w->stats.n_events);
+	set_num(s, MEMSCOPE_SUM_SKIPPED, (int64_t)w->stats.n_skipped);
+	set_num(s, MEMSCOPE_SUM_PROCESSES, (int64_t)t->pids.n);
+	set_num(s, MEMSCOPE_SUM_SPAN_NS, (int64_t)(t->last_ns - t->first_ns));
+	memscope_steps_foreach(memscope_peak_steps(p), most_steps, &steps);
+	set_num(s, MEMSCOPE_SUM_STEPS, (int64_t)steps);
+	set_num(s, MEMSCOPE_SUM_ALLOCATIONS, (int64_t)ls->n_alloc);
+	set_num(s, MEMSCOPE_SUM_FREES, (int64_t)ls->n_free);
+	set_num(s, MEMSCOPE_SUM_ACCESSES, (int64_t)t->n_access);
+	set_num(s, MEMSCOPE_SUM_EXIT_LEAKS, (int64_t)ls->n_exit_leaks);
+	set_num(s, MEMSCOPE_SUM_EXIT_LEAK_BYTES, (int64_t)ls->exit_bytes);
+	set_num(s, MEMSCOPE_SUM_STEP_LEAKS, (int64_t)ls->n_step_leaks);
+	set_num(s, MEMSCOPE_SUM_STEP_LEAK_BYTES, (int64_t)ls->step_bytes);
+	if (t->n_access) {
+		const struct memscope_inefficient_stats *is = memscope_inefficient_stats(a);
+
+		set_num(s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS, (int64_t)is->n_blocks);
+		set_num(s, MEMSCOPE_SUM_INEFFICIENT_BYTES, (int64_t)is->bytes);
+	}
+	return peak_figures(s, p, st);
+}
+
+int memscope_summary_read(struct memscope_summary *s, const struct memscope_batch_input *in,
+	uint64_t index, const struct memscope_read_opts *ro, struct memscope_error *err)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_leaks *l = NULL;
+	struct memscope_peak *p = NULL;
+	struct memscope_inefficient *a = NULL;
+	struct tally t = { .device = INT32_MIN };
+	struct seen w = { 0 };
+	struct memscope_run_hooks hooks = { .input_read = input_read };
+	struct memscope_read_opts o = { 0 };
+	uint64_t rows = 0, trace_bytes = 0;
+	const char *path = in->path;
+	int rc;
+
+	memscope_error_clear(err);
+	if (ro)
+		o = *ro;
+	o.src = 0;
+	if (in->err_code) {
+		rc = memscope_error_set(err, in->err_code, in->path, 0, "%s", in->err_msg);
+		goto failed;
+	}
+	if (!st || !(l = memscope_leaks_new(NULL, st)) || !(p = memscope_peak_new(NULL, st)) ||
+		!(a = memscope_inefficient_new(NULL, st))) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, in->path, 0, "out of memory");
+		goto failed;
+	}
+	{
+		const struct memscope_run_item items[] = { { &memscope_leaks_analysis, l },
+			{ &memscope_peak_analysis, p }, { &memscope_inefficient_analysis, a },
+			{ &tally_analysis, &t } };
+
+		if ((rc = memscope_run(&path, 1, st, &o, items, 4, &hooks, &w, err)) ||
+			(rc = read_traces(in, st, &o, &rows, &trace_bytes, err)))
+			goto failed;
+	}
+	w.stats.bytes += trace_bytes;
+	if ((rc = set_identity(s, in, index)) || (rc = figures(s, &w, &t, l, p, a, st)))
+		goto nomem;
+	set_num(s, MEMSCOPE_SUM_TRACE_ROWS, (int64_t)rows);
+	goto out;
+nomem:
+	memscope_error_set(err, rc, in->path, 0, "out of memory");
+failed : {
+	char msg[1024];
+
+	memscope_error_format(err, msg, sizeof(msg));
+	if (memscope_summary_fail(s, in, index, rc, msg))
+		rc = MEMSCOPE_E_NOMEM;
+}
+out:
+	u64map_free(&t.pids);
+	memscope_inefficient_free(a);
+	memscope_peak_free(p);
+	memscope_leaks_free(l);
+	memscope_strtab_free(st);
+	return rc;
+}

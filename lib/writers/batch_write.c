@@ -1,0 +1,1028 @@
+/* memscope-batch's summaries as JSON lines and back, the runs that gather them (whole or in shards
+ * merged), and the report over every input: text, JSON lines or CSV. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope/batch.h"
+#include "memscope/memscope.h"
+#include "report.h"
+
+#define BIT(f) (UINT64_C(1) << (f))
+
+static const char *const field_names[MEMSCOPE_SUM_COUNT_] = { "index", "input", "rank", "device",
+	"format", "status", "error", "bytes", "events", "skipped", "processes", "span_ns", "steps",
+	"allocations", "frees", "accesses", "exit_leaks", "exit_leak_bytes", "step_leaks",
+	"step_leak_bytes", "peak_bytes", "peak_pool", "peak_ns", "peak_step", "peak_owner",
+	"peak_owner_bytes", "pool_peaks", "growth_per_step", "inefficient_blocks",
+	"inefficient_bytes", "trace_rows" };
+
+/* the text fields; every other is a number */
+#define TEXT_FIELDS                                                                                \
+	(BIT(MEMSCOPE_SUM_INPUT) | BIT(MEMSCOPE_SUM_DEVICE) | BIT(MEMSCOPE_SUM_FORMAT) |           \
+		BIT(MEMSCOPE_SUM_STATUS) | BIT(MEMSCOPE_SUM_ERROR) | BIT(MEMSCOPE_SUM_PEAK_POOL) | \
+		BIT(MEMSCOPE_SUM_PEAK_OWNER) | BIT(MEMSCOPE_SUM_POOL_PEAKS))
+
+const char *memscope_batch_field_name(enum memscope_sum_field f)
+{
+	return (unsigned)f < MEMSCOPE_SUM_COUNT_ ? field_names[f] : NULL;
+}
+
+static int has(const struct memscope_summary *s, enum memscope_sum_field f)
+{
+	return (s->has & BIT(f)) != 0;
+}
+
+static int is_ok(const struct memscope_summary *s)
+{
+	return has(s, MEMSCOPE_SUM_STATUS) && !strcmp(s->str[MEMSCOPE_SUM_STATUS], "ok");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* a summary as JSON */
+
+/* pool_peaks "PTA=1;ATB=2" as {"PTA":1,"ATB":2} */
+static void json_pools(FILE *out, const char *s)
+{
+	const char *sep = "";
+
+	fputc('{', out);
+	while (*s) {
+		const char *eq = strchr(s, '='), *end = strchr(s, ';');
+
+		if (!end)
+			end = s + strlen(s);
+		if (!eq || eq > end)
+			break;
+		fputs(sep, out);
+		json_str(out, s, (size_t)(eq - s));
+		fprintf(out, ":%.*s", (int)(end - eq - 1), eq + 1);
+		sep = ",";
+		s = *end ? end + 1 : end;
+	}
+	fputc('}', out);
+}
+
+/* Every field as "key":value, comma-separated. */
+static void json_fields(FILE *out, const struct memscope_summary *s)
+{
+	size_t f;
+
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++) {
+		fprintf(out, "%s\"%s\":", f ? "," : "", field_names[f]);
+		if (!has(s, f))
+			fputs("null", out);
+		else if (f == MEMSCOPE_SUM_POOL_PEAKS)
+			json_pools(out, s->str[f]);
+		else if (TEXT_FIELDS & BIT(f))
+			json_cstr(out, s->str[f]);
+		else
+			fprintf(out, "%" PRId64, s->num[f]);
+	}
+}
+
+int memscope_summary_write(FILE *out, const struct memscope_summary *s)
+{
+	fputc('{', out);
+	json_fields(out, s);
+	fputs("}\n", out);
+	return ferror(out) ? MEMSCOPE_E_IO : 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* reading our own JSON lines back: flat objects of strings, whole numbers, null, and objects of
+ * whole numbers (pool_peaks, read as its "PTA=1;ATB=2" text) */
+
+struct jparse {
+	const char *p, *end;
+	char *buf; /* the last string or object value, NUL-terminated */
+	size_t len, cap;
+};
+
+static int jp_put(struct jparse *j, const char *s, size_t n)
+{
+	if (j->len + n + 1 > j->cap) {
+		size_t cap = (j->len + n + 1) * 2;
+		char *b = realloc(j->buf, cap);
+
+		if (!b)
+			return MEMSCOPE_E_NOMEM;
+		j->buf = b, j->cap = cap;
+	}
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+	j->buf[j->len] = 0;
+	return 0;
+}
+
+static void jp_space(struct jparse *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\r'))
+		j->p++;
+}
+
+static int jp_char(struct jparse *j, char c)
+{
+	jp_space(j);
+	if (j->p < j->end && *j->p == c) {
+		j->p++;
+		return 1;
+	}
+	return 0;
+}
+
+/* what the parser returns for text that is not what it reads (MEMSCOPE_E_* are negative) */
+#define JP_BAD 2
+
+/* A string appended to j->buf. 0, JP_BAD, or MEMSCOPE_E_NOMEM. */
+static int jp_string(struct jparse *j)
+{
+	if (!jp_char(j, '"'))
+		return JP_BAD;
+	if (jp_put(j, "", 0)) /* "" too is a string */
+		return MEMSCOPE_E_NOMEM;
+	while (j->p < j->end && *j->p != '"') {
+		const char *run = j->p;
+		char u[4];
+		unsigned v = 0;
+		int i;
+
+		while (j->p < j->end && *j->p != '"' && *j->p != '\\' &&
+			(unsigned char)*j->p >= 0x20)
+			j->p++;
+		if (jp_put(j, run, (size_t)(j->p - run)))
+			return MEMSCOPE_E_NOMEM;
+		if (j->p >= j->end || *j->p == '"')
+			break;
+		if (*j->p != '\\' || j->end - j->p < 2)
+			return JP_BAD;
+		j->p += 2;
+		switch (j->p[-1]) {
+		case '"':
+		case '\\':
+		case '/':
+			u[0] = j->p[-1];
+			break;
+		case 'n':
+			u[0] = '\n';
+			break;
+		case 't':
+			u[0] = '\t';
+			break;
+		case 'r':
+			u[0] = '\r';
+			break;
+		case 'b':
+			u[0] = '\b';
+			break;
+		case 'f':
+			u[0] = '\f';
+			break;
+		case 'u':
+			if (j->end - j->p < 4)
+				return JP_BAD;
+			for (i = 0; i < 4; i++) {
+				char c = *j->p++;
+
+				v = v * 16 + (unsigned)(c >= '0' && c <= '9'   ? c - '0'
+							: c >= 'a' && c <= 'f' ? c - 'a' + 10
+							: c >= 'A' && c <= 'F' ? c - 'A' + 10
+									       : 99);
+				if (v > 0xffff)
+					return JP_BAD;
+			}
+			if (v >= 0xd800 && v <= 0xdfff)
+				return JP_BAD;
+			if (v < 0x80)
+				u[0] = (char)v, i = 1;
+			else if (v < 0x800)
+				u[0] = (char)(0xc0 | v >> 6), u[1] = (char)(0x80 | (v & 0x3f)),
+				i = 2;
+			else
+				u[0] = (char)(0xe0 | v >> 12),
+				u[1] = (char)(0x80 | (v >> 6 & 0x3f)),
+				u[2] = (char)(0x80 | (v & 0x3f)), i = 3;
+			if (jp_put(j, u, (size_t)i))
+				return MEMSCOPE_E_NOMEM;
+			continue;
+		default:
+			return JP_BAD;
+		}
+		if (jp_put(j, u, 1))
+			return MEMSCOPE_E_NOMEM;
+	}
+	return jp_char(j, '"') ? 0 : JP_BAD;
+}
+
+/* A whole number into *v. 0 or -1. */
+static int jp_number(struct jparse *j, int64_t *v)
+{
+	int neg = 0;
+	uint64_t x = 0;
+	const char *start;
+
+	jp_space(j);
+	if (j->p < j->end && *j->p == '-')
+		neg = 1, j->p++;
+	start = j->p;
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
+		if (x > (UINT64_C(1) << 63) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(*j->p++ - '0');
+	}
+	if (j->p == start || x > (uint64_t)INT64_MAX + neg)
+		return -1;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
+	return 0;
+}
+
+/* What one value of a flat object is. */
+enum jtype { J_NULL, J_NUM, J_STR };
+
+/*
+ * Walk the flat object of line[0, len): fn(ctx, key, type, num, text) per member (text in
+ * j->buf for J_STR; an object of numbers as "k=v;k=v"). 0, JP_BAD (not such an object; *why
+ * says what), the first non-zero fn return, or MEMSCOPE_E_NOMEM.
+ */
+static int jp_object(const char *line, size_t len,
+	int (*fn)(void *ctx, const char *key, enum jtype type, int64_t num, const char *text),
+	void *ctx, const char **why)
+{
+	struct jparse j = { line, line + len, NULL, 0, 0 };
+	char *key = NULL;
+	int rc = JP_BAD;
+
+	*why = "not a JSON object";
+	if (!jp_char(&j, '{'))
+		goto out;
+	if (jp_char(&j, '}'))
+		goto done;
+	do {
+		enum jtype type = J_STR;
+		int64_t num = 0;
+
+		j.len = 0;
+		*why = "a bad key";
+		if ((rc = jp_string(&j)))
+			goto out;
+		free(key);
+		if (!(key = strdup(j.buf ? j.buf : ""))) {
+			rc = MEMSCOPE_E_NOMEM;
+			goto out;
+		}
+		rc = JP_BAD;
+		*why = "a bad value";
+		if (!jp_char(&j, ':'))
+			goto out;
+		j.len = 0;
+		jp_space(&j);
+		if (j.end - j.p >= 4 && !memcmp(j.p, "null", 4)) {
+			j.p += 4, type = J_NULL;
+		} else if (j.p < j.end && *j.p == '"') {
+			if ((rc = jp_string(&j)))
+				goto out;
+		} else if (jp_char(&j, '{')) { /* {"PTA":1,...} as "PTA=1;..." */
+			if (jp_put(&j, "", 0))
+				goto nomem;
+			while (!jp_char(&j, '}')) {
+				char n[24];
+				size_t at = j.len;
+
+				/* a name holds neither '=' nor ';' (the text's separators) */
+				if ((j.len && !jp_char(&j, ',')) || jp_string(&j) ||
+					strcspn(j.buf + at, "=;") != j.len - at ||
+					!jp_char(&j, ':') || jp_number(&j, &num))
+					goto out;
+				snprintf(n, sizeof(n), "=%" PRId64 ";", num);
+				if (jp_put(&j, n, strlen(n)))
+					goto nomem;
+			}
+			if (j.len)
+				j.buf[--j.len] = 0; /* the last ';' */
+		} else if (jp_number(&j, &num)) {
+			goto out;
+		} else {
+			type = J_NUM;
+		}
+		if ((rc = fn(ctx, key, type, num, j.buf ? j.buf : "")))
+			goto out;
+		rc = JP_BAD;
+	} while (jp_char(&j, ','));
+	*why = "a bad object";
+	if (!jp_char(&j, '}'))
+		goto out;
+done:
+	jp_space(&j);
+	*why = "text after the object";
+	rc = j.p == j.end ? 0 : JP_BAD;
+	goto out;
+nomem:
+	rc = MEMSCOPE_E_NOMEM;
+out:
+	free(key);
+	free(j.buf);
+	return rc;
+}
+
+/* A summary's member into s; 1 for a key that is none of the fields or seen twice, or a value of
+ * the wrong type. */
+static int summary_member(
+	void *ctx, const char *key, enum jtype type, int64_t num, const char *text)
+{
+	struct memscope_summary *s = ctx;
+	size_t f;
+
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_ && strcmp(field_names[f], key); f++)
+		;
+	if (f == MEMSCOPE_SUM_COUNT_ || (s->has & BIT(f)) ||
+		(type != J_NULL && (type == J_STR) != !!(TEXT_FIELDS & BIT(f))))
+		return 1;
+	if (type == J_NULL)
+		return 0;
+	if (type == J_STR && !(s->str[f] = strdup(text)))
+		return MEMSCOPE_E_NOMEM;
+	s->num[f] = num;
+	s->has |= BIT(f);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the run */
+
+struct memscope_batch {
+	uint64_t n, hash;
+	int lenient;
+	struct memscope_summary *s; /* [n] */
+	uint8_t *taken;		    /* [n] */
+};
+
+struct memscope_batch *memscope_batch_new(uint64_t n_inputs, uint64_t list_hash, int lenient)
+{
+	struct memscope_batch *b = calloc(1, sizeof(*b));
+
+	if (!b || n_inputs > SIZE_MAX / sizeof(*b->s) ||
+		!(b->s = calloc(n_inputs ? n_inputs : 1, sizeof(*b->s))) ||
+		!(b->taken = calloc(n_inputs ? n_inputs : 1, 1))) {
+		memscope_batch_free(b);
+		return NULL;
+	}
+	b->n = n_inputs, b->hash = list_hash, b->lenient = lenient;
+	return b;
+}
+
+void memscope_batch_free(struct memscope_batch *b)
+{
+	uint64_t i;
+
+	if (!b)
+		return;
+	for (i = 0; b->s && i < b->n; i++)
+		memscope_summary_clear(&b->s[i]);
+	free(b->s);
+	free(b->taken);
+	free(b);
+}
+
+int memscope_batch_add(struct memscope_batch *b, struct memscope_summary *s, const char *name,
+	uint64_t line, struct memscope_error *err)
+{
+	uint64_t i = (uint64_t)s->num[MEMSCOPE_SUM_INDEX];
+
+	if (!has(s, MEMSCOPE_SUM_INDEX) || s->num[MEMSCOPE_SUM_INDEX] < 0 || i >= b->n)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, name, line,
+			"input number %" PRId64 " of %" PRIu64 " inputs: not one of this run's",
+			s->num[MEMSCOPE_SUM_INDEX], b->n);
+	if (b->taken[i])
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, name, line,
+			"input %" PRIu64 " given twice (a part given twice?)", i);
+	if (!has(s, MEMSCOPE_SUM_INPUT) || !has(s, MEMSCOPE_SUM_STATUS))
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, name, line,
+			"a summary without its input or status");
+	b->s[i] = *s;
+	b->taken[i] = 1;
+	memset(s, 0, sizeof(*s));
+	return 0;
+}
+
+int memscope_batch_add_line(struct memscope_batch *b, const char *line, size_t len,
+	const char *name, uint64_t line_no, struct memscope_error *err)
+{
+	struct memscope_summary s = { 0 };
+	const char *why;
+	int rc = jp_object(line, len, summary_member, &s, &why);
+
+	if (rc == MEMSCOPE_E_NOMEM)
+		rc = memscope_error_set(err, rc, name, line_no, "out of memory");
+	else if (rc)
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, line_no,
+			"not an input's summary: %s",
+			rc == JP_BAD ? why : "an unknown or repeated key");
+	else
+		rc = memscope_batch_add(b, &s, name, line_no, err);
+	memscope_summary_clear(&s);
+	return rc;
+}
+
+int memscope_batch_part_header(FILE *out, uint64_t n_inputs, uint64_t list_hash, int lenient,
+	uint64_t shard, uint64_t n_shards)
+{
+	fprintf(out,
+		"{\"memscope-batch\":\"part\",\"version\":1,\"inputs\":%" PRIu64
+		",\"list\":\"%016" PRIx64 "\",\"lenient\":%d,\"shard\":%" PRIu64
+		",\"shards\":%" PRIu64 "}\n",
+		n_inputs, list_hash, lenient ? 1 : 0, shard, n_shards);
+	return ferror(out) ? MEMSCOPE_E_IO : 0;
+}
+
+/* A part's header line. */
+struct part_head {
+	int seen; /* bits: 1 kind, 2 version, 4 inputs, 8 list, 16 lenient, 32 shard, 64 shards */
+	int64_t inputs, lenient, shard, shards;
+	uint64_t hash;
+};
+
+static int head_member(void *ctx, const char *key, enum jtype type, int64_t num, const char *text)
+{
+	static const char *const keys[] = { "memscope-batch", "version", "inputs", "list",
+		"lenient", "shard", "shards" };
+	struct part_head *h = ctx;
+	char *end;
+	int k;
+
+	for (k = 0; k < 7 && strcmp(keys[k], key); k++)
+		;
+	if (k == 7 || (h->seen & 1 << k) || (type == J_STR) != (k == 0 || k == 3) ||
+		(k == 0 && strcmp(text, "part")) || (k == 1 && num != 1) || (k != 3 && num < 0))
+		return 1;
+	if (k == 3) {
+		errno = 0;
+		h->hash = strtoull(text, &end, 16);
+		if (errno || strlen(text) != 16 || *end)
+			return 1;
+	}
+	h->seen |= 1 << k;
+	if (k == 2 || k >= 4)
+		*(k == 2	 ? &h->inputs
+			: k == 4 ? &h->lenient
+			: k == 5 ? &h->shard
+				 : &h->shards) = num;
+	return 0;
+}
+
+/* One line of f into *line (grown as needed), without its newline: 1, 0 at the end, or an error
+ * (err set). */
+static int read_line(FILE *f, char **line, size_t *cap, size_t *len, const char *name,
+	uint64_t line_no, struct memscope_error *err)
+{
+	ssize_t n = getline(line, cap, f);
+
+	if (n < 0)
+		return ferror(f) ? memscope_error_set(
+					   err, MEMSCOPE_E_IO, name, line_no, "%s", strerror(errno))
+				 : 0;
+	if (n && (*line)[n - 1] == '\n')
+		n--;
+	*len = (size_t)n;
+	return 1;
+}
+
+int memscope_batch_read_part(struct memscope_batch **b, FILE *f, const char *name, uint64_t *shard,
+	uint64_t *n_shards, struct memscope_error *err)
+{
+	struct part_head h = { 0 };
+	char *line = NULL;
+	size_t cap = 0, len;
+	uint64_t line_no = 1;
+	const char *why;
+	int rc;
+
+	if ((rc = read_line(f, &line, &cap, &len, name, 1, err)) <= 0) {
+		if (!rc)
+			rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, 0,
+				"empty: not a part of memscope-batch --shard");
+		goto out;
+	}
+	if ((rc = jp_object(line, len, head_member, &h, &why)) || h.seen != 0x7f ||
+		h.shard >= h.shards) {
+		rc = rc == MEMSCOPE_E_NOMEM ? memscope_error_set(err, rc, name, 1, "out of memory")
+					    : memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
+						      "not a part of memscope-batch --shard (its "
+						      "first line is not "
+						      "a part's header)");
+		goto out;
+	}
+	*shard = (uint64_t)h.shard, *n_shards = (uint64_t)h.shards;
+	if (!*b && !(*b = memscope_batch_new((uint64_t)h.inputs, h.hash, (int)h.lenient))) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 1, "out of memory");
+		goto out;
+	}
+	if ((*b)->n != (uint64_t)h.inputs || (*b)->hash != h.hash || (*b)->lenient != h.lenient) {
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
+			"a part of another run (%" PRId64 " inputs, list %016" PRIx64
+			"%s; the first part: %" PRIu64 " inputs, list %016" PRIx64 "%s)",
+			h.inputs, h.hash, h.lenient ? ", --lenient" : "", (*b)->n, (*b)->hash,
+			(*b)->lenient ? ", --lenient" : "");
+		goto out;
+	}
+	while ((rc = read_line(f, &line, &cap, &len, name, ++line_no, err)) == 1)
+		if ((rc = memscope_batch_add_line(*b, line, len, name, line_no, err)))
+			goto out;
+out:
+	free(line);
+	return rc;
+}
+
+uint64_t memscope_batch_inputs(const struct memscope_batch *b)
+{
+	return b->n;
+}
+
+const struct memscope_summary *memscope_batch_get(const struct memscope_batch *b, uint64_t i)
+{
+	return i < b->n && b->taken[i] ? &b->s[i] : NULL;
+}
+
+int memscope_batch_complete(const struct memscope_batch *b, struct memscope_error *err)
+{
+	uint64_t i, first = 0, missing = 0;
+
+	for (i = b->n; i-- > 0;)
+		if (!b->taken[i])
+			missing++, first = i;
+	if (!missing)
+		return 0;
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+		"%" PRIu64 " of %" PRIu64 " inputs have no summary, the first input %" PRIu64
+		" (a part missing?)",
+		missing, b->n, first);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the figures across inputs */
+
+/* The figures compared across inputs, with the smallest distance from the median that counts. */
+static const struct across_figure {
+	enum memscope_sum_field f;
+	int64_t floor; /* a distance from the median at or below this never stands out */
+	int leak;      /* a leak figure: inputs that have it when most have none stand out */
+} across_figures[] = {
+	{ MEMSCOPE_SUM_BYTES, 1 << 20, 0 },
+	{ MEMSCOPE_SUM_EVENTS, 100, 0 },
+	{ MEMSCOPE_SUM_SPAN_NS, 1000000000, 0 },
+	{ MEMSCOPE_SUM_ALLOCATIONS, 100, 0 },
+	{ MEMSCOPE_SUM_PEAK_BYTES, 1 << 20, 0 },
+	{ MEMSCOPE_SUM_GROWTH_PER_STEP, 64 << 10, 0 },
+	{ MEMSCOPE_SUM_STEP_LEAK_BYTES, 0, 1 },
+	{ MEMSCOPE_SUM_EXIT_LEAK_BYTES, 0, 1 },
+	{ MEMSCOPE_SUM_INEFFICIENT_BYTES, 1 << 20, 0 },
+};
+#define N_ACROSS (sizeof(across_figures) / sizeof(across_figures[0]))
+
+/* One figure across the inputs read. */
+struct across {
+	uint64_t n;		  /* inputs with the figure */
+	int64_t min, median, max; /* the lower middle one for an even n */
+	uint64_t min_at, max_at;  /* the first input with the lowest, the highest */
+	int64_t mad;		  /* the median distance from the median */
+	int64_t limit;		  /* a distance above this stands out */
+	uint64_t n_nonzero;	  /* inputs where it is above 0 */
+	int only_some;		  /* a leak figure above 0 on at most half the inputs */
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int64_t dist(int64_t a, int64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* The figure of a across the inputs of b; v has room for every input. */
+static void across_of(
+	const struct memscope_batch *b, const struct across_figure *a, int64_t *v, struct across *r)
+{
+	uint64_t i, n = 0;
+	int64_t spread;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < b->n; i++) {
+		const struct memscope_summary *s = &b->s[i];
+
+		if (!is_ok(s) || !has(s, a->f))
+			continue;
+		if (!n || s->num[a->f] < r->min)
+			r->min = s->num[a->f], r->min_at = i;
+		if (!n || s->num[a->f] > r->max)
+			r->max = s->num[a->f], r->max_at = i;
+		r->n_nonzero += s->num[a->f] > 0;
+		v[n++] = s->num[a->f];
+	}
+	if (!(r->n = n))
+		return;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	r->median = v[(n - 1) / 2];
+	for (i = 0; i < n; i++)
+		v[i] = dist(v[i], r->median);
+	qsort(v, n, sizeof(*v), cmp_i64);
+	r->mad = v[(n - 1) / 2];
+	/* five median distances, a quarter of the median, the figure's floor: the largest */
+	spread = r->mad > INT64_MAX / 5 ? INT64_MAX : 5 * r->mad;
+	r->limit = dist(r->median, 0) / 4;
+	if (spread > r->limit)
+		r->limit = spread;
+	if (a->floor > r->limit)
+		r->limit = a->floor;
+	r->only_some = a->leak && r->n_nonzero && r->n_nonzero * 2 <= n;
+}
+
+/* Whether input s stands out in figure a (across it is r). */
+static int stands_out(
+	const struct memscope_summary *s, const struct across_figure *a, const struct across *r)
+{
+	if (!is_ok(s) || !has(s, a->f) || r->n < 3)
+		return 0;
+	if (r->only_some)
+		return s->num[a->f] > 0;
+	return dist(s->num[a->f], r->median) > r->limit;
+}
+
+/* max / median as text ("-" when the median is not above 0). */
+static const char *imbalance(char *buf, size_t n, const struct across *r)
+{
+	if (r->median <= 0)
+		return "-";
+	snprintf(buf, n, "%.2f", (double)r->max / (double)r->median);
+	return buf;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the report */
+
+struct report {
+	FILE *out;
+	const struct memscope_batch *b;
+	const struct memscope_batch_opts *o;
+	struct across r[N_ACROSS];
+	const char **names; /* short names of the inputs (input_names) */
+	char *names_buf;
+};
+
+/* Whether s fails the run for a pipeline: leaks of the kinds asked, a peak above the limit. */
+static int leaking(const struct memscope_summary *s, const struct memscope_batch_opts *o)
+{
+	return is_ok(s) &&
+	       (((o->fail_kinds & MEMSCOPE_LEAK_STEP) && s->num[MEMSCOPE_SUM_STEP_LEAKS] > 0) ||
+		       ((o->fail_kinds & MEMSCOPE_LEAK_EXIT) &&
+			       s->num[MEMSCOPE_SUM_EXIT_LEAKS] > 0));
+}
+
+static int over_peak(const struct memscope_summary *s, const struct memscope_batch_opts *o)
+{
+	return o->has_max_peak && is_ok(s) && has(s, MEMSCOPE_SUM_PEAK_BYTES) &&
+	       (uint64_t)s->num[MEMSCOPE_SUM_PEAK_BYTES] > o->max_peak;
+}
+
+/* The names of the figures input i stands out in, joined by sep (nothing when none). */
+static void put_stands_out(struct report *rp, uint64_t i, const char *sep, int json)
+{
+	size_t k;
+	const char *at = "";
+
+	for (k = 0; k < N_ACROSS; k++)
+		if (stands_out(&rp->b->s[i], &across_figures[k], &rp->r[k])) {
+			fprintf(rp->out, json ? "%s\"%s\"" : "%s%s", at,
+				field_names[across_figures[k].f]);
+			at = sep;
+		}
+}
+
+/* A CSV field of a summary */
+static void csv_value(FILE *out, const struct memscope_summary *s, size_t f)
+{
+	if (!has(s, f))
+		return;
+	if (TEXT_FIELDS & BIT(f))
+		csv_field(out, s->str[f], strlen(s->str[f]));
+	else
+		fprintf(out, "%" PRId64, s->num[f]);
+}
+
+static void write_csv(struct report *rp)
+{
+	static const char *const rows[] = { "min", "median", "max", "imbalance" };
+	FILE *out = rp->out;
+	uint64_t i;
+	size_t f, k, w;
+
+	fputs("row", out);
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++)
+		fprintf(out, ",%s", field_names[f]);
+	fputs(",stands_out\n", out);
+	for (i = 0; i < rp->b->n; i++) {
+		fputs("input", out);
+		for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++) {
+			fputc(',', out);
+			csv_value(out, &rp->b->s[i], f);
+		}
+		fputc(',', out);
+		put_stands_out(rp, i, ";", 0);
+		fputc('\n', out);
+	}
+	for (w = 0; w < 4; w++) {
+		fputs(rows[w], out);
+		for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++) {
+			char buf[32];
+
+			fputc(',', out);
+			for (k = 0; k < N_ACROSS && across_figures[k].f != f; k++)
+				;
+			if (k == N_ACROSS || !rp->r[k].n)
+				continue;
+			if (w == 3)
+				fputs(rp->r[k].median > 0 ? imbalance(buf, sizeof(buf), &rp->r[k])
+							  : "",
+					out);
+			else
+				fprintf(out, "%" PRId64,
+					w == 0	 ? rp->r[k].min
+					: w == 1 ? rp->r[k].median
+						 : rp->r[k].max);
+		}
+		fputs(",\n", out);
+	}
+}
+
+static void write_json(struct report *rp, const struct memscope_batch_result *res)
+{
+	FILE *out = rp->out;
+	uint64_t i;
+	size_t k;
+
+	for (i = 0; i < rp->b->n; i++) {
+		fputs("{\"type\":\"input\",", out);
+		json_fields(out, &rp->b->s[i]);
+		fputs(",\"stands_out\":[", out);
+		put_stands_out(rp, i, ",", 1);
+		fputs("]}\n", out);
+	}
+	for (k = 0; k < N_ACROSS; k++) {
+		const struct across *r = &rp->r[k];
+		const char *sep = "";
+		char buf[32];
+
+		if (!r->n)
+			continue;
+		fprintf(out,
+			"{\"type\":\"across\",\"figure\":\"%s\",\"inputs\":%" PRIu64
+			",\"min\":%" PRId64 ",\"min_input\":%" PRIu64 ",\"median\":%" PRId64
+			",\"max\":%" PRId64 ",\"max_input\":%" PRIu64
+			",\"imbalance\":%s,\"stand_out\":[",
+			field_names[across_figures[k].f], r->n, r->min, r->min_at, r->median,
+			r->max, r->max_at, r->median > 0 ? imbalance(buf, sizeof(buf), r) : "null");
+		for (i = 0; i < rp->b->n; i++)
+			if (stands_out(&rp->b->s[i], &across_figures[k], r))
+				fprintf(out, "%s%" PRIu64, sep, i), sep = ",";
+		fputs("]}\n", out);
+	}
+	fprintf(out,
+		"{\"type\":\"summary\",\"inputs\":%" PRIu64 ",\"read\":%" PRIu64
+		",\"invalid\":%" PRIu64 ",\"error\":%" PRIu64 ",\"bytes\":%" PRIu64
+		",\"leaking\":%" PRIu64 ",\"over_peak\":%" PRIu64 "}\n",
+		res->n_inputs, res->n_ok, res->n_invalid, res->n_error, res->bytes, res->n_leaking,
+		res->n_over_peak);
+}
+
+/* A number of figure f as text: bytes in binary units, times in seconds, counts as they are. */
+static const char *num_text(char *buf, size_t n, size_t f, int64_t v)
+{
+	switch (f) {
+	case MEMSCOPE_SUM_BYTES:
+	case MEMSCOPE_SUM_PEAK_BYTES:
+	case MEMSCOPE_SUM_STEP_LEAK_BYTES:
+	case MEMSCOPE_SUM_EXIT_LEAK_BYTES:
+	case MEMSCOPE_SUM_INEFFICIENT_BYTES:
+	case MEMSCOPE_SUM_PEAK_OWNER_BYTES:
+		return memscope_bytes_text(buf, n, (uint64_t)v);
+	case MEMSCOPE_SUM_GROWTH_PER_STEP:
+		if (v < 0) {
+			buf[0] = '-';
+			memscope_bytes_text(buf + 1, n - 1, (uint64_t)(0 - v));
+		} else {
+			buf[0] = '+';
+			memscope_bytes_text(buf + 1, n - 1, (uint64_t)v);
+		}
+		return buf;
+	case MEMSCOPE_SUM_SPAN_NS:
+	case MEMSCOPE_SUM_PEAK_NS:
+		return memscope_seconds_text(buf, n, (uint64_t)v, 0);
+	default:
+		snprintf(buf, n, "%" PRId64, v);
+		return buf;
+	}
+}
+
+/* A figure of s as a text table shows it ("-" for none). */
+static const char *field_text(char *buf, size_t n, const struct memscope_summary *s, size_t f)
+{
+	if (!has(s, f))
+		return "-";
+	if (!(TEXT_FIELDS & BIT(f)))
+		return num_text(buf, n, f, s->num[f]);
+	memscope_text_escape(buf, n, s->str[f], strlen(s->str[f])); /* one printable line */
+	return buf;
+}
+
+/* "N (BYTES)" of a leak count and its bytes, "0" for none, "-" unknown. */
+static const char *leak_text(
+	char *buf, size_t n, const struct memscope_summary *s, size_t count, size_t bytes)
+{
+	char b[MEMSCOPE_BYTES_TEXT_MAX];
+
+	if (!has(s, count))
+		return "-";
+	if (!s->num[count])
+		return "0";
+	snprintf(buf, n, "%" PRId64 " (%s)", s->num[count],
+		memscope_bytes_text(b, sizeof(b), (uint64_t)s->num[bytes]));
+	return buf;
+}
+
+/* "#12 rank 3 device 0 (short name)": how the text names input i. */
+static void text_who(struct report *rp, uint64_t i)
+{
+	const struct memscope_summary *s = &rp->b->s[i];
+	char name[512];
+
+	fprintf(rp->out, "#%" PRIu64, i);
+	if (has(s, MEMSCOPE_SUM_RANK))
+		fprintf(rp->out, " rank %" PRId64, s->num[MEMSCOPE_SUM_RANK]);
+	if (has(s, MEMSCOPE_SUM_DEVICE)) {
+		memscope_text_escape(name, sizeof(name), s->str[MEMSCOPE_SUM_DEVICE],
+			strlen(s->str[MEMSCOPE_SUM_DEVICE]));
+		fprintf(rp->out, " device %s", name);
+	}
+	memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
+	fprintf(rp->out, " (%s)", name);
+}
+
+static void write_text(struct report *rp, const struct memscope_batch_result *res)
+{
+	FILE *out = rp->out;
+	const struct memscope_batch *b = rp->b;
+	uint64_t i;
+	size_t k;
+	char a[96], c[96], d[96], e[96], g[96], h[96], m[96], name[1024];
+
+	fprintf(out, "%5s %5s %6s %10s %12s %10s %5s %11s %20s %20s %20s  %s\n", "#", "RANK",
+		"DEVICE", "EVENTS", "SPAN", "PEAK", "STEP", "GROWTH/STEP", "STEP LEAKS",
+		"EXIT LEAKS", "INEFFICIENT", "INPUT");
+	for (i = 0; i < b->n; i++) {
+		const struct memscope_summary *s = &b->s[i];
+
+		memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
+		if (!is_ok(s)) {
+			fprintf(out, "%5" PRIu64 " %5s %6s %s: %s  %s\n", i,
+				field_text(a, sizeof(a), s, MEMSCOPE_SUM_RANK),
+				field_text(c, sizeof(c), s, MEMSCOPE_SUM_DEVICE),
+				field_text(h, sizeof(h), s, MEMSCOPE_SUM_STATUS), "not read", name);
+			continue;
+		}
+		if (has(s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS))
+			leak_text(m, sizeof(m), s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS,
+				MEMSCOPE_SUM_INEFFICIENT_BYTES);
+		else
+			strcpy(m, "-");
+		fprintf(out, "%5" PRIu64 " %5s %6s %10s %12s %10s %5s %11s %20s %20s %20s  %s\n", i,
+			field_text(a, sizeof(a), s, MEMSCOPE_SUM_RANK),
+			field_text(c, sizeof(c), s, MEMSCOPE_SUM_DEVICE),
+			field_text(d, sizeof(d), s, MEMSCOPE_SUM_EVENTS),
+			field_text(e, sizeof(e), s, MEMSCOPE_SUM_SPAN_NS),
+			field_text(g, sizeof(g), s, MEMSCOPE_SUM_PEAK_BYTES),
+			field_text(h, sizeof(h), s, MEMSCOPE_SUM_PEAK_STEP),
+			field_text(h + 32, sizeof(h) - 32, s, MEMSCOPE_SUM_GROWTH_PER_STEP),
+			leak_text(a + 32, sizeof(a) - 32, s, MEMSCOPE_SUM_STEP_LEAKS,
+				MEMSCOPE_SUM_STEP_LEAK_BYTES),
+			leak_text(c + 32, sizeof(c) - 32, s, MEMSCOPE_SUM_EXIT_LEAKS,
+				MEMSCOPE_SUM_EXIT_LEAK_BYTES),
+			m, name);
+	}
+	if (res->n_invalid + res->n_error) {
+		fprintf(out, "\nnot read (%" PRIu64 "):\n", res->n_invalid + res->n_error);
+		for (i = 0; i < b->n; i++)
+			if (!is_ok(&b->s[i])) {
+				const char *msg = b->s[i].str[MEMSCOPE_SUM_ERROR];
+
+				memscope_text_escape(
+					name, sizeof(name), msg ? msg : "", msg ? strlen(msg) : 0);
+				fprintf(out, "  #%" PRIu64 " %s\n", i, name);
+			}
+	}
+	fprintf(out, "\nacross %" PRIu64 " input%s read: %16s %16s %16s %10s\n", res->n_ok,
+		res->n_ok == 1 ? "" : "s", "lowest", "median", "highest", "max/median");
+	for (k = 0; k < N_ACROSS; k++) {
+		const struct across *r = &rp->r[k];
+		size_t f = across_figures[k].f;
+
+		if (!r->n)
+			continue;
+		fprintf(out, "  %-20s %16s %16s %16s %10s\n", field_names[f],
+			num_text(a, sizeof(a), f, r->min), num_text(c, sizeof(c), f, r->median),
+			num_text(d, sizeof(d), f, r->max), imbalance(e, sizeof(e), r));
+	}
+	fputs("\nstand out:\n", out);
+	for (k = 0, h[0] = 0; k < N_ACROSS; k++) {
+		const struct across *r = &rp->r[k];
+		size_t f = across_figures[k].f;
+		uint64_t n_out = 0;
+
+		for (i = 0; i < b->n; i++) {
+			if (!stands_out(&b->s[i], &across_figures[k], r))
+				continue;
+			if (!n_out++ && r->only_some)
+				fprintf(out, "  %s above 0 on %" PRIu64 " of %" PRIu64 " inputs:\n",
+					field_names[f], r->n_nonzero, r->n);
+			fputs("    ", out);
+			text_who(rp, i);
+			fprintf(out, ": %s %s, median %s\n", field_names[f],
+				num_text(a, sizeof(a), f, b->s[i].num[f]),
+				num_text(c, sizeof(c), f, r->median));
+			h[0] = 1;
+		}
+	}
+	if (!h[0])
+		fputs("  none\n", out);
+	fprintf(out,
+		"\n%" PRIu64 " input%s: %" PRIu64 " read, %" PRIu64 " invalid, %" PRIu64
+		" not readable; %s read\n",
+		res->n_inputs, res->n_inputs == 1 ? "" : "s", res->n_ok, res->n_invalid,
+		res->n_error, memscope_bytes_text(a, sizeof(a), res->bytes));
+	if (rp->o->fail_on_leak)
+		fprintf(out, "%" PRIu64 " input%s with leaks\n", res->n_leaking,
+			res->n_leaking == 1 ? "" : "s");
+	if (rp->o->has_max_peak)
+		fprintf(out, "%" PRIu64 " input%s above --max-peak %s\n", res->n_over_peak,
+			res->n_over_peak == 1 ? "" : "s",
+			memscope_bytes_text(a, sizeof(a), rp->o->max_peak));
+}
+
+int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct memscope_batch *b,
+	const struct memscope_batch_opts *o, struct memscope_batch_result *res)
+{
+	struct report rp = { out, b, o, { { 0 } }, NULL, NULL };
+	struct memscope_batch_result r0 = { 0 };
+	const char **inputs = NULL;
+	int64_t *v = malloc((b->n ? b->n : 1) * sizeof(*v));
+	uint64_t i;
+	size_t k;
+	int rc = 0;
+
+	if (!res)
+		res = &r0;
+	memset(res, 0, sizeof(*res));
+	if (!v || !(inputs = calloc(b->n ? b->n : 1, sizeof(*inputs))) ||
+		!(rp.names = calloc(b->n ? b->n : 1, sizeof(*rp.names)))) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < b->n; i++) {
+		const struct memscope_summary *s = &b->s[i];
+
+		inputs[i] = s->str[MEMSCOPE_SUM_INPUT] ? s->str[MEMSCOPE_SUM_INPUT] : "";
+		res->n_inputs++;
+		if (is_ok(s))
+			res->n_ok++;
+		else if (s->str[MEMSCOPE_SUM_STATUS] &&
+			 !strcmp(s->str[MEMSCOPE_SUM_STATUS], "invalid"))
+			res->n_invalid++;
+		else
+			res->n_error++;
+		if (has(s, MEMSCOPE_SUM_BYTES))
+			res->bytes += (uint64_t)s->num[MEMSCOPE_SUM_BYTES];
+		res->n_leaking += o->fail_on_leak && leaking(s, o);
+		res->n_over_peak += over_peak(s, o);
+	}
+	if (!(rp.names_buf = input_names(inputs, b->n, rp.names))) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (k = 0; k < N_ACROSS; k++)
+		across_of(b, &across_figures[k], v, &rp.r[k]);
+	if (fmt == MEMSCOPE_BATCH_CSV)
+		write_csv(&rp);
+	else if (fmt == MEMSCOPE_BATCH_JSON)
+		write_json(&rp, res);
+	else
+		write_text(&rp, res);
+	rc = ferror(out) ? MEMSCOPE_E_IO : 0;
+out:
+	free(rp.names_buf);
+	free(rp.names);
+	free(inputs);
+	free(v);
+	return rc;
+}

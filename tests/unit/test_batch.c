@@ -1,0 +1,331 @@
+/* Unit tests of memscope-batch's library side (memscope/batch.h): one read's summary against the
+ * analyses run alone, summaries through their JSON lines and back, parts merged, the figures
+ * across inputs and what stands out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* An input of path alone. */
+static struct memscope_batch_input input_of(const char *path)
+{
+	struct memscope_batch_input in = { 0 };
+
+	in.path = (char *)path;
+	in.rank = -1;
+	return in;
+}
+
+/* The report of b in fmt as a string (the caller frees). */
+static char *report(const struct memscope_batch *b, enum memscope_batch_format fmt,
+	const struct memscope_batch_opts *o, struct memscope_batch_result *res)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(memscope_batch_write(f, fmt, b, o, res), 0);
+	fclose(f);
+	return text;
+}
+
+START_TEST(summary_equals_analyses)
+{
+	const char *path = testdata("leaks.csv");
+	struct memscope_batch_input in = input_of(path);
+	struct memscope_summary s = { 0 };
+	struct memscope_error err;
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_leaks *l = memscope_leaks_new(NULL, st);
+	struct memscope_peak *p = memscope_peak_new(NULL, st);
+	const struct memscope_run_item items[] = { { &memscope_leaks_analysis, l },
+		{ &memscope_peak_analysis, p } };
+	const struct memscope_peak_track *t;
+	size_t n;
+	long k;
+
+	ck_assert_int_eq(memscope_summary_read(&s, &in, 7, NULL, &err), 0);
+	ck_assert_int_eq(memscope_run(&path, 1, st, NULL, items, 2, NULL, NULL, &err), 0);
+	ck_assert_str_eq(s.str[MEMSCOPE_SUM_STATUS], "ok");
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_INDEX], 7);
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EXIT_LEAKS], memscope_leaks_stats(l)->n_exit_leaks);
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EXIT_LEAK_BYTES], memscope_leaks_stats(l)->exit_bytes);
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EVENTS], memscope_leaks_stats(l)->n_events);
+	ck_assert_int_gt(s.num[MEMSCOPE_SUM_EXIT_LEAKS], 0);
+	t = memscope_peak_tracks(p, &n);
+	ck_assert_int_ge(k = memscope_peak_track_of_peak(p), 0);
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_PEAK_BYTES], t[k].peak);
+	ck_assert_str_eq(s.str[MEMSCOPE_SUM_PEAK_POOL], "PTA");
+	/* no ACCESS rows: no inefficient figures; one device, from the blocks */
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_ACCESSES], 0);
+	ck_assert(!(s.has & UINT64_C(1) << MEMSCOPE_SUM_INEFFICIENT_BYTES));
+	ck_assert_str_eq(s.str[MEMSCOPE_SUM_DEVICE], "0");
+	memscope_summary_clear(&s);
+	memscope_leaks_free(l);
+	memscope_peak_free(p);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+START_TEST(summary_of_bad_input)
+{
+	char path[] = "/tmp/test_batch_XXXXXX";
+	int fd = mkstemp(path);
+	struct memscope_batch_input in = input_of(path);
+	struct memscope_summary s = { 0 };
+	struct memscope_error err;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* empty: invalid, every figure unknown, the message names it */
+	ck_assert_int_eq(memscope_summary_read(&s, &in, 0, NULL, &err), MEMSCOPE_E_INVALID);
+	ck_assert_str_eq(s.str[MEMSCOPE_SUM_STATUS], "invalid");
+	ck_assert_ptr_nonnull(strstr(s.str[MEMSCOPE_SUM_ERROR], path));
+	ck_assert(!(s.has & UINT64_C(1) << MEMSCOPE_SUM_EVENTS));
+	unlink(path);
+	/* gone: an I/O error */
+	ck_assert_int_eq(memscope_summary_read(&s, &in, 0, NULL, &err), MEMSCOPE_E_IO);
+	ck_assert_str_eq(s.str[MEMSCOPE_SUM_STATUS], "error");
+	memscope_summary_clear(&s);
+}
+END_TEST
+
+/* A summary line of input i with peak bytes peak, step leaks leaks. */
+static char *line_of(uint64_t i, int64_t peak, int64_t leaks)
+{
+	char *s = NULL;
+
+	ck_assert_int_gt(
+		asprintf(&s,
+			"{\"index\":%llu,\"input\":\"rank%llu/d\\u0001\\\"q.csv\",\"rank\":%llu,"
+			"\"device\":\"0\",\"status\":\"ok\",\"error\":\"\",\"events\":%llu,"
+			"\"peak_bytes\":%lld,\"pool_peaks\":{\"PTA\":%lld,\"HAL\":5},"
+			"\"step_leaks\":%lld,\"step_leak_bytes\":%lld,\"exit_leaks\":0,"
+			"\"growth_per_step\":-3}",
+			(unsigned long long)i, (unsigned long long)i, (unsigned long long)i,
+			(unsigned long long)(1000 + i), (long long)peak, (long long)peak,
+			(long long)leaks, (long long)leaks * 4096),
+		0);
+	return s;
+}
+
+/* Ten inputs: peaks about 100 MiB but input 6's 400 MiB; step leaks on inputs 2 and 8. */
+static struct memscope_batch *ten(void)
+{
+	struct memscope_batch *b = memscope_batch_new(10, 42, 0);
+	struct memscope_error err;
+	uint64_t i;
+
+	ck_assert_ptr_nonnull(b);
+	for (i = 0; i < 10; i++) {
+		char *l = line_of(i, (i == 6 ? 400 : 100 + (int64_t)i) << 20, i == 2 || i == 8);
+
+		ck_assert_int_eq(memscope_batch_add_line(b, l, strlen(l), "t", i, &err), 0);
+		free(l);
+	}
+	return b;
+}
+
+START_TEST(lines_round_trip)
+{
+	struct memscope_batch *b = ten(), *c = memscope_batch_new(10, 42, 0);
+	struct memscope_batch_opts o = { 0 };
+	struct memscope_error err;
+	char *again = NULL, *r1, *r2;
+	size_t len = 0;
+	uint64_t i;
+	FILE *f;
+
+	/* written and read back, a summary is the same summary */
+	for (i = 0; i < 10; i++) {
+		FILE *m = open_memstream(&again, &len);
+
+		ck_assert_int_eq(memscope_summary_write(m, memscope_batch_get(b, i)), 0);
+		fclose(m);
+		ck_assert_int_eq(memscope_batch_add_line(c, again, len - 1, "t", i, &err), 0);
+		free(again);
+		again = NULL;
+	}
+	ck_assert_int_eq(memscope_batch_complete(c, &err), 0);
+	r1 = report(b, MEMSCOPE_BATCH_JSON, &o, NULL);
+	r2 = report(c, MEMSCOPE_BATCH_JSON, &o, NULL);
+	ck_assert_str_eq(r1, r2);
+	ck_assert_ptr_nonnull(strstr(r1, "\"pool_peaks\":{\"PTA\":104857600,\"HAL\":5}"));
+	ck_assert_ptr_nonnull(strstr(r1, "rank0/d\\u0001\\\"q.csv"));
+	free(r1);
+	free(r2);
+	/* text: the control byte escaped */
+	r1 = report(b, MEMSCOPE_BATCH_TEXT, &o, NULL);
+	ck_assert_ptr_null(strchr(r1, '\001'));
+	free(r1);
+	/* a part of shard 1/2 holds the odd inputs */
+	f = open_memstream(&again, &len);
+	ck_assert_int_eq(memscope_batch_part_header(f, 10, 42, 0, 1, 2), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(again, "\"shard\":1,\"shards\":2"));
+	free(again);
+	memscope_batch_free(b);
+	memscope_batch_free(c);
+}
+END_TEST
+
+START_TEST(lines_refused)
+{
+	static const char *const bad[] = {
+		"", "[]", "{\"index\":0,\"input\":\"a\",\"status\":\"ok\"} x",
+		"{\"index\":0,\"index\":0,\"input\":\"a\",\"status\":\"ok\"}",
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\",\"nosuch\":1}",
+		"{\"index\":\"0\",\"input\":\"a\",\"status\":\"ok\"}",
+		"{\"index\":0,\"input\":5,\"status\":\"ok\"}",
+		"{\"index\":0,\"input\":\"a\\q\",\"status\":\"ok\"}",
+		"{\"index\":0,\"input\":\"a\\ud800\",\"status\":\"ok\"}",
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\",\"events\":99999999999999999999}",
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\",\"events\":1.5}",
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\",\"pool_peaks\":{\"PTA\":}}",
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\"",
+		"{\"index\":3,\"input\":\"a\",\"status\":\"ok\"}",  /* beyond the inputs */
+		"{\"index\":-1,\"input\":\"a\",\"status\":\"ok\"}", /* beyond the inputs */
+		"{\"index\":0,\"status\":\"ok\"}",		    /* no input */
+	};
+	struct memscope_batch *b = memscope_batch_new(2, 1, 0);
+	struct memscope_error err;
+	const char *good = "{\"index\":0,\"input\":\"a\",\"status\":\"ok\"}";
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(memscope_batch_add_line(b, bad[i], strlen(bad[i]), "p", 2, &err) ==
+				      MEMSCOPE_E_INVALID,
+			"%s", bad[i]);
+		ck_assert_uint_eq(err.line, 2);
+	}
+	ck_assert_int_eq(memscope_batch_add_line(b, good, strlen(good), "p", 1, &err), 0);
+	/* the same input twice */
+	ck_assert_int_eq(
+		memscope_batch_add_line(b, good, strlen(good), "p", 3, &err), MEMSCOPE_E_INVALID);
+	ck_assert_int_eq(memscope_batch_complete(b, &err), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "input 1"));
+	memscope_batch_free(b);
+}
+END_TEST
+
+/* The part of shard k of n of the ten inputs of ten(), as text. */
+static char *part_of(const struct memscope_batch *b, uint64_t k, uint64_t n, uint64_t hash)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	uint64_t i;
+
+	ck_assert_int_eq(memscope_batch_part_header(f, 10, hash, 0, k, n), 0);
+	for (i = k; i < 10; i += n)
+		ck_assert_int_eq(memscope_summary_write(f, memscope_batch_get(b, i)), 0);
+	fclose(f);
+	return text;
+}
+
+/* Read part text into *m. */
+static int read_part(struct memscope_batch **m, const char *text, struct memscope_error *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	uint64_t k, n;
+	int rc;
+
+	ck_assert_ptr_nonnull(f);
+	rc = memscope_batch_read_part(m, f, "part", &k, &n, err);
+	fclose(f);
+	return rc;
+}
+
+START_TEST(parts_merge)
+{
+	struct memscope_batch *b = ten(), *m = NULL;
+	struct memscope_batch_opts o = { 0 };
+	struct memscope_error err;
+	char *p[3], *whole, *merged, *other;
+	int fmt;
+	size_t k;
+
+	for (k = 0; k < 3; k++)
+		p[k] = part_of(b, k, 3, 42);
+	/* shards 2 and 0 only: an input of shard 1 is missing */
+	ck_assert_int_eq(read_part(&m, p[2], &err), 0);
+	ck_assert_int_eq(read_part(&m, p[0], &err), 0);
+	ck_assert_int_eq(memscope_batch_complete(m, &err), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "input 1"));
+	/* a part given twice */
+	ck_assert_int_eq(read_part(&m, p[0], &err), MEMSCOPE_E_INVALID);
+	ck_assert_int_eq(read_part(&m, p[1], &err), 0);
+	ck_assert_int_eq(memscope_batch_complete(m, &err), 0);
+	for (fmt = 0; fmt < 3; fmt++) {
+		whole = report(b, (enum memscope_batch_format)fmt, &o, NULL);
+		merged = report(m, (enum memscope_batch_format)fmt, &o, NULL);
+		ck_assert_str_eq(whole, merged);
+		free(whole);
+		free(merged);
+	}
+	/* another run's part (another list of inputs), and what is no part */
+	other = part_of(b, 0, 3, 43);
+	ck_assert_int_eq(read_part(&m, other, &err), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "another run"));
+	ck_assert_int_eq(read_part(&m, "index,input\n", &err), MEMSCOPE_E_INVALID);
+	ck_assert_int_eq(read_part(&m, "", &err), MEMSCOPE_E_INVALID);
+	free(other);
+	for (k = 0; k < 3; k++)
+		free(p[k]);
+	memscope_batch_free(m);
+	memscope_batch_free(b);
+}
+END_TEST
+
+START_TEST(across_and_outliers)
+{
+	struct memscope_batch *b = ten();
+	struct memscope_batch_opts o = { 1, MEMSCOPE_LEAK_STEP, 1, 200 << 20 };
+	struct memscope_batch_result res;
+	char *csv = report(b, MEMSCOPE_BATCH_CSV, &o, &res), *json, *text, *line;
+
+	/* the outsized peak and the two leaking inputs stand out, nothing else does */
+	ck_assert_ptr_nonnull(strstr(csv, ",peak_bytes\n"));
+	ck_assert_ptr_nonnull(strstr(csv, ",step_leak_bytes\n"));
+	line = strstr(csv, "input,6,");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_ptr_nonnull(strstr(line, ",peak_bytes\n"));
+	ck_assert_int_eq((int)(strstr(csv, ",peak_bytes\n") - line) < 400, 1);
+	ck_assert_uint_eq(res.n_leaking, 2);
+	ck_assert_uint_eq(res.n_over_peak, 1);
+	ck_assert_uint_eq(res.n_ok, 10);
+	/* median: the lower middle of 100..105, 107..109 and 400 MiB is 104 MiB */
+	json = report(b, MEMSCOPE_BATCH_JSON, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(json,
+		"\"figure\":\"peak_bytes\",\"inputs\":10,\"min\":104857600,\"min_input\":0,"
+		"\"median\":109051904,\"max\":419430400,\"max_input\":6,\"imbalance\":3.85,"
+		"\"stand_out\":[6]"));
+	ck_assert_ptr_nonnull(strstr(json, "\"figure\":\"step_leak_bytes\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"stand_out\":[2,8]"));
+	text = report(b, MEMSCOPE_BATCH_TEXT, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "step_leak_bytes above 0 on 2 of 10 inputs"));
+	ck_assert_ptr_nonnull(strstr(text, "#6 rank 6 device 0"));
+	free(csv);
+	free(json);
+	free(text);
+	memscope_batch_free(b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("batch");
+	TCase *tc = tcase_create("batch");
+
+	tcase_add_test(tc, summary_equals_analyses);
+	tcase_add_test(tc, summary_of_bad_input);
+	tcase_add_test(tc, lines_round_trip);
+	tcase_add_test(tc, lines_refused);
+	tcase_add_test(tc, parts_merge);
+	tcase_add_test(tc, across_and_outliers);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
