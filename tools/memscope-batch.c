@@ -38,7 +38,7 @@ static const struct cli_option options[] = {
 	{ "fail-on-leak", 0, OPT_FAIL_ON_LEAK, NULL, "exit 1 when an input has leaks of --kinds",
 		NULL },
 	{ "kinds", 0, OPT_KINDS, "LIST",
-		"leaks --fail-on-leak counts: step, exit or all (default all)", NULL },
+		"leaks --fail-on-leak counts: step, exit or all (default step)", NULL },
 	{ "max-peak", 0, OPT_MAX_PEAK, "SIZE",
 		"exit 1 when an input's peak is above SIZE; K, M, G, T suffixes", NULL },
 	{ "list", 0, OPT_LIST, NULL, "print the inputs found, with rank and device, and exit",
@@ -100,7 +100,8 @@ bad:
 }
 
 /* What --merge does not take, and what --shard does not. 0 or CLI_EXIT_USAGE (printed). */
-static int check_modes(const struct batch_opts *o, int format_given, int jobs_given)
+static int check_modes(
+	const struct batch_opts *o, int format_given, int jobs_given, int kinds_given)
 {
 	const char *bad = NULL;
 
@@ -116,10 +117,40 @@ static int check_modes(const struct batch_opts *o, int format_given, int jobs_gi
 		bad = "--shard and --format (a part has a format of its own, for --merge)";
 	else if (o->sharded && (o->fail.fail_on_leak || o->fail.has_max_peak))
 		bad = "--shard and --fail-on-leak or --max-peak (give them to --merge)";
+	else if (o->list && (format_given || strcmp(o->common.output, "-")))
+		bad = "--list and --format or -o (it prints the inputs found, as text)";
+	if (!bad && kinds_given && !o->fail.fail_on_leak) {
+		cli_msg(&tool, "--kinds says which leaks --fail-on-leak counts: give it too");
+		return CLI_EXIT_USAGE;
+	}
 	if (!bad)
 		return 0;
 	cli_msg(&tool, "%s cannot be given together", bad);
 	return CLI_EXIT_USAGE;
+}
+
+/*
+ * Every PATH must exist: one that does not is a mistyped command, not a failed input (what a
+ * PATH holds that cannot be read is one). Standard input is no input of a batch. 0 or
+ * CLI_EXIT_USAGE (printed).
+ */
+static int check_paths(const struct batch_opts *o)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < o->n_paths; i++) {
+		if (!strcmp(o->paths[i], "-")) {
+			cli_msg(&tool, "standard input cannot be read by workers: give files or "
+				       "folders");
+			return CLI_EXIT_USAGE;
+		}
+		if (stat(o->paths[i], &st)) {
+			cli_msg(&tool, "%s: %s", o->paths[i], strerror(errno));
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct batch_opts *o)
@@ -133,7 +164,7 @@ static int parse_args(int argc, char **argv, struct batch_opts *o)
 	unsigned long long n;
 	uint64_t jobs;
 	unsigned format = o->format;
-	int c, rc = 0, format_given = 0, jobs_given = 0;
+	int c, rc = 0, format_given = 0, jobs_given = 0, kinds_given = 0;
 
 	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
 		switch (c) {
@@ -161,6 +192,7 @@ static int parse_args(int argc, char **argv, struct batch_opts *o)
 			break;
 		case OPT_KINDS:
 			rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->fail.fail_kinds);
+			kinds_given = 1;
 			break;
 		case OPT_MAX_PEAK:
 			if (cli_parse_size(optarg, &n)) {
@@ -187,7 +219,8 @@ static int parse_args(int argc, char **argv, struct batch_opts *o)
 	}
 	o->paths = (const char *const *)argv + optind;
 	o->n_paths = (size_t)(argc - optind);
-	if ((rc = check_modes(o, format_given, jobs_given)))
+	if ((rc = check_modes(o, format_given, jobs_given, kinds_given)) ||
+		(!o->merge && (rc = check_paths(o))))
 		return rc;
 	if (!o->sharded && !o->list &&
 		(rc = cli_report_format(&tool, o->common.output, NULL, format_given, &format)))
@@ -264,9 +297,20 @@ static void child(const struct batch_opts *o, const struct memscope_walk *w, uin
 	_exit(fclose(f) ? CLI_EXIT_IO : 0);
 }
 
-/* The fatal signals cli_out catches: a worker takes them as they come (the parent's handler
- * would remove the parent's temporary output). */
+/* The fatal signals cli_out catches, and what they did when the tool started: a worker takes
+ * them so (the parent's handler would remove the parent's temporary output; one the caller
+ * ignores, a background job's SIGINT, stays ignored). */
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
+#define N_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+static struct sigaction started_with[N_FATAL];
+
+static void keep_dispositions(void)
+{
+	size_t s;
+
+	for (s = 0; s < N_FATAL; s++)
+		sigaction(fatal_signals[s], NULL, &started_with[s]);
+}
 
 /* Start a worker on input i into k. 0, or CLI_EXIT_IO (printed). */
 static int start(
@@ -286,8 +330,8 @@ static int start(
 	k->pid = fork();
 	if (k->pid == 0) {
 		close(p[0]);
-		for (s = 0; s < sizeof(fatal_signals) / sizeof(fatal_signals[0]); s++)
-			signal(fatal_signals[s], SIG_DFL);
+		for (s = 0; s < N_FATAL; s++)
+			sigaction(fatal_signals[s], &started_with[s], NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		child(o, w, i, p[1]);
 	}
@@ -313,9 +357,11 @@ struct run {
 	struct memscope_batch *b;
 	uint64_t *todo; /* the inputs to read, in order */
 	uint64_t n_todo, next, n_done, n_failed;
-	uint64_t *size;			/* each input's size in bytes (0: not known) */
-	uint64_t total, done_bytes;	/* of the inputs to read; of those finished */
-	long max_rss_kib;		/* the largest worker */
+	uint64_t *size;		    /* each input's size in bytes (0: not known) */
+	uint64_t total, done_bytes; /* of the inputs to read; of those finished */
+	long max_rss_kib;	    /* the largest worker */
+	const char **files;	    /* every file the run reads: the output is never one of them */
+	size_t n_files;
 	struct memscope_read_opts prog; /* cli_progress's callback, when shown */
 	char label[64];
 	const char *labels[1];
@@ -415,6 +461,9 @@ static int finish(struct run *r, struct worker *k)
 	if (s && strcmp(s->str[MEMSCOPE_SUM_STATUS], "ok")) {
 		say_failed(s);
 		r->n_failed++;
+	} else if (s && s->num[MEMSCOPE_SUM_SKIPPED] > 0) {
+		cli_msg(&tool, "%s: %" PRId64 " bad row(s) skipped (--lenient)",
+			r->w->inputs[k->input].path, s->num[MEMSCOPE_SUM_SKIPPED]);
 	}
 	return 0;
 }
@@ -552,72 +601,45 @@ static int list_inputs(const struct memscope_walk *w, FILE *out)
 static int read_parts(const struct batch_opts *o, struct memscope_batch **b)
 {
 	struct memscope_error err;
-	uint64_t shards = 0, *seen = NULL, shard, n_shards;
-	size_t i;
+	uint64_t shard, n_shards, i;
+	size_t k;
 	int rc = 0;
 
-	for (i = 0; i < o->n_paths && !rc; i++) {
-		FILE *f = strcmp(o->paths[i], "-") ? fopen(o->paths[i], "r") : stdin;
+	for (k = 0; k < o->n_paths && !rc; k++) {
+		FILE *f = strcmp(o->paths[k], "-") ? fopen(o->paths[k], "r") : stdin;
 
 		memscope_error_clear(&err);
 		if (!f) {
-			cli_msg(&tool, "%s: %s", o->paths[i], strerror(errno));
-			rc = CLI_EXIT_IO;
-			break;
+			cli_msg(&tool, "%s: %s", o->paths[k], strerror(errno));
+			return CLI_EXIT_IO;
 		}
-		rc = memscope_batch_read_part(b, f, o->paths[i], &shard, &n_shards, &err);
+		rc = memscope_batch_read_part(b, f, o->paths[k], &shard, &n_shards, &err);
 		if (f != stdin)
 			fclose(f);
-		if (rc) {
-			rc = cli_error(&tool, &err);
-			break;
-		}
-		if (!seen && !(seen = calloc(n_shards, sizeof(*seen)))) {
-			cli_msg(&tool, "out of memory");
-			rc = CLI_EXIT_IO;
-		} else if (shards && n_shards != shards) {
-			cli_msg(&tool,
-				"%s: shard %" PRIu64 "/%" PRIu64 " of a run in %" PRIu64
-				" shards, the other parts are of %" PRIu64,
-				o->paths[i], shard, n_shards, n_shards, shards);
-			rc = CLI_EXIT_INVALID;
-		} else if (seen && seen[shard]++) {
-			cli_msg(&tool, "%s: shard %" PRIu64 "/%" PRIu64 " given twice", o->paths[i],
-				shard, n_shards);
-			rc = CLI_EXIT_INVALID;
-		}
-		shards = n_shards;
 	}
-	for (i = 0; !rc && i < shards; i++)
-		if (!seen[i]) {
-			cli_msg(&tool,
-				"shard %zu/%" PRIu64 " is missing: every part of the run is "
-				"needed",
-				i, shards);
-			rc = CLI_EXIT_INVALID;
-		}
-	if (!rc && (rc = memscope_batch_complete(*b, &err)))
-		rc = cli_error(&tool, &err);
-	for (i = 0; !rc && i < (*b ? memscope_batch_inputs(*b) : 0); i++) {
+	if (rc || (rc = memscope_batch_complete(*b, &err)))
+		return cli_error(&tool, &err);
+	for (i = 0; i < memscope_batch_inputs(*b); i++) {
 		const struct memscope_summary *s = memscope_batch_get(*b, i);
 
 		if (strcmp(s->str[MEMSCOPE_SUM_STATUS], "ok")) /* as the run said it */
 			say_failed(s);
 	}
-	free(seen);
-	return rc;
+	return 0;
 }
 
 /* Write the result (or with --shard the part) of b to the output. 0 or an exit status. */
-static int write_result(const struct batch_opts *o, const struct memscope_batch *b,
-	uint64_t n_inputs, uint64_t hash, struct memscope_batch_result *res)
+static int write_result(const struct batch_opts *o, const struct run *r,
+	const struct memscope_batch *b, uint64_t n_inputs, uint64_t hash,
+	struct memscope_batch_result *res)
 {
 	struct cli_out out = { 0 };
 	uint64_t i;
 	int rc;
 
-	if ((rc = cli_out_open(
-		     &tool, &out, o->common.output, o->common.force, o->paths, o->n_paths)))
+	/* never over a file read, one found under a folder given too (--force or not) */
+	if ((rc = cli_out_open(&tool, &out, o->common.output, o->common.force,
+		     r->files ? r->files : o->paths, r->files ? r->n_files : o->n_paths)))
 		return rc;
 	if (o->sharded) {
 		rc = memscope_batch_part_header(
@@ -636,6 +658,49 @@ static int write_result(const struct batch_opts *o, const struct memscope_batch 
 	return cli_out_commit(&tool, &out);
 }
 
+/* The last stderr line of a run (with -q, none): what was read, how fast, the largest worker;
+ * what the walk left out. */
+static void say_done(const struct batch_opts *o, const struct run *r,
+	const struct memscope_batch_result *res, double secs)
+{
+	char bytes[MEMSCOPE_BYTES_TEXT_MAX], rate[MEMSCOPE_BYTES_TEXT_MAX];
+	char rss[MEMSCOPE_BYTES_TEXT_MAX];
+	unsigned long n_workers = o->jobs < r->n_todo ? o->jobs : (unsigned long)r->n_todo;
+	uint64_t read = 0, i;
+
+	if (o->merge) {
+		cli_msg(&tool,
+			"%" PRIu64 " inputs from %zu parts: %" PRIu64 " read, %" PRIu64
+			" failed (%" PRIu64 " invalid, %" PRIu64 " not readable)",
+			res->n_inputs, o->n_paths, res->n_ok, res->n_invalid + res->n_error,
+			res->n_invalid, res->n_error);
+		return;
+	}
+	for (i = 0; i < r->n_todo; i++) { /* bytes read, as the report counts them */
+		const struct memscope_summary *s = memscope_batch_get(r->b, r->todo[i]);
+
+		if (s && s->has & UINT64_C(1) << MEMSCOPE_SUM_BYTES)
+			read += (uint64_t)s->num[MEMSCOPE_SUM_BYTES];
+	}
+	cli_msg(&tool,
+		"%" PRIu64 " input%s%s: %" PRIu64 " read, %" PRIu64 " failed; %s read in %.1f s "
+		"(%s/s), %lu worker%s, the largest %s",
+		r->n_todo, r->n_todo == 1 ? "" : "s", o->sharded ? " of this shard" : "",
+		r->n_todo - r->n_failed, r->n_failed,
+		memscope_bytes_text(bytes, sizeof(bytes), read), secs,
+		memscope_bytes_text(
+			rate, sizeof(rate), (uint64_t)((double)read / (secs > 0 ? secs : 1))),
+		n_workers, n_workers == 1 ? "" : "s",
+		memscope_bytes_text(rss, sizeof(rss), (uint64_t)r->max_rss_kib * 1024));
+	if (r->w->n_skipped || r->w->n_orphan_traces)
+		cli_msg(&tool,
+			"%" PRIu64
+			" file(s) under the folders are no input and were skipped, %" PRIu64
+			" python_trace file(s) had no input beside them (--list shows what is "
+			"read)",
+			r->w->n_skipped, r->w->n_orphan_traces);
+}
+
 static double now_seconds(void)
 {
 	struct timespec ts;
@@ -649,6 +714,28 @@ static void walk_notice(void *ctx, uint32_t src, const char *msg)
 {
 	(void)ctx, (void)src;
 	cli_msg(&tool, "%s", msg);
+}
+
+/* The PATHs and every file found under them, for the output's checks (NULL on OOM). */
+static const char **inputs_read(
+	const struct batch_opts *o, const struct memscope_walk *w, size_t *n)
+{
+	size_t i, t, k = 0, total = o->n_paths;
+	const char **f;
+
+	for (i = 0; i < w->n; i++)
+		total += 1 + w->inputs[i].n_traces;
+	if (!(f = calloc(total, sizeof(*f))))
+		return NULL;
+	for (i = 0; i < o->n_paths; i++)
+		f[k++] = o->paths[i];
+	for (i = 0; i < w->n; i++) {
+		f[k++] = w->inputs[i].path;
+		for (t = 0; t < w->inputs[i].n_traces; t++)
+			f[k++] = w->inputs[i].traces[t];
+	}
+	*n = k;
+	return f;
 }
 
 /* Walk the PATHs and read the inputs of this run (of its shard) into *b. 0 or an exit status. */
@@ -665,6 +752,10 @@ static int run_inputs(
 	*hash = memscope_walk_hash(w);
 	if (o->list)
 		return 0;
+	if (!(r->files = inputs_read(o, w, &r->n_files))) {
+		cli_msg(&tool, "out of memory");
+		return CLI_EXIT_IO;
+	}
 	if (!w->n) {
 		cli_msg(&tool, "no input found in the %s given (see memscope-batch(1), INPUTS)",
 			o->n_paths == 1 ? "PATH" : "PATHs");
@@ -695,8 +786,9 @@ int main(int argc, char **argv)
 		.list = 0,		       /* --list */
 		.format = MEMSCOPE_BATCH_TEXT, /* --format: text, or -o's ending */
 		.fail.fail_on_leak = 0,	       /* --fail-on-leak: leaks leave the status 0 */
-		.fail.fail_kinds = MEMSCOPE_LEAK_STEP | MEMSCOPE_LEAK_EXIT, /* --kinds all */
-		.fail.has_max_peak = 0,					    /* --max-peak: none */
+		/* --kinds step: blocks unreleased at exit are in nearly every dump */
+		.fail.fail_kinds = MEMSCOPE_LEAK_STEP,
+		.fail.has_max_peak = 0,	  /* --max-peak: none */
 		.common.output = "-",	  /* -o: standard output */
 		.common.force = 0,	  /* -f: never over an existing file */
 		.common.quiet = 0,	  /* -q: the summary on stderr */
@@ -711,6 +803,7 @@ int main(int argc, char **argv)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int status;
 
+	keep_dispositions();
 	o.jobs = cpus > 0 ? (unsigned long)cpus : 1;
 	r.o = &o, r.w = &w;
 	if ((status = parse_args(argc, argv, &o))) {
@@ -729,7 +822,7 @@ int main(int argc, char **argv)
 		status = list_inputs(&w, stdout) || fflush(stdout) ? CLI_EXIT_IO : 0;
 	if (status || o.list)
 		goto out;
-	if ((status = write_result(&o, o.merge ? merged : r.b, w.n, hash, &res)))
+	if ((status = write_result(&o, &r, o.merge ? merged : r.b, w.n, hash, &res)))
 		goto out;
 	/* a shard that wrote its part has done its job: the merge says what failed */
 	status = o.sharded			    ? 0
@@ -737,42 +830,14 @@ int main(int argc, char **argv)
 		 : res.n_invalid		    ? CLI_EXIT_INVALID
 		 : res.n_leaking || res.n_over_peak ? CLI_EXIT_FINDINGS
 						    : 0;
-	if (!o.common.quiet) {
-		char bytes[MEMSCOPE_BYTES_TEXT_MAX], rate[MEMSCOPE_BYTES_TEXT_MAX];
-		char rss[MEMSCOPE_BYTES_TEXT_MAX];
-		double secs = now_seconds() - t0;
-		unsigned long n_workers = o.jobs < r.n_todo ? o.jobs : (unsigned long)r.n_todo;
-
-		if (o.merge)
-			cli_msg(&tool,
-				"%" PRIu64 " inputs from %zu parts: %" PRIu64 " read, %" PRIu64
-				" invalid, %" PRIu64 " not readable",
-				res.n_inputs, o.n_paths, res.n_ok, res.n_invalid, res.n_error);
-		else
-			cli_msg(&tool,
-				"%" PRIu64 " of %zu inputs read%s, %" PRIu64
-				" failed; %s in %.1f s "
-				"(%s/s), %lu worker%s, largest worker %s",
-				r.n_done, w.n, o.sharded ? " (this shard's)" : "", r.n_failed,
-				memscope_bytes_text(bytes, sizeof(bytes), r.done_bytes), secs,
-				memscope_bytes_text(rate, sizeof(rate),
-					(uint64_t)((double)r.done_bytes / (secs > 0 ? secs : 1))),
-				n_workers, n_workers == 1 ? "" : "s",
-				memscope_bytes_text(
-					rss, sizeof(rss), (uint64_t)r.max_rss_kib * 1024));
-		if (w.n_skipped || w.n_orphan_traces)
-			cli_msg(&tool,
-				"%" PRIu64
-				" file(s) under the folders are no input and were skipped, "
-				"%" PRIu64 " python_trace file(s) had no input beside them (--list "
-				"shows what is read)",
-				w.n_skipped, w.n_orphan_traces);
-	}
+	if (!o.common.quiet)
+		say_done(&o, &r, &res, now_seconds() - t0);
 out:
 	memscope_batch_free(merged);
 	memscope_batch_free(r.b);
 	free(r.todo);
 	free(r.size);
+	free(r.files);
 	memscope_walk_free(&w);
 	return status;
 }

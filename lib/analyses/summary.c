@@ -269,6 +269,35 @@ static int read_traces(const struct memscope_batch_input *in, struct memscope_st
 	return rc;
 }
 
+/* A byte count as a figure: one beyond what a figure holds is held at its highest. */
+static int64_t bytes_figure(uint64_t bytes)
+{
+	return bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
+}
+
+/*
+ * The leaks of kind into field count and the one after it (their bytes): those of every pool but
+ * HAL when a pool carved out of HAL is among them (memscope_leaks_nested), which would count
+ * memory twice, as memscope-leaks' text says ("not summed: PTA lies inside HAL").
+ */
+static void leak_figures(struct memscope_summary *s, const struct memscope_leaks *l, unsigned kind,
+	enum memscope_sum_field count)
+{
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
+	size_t n = memscope_leaks_totals(l, kind, 0, t), i;
+	int nested = memscope_leaks_nested(l, kind, 0);
+	uint64_t blocks = 0, bytes = 0;
+
+	for (i = 0; i < n; i++) {
+		if (nested && t[i].pool == MEMSCOPE_SUB_HAL)
+			continue;
+		blocks += t[i].n;
+		bytes = bytes + t[i].bytes < bytes ? UINT64_MAX : bytes + t[i].bytes;
+	}
+	set_num(s, count, (int64_t)blocks);
+	set_num(s, count + 1, bytes_figure(bytes));
+}
+
 /* The figures of the analyses and of the read. 0 or NOMEM. */
 static int figures(struct memscope_summary *s, const struct seen *w, const struct tally *t,
 	const struct memscope_leaks *l, const struct memscope_peak *p,
@@ -294,15 +323,13 @@ static int figures(struct memscope_summary *s, const struct seen *w, const struc
 	set_num(s, MEMSCOPE_SUM_ALLOCATIONS, (int64_t)ls->n_alloc);
 	set_num(s, MEMSCOPE_SUM_FREES, (int64_t)ls->n_free);
 	set_num(s, MEMSCOPE_SUM_ACCESSES, (int64_t)t->n_access);
-	set_num(s, MEMSCOPE_SUM_EXIT_LEAKS, (int64_t)ls->n_exit_leaks);
-	set_num(s, MEMSCOPE_SUM_EXIT_LEAK_BYTES, (int64_t)ls->exit_bytes);
-	set_num(s, MEMSCOPE_SUM_STEP_LEAKS, (int64_t)ls->n_step_leaks);
-	set_num(s, MEMSCOPE_SUM_STEP_LEAK_BYTES, (int64_t)ls->step_bytes);
+	leak_figures(s, l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_SUM_EXIT_LEAKS);
+	leak_figures(s, l, MEMSCOPE_LEAK_STEP, MEMSCOPE_SUM_STEP_LEAKS);
 	if (t->n_access) {
 		const struct memscope_inefficient_stats *is = memscope_inefficient_stats(a);
 
 		set_num(s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS, (int64_t)is->n_blocks);
-		set_num(s, MEMSCOPE_SUM_INEFFICIENT_BYTES, (int64_t)is->bytes);
+		set_num(s, MEMSCOPE_SUM_INEFFICIENT_BYTES, bytes_figure(is->bytes));
 	}
 	return peak_figures(s, p, st);
 }

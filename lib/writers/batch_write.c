@@ -325,8 +325,8 @@ out:
 	return rc;
 }
 
-/* A summary's member into s; 1 for a key that is none of the fields or seen twice, or a value of
- * the wrong type. */
+/* A summary's member into s; 1 for a key that is none of the fields or seen twice, a value of the
+ * wrong type, or a negative one where none is. */
 static int summary_member(
 	void *ctx, const char *key, enum jtype type, int64_t num, const char *text)
 {
@@ -340,6 +340,8 @@ static int summary_member(
 		return 1;
 	if (type == J_NULL)
 		return 0;
+	if (type == J_NUM && num < 0 && f != MEMSCOPE_SUM_GROWTH_PER_STEP)
+		return 1; /* counts, bytes and times are never below 0 */
 	if (type == J_STR && !(s->str[f] = strdup(text)))
 		return MEMSCOPE_E_NOMEM;
 	s->num[f] = num;
@@ -353,6 +355,8 @@ static int summary_member(
 struct memscope_batch {
 	uint64_t n, hash;
 	int lenient;
+	uint64_t n_shards;	    /* of the parts read (0: none) */
+	uint8_t *shard_read;	    /* [n_shards]: its part was read */
 	struct memscope_summary *s; /* [n] */
 	uint8_t *taken;		    /* [n] */
 };
@@ -381,6 +385,7 @@ void memscope_batch_free(struct memscope_batch *b)
 		memscope_summary_clear(&b->s[i]);
 	free(b->s);
 	free(b->taken);
+	free(b->shard_read);
 	free(b);
 }
 
@@ -417,7 +422,8 @@ int memscope_batch_add_line(struct memscope_batch *b, const char *line, size_t l
 	else if (rc)
 		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, line_no,
 			"not an input's summary: %s",
-			rc == JP_BAD ? why : "an unknown or repeated key");
+			rc == JP_BAD ? why
+				     : "an unknown or repeated key, or a value out of its range");
 	else
 		rc = memscope_batch_add(b, &s, name, line_no, err);
 	memscope_summary_clear(&s);
@@ -487,6 +493,9 @@ static int read_line(FILE *f, char **line, size_t *cap, size_t *len, const char 
 	return 1;
 }
 
+/* the most shards a part may say its run has */
+#define MAX_SHARDS (1 << 24)
+
 int memscope_batch_read_part(struct memscope_batch **b, FILE *f, const char *name, uint64_t *shard,
 	uint64_t *n_shards, struct memscope_error *err)
 {
@@ -504,7 +513,7 @@ int memscope_batch_read_part(struct memscope_batch **b, FILE *f, const char *nam
 		goto out;
 	}
 	if ((rc = jp_object(line, len, head_member, &h, &why)) || h.seen != 0x7f ||
-		h.shard >= h.shards) {
+		h.shard >= h.shards || h.shards > MAX_SHARDS) {
 		rc = rc == MEMSCOPE_E_NOMEM ? memscope_error_set(err, rc, name, 1, "out of memory")
 					    : memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
 						      "not a part of memscope-batch --shard (its "
@@ -517,12 +526,36 @@ int memscope_batch_read_part(struct memscope_batch **b, FILE *f, const char *nam
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 1, "out of memory");
 		goto out;
 	}
-	if ((*b)->n != (uint64_t)h.inputs || (*b)->hash != h.hash || (*b)->lenient != h.lenient) {
+	if ((*b)->n != (uint64_t)h.inputs || (*b)->hash != h.hash) {
 		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
-			"a part of another run (%" PRId64 " inputs, list %016" PRIx64
-			"%s; the first part: %" PRIu64 " inputs, list %016" PRIx64 "%s)",
-			h.inputs, h.hash, h.lenient ? ", --lenient" : "", (*b)->n, (*b)->hash,
-			(*b)->lenient ? ", --lenient" : "");
+			"a part of another run: its shard found %" PRId64
+			" inputs (list %016" PRIx64 "), the first part's %" PRIu64
+			" (list %016" PRIx64 "); every shard must be "
+			"given the same PATHs, spelled alike, over the same files",
+			h.inputs, h.hash, (*b)->n, (*b)->hash);
+		goto out;
+	}
+	if ((*b)->lenient != h.lenient) {
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
+			"a part of another run: read %s --lenient, the first part %s",
+			h.lenient ? "with" : "without", (*b)->lenient ? "with" : "without");
+		goto out;
+	}
+	if ((*b)->n_shards && (*b)->n_shards != (uint64_t)h.shards) {
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
+			"shard %" PRId64 "/%" PRId64 " of a run in %" PRId64 " shards, the first "
+			"part's run is in %" PRIu64,
+			h.shard, h.shards, h.shards, (*b)->n_shards);
+		goto out;
+	}
+	if (!(*b)->shard_read && !((*b)->shard_read = calloc((size_t)h.shards, 1))) {
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 1, "out of memory");
+		goto out;
+	}
+	(*b)->n_shards = (uint64_t)h.shards;
+	if ((*b)->shard_read[h.shard]++) {
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
+			"the part of shard %" PRId64 "/%" PRId64 " given twice", h.shard, h.shards);
 		goto out;
 	}
 	while ((rc = read_line(f, &line, &cap, &len, name, ++line_no, err)) == 1)
@@ -547,14 +580,25 @@ int memscope_batch_complete(const struct memscope_batch *b, struct memscope_erro
 {
 	uint64_t i, first = 0, missing = 0;
 
+	for (i = 0; i < b->n_shards; i++)
+		if (!b->shard_read[i])
+			return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+				"the part of shard %" PRIu64 "/%" PRIu64
+				" is missing: every shard's part is needed",
+				i, b->n_shards);
 	for (i = b->n; i-- > 0;)
 		if (!b->taken[i])
 			missing++, first = i;
 	if (!missing)
 		return 0;
+	if (b->n_shards)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+			"%" PRIu64 " of %" PRIu64
+			" inputs have no summary, the first input %" PRIu64
+			": the part of shard %" PRIu64 "/%" PRIu64 " is missing, cut or edited",
+			missing, b->n, first, first % b->n_shards, b->n_shards);
 	return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
-		"%" PRIu64 " of %" PRIu64 " inputs have no summary, the first input %" PRIu64
-		" (a part missing?)",
+		"%" PRIu64 " of %" PRIu64 " inputs have no summary, the first input %" PRIu64,
 		missing, b->n, first);
 }
 
@@ -757,6 +801,20 @@ static void write_csv(struct report *rp)
 	}
 }
 
+/* The inputs that fail the run by fails as a JSON array of indexes ([] for fails NULL). */
+static void json_failing(struct report *rp,
+	int (*fails)(const struct memscope_summary *s, const struct memscope_batch_opts *o))
+{
+	const char *sep = "";
+	uint64_t i;
+
+	fputc('[', rp->out);
+	for (i = 0; fails && i < rp->b->n; i++)
+		if (fails(&rp->b->s[i], rp->o))
+			fprintf(rp->out, "%s%" PRIu64, sep, i), sep = ",";
+	fputc(']', rp->out);
+}
+
 static void write_json(struct report *rp, const struct memscope_batch_result *res)
 {
 	FILE *out = rp->out;
@@ -792,9 +850,12 @@ static void write_json(struct report *rp, const struct memscope_batch_result *re
 	fprintf(out,
 		"{\"type\":\"summary\",\"inputs\":%" PRIu64 ",\"read\":%" PRIu64
 		",\"invalid\":%" PRIu64 ",\"error\":%" PRIu64 ",\"bytes\":%" PRIu64
-		",\"leaking\":%" PRIu64 ",\"over_peak\":%" PRIu64 "}\n",
-		res->n_inputs, res->n_ok, res->n_invalid, res->n_error, res->bytes, res->n_leaking,
-		res->n_over_peak);
+		",\"leaking\":%" PRIu64 ",\"leaking_inputs\":",
+		res->n_inputs, res->n_ok, res->n_invalid, res->n_error, res->bytes, res->n_leaking);
+	json_failing(rp, rp->o->fail_on_leak ? leaking : NULL);
+	fprintf(out, ",\"over_peak\":%" PRIu64 ",\"over_peak_inputs\":", res->n_over_peak);
+	json_failing(rp, over_peak);
+	fputs("}\n", out);
 }
 
 /* A number of figure f as text: bytes in binary units, times in seconds, counts as they are. */
@@ -837,21 +898,6 @@ static const char *field_text(char *buf, size_t n, const struct memscope_summary
 	return buf;
 }
 
-/* "N (BYTES)" of a leak count and its bytes, "0" for none, "-" unknown. */
-static const char *leak_text(
-	char *buf, size_t n, const struct memscope_summary *s, size_t count, size_t bytes)
-{
-	char b[MEMSCOPE_BYTES_TEXT_MAX];
-
-	if (!has(s, count))
-		return "-";
-	if (!s->num[count])
-		return "0";
-	snprintf(buf, n, "%" PRId64 " (%s)", s->num[count],
-		memscope_bytes_text(b, sizeof(b), (uint64_t)s->num[bytes]));
-	return buf;
-}
-
 /* "#12 rank 3 device 0 (short name)": how the text names input i. */
 static void text_who(struct report *rp, uint64_t i)
 {
@@ -870,47 +916,122 @@ static void text_who(struct report *rp, uint64_t i)
 	fprintf(rp->out, " (%s)", name);
 }
 
+/* "12 (1.50 MiB)" for a count and its bytes into buf (n bytes), "0", "-" unknown. */
+static const char *count_bytes(
+	char *buf, size_t n, const struct memscope_summary *s, size_t count, size_t bytes)
+{
+	char b[MEMSCOPE_BYTES_TEXT_MAX];
+
+	if (!has(s, count))
+		return "-";
+	if (!s->num[count])
+		return "0";
+	snprintf(buf, n, "%" PRId64 " (%s)", s->num[count],
+		memscope_bytes_text(b, sizeof(b), (uint64_t)s->num[bytes]));
+	return buf;
+}
+
+/* One line of the table: input i. */
+static void text_row(struct report *rp, uint64_t i)
+{
+	const struct memscope_summary *s = &rp->b->s[i];
+	char rank[32], dev[32], ev[32], span[40], peak[MEMSCOPE_BYTES_TEXT_MAX], at[32],
+		grow[MEMSCOPE_BYTES_TEXT_MAX + 1], step[96], exit[96], ineff[96], name[1024];
+
+	memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
+	field_text(rank, sizeof(rank), s, MEMSCOPE_SUM_RANK);
+	field_text(dev, sizeof(dev), s, MEMSCOPE_SUM_DEVICE);
+	if (!is_ok(s)) {
+		fprintf(rp->out, "%4" PRIu64 " %4s %4s  %-s, not read  %s\n", i, rank, dev,
+			field_text(ev, sizeof(ev), s, MEMSCOPE_SUM_STATUS), name);
+		return;
+	}
+	fprintf(rp->out, "%4" PRIu64 " %4s %4s %8s %11s %10s %4s %10s %15s %15s %15s  %s\n", i,
+		rank, dev, field_text(ev, sizeof(ev), s, MEMSCOPE_SUM_EVENTS),
+		field_text(span, sizeof(span), s, MEMSCOPE_SUM_SPAN_NS),
+		field_text(peak, sizeof(peak), s, MEMSCOPE_SUM_PEAK_BYTES),
+		field_text(at, sizeof(at), s, MEMSCOPE_SUM_PEAK_STEP),
+		field_text(grow, sizeof(grow), s, MEMSCOPE_SUM_GROWTH_PER_STEP),
+		count_bytes(step, sizeof(step), s, MEMSCOPE_SUM_STEP_LEAKS,
+			MEMSCOPE_SUM_STEP_LEAK_BYTES),
+		count_bytes(exit, sizeof(exit), s, MEMSCOPE_SUM_EXIT_LEAKS,
+			MEMSCOPE_SUM_EXIT_LEAK_BYTES),
+		count_bytes(ineff, sizeof(ineff), s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS,
+			MEMSCOPE_SUM_INEFFICIENT_BYTES),
+		name);
+}
+
+/* "1.20 GiB (#3)": a figure across inputs and the input that has it. */
+static const char *value_at(char *buf, size_t n, size_t f, int64_t v, uint64_t at)
+{
+	char t[MEMSCOPE_BYTES_TEXT_MAX + 1];
+
+	snprintf(buf, n, "%s (#%" PRIu64 ")", num_text(t, sizeof(t), f, v), at);
+	return buf;
+}
+
+/* The inputs that stand out in figure k, under a line saying which. 1 when there is one. */
+static int text_stand_out(struct report *rp, size_t k)
+{
+	const struct across *r = &rp->r[k];
+	size_t f = across_figures[k].f;
+	uint64_t i, n_out = 0;
+	char v[64], m[64];
+
+	for (i = 0; i < rp->b->n; i++)
+		n_out += stands_out(&rp->b->s[i], &across_figures[k], r);
+	if (!n_out)
+		return 0;
+	if (r->only_some)
+		fprintf(rp->out, "  %s: above 0 on %" PRIu64 " of %" PRIu64 " inputs\n",
+			field_names[f], r->n_nonzero, r->n);
+	else
+		fprintf(rp->out, "  %s: %" PRIu64 " input%s far from the median %s\n",
+			field_names[f], n_out, n_out == 1 ? "" : "s",
+			num_text(m, sizeof(m), f, r->median));
+	for (i = 0; i < rp->b->n; i++)
+		if (stands_out(&rp->b->s[i], &across_figures[k], r)) {
+			fputs("    ", rp->out);
+			text_who(rp, i);
+			fprintf(rp->out, ": %s\n", num_text(v, sizeof(v), f, rp->b->s[i].num[f]));
+		}
+	return 1;
+}
+
+/* The inputs that fail the run (leaks of the kinds asked, a peak above the limit), or "none". */
+static void text_failing(struct report *rp,
+	int (*fails)(const struct memscope_summary *s, const struct memscope_batch_opts *o))
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < rp->b->n; i++)
+		if (fails(&rp->b->s[i], rp->o)) {
+			fputs("  ", rp->out);
+			text_who(rp, i);
+			fputc('\n', rp->out);
+			n++;
+		}
+	if (!n)
+		fputs("  none\n", rp->out);
+}
+
 static void write_text(struct report *rp, const struct memscope_batch_result *res)
 {
 	FILE *out = rp->out;
 	const struct memscope_batch *b = rp->b;
 	uint64_t i;
 	size_t k;
-	char a[96], c[96], d[96], e[96], g[96], h[96], m[96], name[1024];
+	int any = 0;
+	char lo[96], mid[64], hi[96], ratio[32], name[1024];
 
-	fprintf(out, "%5s %5s %6s %10s %12s %10s %5s %11s %20s %20s %20s  %s\n", "#", "RANK",
-		"DEVICE", "EVENTS", "SPAN", "PEAK", "STEP", "GROWTH/STEP", "STEP LEAKS",
-		"EXIT LEAKS", "INEFFICIENT", "INPUT");
-	for (i = 0; i < b->n; i++) {
-		const struct memscope_summary *s = &b->s[i];
-
-		memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
-		if (!is_ok(s)) {
-			fprintf(out, "%5" PRIu64 " %5s %6s %s: %s  %s\n", i,
-				field_text(a, sizeof(a), s, MEMSCOPE_SUM_RANK),
-				field_text(c, sizeof(c), s, MEMSCOPE_SUM_DEVICE),
-				field_text(h, sizeof(h), s, MEMSCOPE_SUM_STATUS), "not read", name);
-			continue;
-		}
-		if (has(s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS))
-			leak_text(m, sizeof(m), s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS,
-				MEMSCOPE_SUM_INEFFICIENT_BYTES);
-		else
-			strcpy(m, "-");
-		fprintf(out, "%5" PRIu64 " %5s %6s %10s %12s %10s %5s %11s %20s %20s %20s  %s\n", i,
-			field_text(a, sizeof(a), s, MEMSCOPE_SUM_RANK),
-			field_text(c, sizeof(c), s, MEMSCOPE_SUM_DEVICE),
-			field_text(d, sizeof(d), s, MEMSCOPE_SUM_EVENTS),
-			field_text(e, sizeof(e), s, MEMSCOPE_SUM_SPAN_NS),
-			field_text(g, sizeof(g), s, MEMSCOPE_SUM_PEAK_BYTES),
-			field_text(h, sizeof(h), s, MEMSCOPE_SUM_PEAK_STEP),
-			field_text(h + 32, sizeof(h) - 32, s, MEMSCOPE_SUM_GROWTH_PER_STEP),
-			leak_text(a + 32, sizeof(a) - 32, s, MEMSCOPE_SUM_STEP_LEAKS,
-				MEMSCOPE_SUM_STEP_LEAK_BYTES),
-			leak_text(c + 32, sizeof(c) - 32, s, MEMSCOPE_SUM_EXIT_LEAKS,
-				MEMSCOPE_SUM_EXIT_LEAK_BYTES),
-			m, name);
-	}
+	fprintf(out, "%4s %4s %4s %8s %11s %10s %4s %10s %15s %15s %15s  %s\n", "#", "RANK", "DEV",
+		"EVENTS", "SPAN", "PEAK", "STEP", "GROWTH", "STEP LEAKS", "EXIT LEAKS",
+		"INEFFICIENT", "INPUT");
+	for (i = 0; i < b->n; i++)
+		text_row(rp, i);
+	fputs("(STEP: the step of the peak; GROWTH: live bytes added per step; leaks and "
+	      "inefficient memory: blocks (bytes))\n",
+		out);
 	if (res->n_invalid + res->n_error) {
 		fprintf(out, "\nnot read (%" PRIu64 "):\n", res->n_invalid + res->n_error);
 		for (i = 0; i < b->n; i++)
@@ -922,52 +1043,43 @@ static void write_text(struct report *rp, const struct memscope_batch_result *re
 				fprintf(out, "  #%" PRIu64 " %s\n", i, name);
 			}
 	}
-	fprintf(out, "\nacross %" PRIu64 " input%s read: %16s %16s %16s %10s\n", res->n_ok,
+	fprintf(out, "\nacross %" PRIu64 " input%s read: %20s %12s %20s %10s\n", res->n_ok,
 		res->n_ok == 1 ? "" : "s", "lowest", "median", "highest", "max/median");
 	for (k = 0; k < N_ACROSS; k++) {
 		const struct across *r = &rp->r[k];
 		size_t f = across_figures[k].f;
 
-		if (!r->n)
-			continue;
-		fprintf(out, "  %-20s %16s %16s %16s %10s\n", field_names[f],
-			num_text(a, sizeof(a), f, r->min), num_text(c, sizeof(c), f, r->median),
-			num_text(d, sizeof(d), f, r->max), imbalance(e, sizeof(e), r));
+		if (r->n)
+			fprintf(out, "  %-20s %20s %12s %20s %10s\n", field_names[f],
+				value_at(lo, sizeof(lo), f, r->min, r->min_at),
+				num_text(mid, sizeof(mid), f, r->median),
+				value_at(hi, sizeof(hi), f, r->max, r->max_at),
+				imbalance(ratio, sizeof(ratio), r));
 	}
 	fputs("\nstand out:\n", out);
-	for (k = 0, h[0] = 0; k < N_ACROSS; k++) {
-		const struct across *r = &rp->r[k];
-		size_t f = across_figures[k].f;
-		uint64_t n_out = 0;
-
-		for (i = 0; i < b->n; i++) {
-			if (!stands_out(&b->s[i], &across_figures[k], r))
-				continue;
-			if (!n_out++ && r->only_some)
-				fprintf(out, "  %s above 0 on %" PRIu64 " of %" PRIu64 " inputs:\n",
-					field_names[f], r->n_nonzero, r->n);
-			fputs("    ", out);
-			text_who(rp, i);
-			fprintf(out, ": %s %s, median %s\n", field_names[f],
-				num_text(a, sizeof(a), f, b->s[i].num[f]),
-				num_text(c, sizeof(c), f, r->median));
-			h[0] = 1;
-		}
-	}
-	if (!h[0])
+	for (k = 0; k < N_ACROSS; k++)
+		any |= text_stand_out(rp, k);
+	if (!any)
 		fputs("  none\n", out);
 	fprintf(out,
 		"\n%" PRIu64 " input%s: %" PRIu64 " read, %" PRIu64 " invalid, %" PRIu64
 		" not readable; %s read\n",
 		res->n_inputs, res->n_inputs == 1 ? "" : "s", res->n_ok, res->n_invalid,
-		res->n_error, memscope_bytes_text(a, sizeof(a), res->bytes));
-	if (rp->o->fail_on_leak)
-		fprintf(out, "%" PRIu64 " input%s with leaks\n", res->n_leaking,
-			res->n_leaking == 1 ? "" : "s");
-	if (rp->o->has_max_peak)
-		fprintf(out, "%" PRIu64 " input%s above --max-peak %s\n", res->n_over_peak,
+		res->n_error, memscope_bytes_text(lo, sizeof(lo), res->bytes));
+	if (rp->o->fail_on_leak) {
+		fprintf(out, "%" PRIu64 " input%s with %s leaks:\n", res->n_leaking,
+			res->n_leaking == 1 ? "" : "s",
+			rp->o->fail_kinds == MEMSCOPE_LEAK_STEP	  ? "step"
+			: rp->o->fail_kinds == MEMSCOPE_LEAK_EXIT ? "exit"
+								  : "step or exit");
+		text_failing(rp, leaking);
+	}
+	if (rp->o->has_max_peak) {
+		fprintf(out, "%" PRIu64 " input%s above --max-peak %s:\n", res->n_over_peak,
 			res->n_over_peak == 1 ? "" : "s",
-			memscope_bytes_text(a, sizeof(a), rp->o->max_peak));
+			memscope_bytes_text(lo, sizeof(lo), rp->o->max_peak));
+		text_failing(rp, over_peak);
+	}
 }
 
 int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct memscope_batch *b,

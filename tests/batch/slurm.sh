@@ -93,15 +93,28 @@ slurm_detached() {
 	exec setsid "$@"' slurm-detached "$@" </dev/null >/dev/null 2>&1
 }
 
+# Whether others may search every folder from $1 up to /: the others' execute bit of each.
+slurm_searchable() {
+	p=$1
+	while :; do
+		m=$(stat -c %a "$p") || return 1
+		[ $((m % 2)) -eq 1 ] || return 1
+		[ "$p" = / ] && return 0
+		p=$(dirname "$p")
+	done
+}
+
 slurm_start() {
 	d=$(cd "$1" && pwd) || return 1
 	rm -f "$d/stopped"
 	# the watchdog: the caller's shell, or the process named
 	slurm_watchdog_start "$d" "${2:-$$}" || return 1
 	conf=$d/slurm.conf
-	# munge's socket path must fit sockaddr_un (108 bytes): a short folder when DIR is deep
+	# munge's socket path must fit sockaddr_un (108 bytes) and every folder above it must be
+	# searchable by others (munged refuses it otherwise): a folder of its own under /tmp when DIR
+	# is deep or under a private folder (a checkout under mktemp -d's 0700 folder)
 	msock=$d/munge/sock
-	if [ "${#msock}" -gt 100 ]; then
+	if [ "${#msock}" -gt 100 ] || ! slurm_searchable "$(dirname "$d")"; then
 		mkdir -p "$d/munge" && msock=$(mktemp -d /tmp/memscope-munge.XXXXXX)/sock || return 1
 		echo "${msock%/sock}" >"$d/munge/short"
 	fi

@@ -44,6 +44,7 @@ START_TEST(summary_equals_analyses)
 	const struct memscope_run_item items[] = { { &memscope_leaks_analysis, l },
 		{ &memscope_peak_analysis, p } };
 	const struct memscope_peak_track *t;
+	struct memscope_leaks_total tot[MEMSCOPE_LEAKS_MAX_POOLS];
 	size_t n;
 	long k;
 
@@ -51,8 +52,14 @@ START_TEST(summary_equals_analyses)
 	ck_assert_int_eq(memscope_run(&path, 1, st, NULL, items, 2, NULL, NULL, &err), 0);
 	ck_assert_str_eq(s.str[MEMSCOPE_SUM_STATUS], "ok");
 	ck_assert_int_eq(s.num[MEMSCOPE_SUM_INDEX], 7);
-	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EXIT_LEAKS], memscope_leaks_stats(l)->n_exit_leaks);
-	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EXIT_LEAK_BYTES], memscope_leaks_stats(l)->exit_bytes);
+	/* exit leaks in PTA and HAL, PTA lying inside HAL: HAL's are not counted (twice) */
+	ck_assert(memscope_leaks_nested(l, MEMSCOPE_LEAK_EXIT, 0));
+	ck_assert_uint_eq(memscope_leaks_totals(l, MEMSCOPE_LEAK_EXIT, 0, tot), 2);
+	ck_assert_uint_eq(tot[0].pool, MEMSCOPE_SUB_PTA);
+	ck_assert_uint_eq(tot[1].pool, MEMSCOPE_SUB_HAL);
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EXIT_LEAKS], tot[0].n);
+	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EXIT_LEAK_BYTES], tot[0].bytes);
+	ck_assert_int_eq(memscope_leaks_stats(l)->n_exit_leaks, tot[0].n + tot[1].n);
 	ck_assert_int_eq(s.num[MEMSCOPE_SUM_EVENTS], memscope_leaks_stats(l)->n_events);
 	ck_assert_int_gt(s.num[MEMSCOPE_SUM_EXIT_LEAKS], 0);
 	t = memscope_peak_tracks(p, &n);
@@ -250,13 +257,18 @@ START_TEST(parts_merge)
 
 	for (k = 0; k < 3; k++)
 		p[k] = part_of(b, k, 3, 42);
-	/* shards 2 and 0 only: an input of shard 1 is missing */
+	/* shards 2 and 0 only: the part of shard 1 is missing */
 	ck_assert_int_eq(read_part(&m, p[2], &err), 0);
 	ck_assert_int_eq(read_part(&m, p[0], &err), 0);
 	ck_assert_int_eq(memscope_batch_complete(m, &err), MEMSCOPE_E_INVALID);
-	ck_assert_ptr_nonnull(strstr(err.msg, "input 1"));
-	/* a part given twice */
+	ck_assert_ptr_nonnull(strstr(err.msg, "shard 1/3 is missing"));
+	/* a part given twice, a part of a run in other shards */
 	ck_assert_int_eq(read_part(&m, p[0], &err), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "shard 0/3 given twice"));
+	other = part_of(b, 1, 2, 42);
+	ck_assert_int_eq(read_part(&m, other, &err), MEMSCOPE_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "in 2 shards"));
+	free(other);
 	ck_assert_int_eq(read_part(&m, p[1], &err), 0);
 	ck_assert_int_eq(memscope_batch_complete(m, &err), 0);
 	for (fmt = 0; fmt < 3; fmt++) {
@@ -306,8 +318,13 @@ START_TEST(across_and_outliers)
 	ck_assert_ptr_nonnull(strstr(json, "\"figure\":\"step_leak_bytes\""));
 	ck_assert_ptr_nonnull(strstr(json, "\"stand_out\":[2,8]"));
 	text = report(b, MEMSCOPE_BATCH_TEXT, &o, NULL);
-	ck_assert_ptr_nonnull(strstr(text, "step_leak_bytes above 0 on 2 of 10 inputs"));
+	ck_assert_ptr_nonnull(strstr(text, "step_leak_bytes: above 0 on 2 of 10 inputs"));
 	ck_assert_ptr_nonnull(strstr(text, "#6 rank 6 device 0"));
+	/* the inputs failing the run are named */
+	ck_assert_ptr_nonnull(strstr(text, "1 input above --max-peak 200 MiB:\n  #6 rank 6"));
+	ck_assert_ptr_nonnull(strstr(text, "2 inputs with step leaks:\n  #2 rank 2"));
+	ck_assert_ptr_nonnull(strstr(json, "\"leaking_inputs\":[2,8]"));
+	ck_assert_ptr_nonnull(strstr(json, "\"over_peak_inputs\":[6]"));
 	free(csv);
 	free(json);
 	free(text);

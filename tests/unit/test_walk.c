@@ -413,7 +413,8 @@ START_TEST(profiler_folders)
 	put_text(root, "rank_4/host_9_1_ascend_ms/profiler_info_2.json", "{}");
 	put_text(root, "x/y_ascend_pt/profiler_info_12.json", "{}");
 	put_text(root, "x/y_ascend_pt/profiler_info_3.json", "{}");
-	/* an export's output folder copied out on its own; inside a profiler folder it is not one */
+	/* an export's output folder copied out on its own; inside a profiler folder it is not one
+	 */
 	put_text(root, "x/z_rank7/ASCEND_PROFILER_OUTPUT/operator_memory.csv", "x\n");
 	put_text(root, "x/y_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_memory.csv", "x\n");
 	paths[0] = at(root, "x");

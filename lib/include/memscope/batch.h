@@ -130,9 +130,10 @@ int memscope_batch_part_header(FILE *out, uint64_t n_inputs, uint64_t list_hash,
 
 /*
  * Read the part f (named name) into *b: created from the first part's header when *b is NULL,
- * else checked against it (the same inputs, hash and leniency: another run's part is refused).
- * 0, MEMSCOPE_E_INVALID (not a part, another run's, a bad or repeated line; err says where),
- * MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM. *shard and *n_shards get its shard.
+ * else checked against it (the same inputs, hash, leniency and number of shards: another run's
+ * part is refused, and a shard's part read twice). 0, MEMSCOPE_E_INVALID (not a part, another
+ * run's, a shard again, a bad or repeated line; err says where), MEMSCOPE_E_IO,
+ * MEMSCOPE_E_NOMEM. *shard and *n_shards get its shard.
  */
 int memscope_batch_read_part(struct memscope_batch **b, FILE *f, const char *name, uint64_t *shard,
 	uint64_t *n_shards, struct memscope_error *err);
@@ -142,8 +143,9 @@ uint64_t memscope_batch_inputs(const struct memscope_batch *b);
 /* The summary of input i, NULL when it has none (yet); borrowed until b is freed. */
 const struct memscope_summary *memscope_batch_get(const struct memscope_batch *b, uint64_t i);
 
-/* Whether every input has its summary: 0, or MEMSCOPE_E_INVALID naming the first missing input
- * and how many are missing. */
+/* Whether every input has its summary (and, of parts, every shard its part): 0, or
+ * MEMSCOPE_E_INVALID naming the first missing shard, else the first missing input and how many
+ * are missing. */
 int memscope_batch_complete(const struct memscope_batch *b, struct memscope_error *err);
 
 enum memscope_batch_format {
