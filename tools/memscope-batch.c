@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -269,9 +270,12 @@ static int child_fd = -1; /* the notice callback's pipe, in a worker */
 
 static void child_notice(void *ctx, uint32_t src, const char *msg)
 {
+	char line[1024];
+	size_t n = memscope_text_escape(line, sizeof(line), msg, strlen(msg)); /* one line */
+
 	(void)ctx, (void)src;
 	put_all(child_fd, "n ", 2);
-	put_all(child_fd, msg, strlen(msg));
+	put_all(child_fd, line, n);
 	put_all(child_fd, "\n", 1);
 }
 
@@ -313,8 +317,8 @@ static void keep_dispositions(void)
 }
 
 /* Start a worker on input i into k. 0, or CLI_EXIT_IO (printed). */
-static int start(
-	const struct batch_opts *o, const struct memscope_walk *w, uint64_t i, struct worker *k)
+static int start(const struct batch_opts *o, const struct memscope_walk *w, uint64_t i,
+	struct worker *k, const struct worker *others, size_t n_others)
 {
 	sigset_t all, old;
 	int p[2];
@@ -330,6 +334,12 @@ static int start(
 	k->pid = fork();
 	if (k->pid == 0) {
 		close(p[0]);
+		for (s = 0; s < n_others; s++) /* the other workers' pipes are the parent's */
+			if (others[s].fd >= 0)
+				close(others[s].fd);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the parent killed: no orphan reads on */
+		if (getppid() == 1)
+			_exit(CLI_EXIT_IO);
 		for (s = 0; s < N_FATAL; s++)
 			sigaction(fatal_signals[s], &started_with[s], NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -437,7 +447,7 @@ static int worker_lost(struct run *r, uint64_t i, int st)
 /* Worker k has ended: wait for it, take its summary. 0 or an exit status (printed). */
 static int finish(struct run *r, struct worker *k)
 {
-	struct rusage ru;
+	struct rusage ru = { 0 };
 	struct memscope_error err;
 	const struct memscope_summary *s;
 	int st = 0, rc = 0;
@@ -512,10 +522,22 @@ static int drain(struct run *r, struct worker *k)
 	return 0;
 }
 
+/* How many workers: -j, at most one per input, and within the descriptors the process may open
+ * (one pipe each, and room for the rest). */
+static size_t workers(const struct run *r)
+{
+	struct rlimit rl;
+	size_t n = r->o->jobs < r->n_todo ? r->o->jobs : (size_t)r->n_todo;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && n + 32 > rl.rlim_cur)
+		n = rl.rlim_cur > 33 ? (size_t)rl.rlim_cur - 32 : 1;
+	return n;
+}
+
 /* Read every input to do through at most jobs workers. 0 or an exit status (printed). */
 static int read_inputs(struct run *r)
 {
-	size_t n_workers = r->o->jobs < r->n_todo ? r->o->jobs : (size_t)r->n_todo, i;
+	size_t n_workers = workers(r), i;
 	struct worker *k = calloc(n_workers ? n_workers : 1, sizeof(*k));
 	struct pollfd *pf = calloc(n_workers ? n_workers : 1, sizeof(*pf));
 	int rc = 0, busy = 0;
@@ -532,7 +554,7 @@ static int read_inputs(struct run *r)
 
 		for (i = 0; i < n_workers && !rc; i++)
 			if (k[i].fd < 0 && r->next < r->n_todo &&
-				!(rc = start(r->o, r->w, r->todo[r->next], &k[i])))
+				!(rc = start(r->o, r->w, r->todo[r->next], &k[i], k, n_workers)))
 				r->next++, busy++;
 		if (rc || !busy)
 			break;
@@ -665,7 +687,7 @@ static void say_done(const struct batch_opts *o, const struct run *r,
 {
 	char bytes[MEMSCOPE_BYTES_TEXT_MAX], rate[MEMSCOPE_BYTES_TEXT_MAX];
 	char rss[MEMSCOPE_BYTES_TEXT_MAX];
-	unsigned long n_workers = o->jobs < r->n_todo ? o->jobs : (unsigned long)r->n_todo;
+	unsigned long n_workers = (unsigned long)workers(r);
 	uint64_t read = 0, i;
 
 	if (o->merge) {
@@ -804,6 +826,7 @@ int main(int argc, char **argv)
 	int status;
 
 	keep_dispositions();
+	signal(SIGCHLD, SIG_DFL); /* workers are waited for, whatever the caller left */
 	o.jobs = cpus > 0 ? (unsigned long)cpus : 1;
 	r.o = &o, r.w = &w;
 	if ((status = parse_args(argc, argv, &o))) {

@@ -373,7 +373,8 @@ static int list_folder(
 		rc = MEMSCOPE_E_IO;
 		goto out;
 	}
-	qsort(d, n, sizeof(*d), dent_cmp);
+	if (n > 1)
+		qsort(d, n, sizeof(*d), dent_cmp);
 out:
 	saved = errno;
 	closedir(dp);
@@ -617,7 +618,8 @@ static int sort_and_dedup(struct walker *wk)
 		else if (i && strcmp(it->in.path, wk->items[i - 1].in.path) == 0)
 			kept[i] = kept[i - 1] == SIZE_MAX ? i - 1 : kept[i - 1];
 	}
-	qsort(ids, n_id, sizeof(*ids), file_id_cmp);
+	if (n_id > 1)
+		qsort(ids, n_id, sizeof(*ids), file_id_cmp);
 	for (i = 1, j = 0; i < n_id; i++) {
 		if (ids[i].dev == ids[j].dev && ids[i].ino == ids[j].ino)
 			kept[ids[i].at] = ids[j].at;

@@ -184,13 +184,14 @@ static int jp_string(struct jparse *j)
 				return JP_BAD;
 			for (i = 0; i < 4; i++) {
 				char c = *j->p++;
+				int x = c >= '0' && c <= '9'   ? c - '0'
+					: c >= 'a' && c <= 'f' ? c - 'a' + 10
+					: c >= 'A' && c <= 'F' ? c - 'A' + 10
+							       : -1;
 
-				v = v * 16 + (unsigned)(c >= '0' && c <= '9'   ? c - '0'
-							: c >= 'a' && c <= 'f' ? c - 'a' + 10
-							: c >= 'A' && c <= 'F' ? c - 'A' + 10
-									       : 99);
-				if (v > 0xffff)
+				if (x < 0)
 					return JP_BAD;
+				v = v * 16 + (unsigned)x;
 			}
 			if (v >= 0xd800 && v <= 0xdfff)
 				return JP_BAD;
@@ -238,7 +239,7 @@ static int jp_number(struct jparse *j, int64_t *v)
 }
 
 /* What one value of a flat object is. */
-enum jtype { J_NULL, J_NUM, J_STR };
+enum jtype { J_NULL, J_NUM, J_STR, J_OBJ /* of numbers, as "k=v;k=v" text */ };
 
 /*
  * Walk the flat object of line[0, len): fn(ctx, key, type, num, text) per member (text in
@@ -283,6 +284,7 @@ static int jp_object(const char *line, size_t len,
 			if ((rc = jp_string(&j)))
 				goto out;
 		} else if (jp_char(&j, '{')) { /* {"PTA":1,...} as "PTA=1;..." */
+			type = J_OBJ;
 			if (jp_put(&j, "", 0))
 				goto nomem;
 			while (!jp_char(&j, '}')) {
@@ -335,14 +337,17 @@ static int summary_member(
 
 	for (f = 0; f < MEMSCOPE_SUM_COUNT_ && strcmp(field_names[f], key); f++)
 		;
-	if (f == MEMSCOPE_SUM_COUNT_ || (s->has & BIT(f)) ||
-		(type != J_NULL && (type == J_STR) != !!(TEXT_FIELDS & BIT(f))))
+	if (f == MEMSCOPE_SUM_COUNT_ || (s->has & BIT(f)))
+		return 1;
+	if (type != J_NULL && (type == J_OBJ) != (f == MEMSCOPE_SUM_POOL_PEAKS))
+		return 1; /* pool_peaks an object, nothing else one */
+	if (type != J_NULL && type != J_OBJ && (type == J_STR) != !!(TEXT_FIELDS & BIT(f)))
 		return 1;
 	if (type == J_NULL)
 		return 0;
 	if (type == J_NUM && num < 0 && f != MEMSCOPE_SUM_GROWTH_PER_STEP)
 		return 1; /* counts, bytes and times are never below 0 */
-	if (type == J_STR && !(s->str[f] = strdup(text)))
+	if (type != J_NUM && !(s->str[f] = strdup(text)))
 		return MEMSCOPE_E_NOMEM;
 	s->num[f] = num;
 	s->has |= BIT(f);
@@ -365,7 +370,7 @@ struct memscope_batch *memscope_batch_new(uint64_t n_inputs, uint64_t list_hash,
 {
 	struct memscope_batch *b = calloc(1, sizeof(*b));
 
-	if (!b || n_inputs > SIZE_MAX / sizeof(*b->s) ||
+	if (!b || n_inputs > MEMSCOPE_BATCH_MAX_INPUTS ||
 		!(b->s = calloc(n_inputs ? n_inputs : 1, sizeof(*b->s))) ||
 		!(b->taken = calloc(n_inputs ? n_inputs : 1, 1))) {
 		memscope_batch_free(b);
@@ -381,8 +386,9 @@ void memscope_batch_free(struct memscope_batch *b)
 
 	if (!b)
 		return;
-	for (i = 0; b->s && i < b->n; i++)
-		memscope_summary_clear(&b->s[i]);
+	for (i = 0; b->s && b->taken && i < b->n; i++)
+		if (b->taken[i])
+			memscope_summary_clear(&b->s[i]);
 	free(b->s);
 	free(b->taken);
 	free(b->shard_read);
@@ -458,8 +464,9 @@ static int head_member(void *ctx, const char *key, enum jtype type, int64_t num,
 
 	for (k = 0; k < 7 && strcmp(keys[k], key); k++)
 		;
-	if (k == 7 || (h->seen & 1 << k) || (type == J_STR) != (k == 0 || k == 3) ||
-		(k == 0 && strcmp(text, "part")) || (k == 1 && num != 1) || (k != 3 && num < 0))
+	if (k == 7 || (h->seen & 1 << k) || type == J_NULL || type == J_OBJ ||
+		(type == J_STR) != (k == 0 || k == 3) || (k == 0 && strcmp(text, "part")) ||
+		(k == 1 && num != 1) || (k != 3 && num < 0))
 		return 1;
 	if (k == 3) {
 		errno = 0;
@@ -513,7 +520,8 @@ int memscope_batch_read_part(struct memscope_batch **b, FILE *f, const char *nam
 		goto out;
 	}
 	if ((rc = jp_object(line, len, head_member, &h, &why)) || h.seen != 0x7f ||
-		h.shard >= h.shards || h.shards > MAX_SHARDS) {
+		h.shard >= h.shards || h.shards > MAX_SHARDS ||
+		(uint64_t)h.inputs > MEMSCOPE_BATCH_MAX_INPUTS) {
 		rc = rc == MEMSCOPE_E_NOMEM ? memscope_error_set(err, rc, name, 1, "out of memory")
 					    : memscope_error_set(err, MEMSCOPE_E_INVALID, name, 1,
 						      "not a part of memscope-batch --shard (its "
@@ -628,8 +636,8 @@ struct across {
 	uint64_t n;		  /* inputs with the figure */
 	int64_t min, median, max; /* the lower middle one for an even n */
 	uint64_t min_at, max_at;  /* the first input with the lowest, the highest */
-	int64_t mad;		  /* the median distance from the median */
-	int64_t limit;		  /* a distance above this stands out */
+	uint64_t mad;		  /* the median distance from the median */
+	uint64_t limit;		  /* a distance above this stands out */
 	uint64_t n_nonzero;	  /* inputs where it is above 0 */
 	int only_some;		  /* a leak figure above 0 on at most half the inputs */
 };
@@ -641,17 +649,24 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int64_t dist(int64_t a, int64_t b)
+static int cmp_u64(const void *a, const void *b)
 {
-	return a > b ? a - b : b - a;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* |a - b|, which a uint64_t always holds */
+static uint64_t dist(int64_t a, int64_t b)
+{
+	return a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
 }
 
 /* The figure of a across the inputs of b; v has room for every input. */
 static void across_of(
 	const struct memscope_batch *b, const struct across_figure *a, int64_t *v, struct across *r)
 {
-	uint64_t i, n = 0;
-	int64_t spread;
+	uint64_t i, n = 0, spread, *d = (uint64_t *)v; /* the distances, in v's room */
 
 	memset(r, 0, sizeof(*r));
 	for (i = 0; i < b->n; i++) {
@@ -671,16 +686,16 @@ static void across_of(
 	qsort(v, n, sizeof(*v), cmp_i64);
 	r->median = v[(n - 1) / 2];
 	for (i = 0; i < n; i++)
-		v[i] = dist(v[i], r->median);
-	qsort(v, n, sizeof(*v), cmp_i64);
-	r->mad = v[(n - 1) / 2];
+		d[i] = dist(v[i], r->median);
+	qsort(d, n, sizeof(*d), cmp_u64);
+	r->mad = d[(n - 1) / 2];
 	/* five median distances, a quarter of the median, the figure's floor: the largest */
-	spread = r->mad > INT64_MAX / 5 ? INT64_MAX : 5 * r->mad;
+	spread = r->mad > UINT64_MAX / 5 ? UINT64_MAX : 5 * r->mad;
 	r->limit = dist(r->median, 0) / 4;
 	if (spread > r->limit)
 		r->limit = spread;
-	if (a->floor > r->limit)
-		r->limit = a->floor;
+	if ((uint64_t)a->floor > r->limit)
+		r->limit = (uint64_t)a->floor;
 	r->only_some = a->leak && r->n_nonzero && r->n_nonzero * 2 <= n;
 }
 
@@ -872,7 +887,7 @@ static const char *num_text(char *buf, size_t n, size_t f, int64_t v)
 	case MEMSCOPE_SUM_GROWTH_PER_STEP:
 		if (v < 0) {
 			buf[0] = '-';
-			memscope_bytes_text(buf + 1, n - 1, (uint64_t)(0 - v));
+			memscope_bytes_text(buf + 1, n - 1, 0 - (uint64_t)v);
 		} else {
 			buf[0] = '+';
 			memscope_bytes_text(buf + 1, n - 1, (uint64_t)v);

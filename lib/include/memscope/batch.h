@@ -103,7 +103,11 @@ int memscope_summary_write(FILE *out, const struct memscope_summary *s);
  */
 struct memscope_batch;
 
-/* n inputs whose list hashes to list_hash, read leniently or not. NULL on OOM. */
+/* the most inputs a run may have */
+#define MEMSCOPE_BATCH_MAX_INPUTS (UINT64_C(1) << 20)
+
+/* n inputs (at most MEMSCOPE_BATCH_MAX_INPUTS) whose list hashes to list_hash, read leniently
+ * or not. NULL on OOM or too many inputs. */
 struct memscope_batch *memscope_batch_new(uint64_t n_inputs, uint64_t list_hash, int lenient);
 void memscope_batch_free(struct memscope_batch *b);
 
