@@ -3,6 +3,7 @@
  * tests/bench/bench_batch.sh. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +206,7 @@ static FILE *filter_open(const char *path, const struct plant *p, struct filter 
 /* the training loop */
 
 struct gen {
-	struct dump d;
+	struct dump d; /* first: gen_free_read finds the struct gen from it */
 	const struct shape *sh;
 	const struct plant *p;
 	struct filter *filter;
@@ -219,6 +220,7 @@ struct gen {
 	uint64_t last_ts;
 	uint64_t n_access; /* ACCESS rows added, written or held with their block */
 };
+_Static_assert(offsetof(struct gen, d) == 0, "gen_free_read casts a struct dump to its gen");
 
 /* An ACCESS of block s (SLOT_NONE: none) by op when the input has them. */
 static void gen_access(struct gen *g, uint32_t s, unsigned op, int write, uint32_t tid)
@@ -245,26 +247,11 @@ static uint32_t gen_malloc(struct gen *g, uint64_t size, uint64_t due, unsigned 
 	return s;
 }
 
-/* The blocks due at the current op freed, half of them read by op first when there are
- * accesses (dump_free_due, which always reads). */
-static void gen_free_due(struct gen *g, unsigned op, uint32_t tid)
+/* d->free_read, dump_free_due's read of a block before its free: an ACCESS as gen_access adds
+ * them (d is the first member of a struct gen). */
+static void gen_free_read(struct dump *d, uint32_t s, unsigned op, int write, uint32_t tid)
 {
-	struct dump *d = &g->d;
-	uint32_t *link = &d->bucket[d->op % N_BUCKETS];
-
-	while (*link != SLOT_NONE) {
-		uint32_t s = *link;
-		struct dump_block *b = &d->b[s];
-
-		if (b->due != d->op) {
-			link = &b->next;
-			continue;
-		}
-		*link = b->next;
-		if (dump_chance(500))
-			gen_access(g, s, op, 0, tid);
-		dump_write_block(d, s, 0);
-	}
+	gen_access((struct gen *)d, s, op, write, tid);
 }
 
 /* The back-th latest activation if still alive, else SLOT_NONE. */
@@ -339,7 +326,7 @@ static void gen_op(struct gen *g, unsigned in_step, uint64_t last)
 			gen_access(g, g->weight[i], op, 1, tid);
 		}
 	}
-	gen_free_due(g, op, tid);
+	dump_free_due(d, op, tid);
 	dump_row_op(d, "ATEN_END", op, tid);
 	d->op++;
 }
@@ -396,6 +383,7 @@ static int gen_dump(struct gen *g, const char *path)
 	if (!rc) {
 		fclose(d->f);
 		d->f = filter_open(path, g->p, &g->filter);
+		d->free_read = gen_free_read;
 		if (!d->f)
 			rc = -1;
 	}

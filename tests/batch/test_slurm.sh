@@ -8,6 +8,7 @@
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/cli/lib.sh"
+# shellcheck source=tests/batch/recipe.sh
 . "$SRC/tests/batch/recipe.sh"
 SLURM_SH=$SRC/tests/batch/slurm.sh
 # shellcheck source=tests/batch/slurm.sh
@@ -17,16 +18,9 @@ TASKS=4
 
 # the cluster's programs come from tests/install-deps.sh: without them this test fails
 missing=$(slurm_missing)
-if [ -n "$missing" ]; then
-	bad "not installed: $missing(tests/install-deps.sh installs slurmctld, slurmd, slurm-client and munge)"
-	finish
-	exit
-fi
-[ -x "$BIN/memscope-batch" ] || {
-	bad "no $BIN/memscope-batch"
-	finish
-	exit
-}
+[ -z "$missing" ] ||
+	give_up "not installed: $missing(tests/install-deps.sh installs slurmctld, slurmd, slurm-client and munge)"
+[ -x "$BIN/memscope-batch" ] || give_up "no $BIN/memscope-batch"
 mkdir -p "$3" && CLUSTER=$(mktemp -d "$(cd "$3" && pwd)/slurm.XXXXXX") || exit 4
 # stop the cluster on every way out (slurm.sh's watchdog covers a SIGKILL of this shell)
 trap 'slurm_stop "$CLUSTER"; rm -rf "$CLUSTER" "$WORK"' EXIT
@@ -41,25 +35,10 @@ failed() {
 
 # the tree, and what one local run makes of it: every input in a row, the unreadable ones too
 TREE=$WORK/run
-ranks_tree "$TREE" "$SRC" "$4" || bad "no tree in $TREE"
-memscope-batch -q --format csv -o "$WORK/local.csv" "$TREE" 2>"$WORK/local.err"
-want=$?
-n=$(memscope-batch --list "$TREE" | wc -l)
-if [ "$n" -ge $((2 * TASKS)) ] && [ "$(grep -c '^input,' "$WORK/local.csv")" -eq "$n" ]; then ok; else
-	bad "local run: $n inputs listed, $(grep -c '^input,' "$WORK/local.csv") rows"
-fi
-# the tree has inputs that cannot be read: each is a row and a line naming it, and exit 3
-failed=$(awk -F, '$1 == "input" && $7 != "ok"' "$WORK/local.csv" | wc -l) # no comma in its paths
-if [ "$failed" -ge 1 ] && [ "$(wc -l <"$WORK/local.err")" -eq "$failed" ] && [ "$want" -eq 3 ]; then ok; else
-	bad "local run: $failed inputs failed, exit $want (wanted 3): $(cat "$WORK/local.err")"
-fi
+local_run "$TREE" "$SRC" "$4" "$TASKS"
 
 recipe_script "$PAGE" test_slurm.sh "$WORK/memscope-slurm.sh" || bad "no Slurm recipe in $PAGE"
-slurm_start "$CLUSTER" || {
-	bad "the cluster did not start (its logs: $CLUSTER/log)"
-	finish
-	exit
-}
+slurm_start "$CLUSTER" || give_up "the cluster did not start (its logs: $CLUSTER/log)"
 
 # run_recipe DIR: the recipe from DIR over the tree in TASKS tasks of 1 CPU; the merge job's id
 run_recipe() {
@@ -78,26 +57,13 @@ case $job in
 		failed "summary.csv differs from the local run's" "$WORK/s1"
 	fi
 	# each task had a batch of inputs: its part holds its header and every TASKS-th input
-	for i in $(seq 0 $((TASKS - 1))); do
-		part=$WORK/s1/parts/$i.part
-		rows=$(((n - i + TASKS - 1) / TASKS))
-		if head -n 1 "$part" 2>/dev/null | grep -q "\"shard\":$i,\"shards\":$TASKS}" &&
-			[ "$(wc -l <"$part")" -eq $((rows + 1)) ]; then ok; else
-			bad "part $i: not shard $i/$TASKS with $rows inputs: $(head -c 300 "$part" 2>&1)"
-		fi
-	done
+	check_parts "$WORK/s1" "$TASKS"
 	;;
 esac
 
 # 2. a task that fails (here: shard 1 of 4, through a memscope-batch that exits 4 for it, first
 # on the jobs' PATH) leaves the merge job cancelled, and no summary
-mkdir -p "$WORK/failbin"
-cat >"$WORK/failbin/memscope-batch" <<EOF
-#!/bin/sh
-case " \$* " in *" 1/$TASKS "*) exit 4 ;; esac
-exec "$BIN/memscope-batch" "\$@"
-EOF
-chmod +x "$WORK/failbin/memscope-batch"
+fail_bin "$WORK/failbin" "$TASKS" "$BIN"
 job=$(PATH=$WORK/failbin:$PATH run_recipe "$WORK/s2")
 case $job in
 '' | *[!0-9]*) failed "the recipe gave no job id: '$job'" "$WORK/s2" ;;

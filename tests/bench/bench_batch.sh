@@ -82,38 +82,14 @@ else
 fi
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# run NAME CMD...: REPEAT timed runs; sets W (best wall s), C (its user+sys s), R (max RSS KiB of
-# the command and of each process it waited for: its largest), S (its last stderr line)
+# the timed runs: bench_lib.sh's bench_run, the page cache dropped before each with -c
+BENCH=bench_batch
 STATUS=0
-run() {
-	name=$1
-	shift
-	W='' C='' R=0 S=
-	i=0
-	while [ $i -lt "$REPEAT" ]; do
-		[ $COLD -eq 0 ] || drop_cache
-		t0=$(date +%s%N)
-		/usr/bin/time -f '%U %S %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr"
-		rc=$?
-		t1=$(date +%s%N)
-		if [ $rc -ne 0 ]; then
-			echo "bench_batch: $name exited with $rc:" >&2
-			tail -3 "$WORK/stderr" >&2
-			STATUS=1
-			W=nan
-			return
-		fi
-		read -r u s m <"$WORK/time"
-		w=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b-a)/1e9}')
-		if [ -z "$W" ] || awk -v a="$w" -v b="$W" 'BEGIN{exit !(a<b)}'; then
-			W=$w
-			C=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
-		fi
-		[ "$m" -gt "$R" ] && R=$m
-		S=$(tail -1 "$WORK/stderr")
-		i=$((i + 1))
-	done
+bench_before() {
+	[ $COLD -eq 0 ] || drop_cache
 }
+# shellcheck source=tests/bench/bench_lib.sh
+. "$SRC/tests/bench/bench_lib.sh"
 
 # row NAME: one line of the table; the rate relative to cat's
 row() {
@@ -129,15 +105,15 @@ row() {
 
 printf '%-28s %8s %8s %9s %8s %8s\n' command "wall s" "cpu s" "MB/s" "RSS MiB" "rate/cat"
 CAT_W=1
-run cat sh -c 'xargs cat <"$1" >/dev/null' sh "$WORK/files"
+bench_run cat sh -c 'xargs cat <"$1" >/dev/null' sh "$WORK/files"
 CAT_W=$W
 row "cat FILES >/dev/null"
 # the summary line on stderr is kept (no -q): it may say what each worker used
-run j1 "$BATCH" -j 1 --format csv -o /dev/null $RANKS
+bench_run j1 "$BATCH" -j 1 --format csv -o /dev/null $RANKS
 J1_W=$W
 row "memscope-batch -j 1"
 J1_S=$S
-run j2 "$BATCH" -j 2 --format csv -o /dev/null $RANKS
+bench_run j2 "$BATCH" -j 2 --format csv -o /dev/null $RANKS
 J2_W=$W
 row "memscope-batch -j 2"
 J2_S=$S

@@ -247,6 +247,10 @@ struct dump {
 	uint64_t used, reserved; /* PTA pool: allocated and reserved bytes */
 	uint64_t hal_seq;
 	struct dump_counts k;
+	/* when set, what dump_free_due calls in place of dump_add_access for the read of a block
+	 * before its free (a generator that writes only some reads, or counts them); NULL after
+	 * dump_open */
+	void (*free_read)(struct dump *d, uint32_t s, unsigned op, int write, uint32_t tid);
 };
 
 /* Python and C call stacks of about 350 and 450 bytes, innermost frame first. */
@@ -500,8 +504,8 @@ static inline void dump_write_block(struct dump *d, uint32_t s, int shadow)
 	d->free_slot = s;
 }
 
-/* Free the blocks due at the current op, half of them read by op first, as thread tid (TID_OWN:
- * the block's). */
+/* Free the blocks due at the current op, half of them read by op first (through d->free_read
+ * when set), as thread tid (TID_OWN: the block's). */
 static inline void dump_free_due(struct dump *d, unsigned op, uint32_t tid)
 {
 	uint32_t *link = &d->bucket[d->op % N_BUCKETS];
@@ -516,7 +520,8 @@ static inline void dump_free_due(struct dump *d, unsigned op, uint32_t tid)
 		}
 		*link = b->next;
 		if (dump_chance(500))
-			dump_add_access(d, s, op, 0, tid == TID_OWN ? b->tid : tid);
+			(d->free_read ? d->free_read : dump_add_access)(
+				d, s, op, 0, tid == TID_OWN ? b->tid : tid);
 		dump_write_block(d, s, 0);
 	}
 }

@@ -81,37 +81,19 @@ echo "warm page cache (nothing dropped, files read once first); best of $REPEAT 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$GEN" --read "$F1" "$F2" >/dev/null || exit 4
 
-# run NAME OUTPUT CMD...: REPEAT timed runs (OUTPUT, the file CMD writes, removed before each);
-# sets W (best wall s), C (its user+sys s), R (max RSS KiB)
+# run NAME OUTPUT CMD...: bench_lib.sh's bench_run NAME CMD... (sets W, C, R), OUTPUT (the file
+# CMD writes) removed before each timed run
+BENCH=bench_msprof
 STATUS=0
+bench_before() {
+	rm -f "$output"
+}
+# shellcheck source=tests/bench/bench_lib.sh
+. "$SRC/tests/bench/bench_lib.sh"
 run() {
-	name=$1
-	output=$2
+	name=$1 output=$2
 	shift 2
-	W='' C='' R=0 rc=0
-	i=0
-	while [ $i -lt "$REPEAT" ]; do
-		rm -f "$output"
-		t0=$(date +%s%N)
-		/usr/bin/time -f '%U %S %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr"
-		rc=$?
-		t1=$(date +%s%N)
-		if [ $rc -ne 0 ]; then
-			echo "bench_msprof: $name exited with $rc:" >&2
-			tail -3 "$WORK/stderr" >&2
-			STATUS=1
-			W=nan
-			return
-		fi
-		read -r u s m <"$WORK/time"
-		w=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b-a)/1e9}')
-		if [ -z "$W" ] || awk -v a="$w" -v b="$W" 'BEGIN{exit !(a<b)}'; then
-			W=$w
-			C=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
-		fi
-		[ "$m" -gt "$R" ] && R=$m
-		i=$((i + 1))
-	done
+	bench_run "$name" "$@"
 }
 
 # row NAME GOAL: one line of the table (GOAL: 1 checks it against the goal)
