@@ -104,7 +104,7 @@ static struct {
 	double start, last;
 } prog;
 
-static double now_seconds(void)
+double cli_now_seconds(void)
 {
 	struct timespec ts;
 
@@ -148,7 +148,7 @@ static void on_progress(void *ctx, uint32_t src, uint64_t done, uint64_t total)
 	char name[256], figs[160], d[MEMSCOPE_BYTES_TEXT_MAX], tot[MEMSCOPE_BYTES_TEXT_MAX];
 	char rate[MEMSCOPE_BYTES_TEXT_MAX], eta[32], head[320], line[512];
 	const char *in;
-	double now = now_seconds(), secs;
+	double now = cli_now_seconds(), secs;
 	size_t cols, len, k, off = 0;
 
 	(void)ctx;

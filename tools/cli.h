@@ -125,6 +125,9 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
 	const char *const *inputs, size_t n, int quiet);
 
+/* Seconds on the monotonic clock (for rates and times taken). */
+double cli_now_seconds(void);
+
 /* --help text on stdout. */
 void cli_help(const struct cli_tool *t);
 

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -292,7 +291,7 @@ static void child(const struct batch_opts *o, const struct memscope_walk *w, uin
 	ro.progress = child_progress, ro.progress_ctx = &fd;
 	ro.notice = child_notice, ro.notice_ctx = NULL;
 	rc = memscope_summary_read(&s, &w->inputs[i], i, &ro, &err);
-	if (rc == MEMSCOPE_E_NOMEM && !(s.has & 1))
+	if (rc == MEMSCOPE_E_NOMEM && !(s.has & UINT64_C(1) << MEMSCOPE_SUM_INDEX))
 		_exit(CLI_EXIT_IO); /* the parent says so */
 	if (!(f = fdopen(fd, "w")))
 		_exit(CLI_EXIT_IO);
@@ -723,14 +722,6 @@ static void say_done(const struct batch_opts *o, const struct run *r,
 			r->w->n_skipped, r->w->n_orphan_traces);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A note of the walk (traces without an input) on stderr. */
 static void walk_notice(void *ctx, uint32_t src, const char *msg)
 {
@@ -821,7 +812,7 @@ int main(int argc, char **argv)
 	struct memscope_batch_result res = { 0 };
 	struct memscope_batch *merged = NULL;
 	uint64_t hash = 0;
-	double t0 = now_seconds();
+	double t0 = cli_now_seconds();
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int status;
 
@@ -854,7 +845,7 @@ int main(int argc, char **argv)
 		 : res.n_leaking || res.n_over_peak ? CLI_EXIT_FINDINGS
 						    : 0;
 	if (!o.common.quiet)
-		say_done(&o, &r, &res, now_seconds() - t0);
+		say_done(&o, &r, &res, cli_now_seconds() - t0);
 out:
 	memscope_batch_free(merged);
 	memscope_batch_free(r.b);

@@ -92,7 +92,8 @@ int memscope_summary_write(FILE *out, const struct memscope_summary *s)
 
 /* ------------------------------------------------------------------------------------------ */
 /* reading our own JSON lines back: flat objects of strings, whole numbers, null, and objects of
- * whole numbers (pool_peaks, read as its "PTA=1;ATB=2" text) */
+ * whole numbers (pool_peaks, read as its "PTA=1;ATB=2" text). Not cJSON: it reads numbers as
+ * doubles, which lose byte counts and times above 2^53, and a merge must give the run's bytes. */
 
 struct jparse {
 	const char *p, *end;
@@ -1133,7 +1134,8 @@ int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct
 		res->n_leaking += o->fail_on_leak && leaking(s, o);
 		res->n_over_peak += over_peak(s, o);
 	}
-	if (!(rp.names_buf = input_names(inputs, b->n, rp.names))) {
+	/* the short names of the inputs: only the text report shows them */
+	if (fmt == MEMSCOPE_BATCH_TEXT && !(rp.names_buf = input_names(inputs, b->n, rp.names))) {
 		rc = MEMSCOPE_E_NOMEM;
 		goto out;
 	}
