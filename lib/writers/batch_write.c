@@ -951,12 +951,12 @@ static const char *count_bytes(
 static void text_row(struct report *rp, uint64_t i)
 {
 	const struct memscope_summary *s = &rp->b->s[i];
-	char rank[32], dev[32], ev[32], span[40], peak[MEMSCOPE_BYTES_TEXT_MAX], at[32],
+	char rank_buf[32], dev_buf[32], ev[32], span[40], peak[MEMSCOPE_BYTES_TEXT_MAX], at[32],
 		grow[MEMSCOPE_BYTES_TEXT_MAX + 1], step[96], exit[96], ineff[96], name[1024];
+	const char *rank = field_text(rank_buf, sizeof(rank_buf), s, MEMSCOPE_SUM_RANK);
+	const char *dev = field_text(dev_buf, sizeof(dev_buf), s, MEMSCOPE_SUM_DEVICE);
 
 	memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
-	field_text(rank, sizeof(rank), s, MEMSCOPE_SUM_RANK);
-	field_text(dev, sizeof(dev), s, MEMSCOPE_SUM_DEVICE);
 	if (!is_ok(s)) {
 		fprintf(rp->out, "%4" PRIu64 " %4s %4s  %-s, not read  %s\n", i, rank, dev,
 			field_text(ev, sizeof(ev), s, MEMSCOPE_SUM_STATUS), name);

@@ -168,6 +168,17 @@ START_TEST(lines_round_trip)
 	r1 = report(b, MEMSCOPE_BATCH_TEXT, &o, NULL);
 	ck_assert_ptr_null(strchr(r1, '\001'));
 	free(r1);
+	/* an input of no known rank or device: its row says "-" for both */
+	{
+		struct memscope_batch *one = memscope_batch_new(1, 1, 0);
+		const char *l = "{\"index\":0,\"input\":\"x.csv\",\"status\":\"ok\",\"events\":3}";
+
+		ck_assert_int_eq(memscope_batch_add_line(one, l, strlen(l), "t", 1, &err), 0);
+		r1 = report(one, MEMSCOPE_BATCH_TEXT, &o, NULL);
+		ck_assert_ptr_nonnull(strstr(r1, "\n   0    -    -        3 "));
+		free(r1);
+		memscope_batch_free(one);
+	}
 	/* a part of shard 1/2 holds the odd inputs */
 	f = open_memstream(&again, &len);
 	ck_assert_int_eq(memscope_batch_part_header(f, 10, 42, 0, 1, 2), 0);
