@@ -1322,7 +1322,7 @@ int cli_parse_pools(const struct cli_tool *t, const char *arg, uint64_t *pools)
 		return 0;
 	cli_msg(t,
 		"--pool: expected pools (hal, pta, pta_workspace, atb, mindspore, host, "
-		"host_pinned, ge, mmap) or all, got '%s'",
+		"host_pinned, ge, mmap, cuda, cuda_caching, cuda_managed) or all, got '%s'",
 		arg);
 	return CLI_EXIT_USAGE;
 }

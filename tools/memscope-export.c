@@ -317,9 +317,10 @@ static int nested_note(const struct memscope_flame *f, char *buf, size_t size)
 	uint64_t pools = memscope_flame_pools(f, NULL, &nested);
 	char names[128];
 
-	pool_names(pools & MEMSCOPE_POOLS_IN_HAL, 1, names, sizeof(names));
-	snprintf(buf, size, "HAL memory holds the %s pool%s blocks: counted twice", names,
-		__builtin_popcountll(pools & MEMSCOPE_POOLS_IN_HAL) > 1 ? "s'" : "'s");
+	pool_names(pools & MEMSCOPE_POOLS_INNER, 1, names, sizeof(names));
+	snprintf(buf, size, "%s memory holds the %s pool%s blocks: counted twice",
+		memscope_pools_outer_name(pools), names,
+		__builtin_popcountll(pools & MEMSCOPE_POOLS_INNER) > 1 ? "s'" : "'s");
 	return nested;
 }
 
@@ -489,10 +490,10 @@ static int cut_window(const struct export_opts *o, struct memscope_timeline *tl)
 
 		if (in && memscope_pools_nested(in->counted))
 			cli_msg(&tool,
-				"%s: HAL memory holds the %s blocks: its tracks are labelled "
+				"%s: %s memory holds the %s blocks: its tracks are labelled "
 				"(--pool)",
-				o->inputs[src],
-				pool_names(in->counted & MEMSCOPE_POOLS_IN_HAL, 1, names,
+				o->inputs[src], memscope_pools_outer_name(in->counted),
+				pool_names(in->counted & MEMSCOPE_POOLS_INNER, 1, names,
 					sizeof(names)));
 	}
 	if (!o->window.step && !o->window.flags)

@@ -185,12 +185,30 @@ static int check_annotate_input(const struct ineff_opts *o, struct memscope_strt
 	return rc;
 }
 
+/* What records an input of format f that has no memory accesses, or NULL: the Ascend profiler's
+ * outputs, PyTorch snapshots and Nsight exports. */
+static const char *without_accesses(enum memscope_format f)
+{
+	switch (f) {
+	case MEMSCOPE_FORMAT_PROFILER:
+	case MEMSCOPE_FORMAT_MSPROF_CSV:
+	case MEMSCOPE_FORMAT_MSPROF_JSON:
+		return "an Ascend profiler output";
+	case MEMSCOPE_FORMAT_TORCH_SNAPSHOT:
+		return "a PyTorch memory snapshot";
+	case MEMSCOPE_FORMAT_NSYS:
+		return "an Nsight Systems export";
+	default:
+		return NULL;
+	}
+}
+
 /*
- * The Ascend profiler's outputs hold no memory accesses, which this analysis judges by: such an
- * input is refused before anything is read (standard input is not looked at twice; its read
- * ends with "no ACCESS rows"). 0 or CLI_EXIT_INVALID (reported).
+ * Inputs without memory accesses, which this analysis judges by, are refused before anything is
+ * read (standard input is not looked at twice; its read ends with "no ACCESS rows"). 0 or
+ * CLI_EXIT_INVALID (reported).
  */
-static int refuse_profiler_inputs(const struct ineff_opts *o, struct memscope_strtab *st)
+static int refuse_inputs_without_accesses(const struct ineff_opts *o, struct memscope_strtab *st)
 {
 	size_t i;
 
@@ -206,14 +224,13 @@ static int refuse_profiler_inputs(const struct ineff_opts *o, struct memscope_st
 			continue; /* the read says why */
 		f = memscope_source_format(src);
 		memscope_source_close(src);
-		if (f == MEMSCOPE_FORMAT_PROFILER || f == MEMSCOPE_FORMAT_MSPROF_CSV ||
-			f == MEMSCOPE_FORMAT_MSPROF_JSON) {
+		if (without_accesses(f)) {
 			cli_msg(&tool,
-				"%s: an Ascend profiler output has no memory access events, which "
+				"%s: %s has no memory access events, which "
 				"this analysis needs: record the job with msMemScope "
 				"(msmemscope --events=alloc,free,launch,access ...) and give its "
 				"dump",
-				o->inputs[i]);
+				o->inputs[i], without_accesses(f));
 			return CLI_EXIT_INVALID;
 		}
 	}
@@ -347,7 +364,7 @@ int main(int argc, char **argv)
 		(o.annotate && (status = cli_out_check(
 					&tool, o.annotate, o.common.force, o.inputs, o.n_inputs))))
 		goto out;
-	if ((status = refuse_profiler_inputs(&o, st)) ||
+	if ((status = refuse_inputs_without_accesses(&o, st)) ||
 		(o.annotate && (status = check_annotate_input(&o, st))))
 		goto out;
 	if ((status = analyse(&o, st, a)))

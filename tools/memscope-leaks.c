@@ -37,8 +37,9 @@ static const struct cli_option options[] = {
 	{ "kinds", 0, OPT_KINDS, "LIST", "look for step, mark and/or exit leaks (default all)",
 		NULL },
 	{ "pool", 0, OPT_POOL, "LIST",
-		"pools checked: hal,pta,atb,mindspore,host,... or all (default pta,atb,mindspore "
-		"and a recording's host for step leaks, all for mark and exit)",
+		"pools checked: hal,pta,atb,mindspore,host,cuda,... or all (default pta,atb,"
+		"mindspore,cuda_caching, an Nsight export's cuda and a recording's host for step "
+		"leaks, all for mark and exit)",
 		NULL },
 	{ "skip-steps", 0, OPT_SKIP_STEPS, "N",
 		"blocks of steps 0..N are not step leaks (default 1)", NULL },

@@ -37,6 +37,7 @@ struct lproc {
 	struct memscope_pos last_kernel;
 	uint64_t n_kernels;
 	int kernels_unordered;
+	uint64_t pools_seen; /* the pools of its MALLOC rows so far (MEMSCOPE_POOL_BIT) */
 	UT_hash_handle hh;
 };
 
@@ -335,13 +336,25 @@ static struct memscope_pos alloc_pos(const struct memscope_block *b)
 }
 
 /* The pools step-checked for block b: --pool's, else the frameworks' and, for a program's own
- * blocks recorded by memscope-record, its host pools (formats/analyses.md "Step leaks"). */
-static uint64_t step_pools(const struct memscope_leaks *l, const struct memscope_block *b)
+ * blocks recorded by memscope-record, its host pools; for a process whose CUDA memory has no
+ * caching allocator's blocks in it (an Nsight export), its CUDA pools (formats/analyses.md
+ * "Step leaks"). */
+static uint64_t step_pools(struct memscope_leaks *l, const struct memscope_block *b)
 {
-	if (l->o.pools || !(b->flags & MEMSCOPE_BLOCK_RECORDED))
-		return l->pools_step;
-	return l->pools_step | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) |
-	       MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MMAP);
+	uint64_t pools = l->pools_step;
+	const struct lproc *p;
+
+	if (l->o.pools)
+		return pools;
+	if (b->flags & MEMSCOPE_BLOCK_RECORDED)
+		pools |=
+			MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MMAP);
+	if ((b->pool == MEMSCOPE_SUB_CUDA || b->pool == MEMSCOPE_SUB_CUDA_MANAGED) &&
+		(p = proc_of(l, b->src, b->pid)) &&
+		!(p->pools_seen & MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA_CACHING)))
+		pools |= MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA) |
+			 MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA_MANAGED);
+	return pools;
 }
 
 /* Step rule: allocated in step s after the first skip steps of its process, alive at the end of
@@ -598,6 +611,8 @@ static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct me
 	struct memscope_block out;
 	int r;
 
+	if (ev->kind == MEMSCOPE_KIND_MALLOC && ev->pool < 64)
+		p->pools_seen |= MEMSCOPE_POOL_BIT(ev->pool);
 	if (!(ev->flags & MEMSCOPE_EV_SHADOW)) {
 		if (memscope_pos_cmp(memscope_pos_of(ev), p->max_mem) > 0)
 			p->max_mem = memscope_pos_of(ev);
@@ -1789,10 +1804,9 @@ const char *memscope_leaks_totals_text(
 
 		PUT(", not summed: ");
 		for (i = 0; i < n; i++)
-			if (t[i].pool < 64 &&
-				(MEMSCOPE_POOL_BIT(t[i].pool) & MEMSCOPE_POOLS_IN_HAL))
+			if (t[i].pool < 64 && (MEMSCOPE_POOL_BIT(t[i].pool) & MEMSCOPE_POOLS_INNER))
 				PUT("%s%s", k++ ? ", " : "", memscope_subtype_name(t[i].pool));
-		PUT(" %s inside HAL", k > 1 ? "lie" : "lies");
+		PUT(" %s inside %s", k > 1 ? "lie" : "lies", memscope_pools_outer_name(pools));
 	}
 #undef PUT
 	return buf;

@@ -289,7 +289,8 @@ static void leak_figures(struct memscope_summary *s, const struct memscope_leaks
 	uint64_t blocks = 0, bytes = 0;
 
 	for (i = 0; i < n; i++) {
-		if (nested && t[i].pool == MEMSCOPE_SUB_HAL)
+		if (nested && t[i].pool < 64 &&
+			(MEMSCOPE_POOL_BIT(t[i].pool) & MEMSCOPE_POOLS_OUTER))
 			continue;
 		blocks += t[i].n;
 		bytes = bytes + t[i].bytes < bytes ? UINT64_MAX : bytes + t[i].bytes;

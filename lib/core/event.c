@@ -44,6 +44,9 @@ static const struct name subtype_names[MEMSCOPE_SUB_COUNT_] = {
 	[MEMSCOPE_SUB_HAL] = N("HAL"),
 	[MEMSCOPE_SUB_HOST_PINNED] = N("HOST_PINNED"),
 	[MEMSCOPE_SUB_MMAP] = N("MMAP"),
+	[MEMSCOPE_SUB_CUDA] = N("CUDA"),
+	[MEMSCOPE_SUB_CUDA_CACHING] = N("CUDA_CACHING"),
+	[MEMSCOPE_SUB_CUDA_MANAGED] = N("CUDA_MANAGED"),
 	[MEMSCOPE_SUB_HOST] = N("HOST"),
 	[MEMSCOPE_SUB_GE] = N("GE"),
 	[MEMSCOPE_SUB_READ] = N("READ"),
@@ -175,7 +178,8 @@ const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_M
 int memscope_subtype_is_pool(unsigned subtype)
 {
 	return (subtype >= MEMSCOPE_SUB_PTA && subtype <= MEMSCOPE_SUB_GE) ||
-	       subtype == MEMSCOPE_SUB_MMAP;
+	       subtype == MEMSCOPE_SUB_MMAP ||
+	       (subtype >= MEMSCOPE_SUB_CUDA && subtype <= MEMSCOPE_SUB_CUDA_MANAGED);
 }
 
 unsigned component_pool(const char *s, size_t len)

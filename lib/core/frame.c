@@ -63,10 +63,11 @@ size_t memscope_frame_text(const char *frame, size_t len, char *out, size_t size
 			plus = sym + i - 1;
 			break;
 		}
-	if (plus && is_offset(plus, (size_t)(close - plus)))
-		sym_len = (size_t)(plus - sym);
-	else if (plus || sym_len == 0)
+	/* backtrace_symbols writes an offset; without one it is a C++ signature ("f(int)
+	 * (x.cpp:9)", a PyTorch snapshot's C++ frame), kept */
+	if (!plus || !is_offset(plus, (size_t)(close - plus)))
 		goto copy;
+	sym_len = (size_t)(plus - sym);
 	mod = base_name(frame, (size_t)(open - frame), &mod_len);
 	if (!sym_len) /* no symbol: the offset in the module is all that names the code */
 		w = snprintf(out, size, "%.*s%.*s", (int)mod_len, mod, (int)(close - plus), plus);

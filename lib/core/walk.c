@@ -195,9 +195,10 @@ static int add_profiler(struct walker *wk, char *path, const struct stat *sb)
 	return 0;
 }
 
-/* Whether the SQLite database at path has a dump table, as readers/db_read.c looks for it:
- * 1 yes, 0 no (or SQLite cannot read it), MEMSCOPE_E_NOMEM. */
-static int has_dump_table(const char *path)
+/* Whether the SQLite database at path holds events: a dump table, as readers/db_read.c looks for
+ * it, or an Nsight Systems export's CUDA_GPU_MEMORY_USAGE_EVENTS (formats/nsys.md). 1 yes, 0 no
+ * (or SQLite cannot read it), MEMSCOPE_E_NOMEM. */
+static int has_event_table(const char *path)
 {
 	char *name = db_file_path(path);
 	sqlite3 *db = NULL;
@@ -209,7 +210,7 @@ static int has_dump_table(const char *path)
 	if (sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
 		sqlite3_prepare_v2(db,
 			"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN "
-			"('memscope_dump', 'leaks_dump')",
+			"('memscope_dump', 'leaks_dump', 'CUDA_GPU_MEMORY_USAGE_EVENTS')",
 			-1, &st, NULL) == SQLITE_OK)
 		yes = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
@@ -279,11 +280,14 @@ static int sniff(struct walker *wk, const char *path, int compressed, char *msg,
 		switch (f) {
 		case MEMSCOPE_FORMAT_DUMP_CSV:
 		case MEMSCOPE_FORMAT_CAPTURE:
+		case MEMSCOPE_FORMAT_TORCH_SNAPSHOT:
 			return W_INPUT;
 		case MEMSCOPE_FORMAT_PYTHON_TRACE:
 			return W_TRACE;
-		case MEMSCOPE_FORMAT_DB:
-			rc = has_dump_table(path);
+		case MEMSCOPE_FORMAT_NSYS: /* told from the head of the file */
+			return W_INPUT;
+		case MEMSCOPE_FORMAT_DB: /* the head did not say: the whole file does */
+			rc = has_event_table(path);
 			return rc < 0 ? nomem(wk, path) : rc ? W_INPUT : W_SKIP;
 		default:
 			return W_SKIP;
@@ -306,11 +310,15 @@ static int sniff(struct walker *wk, const char *path, int compressed, char *msg,
 }
 
 /* What a file is by its name: W_INPUT, W_TRACE, or -1 when its content decides (a .csv or .db
- * not named so); W_SKIP for any other name. */
+ * not named so, a .pickle, a .sqlite); W_SKIP for any other name. */
 static int by_name(const char *name, int *compressed)
 {
 	size_t len = plain_len(name, compressed);
 	int csv = ends_with(name, len, ".csv"), db = ends_with(name, len, ".db");
+	/* Nsight Systems exports: x.sqlite as nsys export names them */
+	int sqlite = ends_with(name, len, ".sqlite");
+	/* PyTorch memory snapshots: x.pickle, x.pkl as torch's docs and torchtitan name them */
+	int pickle = ends_with(name, len, ".pickle") || ends_with(name, len, ".pkl");
 
 	if ((csv || db) && len >= 14 && memcmp(name, "memscope_dump_", 14) == 0)
 		return W_INPUT;
@@ -318,7 +326,7 @@ static int by_name(const char *name, int *compressed)
 		return W_TRACE;
 	if (ends_with(name, len, ".mscap"))
 		return W_INPUT;
-	return csv || db ? -1 : W_SKIP;
+	return csv || db || pickle || sqlite ? -1 : W_SKIP;
 }
 
 /* A folder's entry: its name and type (a DT_ value, DT_UNKNOWN when readdir did not say). */

@@ -736,6 +736,46 @@ static int db_sniff(
 	return n >= sizeof(sqlite_magic) && memcmp(p, sqlite_magic, sizeof(sqlite_magic)) == 0;
 }
 
+/* The Nsight Systems export reader (nsys.c), which db_refine hands an export to. */
+extern const struct reader nsys_reader;
+
+int db_open(struct memscope_source *src, struct sqlite3 **out, struct memscope_error *err)
+{
+	struct db_state d = { 0 };
+	int rc;
+
+	d.src = src;
+	d.err = err;
+	rc = open_conn(&d);
+	if (rc) {
+		sqlite3_close(d.db);
+		d.db = NULL;
+	}
+	*out = d.db;
+	return rc;
+}
+
+void db_refine(struct memscope_source *src)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+
+	/* one query of the schema; a database it fails on stays a database, whose read says why */
+	if (db_open(src, &db, NULL) == 0 &&
+		sqlite3_prepare_v2(db,
+			"SELECT count(*) FILTER (WHERE name = 'CUDA_GPU_MEMORY_USAGE_EVENTS'), "
+			"count(*) FILTER (WHERE name IN ('memscope_dump', 'leaks_dump')) FROM "
+			"sqlite_master WHERE type = 'table'",
+			-1, &st, NULL) == SQLITE_OK &&
+		sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 &&
+		sqlite3_column_int64(st, 1) == 0) {
+		src->reader = &nsys_reader;
+		src->format = nsys_reader.format;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 const struct reader db_reader = {
 	.format = MEMSCOPE_FORMAT_DB,
 	.name = "db",

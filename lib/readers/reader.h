@@ -58,6 +58,22 @@ int reader_detect(const struct reader **out, const unsigned char *p, size_t n, i
 /* The reader of format f; NULL for MEMSCOPE_FORMAT_UNKNOWN. */
 const struct reader *reader_of(enum memscope_format f);
 
+/*
+ * src's SQLite database opened as the database reader opens it (a file read-only, as immutable
+ * when in WAL mode without a -wal file; memory deserialized read-only), double-quoted strings off:
+ * 0 and *out the connection (the caller sqlite3_close's it), or the error (err set, *out NULL):
+ * MEMSCOPE_E_UNSUPPORTED (standard input), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM.
+ */
+struct sqlite3;
+int db_open(struct memscope_source *src, struct sqlite3 **out, struct memscope_error *err);
+/*
+ * After the detection took src for a database: an Nsight Systems export (a table
+ * CUDA_GPU_MEMORY_USAGE_EVENTS, no memscope_dump or leaks_dump: formats/nsys.md) gets the nsys
+ * reader and format. One query of the schema; a database that cannot be opened or read stays a
+ * database, whose read says what is wrong with it.
+ */
+void db_refine(struct memscope_source *src);
+
 /* Whether p[0..n) looks like text: no NUL byte in its first 4 KiB (the text formats' sniffers). */
 int sniff_text(const unsigned char *p, size_t n);
 

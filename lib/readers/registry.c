@@ -6,16 +6,19 @@
 
 /* Binary formats by their magic first, then the text formats by their header lines. */
 extern const struct reader capture_reader, db_reader, python_trace_reader, dump_csv_reader,
-	msprof_csv_reader, msprof_json_reader, prof_dir_reader;
+	msprof_csv_reader, msprof_json_reader, prof_dir_reader, nsys_reader, torch_snapshot_reader;
 
 static const struct reader *const readers[] = {
 	&capture_reader,
 	&db_reader,
+	&torch_snapshot_reader,
 	&python_trace_reader,
 	&msprof_json_reader,
 	&msprof_csv_reader,
 	&dump_csv_reader,
 	&prof_dir_reader,
+	/* no sniffer: a database that db_refine finds is an Nsight Systems export */
+	&nsys_reader,
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 

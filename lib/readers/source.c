@@ -71,6 +71,8 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	if (rc)
 		return rc;
 	src->format = src->reader->format;
+	if (src->format == MEMSCOPE_FORMAT_DB && !src->z)
+		db_refine(src); /* an Nsight Systems export is read by its own reader */
 	if (src->opts.parts && src->opts.parts[src->opts.src] > 1 &&
 		src->format != MEMSCOPE_FORMAT_DB)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0,
@@ -80,7 +82,8 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
 			"a compressed database cannot be read directly: decompress it first");
 	/* a database is read by SQLite, not by chunks: its progress would stop at the peek */
-	src->progress_on = src->format != MEMSCOPE_FORMAT_DB && src->fd >= 0;
+	src->progress_on = src->format != MEMSCOPE_FORMAT_DB &&
+			   src->format != MEMSCOPE_FORMAT_NSYS && src->fd >= 0;
 	source_report(src);
 	return 0;
 }

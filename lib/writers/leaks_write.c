@@ -45,6 +45,14 @@ static struct pool_names pool_names(unsigned pool)
 		return (struct pool_names){ "GE memory pool", "GE memory pool", "GE" };
 	case MEMSCOPE_SUB_MMAP:
 		return (struct pool_names){ "Host mmap memory", "Host mmap memory", "mmap" };
+	case MEMSCOPE_SUB_CUDA:
+		return (struct pool_names){ "CUDA device memory", "CUDA device memory", "CUDA" };
+	case MEMSCOPE_SUB_CUDA_CACHING:
+		return (struct pool_names){ "PyTorch CUDA caching allocator",
+			"PyTorch CUDA caching allocator", "CUDA caching" };
+	case MEMSCOPE_SUB_CUDA_MANAGED:
+		return (struct pool_names){ "CUDA managed memory", "CUDA managed memory",
+			"CUDA managed" };
 	default:
 		return (struct pool_names){ "unknown memory", "unknown memory", "unknown" };
 	}

@@ -1321,6 +1321,11 @@ static void header(const struct page *g, size_t n_points)
 		fputs(" (HAL left out: the framework pools' blocks are carved out of its memory; "
 		      "--pool hal draws it)",
 			g->out);
+	if ((seen & MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA)) &&
+		!(pools & MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA)))
+		fputs(" (CUDA left out: the caching allocator's blocks are carved out of its "
+		      "segments; --pool cuda draws it)",
+			g->out);
 	fprintf(g->out, "; %zu allocations and frees in %zu track%s", n_points, g->n_tracks,
 		g->n_tracks == 1 ? "" : "s");
 	sample_sources(g);

@@ -57,6 +57,7 @@ struct writer {
 	uint64_t *tids; /* scratch: the threads of a process's ops and marks */
 	size_t cap_tids;
 	char hal_holds[96]; /* " (holds PTA, ATB)": the pools of the input HAL's blocks hold */
+	const char *outer;  /* the pool holding them: "HAL" or "CUDA" */
 };
 
 /* Nanoseconds as the trace's microseconds: "12", "12.5", "12.005". Returns the length. */
@@ -186,7 +187,8 @@ static struct track *track_of(
 	len = snprintf(k->head, sizeof(k->head),
 		",{\"name\":\"%s device %s %s%s\",\"ph\":\"C\",\"ts\":", pool ? pool : "memory",
 		memscope_device_text(r->device, dev), what[kind],
-		r->pool == MEMSCOPE_SUB_HAL ? w->hal_holds : "");
+		r->pool < 64 && (MEMSCOPE_POOL_BIT(r->pool) & MEMSCOPE_POOLS_OUTER) ? w->hal_holds
+										    : "");
 	k->head_len = len > 0 && (size_t)len < sizeof(k->head) ? (size_t)len : 0;
 	return k;
 }
@@ -393,8 +395,8 @@ static uint64_t steps_tid(struct writer *w, size_t i, size_t j)
 	return tid;
 }
 
-/* What the HAL tracks of the process of points [i, j) say of the pools beside HAL there whose
- * blocks HAL's hold (memscope_pools_nested): " (holds PTA, ATB)", or nothing. */
+/* What the HAL (or CUDA) tracks of the process of points [i, j) say of the pools beside it there
+ * whose blocks its blocks hold (memscope_pools_nested): " (holds PTA, ATB)", or nothing. */
 static void hal_holds(struct writer *w, size_t i, size_t j)
 {
 	uint64_t pools = 0, inner;
@@ -405,8 +407,9 @@ static void hal_holds(struct writer *w, size_t i, size_t j)
 		if ((w->recs[k].kind == MEMSCOPE_TL_LIVE || w->recs[k].kind == MEMSCOPE_TL_USED) &&
 			w->recs[k].pool < 64)
 			pools |= MEMSCOPE_POOL_BIT(w->recs[k].pool);
-	inner = memscope_pools_nested(pools) ? pools & MEMSCOPE_POOLS_IN_HAL : 0;
+	inner = memscope_pools_nested(pools) ? pools & MEMSCOPE_POOLS_INNER : 0;
 	w->hal_holds[0] = 0;
+	w->outer = memscope_pools_outer_name(pools);
 	for (pool = 0; inner && pool < 64; pool++) {
 		const char *name = memscope_subtype_name(pool);
 
@@ -446,8 +449,8 @@ static void proc_meta(struct writer *w, uint32_t src, uint64_t pid, const char *
 		"\"name\":",
 		w->stats.processes ? "," : "", w->tpid);
 	json_cstr(w->out, text);
-	snprintf(text, sizeof(text), "input %u: %s%s%s", src + 1, in ? in : "?",
-		w->hal_holds[0] ? "; HAL" : "", w->hal_holds);
+	snprintf(text, sizeof(text), "input %u: %s%s%s%s", src + 1, in ? in : "?",
+		w->hal_holds[0] ? "; " : "", w->hal_holds[0] ? w->outer : "", w->hal_holds);
 	fprintf(w->out,
 		"}},{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":%llu,\"args\":{"
 		"\"labels\":",

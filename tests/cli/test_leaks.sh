@@ -445,7 +445,7 @@ expect_status 2 "$L" --group-by op --format reference steps_mstx.csv
 expect_err_line '^memscope-leaks: --group-by: --format reference writes every leak, ungrouped$'
 # --help says every default
 "$L" --help >"$WORK/help"
-if grep -q 'default pta,atb,mindspore and a recording.s host for step leaks, all for mark and exit' "$WORK/help" && ! grep -q 'see man page' "$WORK/help"; then ok; else bad "--help of --pool"; fi
+if grep -q 'default pta,atb,mindspore,cuda_caching, an Nsight export.s cuda and a recording.s host for step leaks, all for mark and exit' "$WORK/help" && ! grep -q 'see man page' "$WORK/help"; then ok; else bad "--help of --pool"; fi
 expect_status 2 "$L" --kinds step,leak steps_mstx.csv
 expect_err_line "^memscope-leaks: --kinds: expected step, mark and/or exit, got 'step,leak'$"
 expect_status 2 "$L" --kinds mark steps_mstx.csv

@@ -101,6 +101,8 @@ START_TEST(c_frames_read_as_functions)
 		{ "[0x7f01]", "[0x7f01]" },
 		{ "libx.so() [0x1]", "libx.so() [0x1]" },
 		{ "libx.so(f+0xzz) [0x1]", "libx.so(f+0xzz) [0x1]" },
+		{ "Foo::malloc(signed char, int) (/src/x.cpp:99)",
+			"Foo::malloc(signed char, int) (/src/x.cpp:99)" },
 		{ "", "" },
 	};
 	char out[256], small[8];

@@ -13,36 +13,53 @@ struct memscope_strtab;
 
 /* A pool's bit in a set of pools (pool is an enum memscope_subtype; memscope_leaks_opts.pools). */
 #define MEMSCOPE_POOL_BIT(pool) (UINT64_C(1) << (pool))
-/* the reference's step-check pools: PTA caching, ATB, MindSpore (not PTA workspace, not HAL) */
+/* the step-check pools: the reference's PTA caching, ATB, MindSpore (not PTA workspace, not
+ * HAL), and PyTorch's CUDA caching allocator */
 #define MEMSCOPE_POOLS_FRAMEWORK                                                                   \
 	(MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_ATB) |               \
-		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MINDSPORE))
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MINDSPORE) |                                        \
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA_CACHING))
 #define MEMSCOPE_POOLS_ALL                                                                         \
 	(MEMSCOPE_POOLS_FRAMEWORK | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA_WORKSPACE) |                \
 		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) |                                              \
 		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST_PINNED) |                                      \
 		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HOST) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_GE) |        \
-		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MMAP))
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_MMAP) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA) |      \
+		MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA_MANAGED))
 
-/* the device pools carved out of HAL memory: their blocks are HAL blocks too */
-#define MEMSCOPE_POOLS_IN_HAL                                                                      \
+/* the device pools that other pools are carved out of: Ascend's HAL and CUDA's device memory
+ * (the caching allocator's segments) */
+#define MEMSCOPE_POOLS_OUTER                                                                       \
+	(MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA))
+/* the pools carved out of an outer pool's memory (the framework pools, PTA workspace): their
+ * blocks are HAL or CUDA blocks too */
+#define MEMSCOPE_POOLS_INNER                                                                       \
 	(MEMSCOPE_POOLS_FRAMEWORK | MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_PTA_WORKSPACE))
 
 /*
  * The pools an analysis counts when the user names none, from the pools its input had blocks
  * in (seen): the framework pools and every pool not nested in another when a framework pool is
- * present, HAL dropped (its bytes hold theirs); every pool seen otherwise. Counting HAL beside
- * a pool carved out of it would count the same memory twice.
+ * present, the outer pools (HAL, CUDA) dropped (their bytes hold theirs); every pool seen
+ * otherwise. Counting HAL beside a pool carved out of it would count the same memory twice.
  */
 static inline uint64_t memscope_pools_default(uint64_t seen)
 {
-	return seen & MEMSCOPE_POOLS_IN_HAL ? seen & ~MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL) : seen;
+	return seen & MEMSCOPE_POOLS_INNER ? seen & ~MEMSCOPE_POOLS_OUTER : seen;
 }
 
-/* Whether pools holds HAL and a pool carved out of it, whose bytes a sum counts twice. */
+/* Whether pools holds an outer pool and a pool carved out of one, whose bytes a sum counts
+ * twice. */
 static inline int memscope_pools_nested(uint64_t pools)
 {
-	return (pools & MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_HAL)) && (pools & MEMSCOPE_POOLS_IN_HAL);
+	return (pools & MEMSCOPE_POOLS_OUTER) && (pools & MEMSCOPE_POOLS_INNER);
+}
+
+/* The name of the outer pool of pools for messages ("HAL holds ..."): HAL unless pools hold CUDA
+ * and not HAL. */
+static inline const char *memscope_pools_outer_name(uint64_t pools)
+{
+	return (pools & MEMSCOPE_POOLS_OUTER) == MEMSCOPE_POOL_BIT(MEMSCOPE_SUB_CUDA) ? "CUDA"
+										      : "HAL";
 }
 
 /* One allocation block: a MALLOC and, once seen, its FREE. */

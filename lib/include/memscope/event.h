@@ -80,6 +80,12 @@ enum memscope_subtype {
 				       APP/DDR, APP/HBM, APP/Memory, Device/DDR, ...: used */
 	MEMSCOPE_SUB_MODULE_SAMPLE, /* "MODULE": npu_module_mem, name the CANN module: total */
 	MEMSCOPE_SUB_MMAP, /* a pool: anonymous mmap/munmap recorded by memscope-record --mmap */
+	/* pools of CUDA inputs (formats/torch-snapshot.md, formats/nsys.md) */
+	MEMSCOPE_SUB_CUDA,	   /* device memory from cudaMalloc and kin: the PyTorch caching
+				      allocator's segments, Nsight's Device, Array and static kinds */
+	MEMSCOPE_SUB_CUDA_CACHING, /* the PyTorch CUDA caching allocator's blocks (tensors), carved
+				      out of its CUDA segments */
+	MEMSCOPE_SUB_CUDA_MANAGED, /* unified memory (cudaMallocManaged): Nsight's Managed kinds */
 	MEMSCOPE_SUB_COUNT_
 };
 

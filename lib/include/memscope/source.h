@@ -29,6 +29,11 @@ enum memscope_format {
 	MEMSCOPE_FORMAT_PROFILER,    /* a profiler output folder (torch_npu *_ascend_pt, MindSpore
 					*_ascend_ms, msprof PROF_*, or their output folder): its
 					memory files read as one input */
+	MEMSCOPE_FORMAT_TORCH_SNAPSHOT, /* a PyTorch CUDA memory snapshot: the pickle that
+					   torch.cuda.memory._dump_snapshot writes
+					   (formats/torch-snapshot.md) */
+	MEMSCOPE_FORMAT_NSYS, /* an Nsight Systems SQLite export with CUDA memory usage events
+				 (formats/nsys.md) */
 };
 
 /* Timestamp unit of a dump CSV: AUTO decides from the first timestamp (see memscope-convert(1)). */
@@ -213,7 +218,7 @@ int memscope_profiler_file_name(const char *name);
 void memscope_source_close(struct memscope_source *src);
 
 /* "dump-csv", "capture", "python-trace", "db", "msprof-csv", "msprof-json", "profiler",
- * "unknown" */
+ * "torch-snapshot", "nsys", "unknown" */
 const char *memscope_format_name(enum memscope_format f);
 
 #endif

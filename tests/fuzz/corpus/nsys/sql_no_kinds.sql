@@ -1,0 +1,1 @@
+DROP TABLE ENUM_CUDA_MEM_KIND; INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS (start, address, bytes, memKind, memoryOperationType) VALUES (7, -1, 1, 7, 0), (8, NULL, 1, 2, 1), (2.5, 1, 1, 2, 0);

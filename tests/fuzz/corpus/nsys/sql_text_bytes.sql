@@ -1,0 +1,1 @@
+UPDATE CUDA_GPU_MEMORY_USAGE_EVENTS SET bytes = 'x' WHERE rowid = 2;
