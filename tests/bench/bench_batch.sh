@@ -92,18 +92,9 @@ bench_before() {
 . "$SRC/tests/bench/bench_lib.sh"
 
 # row NAME: one line of the table; the rate relative to cat's
-row() {
-	if [ "$W" = nan ]; then
-		printf '%-28s %8s\n' "$1" failed
-		return
-	fi
-	printf '%-28s %8s %8s %9s %8s %8s\n' "$1" "$W" "$C" \
-		"$(awk -v b="$BYTES" -v w="$W" 'BEGIN{printf "%.1f", b/1e6/w}')" \
-		"$(awk -v r="$R" 'BEGIN{printf "%.1f", r/1024}')" \
-		"$(awk -v w="$W" -v c="$CAT_W" 'BEGIN{printf "%.2fx", (w > 0 ? c/w : 0)}')"
-}
+row() { bench_row "$1" 28 rate; }
 
-printf '%-28s %8s %8s %9s %8s %8s\n' command "wall s" "cpu s" "MB/s" "RSS MiB" "rate/cat"
+printf '%-28s %8s %8s %9s %8s %9s\n' command "wall s" "cpu s" "MB/s" "RSS MiB" "rate/cat"
 CAT_W=1
 bench_run cat sh -c 'xargs cat <"$1" >/dev/null' sh "$WORK/files"
 CAT_W=$W

@@ -1,6 +1,7 @@
-# Shared by bench_batch.sh and bench_msprof.sh (sourced, POSIX sh): the timed runs of a command.
-# The sourcing script sets BENCH (its name, for its messages), REPEAT, WORK (where the runs'
-# time and stderr files go), STATUS (0), and defines bench_before, run before each timed run.
+# Shared by bench_batch.sh, bench_msprof.sh and bench_snapshot.sh (sourced, POSIX sh): the timed
+# runs of a command and their table lines. The sourcing script sets BENCH (its name, for its
+# messages), REPEAT, WORK (where the runs' time and stderr files go), STATUS (0), and defines
+# bench_before, run before each timed run.
 # shellcheck disable=SC2034 # W, C, R, S and STATUS are the sourcing script's
 
 # bench_run NAME CMD...: REPEAT timed runs of CMD, its stdout dropped, its stderr into
@@ -36,4 +37,20 @@ bench_run() {
 		S=$(tail -1 "$WORK/stderr")
 		i=$((i + 1))
 	done
+}
+
+# bench_row NAME WIDTH VS: one table line of the last bench_run over $BYTES bytes: wall and cpu
+# seconds, MB/s, max RSS in MiB, and against cat's best wall time $CAT_W, VS "rate" (cat's time
+# over this one's: the share of cat's rate) or "time" (this one's time over cat's).
+bench_row() {
+	if [ "$W" = nan ]; then
+		printf "%-${2}s %8s\n" "$1" failed
+		return
+	fi
+	printf "%-${2}s %8s %8s %9s %8s %9s\n" "$1" "$W" "$C" \
+		"$(awk -v b="$BYTES" -v w="$W" 'BEGIN{printf "%.1f", (w > 0 ? b/1e6/w : 0)}')" \
+		"$(awk -v r="$R" 'BEGIN{printf "%.1f", r/1024}')" \
+		"$(awk -v w="$W" -v c="$CAT_W" -v vs="$3" 'BEGIN{
+			if (vs == "time") printf "%.1fx", (c > 0 ? w/c : 0)
+			else printf "%.2fx", (w > 0 ? c/w : 0) }')"
 }

@@ -81,16 +81,7 @@ bench_before() { :; }
 # shellcheck source=tests/bench/bench_lib.sh
 . "$SRC/tests/bench/bench_lib.sh"
 
-row() {
-	if [ "$W" = nan ]; then
-		printf '%-36s %8s\n' "$1" failed
-		return
-	fi
-	printf '%-36s %8s %8s %9s %8s %9s\n' "$1" "$W" "$C" \
-		"$(awk -v b="$BYTES" -v w="$W" 'BEGIN{printf "%.1f", (w > 0 ? b/1e6/w : 0)}')" \
-		"$(awk -v r="$R" 'BEGIN{printf "%.1f", r/1024}')" \
-		"$(awk -v w="$W" -v c="$CAT_W" 'BEGIN{printf "%.1fx", (c > 0 ? w/c : 0)}')"
-}
+row() { bench_row "$1" 36 time; }
 
 printf '%-36s %8s %8s %9s %8s %9s\n' command "wall s" "cpu s" "MB/s" "RSS MiB" "time/cat"
 CAT_W=0
