@@ -116,7 +116,6 @@ static const struct {
 #define MB (1024u * 1024u)
 #define MINDSPORE_MB (1000u * 1024u)  /* MindSpore's memory_record: KB / 1000 */
 #define MODULE_MAX ((int64_t)1 << 53) /* larger module values are a wrapped -1 */
-#define MAX_ATTRS 8
 
 struct pcsv {
 	struct memscope_source *src;
@@ -137,8 +136,7 @@ struct pcsv {
 	uint32_t key_active, key_stream, key_graph, key_model, key_start, key_end;
 	uint64_t n_rounded, n_bad_module;
 	char first_rounded[320];
-	struct memscope_attr attrs[MAX_ATTRS];
-	char text[MAX_ATTRS * 24];
+	struct ev_attrs ax;
 };
 
 /* A field of the row, trimmed; "" when the column is absent. */
@@ -290,31 +288,6 @@ static int32_t get_device(struct pcsv *p)
 	return MEMSCOPE_DEVICE_NONE;
 }
 
-/* ev's next attr, key = the value its caller writes (at most 24 bytes, length to set). */
-static struct memscope_attr *attr_slot(struct pcsv *p, struct memscope_event *ev, uint32_t key)
-{
-	struct memscope_attr *a = &p->attrs[ev->n_attrs];
-
-	a->key = key;
-	a->val = p->text + ev->n_attrs++ * 24;
-	return a;
-}
-
-/* Append attr key = v (decimal) to ev; attr_unum for an unsigned v. */
-static void attr_num(struct pcsv *p, struct memscope_event *ev, uint32_t key, int64_t v)
-{
-	struct memscope_attr *a = attr_slot(p, ev, key);
-
-	a->val_len = (uint32_t)fmt_i64((char *)a->val, v);
-}
-
-static void attr_unum(struct pcsv *p, struct memscope_event *ev, uint32_t key, uint64_t v)
-{
-	struct memscope_attr *a = attr_slot(p, ev, key);
-
-	a->val_len = (uint32_t)fmt_u64((char *)a->val, v);
-}
-
 /* ev's size, total (reserved bytes) or used (allocated bytes), by its attr key: the typed field
  * and the attr the dump writes. */
 static void put_value(struct pcsv *p, struct memscope_event *ev, uint32_t key, int64_t v)
@@ -329,10 +302,10 @@ static void put_value(struct pcsv *p, struct memscope_event *ev, uint32_t key, i
 		ev->used = v;
 		ev->flags |= MEMSCOPE_EV_USED;
 	}
-	attr_num(p, ev, key, v);
+	ev_attr_num(&p->ax, ev, key, v);
 }
 
-/* A new event of the row: no pointer, no thread, the row's line; attrs from p->attrs. */
+/* A new event of the row: no pointer, no thread, the row's line; attrs from p->ax. */
 static void event_init(struct pcsv *p, struct memscope_event *ev, unsigned kind, unsigned subtype)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -343,7 +316,7 @@ static void event_init(struct pcsv *p, struct memscope_event *ev, unsigned kind,
 	ev->tid = MEMSCOPE_ID_NONE;
 	ev->name = MEMSCOPE_STR_NA;
 	ev->line = p->line;
-	ev->attrs = p->attrs;
+	ev->attrs = p->ax.a;
 }
 
 static int deliver(struct pcsv *p, struct memscope_event *ev)
@@ -379,16 +352,16 @@ static int block_event(struct pcsv *p, unsigned kind, unsigned pool, uint64_t ts
 	ev.name = name;
 	ev.alloc_id = block;
 	ev.flags = MEMSCOPE_EV_ALLOC_ID;
-	attr_num(p, &ev, MEMSCOPE_STR_ALLOCATION_ID, (int64_t)block);
+	ev_attr_num(&p->ax, &ev, MEMSCOPE_STR_ALLOCATION_ID, (int64_t)block);
 	put_value(p, &ev, MEMSCOPE_STR_SIZE, size);
 	if (t->has_reserved)
 		put_value(p, &ev, MEMSCOPE_STR_TOTAL, t->reserved);
 	if (t->has_allocated)
 		put_value(p, &ev, MEMSCOPE_STR_USED, t->allocated);
 	if (t->has_active)
-		attr_num(p, &ev, p->key_active, t->active);
+		ev_attr_num(&p->ax, &ev, p->key_active, t->active);
 	if (has_stream)
-		attr_unum(p, &ev, p->key_stream, stream);
+		ev_attr_unum(&p->ax, &ev, p->key_stream, stream);
 	return deliver(p, &ev);
 }
 
@@ -486,9 +459,9 @@ static int record_row(struct pcsv *p)
 	if (has_reserved)
 		put_value(p, &ev, MEMSCOPE_STR_TOTAL, reserved);
 	if (has_active)
-		attr_num(p, &ev, p->key_active, active);
+		ev_attr_num(&p->ax, &ev, p->key_active, active);
 	if (has_stream)
-		attr_unum(p, &ev, p->key_stream, stream);
+		ev_attr_unum(&p->ax, &ev, p->key_stream, stream);
 	return deliver(p, &ev);
 }
 
@@ -589,17 +562,16 @@ static int static_row(struct pcsv *p)
 		return no_value(p, C_SIZE);
 	put_value(p, &ev, MEMSCOPE_STR_SIZE, size);
 	if (has_graph)
-		attr_unum(p, &ev, p->key_graph, graph);
+		ev_attr_unum(&p->ax, &ev, p->key_graph, graph);
 	if (has_start)
-		attr_unum(p, &ev, p->key_start, start);
+		ev_attr_unum(&p->ax, &ev, p->key_start, start);
 	if (has_end)
-		attr_unum(p, &ev, p->key_end, end);
+		ev_attr_unum(&p->ax, &ev, p->key_end, end);
 	if (model != MEMSCOPE_STR_NA) {
-		struct memscope_attr *a = attr_slot(p, &ev, p->key_model);
 		size_t len;
+		const char *v = memscope_strtab_str(p->src->st, model, &len); /* the table's text */
 
-		a->val = memscope_strtab_str(p->src->st, model, &len); /* the table's text */
-		a->val_len = (uint32_t)len;
+		ev_attr_text(&p->ax, &ev, p->key_model, v, len);
 	}
 	return deliver(p, &ev);
 }

@@ -116,8 +116,6 @@ struct cursor {
 	int64_t rowid;
 };
 
-#define MAX_ATTRS 8
-
 struct nsys {
 	struct memscope_source *src;
 	memscope_event_fn fn;
@@ -136,8 +134,7 @@ struct nsys {
 	int bad; /* the row has a bad value: skipped (lenient), or the read stops with bad_rc */
 	int bad_rc;
 	uint64_t n_rows, n_read; /* rows to read (an estimate from the rowids) and read, progress */
-	struct memscope_attr attrs[MAX_ATTRS];
-	char num[MAX_ATTRS][24];
+	struct ev_attrs ax;
 };
 
 static int sql_fail(struct nsys *r, int rc, const char *what)
@@ -678,25 +675,6 @@ static int get_text(struct cursor *c, int col, const char **s, size_t *len)
 	return *len > 0;
 }
 
-/* ev's next attr: key = v (borrowed text). */
-static void attr_text(
-	struct nsys *r, struct memscope_event *ev, uint32_t key, const char *v, size_t len)
-{
-	struct memscope_attr *a = &r->attrs[ev->n_attrs++];
-
-	a->key = key;
-	a->val = v;
-	a->val_len = (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len);
-}
-
-/* ev's next attr: key = v in decimal. */
-static void attr_num(struct nsys *r, struct memscope_event *ev, uint32_t key, int64_t v)
-{
-	char *t = r->num[ev->n_attrs];
-
-	attr_text(r, ev, key, t, fmt_i64(t, v));
-}
-
 static void event_init(struct nsys *r, struct memscope_event *ev, unsigned kind, unsigned subtype,
 	const struct cursor *c)
 {
@@ -709,7 +687,7 @@ static void event_init(struct nsys *r, struct memscope_event *ev, unsigned kind,
 	ev->device = MEMSCOPE_DEVICE_NONE;
 	ev->name = MEMSCOPE_STR_NA;
 	ev->line = (uint64_t)c->rowid;
-	ev->attrs = r->attrs;
+	ev->attrs = r->ax.a;
 	ev->src = r->src->opts.src;
 }
 
@@ -738,11 +716,11 @@ static int mem_name(struct nsys *r, struct memscope_event *ev)
 		s = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(r->string_id, 0) : NULL;
 		len = s ? (size_t)sqlite3_column_bytes(r->string_id, 0) : 0;
 		if (len)
-			attr_text(r, ev, r->key_name, s, len);
+			ev_attr_text(&r->ax, ev, r->key_name, s, len);
 		return 0;
 	}
 	if (get_text(c, 1 + M_NAME, &s, &len))
-		attr_text(r, ev, r->key_name, s, len);
+		ev_attr_text(&r->ax, ev, r->key_name, s, len);
 	return 0;
 }
 
@@ -783,16 +761,16 @@ static int mem_row(struct nsys *r)
 	ev.ptr = (uint64_t)v[M_ADDRESS];
 	ev.size = v[M_BYTES];
 	ev.flags = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE;
-	attr_num(r, &ev, MEMSCOPE_STR_SIZE, v[M_BYTES]);
-	attr_text(r, &ev, r->key_kind, kinds[k].label, strlen(kinds[k].label));
+	ev_attr_num(&r->ax, &ev, MEMSCOPE_STR_SIZE, v[M_BYTES]);
+	ev_attr_text(&r->ax, &ev, r->key_kind, kinds[k].label, strlen(kinds[k].label));
 	if ((rc = mem_name(r, &ev)))
 		return rc;
 	if (has[M_CORR])
-		attr_num(r, &ev, r->key_corr, v[M_CORR]);
+		ev_attr_num(&r->ax, &ev, r->key_corr, v[M_CORR]);
 	if (has[M_STREAM])
-		attr_num(r, &ev, r->key_stream, v[M_STREAM]);
+		ev_attr_num(&r->ax, &ev, r->key_stream, v[M_STREAM]);
 	if (has[M_CONTEXT])
-		attr_num(r, &ev, r->key_context, v[M_CONTEXT]);
+		ev_attr_num(&r->ax, &ev, r->key_context, v[M_CONTEXT]);
 	return deliver(r, &ev);
 }
 
@@ -895,7 +873,7 @@ static int nvtx_row(struct nsys *r)
 	}
 	if (step) {
 		ev.name = r->name_step;
-		attr_text(r, &ev, r->key_nvtx, s, len);
+		ev_attr_text(&r->ax, &ev, r->key_nvtx, s, len);
 	} else if (memscope_strtab_intern(r->src->st, s, len, &ev.name)) {
 		return nomem(r, ev.line);
 	}

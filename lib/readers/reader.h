@@ -74,6 +74,45 @@ int db_open(struct memscope_source *src, struct sqlite3 **out, struct memscope_e
  */
 void db_refine(struct memscope_source *src);
 
+/*
+ * The attrs of the event a reader builds (its attrs point at a): text borrowed from the input or
+ * the string table, numbers written into their slot's own buffer. Reused for every event; at most
+ * EV_ATTRS_MAX attrs an event, which each reader's events stay under.
+ */
+#define EV_ATTRS_MAX 8
+struct ev_attrs {
+	struct memscope_attr a[EV_ATTRS_MAX];
+	char num[EV_ATTRS_MAX][24];
+};
+
+/* ev's next attr: key = v[0..len) (borrowed). */
+static inline void ev_attr_text(
+	struct ev_attrs *x, struct memscope_event *ev, uint32_t key, const char *v, size_t len)
+{
+	struct memscope_attr *a = &x->a[ev->n_attrs++];
+
+	a->key = key;
+	a->val = v;
+	a->val_len = (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len);
+}
+
+/* ev's next attr: key = v in decimal. */
+static inline void ev_attr_num(
+	struct ev_attrs *x, struct memscope_event *ev, uint32_t key, int64_t v)
+{
+	char *t = x->num[ev->n_attrs];
+
+	ev_attr_text(x, ev, key, t, fmt_i64(t, v));
+}
+
+static inline void ev_attr_unum(
+	struct ev_attrs *x, struct memscope_event *ev, uint32_t key, uint64_t v)
+{
+	char *t = x->num[ev->n_attrs];
+
+	ev_attr_text(x, ev, key, t, fmt_u64(t, v));
+}
+
 /* Whether p[0..n) looks like text: no NUL byte in its first 4 KiB (the text formats' sniffers). */
 int sniff_text(const unsigned char *p, size_t n);
 

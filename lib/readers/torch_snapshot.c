@@ -105,7 +105,6 @@ struct held {
 	uint32_t text; /* segment_type or state: string id, 0 none */
 };
 
-#define SNAP_ATTRS 8
 /* A record (trace entry, segment, annotation) has a dozen keys: a dict of more items is not
  * looked into, as a pickle appending one big dict again and again would make the lookups cost
  * its size at every append. */
@@ -135,8 +134,7 @@ struct snap {
 	size_t cap_py, cap_c;
 	struct buf text;
 	uint64_t frame_text; /* bytes of the distinct frames' text so far */
-	struct memscope_attr attrs[SNAP_ATTRS];
-	char num[SNAP_ATTRS][24];
+	struct ev_attrs ax;
 };
 
 /* ---- delivery ---- */
@@ -153,31 +151,7 @@ static void ev_start(struct snap *s, struct memscope_event *ev, unsigned kind, u
 	ev->name = MEMSCOPE_STR_NA;
 	ev->device = device;
 	ev->ts_ns = ts_ns;
-	ev->attrs = s->attrs;
-}
-
-static void attr_text(
-	struct snap *s, struct memscope_event *ev, uint32_t key, const char *v, size_t len)
-{
-	struct memscope_attr *a = &s->attrs[ev->n_attrs++];
-
-	a->key = key;
-	a->val = v;
-	a->val_len = (uint32_t)len;
-}
-
-static void attr_num(struct snap *s, struct memscope_event *ev, uint32_t key, int64_t v)
-{
-	char *t = s->num[ev->n_attrs];
-
-	attr_text(s, ev, key, t, fmt_i64(t, v));
-}
-
-static void attr_unum(struct snap *s, struct memscope_event *ev, uint32_t key, uint64_t v)
-{
-	char *t = s->num[ev->n_attrs];
-
-	attr_text(s, ev, key, t, fmt_u64(t, v));
+	ev->attrs = s->ax.a;
 }
 
 static void attr_str(struct snap *s, struct memscope_event *ev, uint32_t key, uint32_t id)
@@ -186,7 +160,7 @@ static void attr_str(struct snap *s, struct memscope_event *ev, uint32_t key, ui
 	const char *v = memscope_strtab_str(s->st, id, &len);
 
 	if (v)
-		attr_text(s, ev, key, v, len);
+		ev_attr_text(&s->ax, ev, key, v, len);
 }
 
 static void set_block(struct snap *s, struct memscope_event *ev, uint64_t addr, int64_t size)
@@ -194,7 +168,7 @@ static void set_block(struct snap *s, struct memscope_event *ev, uint64_t addr, 
 	ev->ptr = addr;
 	ev->size = size;
 	ev->flags |= MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE;
-	attr_num(s, ev, MEMSCOPE_STR_SIZE, size);
+	ev_attr_num(&s->ax, ev, MEMSCOPE_STR_SIZE, size);
 }
 
 static void set_stacks(struct snap *s, struct memscope_event *ev, uint32_t pair)
@@ -417,9 +391,9 @@ static int emit_before(struct snap *s, const struct held *h)
 	ev_start(s, &ev, MEMSCOPE_KIND_MALLOC, h->pool, h->device, before_ts(s, h->device));
 	set_block(s, &ev, h->addr, h->size);
 	set_stacks(s, &ev, h->pair);
-	attr_text(s, &ev, s->k[K_BEFORE_TRACE], "1", 1);
+	ev_attr_text(&s->ax, &ev, s->k[K_BEFORE_TRACE], "1", 1);
 	if (h->requested >= 0)
-		attr_num(s, &ev, s->k[K_REQUESTED_SIZE], h->requested);
+		ev_attr_num(&s->ax, &ev, s->k[K_REQUESTED_SIZE], h->requested);
 	if (h->text)
 		attr_str(s, &ev, s->k[h->pool == MEMSCOPE_SUB_CUDA ? K_SEGMENT_TYPE : K_STATE],
 			h->text);
@@ -460,10 +434,10 @@ static int block_event(struct snap *s, const struct pk_node *n, const struct ent
 	set_block(s, &ev, addr, e->size);
 	set_stacks(s, &ev, e->pair);
 	if (e->has_stream)
-		attr_num(s, &ev, s->k[K_STREAM], e->stream);
+		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
 	if (pool == MEMSCOPE_SUB_CUDA_CACHING && kind == MEMSCOPE_KIND_FREE &&
 		u64map_del(&s->requested, addr, &a, &b))
-		attr_unum(s, &ev, s->k[V_FREE_REQUESTED], a);
+		ev_attr_unum(&s->ax, &ev, s->k[V_FREE_REQUESTED], a);
 	attr_given(s, &ev, n, K_USER_METADATA);
 	attr_given(s, &ev, n, K_COMPILE_CONTEXT);
 	return emit(s, &ev);
@@ -481,10 +455,10 @@ static int other_event(struct snap *s, const struct pk_node *n, const struct ent
 		if (e->has_size) {
 			ev.size = e->size;
 			ev.flags |= MEMSCOPE_EV_SIZE;
-			attr_num(s, &ev, MEMSCOPE_STR_SIZE, e->size);
+			ev_attr_num(&s->ax, &ev, MEMSCOPE_STR_SIZE, e->size);
 		}
 		if (get_int(s, n, K_DEVICE_FREE, &v) == 1)
-			attr_num(s, &ev, s->k[K_DEVICE_FREE], v);
+			ev_attr_num(&s->ax, &ev, s->k[K_DEVICE_FREE], v);
 	} else if (e->action == s->k[V_SNAPSHOT]) {
 		ev_start(s, &ev, MEMSCOPE_KIND_SNAPSHOT, MEMSCOPE_SUB_SNAPSHOT, e->device, e->ts);
 	} else if (e->action == s->k[V_ANNOTATE]) {
@@ -505,11 +479,11 @@ static int other_event(struct snap *s, const struct pk_node *n, const struct ent
 		if (e->has_size) {
 			ev.size = e->size;
 			ev.flags |= MEMSCOPE_EV_SIZE;
-			attr_num(s, &ev, MEMSCOPE_STR_SIZE, e->size);
+			ev_attr_num(&s->ax, &ev, MEMSCOPE_STR_SIZE, e->size);
 		}
 	}
 	if (e->has_stream)
-		attr_num(s, &ev, s->k[K_STREAM], e->stream);
+		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
 	attr_given(s, &ev, n, K_USER_METADATA);
 	attr_given(s, &ev, n, K_COMPILE_CONTEXT);
 	set_stacks(s, &ev, e->pair);
