@@ -193,9 +193,10 @@ run_fuzz() { # run_fuzz: build the fuzzers, run them, report
 
 status=0
 run_fuzz || status=1
-run_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSCOPE_WERROR=ON || status=1
+# MEMSCOPE_TESTS=ON: the Quick start's first command configures build/ without the tests
+run_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSCOPE_WERROR=ON -DMEMSCOPE_TESTS=ON || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	run_build build-asan -DCMAKE_BUILD_TYPE=Debug -DMEMSCOPE_WERROR=ON -DMEMSCOPE_SANITIZE=ON ||
+	run_build build-asan -DCMAKE_BUILD_TYPE=Debug -DMEMSCOPE_WERROR=ON -DMEMSCOPE_SANITIZE=ON -DMEMSCOPE_TESTS=ON ||
 	status=1
 if [ "$status" -eq 0 ]; then echo "all test builds passed"; else echo "TEST SUITE FAILED"; fi
 exit "$status"
