@@ -10,7 +10,7 @@
 #include "cli.h"
 
 enum { OPT_INPUT = 'i', OPT_LEVEL = 256, OPT_MEASURE, OPT_STEP, OPT_OUTPUT_DIR };
-/* rows of largest difference in the summary */
+/* names of largest difference in the summary */
 #define TOP_ROWS 5
 
 static const struct cli_option options[] = {
@@ -247,16 +247,16 @@ static int summary_line(void *ctx, const char *text)
 	return 0;
 }
 
-/* The one line that says the values are by delta because of profiler inputs. */
+/* The one line that says the CSV's values are by delta because of profiler inputs. */
 static void say_default(const struct compare_opts *o, struct memscope_compare_side *const *sides)
 {
 	int a = memscope_compare_side_profiler(sides[0]),
 	    b = memscope_compare_side_profiler(sides[1]);
 
 	cli_msg(&tool,
-		"%s%s%s: Ascend profiler data, which msMemScope does not compare: values by "
-		"--measure delta, what each op itself allocated minus freed (--measure reference "
-		"for msMemScope's rule)",
+		"%s%s%s: Ascend profiler data, which msMemScope does not compare: the CSV's "
+		"values by --measure delta, what each op allocated minus freed with the ops "
+		"nested in it (--measure reference for msMemScope's rule)",
 		a ? o->inputs[0] : "", a && b ? ", " : "", b ? o->inputs[1] : "");
 }
 
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 	st = memscope_strtab_new();
 	sides[0] = memscope_compare_side_new(o.inputs[0], st);
 	sides[1] = memscope_compare_side_new(o.inputs[1], st);
-	c.sum = memscope_compare_summary_new(TOP_ROWS);
+	c.sum = memscope_compare_summary_new(TOP_ROWS, &o.cmp);
 	if (!st || !sides[0] || !sides[1] || !c.sum) {
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
@@ -312,11 +312,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		if ((status = read_side(&o, (int)i, st, sides[i])))
 			goto out;
-	if (!o.measure_given) {
+	if (!o.measure_given)
 		o.cmp.metric = memscope_compare_default_metric(sides[0], sides[1], o.cmp.level);
-		if (o.cmp.metric != MEMSCOPE_METRIC_REFERENCE && !o.common.quiet)
-			say_default(&o, sides);
-	}
 	if (o.common.output) {
 		status = cli_out_open(&tool, &c.out, o.common.output, o.common.force,
 			(const char *const *)o.inputs, 2);
@@ -335,34 +332,9 @@ int main(int argc, char **argv)
 		status = c.write_failed ? CLI_EXIT_IO : cli_error(&tool, &err);
 		goto out;
 	}
-	if (!stats.n_rows) {
-		cli_msg(&tool, "%s, %s: no %s rows on any device: nothing to compare", o.inputs[0],
-			o.inputs[1],
-			o.cmp.level == MEMSCOPE_COMPARE_KERNEL ? "KERNEL_LAUNCH"
-			: o.cmp.level == MEMSCOPE_COMPARE_OP   ? "ATEN_END/ATB_END"
-							       : "op END or KERNEL_LAUNCH");
-		status = CLI_EXIT_INVALID;
-		goto out;
-	}
 	status = cli_out_commit(&tool, &c.out);
 	if (status)
 		goto out;
-	for (i = 0; i < 2; i++) {
-		struct memscope_error lack;
-
-		memscope_error_clear(&lack);
-		if (memscope_compare_side_lacks(sides[i], o.cmp.level, &lack))
-			cli_msg(&tool, "%s: %s; its side of every row is N/A", lack.file, lack.msg);
-	}
-	if (stats.n_named_unopen)
-		cli_msg(&tool,
-			"%llu MALLOCs name an op that was not running in their process then: "
-			"counted for the ops running then",
-			(unsigned long long)stats.n_named_unopen);
-	if (stats.n_unmatched_end || stats.n_unmatched_start)
-		cli_msg(&tool, "%llu op END rows had no START (counted 0), %llu STARTs no END",
-			(unsigned long long)stats.n_unmatched_end,
-			(unsigned long long)stats.n_unmatched_start);
 	if (!o.common.quiet &&
 		memscope_compare_summary_text(c.sum, &o.cmp, &stats, st,
 			strcmp(o.common.output, "-") ? o.common.output : "standard output",
@@ -371,6 +343,17 @@ int main(int argc, char **argv)
 		cli_msg(&tool, "out of memory");
 		status = CLI_EXIT_IO;
 	}
+	if (!o.measure_given && o.cmp.metric != MEMSCOPE_METRIC_REFERENCE && !o.common.quiet)
+		say_default(&o, sides);
+	if (stats.n_named_unopen)
+		cli_msg(&tool,
+			"%llu MALLOCs name an op that was not running in their process then: "
+			"counted for the op running then",
+			(unsigned long long)stats.n_named_unopen);
+	if (stats.n_unmatched_end || stats.n_unmatched_start)
+		cli_msg(&tool, "%llu op END rows had no START (counted 0), %llu STARTs no END",
+			(unsigned long long)stats.n_unmatched_end,
+			(unsigned long long)stats.n_unmatched_start);
 out:
 	if (status && c.out.f)
 		cli_out_abort(&c.out);

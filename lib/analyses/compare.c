@@ -55,6 +55,7 @@ struct memscope_compare_side {
 	int profiler;			 /* rows only an Ascend profiler output has */
 	uint64_t n_ops, n_ops_no_device; /* op START/END rows, those of no numbered device */
 	uint64_t n_kernels;		 /* KERNEL_LAUNCH rows */
+	uint64_t n_dev_elems[2];	 /* op END, KERNEL_LAUNCH rows of a numbered device */
 };
 
 /* one process's span of the chosen step */
@@ -168,6 +169,8 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	/* rows without a numbered device are not compared (the reference skips N/A, host, cpu) */
 	if (!what || ev->device < 0)
 		return 0;
+	s->n_dev_elems[0] += what == W_OP;
+	s->n_dev_elems[1] += what == W_KERNEL;
 	if (!(d = dev_of(s, ev->device)) ||
 		grow_array(&d->rows, &d->cap, d->n + 1, sizeof(*d->rows)))
 		return MEMSCOPE_E_NOMEM;
@@ -268,10 +271,11 @@ struct seq {
 	int64_t *value;
 	uint16_t *event;
 	size_t n;
-	/* beside the reference's values at the op level: the delta values, and whether each
-	 * element's END closed a START (else NULL) */
-	int64_t *delta;
+	/* at the op level: what each element itself allocated, and whether its END closed a
+	 * START (else NULL) */
+	int64_t *own;
 	unsigned char *known;
+	uint64_t outside; /* net pool bytes made while no op ran on their thread (wraps) */
 };
 
 static void seq_free(struct seq *q)
@@ -279,39 +283,45 @@ static void seq_free(struct seq *q)
 	free(q->name);
 	free(q->value);
 	free(q->event);
-	free(q->delta);
+	free(q->own);
 	free(q->known);
 	memset(q, 0, sizeof(*q));
 }
 
+/* a row's pid or tid of N/A, as cmp_row keeps it */
+#define NO_ID32 UINT32_MAX
+
 /*
- * An op START still waiting for its END, for the delta and peak metrics. Its END closes the
- * innermost open START of the same op on the same thread: the frames of one (thread, name) are a
- * stack, linked through `inner`. Its peak is the highest framework-pool `used` from its START to
- * its END: the `used` at START, or a sample taken since. A MALLOC that names its op is charged to
- * the innermost open frame of that op in its process (the frames of one (process, name) are a
- * stack too, linked through `pinner`, across threads) and, when that frame ends, to the frame it
- * ran in (the one opened before it on its thread and still open): `named`.
+ * An op START still waiting for its END. Its END closes the innermost open START of the same op
+ * on the same thread: the frames of one (thread, name) are a stack, linked through `inner`. A
+ * pool row counts for one frame at most (`own`): a MALLOC that names its op (a profiler
+ * output's) for the innermost open frame of that op in its process (the frames of one
+ * (process, name) are a stack too, linked through `pinner`, across threads); else a row of a
+ * thread for the innermost open frame of its thread, a row without a thread for the newest open
+ * frame of its process. When a frame ends, its bytes and its inner frames' go to the frame it ran
+ * in (the one opened before it on its thread and still open): `sub`. Its peak is the highest
+ * framework-pool `used` from its START to its END: the `used` at START, or a sample taken since.
  */
 struct frame {
-	int64_t net0;	 /* the process's net pool bytes at START (the MALLOCs charged by name left
-			    out) */
+	uint64_t own;	 /* bytes counted for it alone (wraps) */
+	uint64_t sub;	 /* bytes of the frames that ended inside it on its thread (wraps) */
 	int64_t used0;	 /* the pool's `used` at START */
 	uint64_t s0;	 /* samples before START */
-	uint64_t named;	 /* bytes of MALLOCs charged to it by name, its ended inner frames' too
-			    (wraps, as net) */
 	size_t inner;	 /* the next open frame of its (thread, name), or of the free list; + 1 */
 	size_t pinner;	 /* the next older open frame of its (process, name); + 1 */
 	size_t pouter;	 /* the next newer one; + 1, 0: it is the newest */
 	size_t pos;	 /* its place in its thread's stack */
+	size_t ppos;	 /* its place in its process's stack */
 	uint32_t thread; /* its thread's number */
+	uint32_t proc;	 /* its process's number */
 };
 
 /*
- * The frames of one thread in the order they opened, at places 1..n (0: none). An ended frame
- * stays in place until the frames above it are gone; link[p] finds the open frame below place p
- * (a union-find: link[p] = p while p is open, else a lower place), so a frame's outer frame is
- * found in amortized near-constant time however the frames end.
+ * The frames of one thread (or one process) in the order they opened, at places 1..n (0: none).
+ * An ended frame stays in place until the frames above it are gone; link[p] finds the open frame
+ * below place p (a union-find: link[p] = p while p is open, else a lower place), so a frame's
+ * outer frame is found in amortized near-constant time however the frames end; n is always an
+ * open place or 0.
  */
 struct thread_frames {
 	size_t *at, *link; /* by place; at[0], link[0] = 0 */
@@ -326,6 +336,31 @@ static size_t place_open(struct thread_frames *tf, size_t p)
 		p = tf->link[p];
 	}
 	return p;
+}
+
+/* Put frame `at` on top of tf: its place, or 0 on OOM. */
+static size_t place_push(struct thread_frames *tf, size_t at)
+{
+	if (grow_array(&tf->at, &tf->cap, tf->n + 2, sizeof(*tf->at)) ||
+		grow_array(&tf->link, &tf->cap_link, tf->n + 2, sizeof(*tf->link)))
+		return 0;
+	tf->n++;
+	tf->at[0] = tf->link[0] = 0;
+	tf->at[tf->n] = at;
+	tf->link[tf->n] = tf->n;
+	return tf->n;
+}
+
+/* End place p of tf; the open place below it (0: none). */
+static size_t place_end(struct thread_frames *tf, size_t p)
+{
+	size_t below;
+
+	tf->link[p] = p - 1;
+	below = place_open(tf, p);
+	while (tf->n && tf->link[tf->n] != tf->n)
+		tf->n--;
+	return below;
 }
 
 /*
@@ -377,11 +412,12 @@ struct frames {
 	size_t cap, free_head; /* free_head: a free frame + 1, 0: none */
 	size_t n, n_open;      /* frames made, open */
 	struct u64map threads; /* pid << 32 | tid -> the thread's number */
+	struct u64map procs;   /* pid -> the process's number */
 	struct u64map top;     /* number << 32 | name -> its innermost open frame + 1 */
 	struct u64map ptop;    /* pid << 32 | name -> its innermost open frame + 1, any thread */
-	struct thread_frames *stk; /* by thread number */
-	size_t cap_stk;
-	uint64_t n_threads;
+	struct thread_frames *stk, *pstk; /* by thread number, by process number */
+	size_t cap_stk, cap_pstk;
+	uint64_t n_threads, n_procs;
 };
 
 static void frames_free(struct frames *fs)
@@ -392,33 +428,49 @@ static void frames_free(struct frames *fs)
 		free(fs->stk[t].at);
 		free(fs->stk[t].link);
 	}
+	for (t = 0; t < fs->n_procs && t < fs->cap_pstk; t++) {
+		free(fs->pstk[t].at);
+		free(fs->pstk[t].link);
+	}
 	free(fs->stk);
+	free(fs->pstk);
 	free(fs->f);
 	u64map_free(&fs->threads);
+	u64map_free(&fs->procs);
 	u64map_free(&fs->top);
 	u64map_free(&fs->ptop);
+}
+
+/*
+ * The number of `key` in map (numbering a new key when add is set, its stack zeroed in *stk) into
+ * *num; 0, 1 when absent (add not set), or MEMSCOPE_E_NOMEM.
+ */
+static int number_of(struct u64map *map, uint64_t key, int add, struct thread_frames **stk,
+	size_t *cap, uint64_t *n, uint64_t *num)
+{
+	if (u64map_get(map, key, num, NULL))
+		return 0;
+	if (!add)
+		return 1;
+	if (*n > UINT32_MAX || grow_array(stk, cap, *n + 1, sizeof(**stk)))
+		return MEMSCOPE_E_NOMEM;
+	memset(&(*stk)[*n], 0, sizeof(**stk));
+	if (u64map_put(map, key, *n, 0))
+		return MEMSCOPE_E_NOMEM;
+	*num = (*n)++;
+	return 0;
 }
 
 /* The key of (pid, tid, name) in frames.top; 0 and *key on success, else MEMSCOPE_E_NOMEM. */
 static int frame_key(struct frames *fs, const struct cmp_row *r, int add, uint64_t *key)
 {
-	uint64_t t, thread = (uint64_t)r->pid << 32 | r->tid;
+	uint64_t t;
+	int rc = number_of(&fs->threads, (uint64_t)r->pid << 32 | r->tid, add, &fs->stk,
+		&fs->cap_stk, &fs->n_threads, &t);
 
-	if (!u64map_get(&fs->threads, thread, &t, NULL)) {
-		if (!add) {
-			*key = UINT64_MAX; /* no frame was opened on it */
-			return 0;
-		}
-		if (fs->n_threads > UINT32_MAX ||
-			grow_array(&fs->stk, &fs->cap_stk, fs->n_threads + 1, sizeof(*fs->stk)))
-			return MEMSCOPE_E_NOMEM;
-		t = fs->n_threads;
-		memset(&fs->stk[t], 0, sizeof(fs->stk[t]));
-		if (u64map_put(&fs->threads, thread, t, 0))
-			return MEMSCOPE_E_NOMEM;
-		fs->n_threads++;
-	}
-	*key = t << 32 | r->name;
+	if (rc < 0)
+		return rc;
+	*key = rc ? UINT64_MAX /* no frame was opened on it */ : t << 32 | r->name;
 	return 0;
 }
 
@@ -429,18 +481,13 @@ static uint64_t process_key(uint32_t pid, uint32_t name)
 }
 
 /* Open a frame for START row r. 0 or MEMSCOPE_E_NOMEM (fs is then only fit for frames_free). */
-static int frame_open(
-	struct frames *fs, const struct cmp_row *r, int64_t net0, int64_t used0, uint64_t s0)
+static int frame_open(struct frames *fs, const struct cmp_row *r, int64_t used0, uint64_t s0)
 {
-	uint64_t key, pkey = process_key(r->pid, r->name), inner = 0, pinner = 0;
-	struct thread_frames *tf;
-	size_t at;
+	uint64_t key, proc, pkey = process_key(r->pid, r->name), inner = 0, pinner = 0;
+	size_t at, pos, ppos;
 
-	if (frame_key(fs, r, 1, &key))
-		return MEMSCOPE_E_NOMEM;
-	tf = &fs->stk[key >> 32];
-	if (grow_array(&tf->at, &tf->cap, tf->n + 2, sizeof(*tf->at)) ||
-		grow_array(&tf->link, &tf->cap_link, tf->n + 2, sizeof(*tf->link)))
+	if (frame_key(fs, r, 1, &key) ||
+		number_of(&fs->procs, r->pid, 1, &fs->pstk, &fs->cap_pstk, &fs->n_procs, &proc))
 		return MEMSCOPE_E_NOMEM;
 	if (fs->free_head) {
 		at = fs->free_head - 1;
@@ -452,16 +499,14 @@ static int frame_open(
 	}
 	u64map_get(&fs->top, key, &inner, NULL);
 	u64map_get(&fs->ptop, pkey, &pinner, NULL);
-	if (u64map_put(&fs->top, key, at + 1, 0) || u64map_put(&fs->ptop, pkey, at + 1, 0))
+	if (u64map_put(&fs->top, key, at + 1, 0) || u64map_put(&fs->ptop, pkey, at + 1, 0) ||
+		!(pos = place_push(&fs->stk[key >> 32], at)) ||
+		!(ppos = place_push(&fs->pstk[proc], at)))
 		return MEMSCOPE_E_NOMEM;
 	if (pinner)
 		fs->f[pinner - 1].pouter = at + 1;
-	tf->n++;
-	tf->at[0] = tf->link[0] = 0;
-	tf->at[tf->n] = at;
-	tf->link[tf->n] = tf->n;
-	fs->f[at] = (struct frame){ net0, used0, s0, 0, (size_t)inner, (size_t)pinner, 0, tf->n,
-		(uint32_t)(key >> 32) };
+	fs->f[at] = (struct frame){ 0, 0, used0, s0, (size_t)inner, (size_t)pinner, 0, pos, ppos,
+		(uint32_t)(key >> 32), (uint32_t)proc };
 	fs->n_open++;
 	return 0;
 }
@@ -475,13 +520,33 @@ static size_t frame_of_op(const struct frames *fs, uint32_t pid, uint32_t name)
 }
 
 /*
+ * The frame a pool row without an op name counts for, + 1 (0: none): the innermost open one of
+ * its thread, or for a row without a thread, the newest open one of its process.
+ */
+static size_t frame_of_row(const struct frames *fs, const struct cmp_row *r)
+{
+	const struct thread_frames *tf;
+	uint64_t t;
+
+	if (r->tid != NO_ID32) {
+		if (!u64map_get(&fs->threads, (uint64_t)r->pid << 32 | r->tid, &t, NULL))
+			return 0;
+		tf = &fs->stk[t];
+	} else {
+		if (!u64map_get(&fs->procs, r->pid, &t, NULL))
+			return 0;
+		tf = &fs->pstk[t];
+	}
+	return tf->n ? tf->at[tf->n] + 1 : 0;
+}
+
+/*
  * Close the innermost open frame of r's thread and name into *out: 1, 0 when none is open, or
- * MEMSCOPE_E_NOMEM. Its `named` bytes go to the frame it ran in, if that is still open.
+ * MEMSCOPE_E_NOMEM. Its bytes go to the frame it ran in, if that is still open.
  */
 static int frame_close(struct frames *fs, const struct cmp_row *r, struct frame *out)
 {
 	uint64_t key, top = 0;
-	struct thread_frames *tf;
 	struct frame *f;
 	size_t at, outer;
 
@@ -501,13 +566,10 @@ static int frame_close(struct frames *fs, const struct cmp_row *r, struct frame 
 		u64map_put(&fs->ptop, process_key(r->pid, r->name), f->pinner, 0);
 	if (f->pinner)
 		fs->f[f->pinner - 1].pouter = f->pouter;
-	/* its bytes to the frame it ran in; off its thread's stack with the ended frames above */
-	tf = &fs->stk[f->thread];
-	tf->link[f->pos] = f->pos - 1;
-	if ((outer = place_open(tf, f->pos)))
-		fs->f[tf->at[outer]].named += f->named;
-	while (tf->n && tf->link[tf->n] != tf->n)
-		tf->n--;
+	/* its bytes to the frame it ran in; off its thread's and process's stacks */
+	if ((outer = place_end(&fs->stk[f->thread], f->pos)))
+		fs->f[fs->stk[f->thread].at[outer]].sub += f->own + f->sub;
+	place_end(&fs->pstk[f->proc], f->ppos);
 	f->inner = fs->free_head;
 	fs->free_head = at + 1;
 	fs->n_open--;
@@ -515,42 +577,41 @@ static int frame_close(struct frames *fs, const struct cmp_row *r, struct frame 
 }
 
 /*
- * The delta or peak value of each element into value[], in one forward pass over the device's
- * rows (q gets the names and events); known[] (if not NULL) whether its END closed a START.
+ * One forward pass over the device's rows: q->value[] (unless values is 0: the reference's
+ * values are made elsewhere) by metric (delta or peak), q->own[] and q->known[] (when not NULL),
+ * q->outside; q->name[] and q->event[] too. stats gets the unmatched STARTs and ENDs and the
+ * MALLOCs naming an op not running.
  */
 static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, int metric,
-	const struct windows *win, struct seq *q, int64_t *value, unsigned char *known,
-	struct memscope_compare_stats *stats)
+	int values, const struct windows *win, struct seq *q, struct memscope_compare_stats *stats)
 {
 	struct frames fs = { 0 };
 	struct samples sm = { 0 };
-	struct u64map nets = { 0 }; /* pid -> its net pool bytes */
 	size_t i, e = 0;
 	int64_t cur_used = 0;
 	int rc = MEMSCOPE_E_NOMEM, r_close;
 
 	for (i = 0; i < d->n; i++) {
 		const struct cmp_row *r = &d->rows[i];
-		uint64_t net = 0;
 		struct frame f;
 
 		if (!in_windows(r, win))
 			continue;
-		u64map_get(&nets, r->pid, &net, NULL);
 		if (r->what & W_POOLS) {
 			/* legacy FREE sizes are negative; hostile sizes wrap instead of overflowing
 			 */
 			uint64_t sz = r->size < 0 ? 0 - (uint64_t)r->size : (uint64_t)r->size;
 			size_t op = (r->what & W_NAMED) ? frame_of_op(&fs, r->pid, r->name) : 0;
 
-			if (op)
-				fs.f[op - 1].named += sz; /* the op it names, not the time's */
-			else if (r->what & W_NAMED)
+			if (!op && (r->what & W_NAMED))
 				stats->n_named_unopen++;
 			if (!op)
-				net = (r->what & W_FREE) ? net - sz : net + sz;
-			if (!op && u64map_put(&nets, r->pid, net, 0))
-				goto out;
+				op = frame_of_row(&fs, r);
+			sz = (r->what & W_FREE) ? 0 - sz : sz;
+			if (op)
+				fs.f[op - 1].own += sz;
+			else
+				q->outside += sz;
 			if ((r->what & fw) && (r->what & W_USED)) {
 				cur_used = r->used;
 				/* no open frame: no later END asks about the samples so far */
@@ -560,7 +621,7 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 					goto out;
 			}
 		} else if (r->what & W_START) {
-			if (frame_open(&fs, r, (int64_t)net, cur_used, sm.count))
+			if (frame_open(&fs, r, cur_used, sm.count))
 				goto out;
 		} else if (r->what & level) {
 			int64_t val = metric == MEMSCOPE_METRIC_PEAK ? cur_used : 0, pk;
@@ -570,16 +631,19 @@ static int forward_values(const struct cmp_dev *d, unsigned level, uint32_t fw, 
 			if (!r_close) {
 				stats->n_unmatched_end++;
 			} else if (metric == MEMSCOPE_METRIC_DELTA) {
-				val = (int64_t)(net - (uint64_t)f.net0 + f.named);
+				val = (int64_t)(f.own + f.sub);
 			} else {
 				val = f.used0;
 				if (sample_max_since(&sm, f.s0, &pk) && pk > val)
 					val = pk;
 			}
-			if (known)
-				known[e] = r_close == 1;
+			if (q->known) {
+				q->known[e] = r_close == 1;
+				q->own[e] = r_close == 1 ? (int64_t)f.own : 0;
+			}
+			if (values)
+				q->value[e] = val;
 			q->name[e] = r->name;
-			value[e] = val;
 			q->event[e++] = r->what == W_OP ? MEMSCOPE_KIND_OP_LAUNCH
 							: MEMSCOPE_KIND_KERNEL_LAUNCH;
 		}
@@ -590,7 +654,6 @@ out:
 	frames_free(&fs);
 	free(sm.idx);
 	free(sm.val);
-	u64map_free(&nets);
 	return rc;
 }
 
@@ -624,26 +687,30 @@ static int build_seq(struct cmp_dev *d, const struct memscope_strtab *st, unsign
 		return MEMSCOPE_E_NOMEM;
 	}
 	q->n = n;
-	if (metric != MEMSCOPE_METRIC_REFERENCE) {
-		int rc = forward_values(d, level, fw, metric, win, q, q->value, NULL, stats);
+	if (level == W_OP) {
+		/* what each op allocated itself, under every metric; the unmatched rows are the
+		 * delta and peak metrics' to report */
+		struct memscope_compare_stats scratch = { 0 };
+		int rc;
+
+		q->own = malloc(n * sizeof(*q->own));
+		q->known = malloc(n);
+		rc = !q->own || !q->known
+			     ? MEMSCOPE_E_NOMEM
+			     : forward_values(d, level, fw, metric,
+				       metric != MEMSCOPE_METRIC_REFERENCE, win, q,
+				       metric != MEMSCOPE_METRIC_REFERENCE ? stats : &scratch);
+		if (rc || metric != MEMSCOPE_METRIC_REFERENCE) {
+			if (rc)
+				seq_free(q);
+			return rc;
+		}
+	} else if (metric != MEMSCOPE_METRIC_REFERENCE) {
+		int rc = forward_values(d, level, fw, metric, 1, win, q, stats);
 
 		if (rc)
 			seq_free(q);
 		return rc;
-	}
-	if (level == W_OP) {
-		/* the delta values beside the reference's; their unmatched rows are not this
-		 * metric's */
-		struct memscope_compare_stats scratch = { 0 };
-
-		q->delta = malloc(n * sizeof(*q->delta));
-		q->known = malloc(n);
-		if (!q->delta || !q->known ||
-			forward_values(d, level, fw, MEMSCOPE_METRIC_DELTA, win, q, q->delta,
-				q->known, &scratch)) {
-			seq_free(q);
-			return MEMSCOPE_E_NOMEM;
-		}
 	}
 	/* backwards: the value of an element is the size of the next framework row, 0 if none */
 	for (i = d->n; i-- > 0;) {
@@ -683,29 +750,29 @@ static int emit_pair(
 	r.index = e->stats->n_rows;
 	r.has_base = ia >= 0;
 	r.has_cmp = ib >= 0;
-	r.has_delta = 1;
+	r.has_own = 1;
 	if (r.has_base) {
 		r.base = qa->value[ia];
 		r.event = qa->event[ia];
 		r.name = qa->name[ia];
-		r.has_delta = qa->known && qa->known[ia];
-		r.base_delta = r.has_delta ? qa->delta[ia] : 0;
+		r.has_own = qa->known && qa->known[ia];
+		r.base_own = r.has_own ? qa->own[ia] : 0;
 	}
 	if (r.has_cmp) {
 		r.cmp = qb->value[ib];
 		r.event = qb->event[ib];
 		r.name = qb->name[ib];
-		r.has_delta = r.has_delta && qb->known && qb->known[ib];
-		r.cmp_delta = r.has_delta ? qb->delta[ib] : 0;
+		r.has_own = r.has_own && qb->known && qb->known[ib];
+		r.cmp_own = r.has_own ? qb->own[ib] : 0;
 	}
 	base = r.has_base ? r.base : 0;
 	cmp = r.has_cmp ? r.cmp : 0;
 	if (__builtin_sub_overflow(cmp, base, &r.diff))
 		r.diff = cmp; /* the reference's overflow guard */
-	if (!r.has_delta)
-		r.base_delta = r.cmp_delta = 0;
-	else if (__builtin_sub_overflow(r.cmp_delta, r.base_delta, &r.diff_delta))
-		r.diff_delta = r.cmp_delta;
+	if (!r.has_own)
+		r.base_own = r.cmp_own = 0;
+	else if (__builtin_sub_overflow(r.cmp_own, r.base_own, &r.diff_own))
+		r.diff_own = r.cmp_own;
 	e->stats->n_rows++;
 	e->stats->n_matched += r.has_base && r.has_cmp;
 	e->stats->n_base_only += r.has_base && !r.has_cmp;
@@ -768,6 +835,114 @@ int memscope_compare_side_lacks(
 		"the output folder, not its timeline alone");
 }
 
+/* What one side's sequences held, for saying why nothing matched. */
+struct reach {
+	uint64_t n;	/* elements, all devices */
+	int32_t dev[3]; /* the first devices with elements */
+	size_t n_dev;
+	int has_name;
+	uint32_t name; /* an element's name: one on a device both sides have, if any */
+};
+
+static void reach_add(struct reach *r, int32_t device, const struct seq *q, size_t other)
+{
+	if (!q->n)
+		return;
+	r->n += q->n;
+	if (r->n_dev < sizeof(r->dev) / sizeof(r->dev[0]))
+		r->dev[r->n_dev] = device;
+	r->n_dev++;
+	if (!r->has_name || (other && r->has_name == 1)) {
+		r->name = q->name[0];
+		r->has_name = other ? 2 : 1;
+	}
+}
+
+/* Add a side's bytes made outside every op (wrapped) to *total, saturating. */
+static void add_outside(int64_t *total, uint64_t v)
+{
+	int64_t x = (int64_t)v;
+
+	if (__builtin_add_overflow(*total, x, total))
+		*total = x < 0 ? INT64_MIN : INT64_MAX;
+}
+
+/* "on device 0", "on devices 0, 1", "on devices 0, 1, 2 and 3 more" into buf */
+static const char *devices_text(char *buf, size_t n, const struct reach *r)
+{
+	size_t i, k = r->n_dev < 3 ? r->n_dev : 3, at;
+
+	at = (size_t)snprintf(buf, n, "on device%s ", r->n_dev > 1 ? "s" : "");
+	for (i = 0; i < k && at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%d", i ? ", " : "", (int)r->dev[i]);
+	if (r->n_dev > k && at < n)
+		snprintf(buf + at, n - at, " and %zu more", r->n_dev - k);
+	return buf;
+}
+
+/*
+ * Why no element of either side matched one of the other (MEMSCOPE_E_INVALID in err): a side
+ * without elements of the level (and the level both sides do have, if any), sides on different
+ * devices, or sides whose names all differ.
+ */
+static int nothing_in_common(struct memscope_compare_side *const *sides, unsigned level,
+	uint64_t step, const struct reach *reach, size_t shared, const struct memscope_strtab *st,
+	struct memscope_error *err)
+{
+	static const char *const rows[] = { "", "op END rows (ATEN_END, ATB_END)",
+		"KERNEL_LAUNCH rows", "op END or KERNEL_LAUNCH rows" };
+	static const char *const elems[] = { "", "ops", "kernel launches",
+		"ops or kernel launches" };
+	static const char *const names[] = { "", "op", "kernel", "op,kernel" };
+	unsigned other = level == MEMSCOPE_COMPARE_OP	    ? MEMSCOPE_COMPARE_KERNEL
+			 : level == MEMSCOPE_COMPARE_KERNEL ? MEMSCOPE_COMPARE_OP
+							    : 0;
+	int both_other =
+		other && sides[0]->n_dev_elems[other - 1] && sides[1]->n_dev_elems[other - 1];
+	const char *a = sides[0]->name, *b = sides[1]->name;
+	char in_step[40] = "", hint[160] = "", da[64], db[64];
+	const char *na, *nb;
+
+	if (step)
+		snprintf(in_step, sizeof(in_step), " in step %llu", (unsigned long long)step);
+	if (both_other)
+		snprintf(hint, sizeof(hint), "; both have %s: compare those with --level %s",
+			rows[other], names[other]);
+	if (!reach[0].n && !reach[1].n)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+			"%s, %s: neither input has %s of a numbered device%s, which the %s level "
+			"compares%s",
+			a, b, rows[level], in_step, names[level], hint);
+	if (!reach[0].n || !reach[1].n) {
+		const struct memscope_compare_side *lack = sides[!reach[0].n ? 0 : 1],
+						   *has = sides[!reach[0].n ? 1 : 0];
+
+		if (!both_other && other && lack->n_dev_elems[other - 1])
+			snprintf(hint, sizeof(hint),
+				"; it has %s, but %s has none: no level has elements in both "
+				"inputs",
+				rows[other], has->name);
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, lack->name, 0,
+			"no %s of a numbered device%s, which the %s level compares: nothing to "
+			"compare %s's %llu %s with%s",
+			rows[level], in_step, names[level], has->name,
+			(unsigned long long)reach[lack == sides[0] ? 1 : 0].n, elems[level], hint);
+	}
+	if (!shared)
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+			"%s, %s: the inputs share no device: the %s of the first are %s, those "
+			"of the second %s",
+			a, b, elems[level], devices_text(da, sizeof(da), &reach[0]),
+			devices_text(db, sizeof(db), &reach[1]));
+	na = memscope_strtab_str(st, reach[0].name, NULL);
+	nb = memscope_strtab_str(st, reach[1].name, NULL);
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+		"%s, %s: no name is in both inputs (%llu %s such as '%.60s', %llu such as "
+		"'%.60s'): different programs, or recorders that name them differently",
+		a, b, (unsigned long long)reach[0].n, elems[level], na ? na : "",
+		(unsigned long long)reach[1].n, nb ? nb : "");
+}
+
 static int cmp_int32(const void *pa, const void *pb)
 {
 	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
@@ -785,6 +960,8 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 	struct emit e = { opts->diff_bytes, fn, ctx, stats ? stats : &local, 0 };
 	unsigned level = opts->level ? opts->level : MEMSCOPE_COMPARE_OP;
 	struct windows win[2];
+	struct reach reach[2];
+	size_t shared = 0;
 	int32_t *devs = NULL;
 	size_t n_devs = 0, cap_devs = 0, i, j;
 	uint32_t fw = 0;
@@ -792,6 +969,7 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 
 	memset(e.stats, 0, sizeof(*e.stats));
 	memset(win, 0, sizeof(win));
+	memset(reach, 0, sizeof(reach));
 	/* the framework pool: the first PTA or MINDSPORE row seen, base first (formats/analyses.md
 	 * "Compare: sequences and values") */
 	for (i = 0; i < 2 && !fw; i++) {
@@ -850,6 +1028,13 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 				&win[1], &qb, e.stats);
 		if (!rc && (qa.n || qb.n))
 			rc = align(&e, &qa, &qb);
+		if (!rc) {
+			reach_add(&reach[0], devs[i], &qa, qb.n);
+			reach_add(&reach[1], devs[i], &qb, qa.n);
+			shared += qa.n && qb.n;
+			add_outside(&e.stats->base_outside, qa.outside);
+			add_outside(&e.stats->cmp_outside, qb.outside);
+		}
 		if (rc == MEMSCOPE_E_NOMEM)
 			memscope_error_set(err, rc, NULL, 0, "out of memory");
 		else if (rc == MEMSCOPE_E_ARG)
@@ -863,9 +1048,11 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		seq_free(&qa);
 		seq_free(&qb);
 	}
-	/* no rows: a profiler output's lack says why in its terms (else no rows is no error) */
-	for (i = 0; i < 2 && !rc && !e.stats->n_rows; i++)
+	/* nothing matched: a profiler output's lack says why in its terms, else what is missing */
+	for (i = 0; i < 2 && !rc && !e.stats->n_matched; i++)
 		rc = memscope_compare_side_lacks(sides[i], level, err);
+	if (!rc && !e.stats->n_matched)
+		rc = nothing_in_common(sides, level, opts->step, reach, shared, st, err);
 out:
 	free(devs);
 	windows_free(&win[0]);

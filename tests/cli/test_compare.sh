@@ -166,25 +166,31 @@ else
 	bad "no fault injector at $FAULT (build the fault_inject target)"
 fi
 
-# the summary on stderr: what a value means, figures per device, the largest differences with
-# their CSV lines, sizes in binary units; under the reference's rule each row's delta values
-# beside it where they differ
+# the summary on stderr: first the op names whose own allocations differ most (each op's own
+# MALLOCs and FREEs between its START and END on its thread), in binary units with their CSV
+# lines; per device what matched and what the ops allocated, each byte once; what the CSV's
+# values (the reference's rule) are, with its largest difference, which randn did not allocate
 cat >summary_want <<'SUM'
-memscope-compare: values (the reference's rule): the size of the first framework-pool row at or after the op, often a later op's allocation; by delta: what the op itself allocated minus freed (--measure delta ranks by it)
-memscope-compare: device 0: 40 matched, 0 base-only, 4 compare-only, diff +22.9 MiB
-memscope-compare: top 1 (CSV line 23): OP_LAUNCH torch._ops.aten.randn.default on device 0: diff +3.81 MiB (base absent, compare 3.81 MiB); by delta: diff 0 B (base absent, compare 0 B)
-memscope-compare: top 2 (CSV line 43): OP_LAUNCH torch._ops.aten._foreach_add_.List on device 0: diff +3.81 MiB (base 0 B, compare 3.81 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
-memscope-compare: top 3 (CSV line 44): OP_LAUNCH torch._ops.profiler._record_function_exit._RecordFunction on device 0: diff +3.81 MiB (base 0 B, compare 3.81 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
-memscope-compare: top 4 (CSV line 45): OP_LAUNCH torch._ops.aten.randn.default on device 0: diff +3.81 MiB (base absent, compare 3.81 MiB); by delta: diff 0 B (base absent, compare 0 B)
-memscope-compare: top 5 (CSV line 21): OP_LAUNCH torch._ops.aten._foreach_add_.List on device 0: diff +3.81 MiB (base 1.50 KiB, compare 3.81 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
-memscope-compare: 44 rows, total diff +22.9 MiB -> standard output
+memscope-compare: torch._ops.aten._to_copy.default allocated 7.63 MiB more in compare than in base, on device 0 (2 ops only in compare, 3.81 MiB each; CSV lines 24, 46)
+memscope-compare: device 0: 40 ops in both inputs, 0 only in base, 4 only in compare; ops allocated 7.63 MiB more in compare than in base, each allocation counted once
+memscope-compare: what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore) it allocated minus freed between its START and END, on its thread, outside the ops nested in it
+memscope-compare: the CSV's values are msMemScope's: the size of the first framework-pool row at or after each op, often a later op's allocation (CSV line 23: +3.81 MiB at torch._ops.aten.randn.default, which itself allocated 0 B more)
+memscope-compare: 44 rows -> standard output
 SUM
 expect_status 0 "$M" --input "$T/baseline.csv,$T/leaks.csv" -o -
 expect_same "$WORK/err" summary_want
 expect_same "$WORK/out" "$T/compare/baseline_vs_leaks_expected.csv"
-# an op whose values agree under both rules shows them once (own: it allocates 2 KiB, freed right
-# after its END); ones that differ show both (before: charged the next op's 3 MiB; next: charged
-# lone's 512 B); an END without its START has no delta value (lone)
+# ... whatever the CSV's values are
+for m in delta peak; do
+	expect_status 0 "$M" --measure $m --input "$T/baseline.csv,$T/leaks.csv" -o sample_$m.csv
+	head -n 2 "$WORK/err" >sample_$m.err
+	head -n 2 summary_want | sed 's/standard output/sample_'$m'.csv/' >sample_$m.want
+	expect_same sample_$m.err sample_$m.want
+done
+# ranked by what each op allocated (own: 2 KiB, freed right after its END; next: 3 MiB), not by
+# the reference's values (before: charged next's 3 MiB; next: charged lone's 512 B); an END
+# without its START (lone) allocated an unknown amount; own's free and lone's 512 B come after
+# every op
 HDR='ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)'
 printf '%s\n' "$HDR" '1,OP_LAUNCH,ATEN_START,own,10,1,1,0,N/A,,,' '2,OP_LAUNCH,ATEN_END,own,20,1,1,0,N/A,,,' \
 	'3,OP_LAUNCH,ATEN_START,before,30,1,1,0,N/A,,,' '4,OP_LAUNCH,ATEN_END,before,40,1,1,0,N/A,,,' \
@@ -200,30 +206,50 @@ printf '%s\n' "$HDR" '1,OP_LAUNCH,ATEN_START,own,10,1,1,0,N/A,,,' \
 	'9,OP_LAUNCH,ATEN_END,next,60,1,1,0,N/A,,,' '10,OP_LAUNCH,ATEN_END,lone,70,1,1,0,N/A,,,' \
 	'11,MALLOC,PTA,N/A,80,1,1,0,0x30,"{allocation_id:3,addr:0x30,size:512,total:8388608,used:3146240}",,' >sum_cmp.csv
 cat >sum_want <<'SUM'
-memscope-compare: values (the reference's rule): the size of the first framework-pool row at or after the op, often a later op's allocation; by delta: what the op itself allocated minus freed (--measure delta ranks by it)
-memscope-compare: device 0: 4 matched, 0 base-only, 0 compare-only, diff +3.00 MiB
-memscope-compare: top 1 (CSV line 4): OP_LAUNCH before on device 0: diff +3.00 MiB (base 0 B, compare 3.00 MiB); by delta: diff 0 B (base 0 B, compare 0 B)
-memscope-compare: top 2 (CSV line 3): OP_LAUNCH own on device 0: diff +2.00 KiB (base 0 B, compare 2.00 KiB)
-memscope-compare: top 3 (CSV line 5): OP_LAUNCH next on device 0: diff +512 B (base 0 B, compare 512 B); by delta: diff +3.00 MiB (base 0 B, compare 3.00 MiB)
-memscope-compare: top 4 (CSV line 6): OP_LAUNCH lone on device 0: diff +512 B (base 0 B, compare 512 B); by delta: unknown (an op END without its START)
-memscope-compare: 4 rows, total diff +3.00 MiB -> sum.csv
+memscope-compare: next allocated 3.00 MiB more in compare than in base, on device 0 (1 op in both; CSV line 5)
+memscope-compare: own allocated 2.00 KiB more in compare than in base, on device 0 (1 op in both; CSV line 3)
+memscope-compare: device 0: 4 ops in both inputs, 0 only in base, 0 only in compare; ops allocated 3.00 MiB more in compare than in base, each allocation counted once; 1 unknown (an op END without its START)
+memscope-compare: outside every op: 1.50 KiB less in compare than in base (pool rows made while no op ran on their thread)
+memscope-compare: what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore) it allocated minus freed between its START and END, on its thread, outside the ops nested in it
+memscope-compare: the CSV's values are msMemScope's: the size of the first framework-pool row at or after each op, often a later op's allocation (CSV line 4: +3.00 MiB at before, which itself allocated 0 B more)
+memscope-compare: 4 rows -> sum.csv
 SUM
 expect_status 0 "$M" --input sum_base.csv,sum_cmp.csv -o sum.csv
 expect_same "$WORK/err" sum_want
-# the same pair by delta: its own meaning line, nothing beside, the unmatched END reported
+# the same pair by delta: the same findings, its own meaning line, the unmatched END reported
 expect_status 0 "$M" --measure delta --input sum_base.csv,sum_cmp.csv -o sum_delta.csv
-grep -q '^memscope-compare: values (--measure delta): the bytes each op allocated minus freed' "$WORK/err" &&
-	! grep -q 'by delta' "$WORK/err" &&
-	grep -q ': top 1 (CSV line 5): OP_LAUNCH next on device 0: diff +3.00 MiB (base 0 B, compare 3.00 MiB)$' "$WORK/err" &&
-	grep -q '^memscope-compare: 2 op END rows had no START (counted 0), 0 STARTs no END$' "$WORK/err" &&
-	ok || bad "delta summary: $(cat "$WORK/err")"
-# the kernel level: the reference's rule alone, said of elements
+sed 's/sum.csv$/sum_delta.csv/; s/^memscope-compare: the CSV.s values are .*/memscope-compare: the CSV'"'"'s values (--measure delta): what each op allocated with the ops nested in it/' sum_want >sum_delta_want
+echo 'memscope-compare: 2 op END rows had no START (counted 0), 0 STARTs no END' >>sum_delta_want
+expect_same "$WORK/err" sum_delta_want
+# nested ops: what inner allocated counts once, not again in outer that ran it (the CSV's delta
+# values count it in both: 80 and 80)
+expect_status 0 "$M" --measure delta --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o nest.csv
+expect_same nest.csv "$T/compare/metric_delta_expected.csv"
+grep -Fqx 'memscope-compare: inner allocated 80 B more in compare than in base, on device 0 (1 op in both; CSV line 3)' "$WORK/err" &&
+	grep -Fqx 'memscope-compare: device 0: 2 ops in both inputs, 0 only in base, 0 only in compare; ops allocated 80 B more in compare than in base, each allocation counted once' "$WORK/err" &&
+	[ "$(grep -c 'allocated' "$WORK/err")" -eq 4 ] &&
+	ok || bad "nested summary: $(cat "$WORK/err")"
+# a thread's allocations are not charged to an op of another thread running meanwhile
+printf '%s\n' "$HDR" '1,OP_LAUNCH,ATEN_START,fwd,10,1,1,0,N/A,,,' '2,OP_LAUNCH,ATEN_END,fwd,20,1,1,0,N/A,,,' >thr_base.csv
+printf '%s\n' "$HDR" '1,OP_LAUNCH,ATEN_START,fwd,10,1,1,0,N/A,,,' \
+	'2,MALLOC,PTA,N/A,15,1,2,0,0x10,"{allocation_id:1,addr:0x10,size:4096,total:8192,used:4096}",,' \
+	'3,OP_LAUNCH,ATEN_END,fwd,20,1,1,0,N/A,,,' >thr_cmp.csv
+expect_status 0 "$M" --input thr_base.csv,thr_cmp.csv -o thr.csv
+head -n 1 "$WORK/err" | grep -Fqx 'memscope-compare: no op allocated a different amount in compare than in base' &&
+	grep -Fqx 'memscope-compare: outside every op: 4.00 KiB more in compare than in base (pool rows made while no op ran on their thread)' "$WORK/err" &&
+	ok || bad "other thread: $(cat "$WORK/err")"
+# the kernel level: the reference's values, the finding first, what they are after
 expect_status 0 "$M" --level kernel -o k.csv \
 	--input "$T/memscope_dump_20250428113810.csv,$T/memscope_dump_20250428113811.csv"
-grep -q "^memscope-compare: values (the reference's rule): the size of the first framework-pool row at or after the element, often a later element's allocation$" "$WORK/err" &&
-	! grep -q 'by delta' "$WORK/err" &&
-	grep -q ': top 1 (CSV line 8): KERNEL_LAUNCH N/A on device 0: diff -18.5 KiB (base 18.5 KiB, compare absent)$' "$WORK/err" &&
-	ok || bad "kernel summary: $(cat "$WORK/err")"
+cat >k_want <<'SUM'
+memscope-compare: kernel N/A differs by -512 B between base and compare, on device 0 (2 kernel launches: 1 in both, 1 only in base, from -18.5 KiB to +18.0 KiB; CSV lines 7, 8)
+memscope-compare: kernel N/A differs by -512 B between base and compare, on device 1 (1 kernel launch only in base; CSV line 14)
+memscope-compare: device 0: 5 kernel launches in both inputs, 1 only in base, 0 only in compare
+memscope-compare: device 1: 5 kernel launches in both inputs, 1 only in base, 0 only in compare
+memscope-compare: these values are msMemScope's, as in the CSV: the size of the first framework-pool row at or after each element, often a later element's allocation (a kernel launch has no start and end, so what it allocated itself cannot be told)
+memscope-compare: 12 rows -> k.csv
+SUM
+expect_same "$WORK/err" k_want
 
 # Ascend profiler outputs (formats/msprof.md "What the tools do with them"): no msMemScope
 # output to agree with, so --measure delta is the default there, said in one line. Two copies of
@@ -238,9 +264,14 @@ awk -F, -v OFS=, '$1 == "aten::mm" && ($2 == "16000.5" || $2 == "65536.5") { $2 
 	"$P/$OM" >"rankB_ascend_pt/$OM"
 expect_status 0 "$M" --input rankA_ascend_pt,rankB_ascend_pt -o prof.csv
 [ "$(grep -c 'msMemScope does not compare' "$WORK/err")" -eq 1 ] &&
-	grep -Fqx "memscope-compare: rankA_ascend_pt, rankB_ascend_pt: Ascend profiler data, which msMemScope does not compare: values by --measure delta, what each op itself allocated minus freed (--measure reference for msMemScope's rule)" "$WORK/err" &&
+	grep -Fqx "memscope-compare: rankA_ascend_pt, rankB_ascend_pt: Ascend profiler data, which msMemScope does not compare: the CSV's values by --measure delta, what each op allocated minus freed with the ops nested in it (--measure reference for msMemScope's rule)" "$WORK/err" &&
 	ok || bad "the default's line: $(cat "$WORK/err")"
-grep -q '^memscope-compare: values (--measure delta)' "$WORK/err" && ok || bad "profiler summary: $(cat "$WORK/err")"
+grep -q "^memscope-compare: the CSV's values (--measure delta)" "$WORK/err" && ok || bad "profiler summary: $(cat "$WORK/err")"
+# the first line names aten::mm, the op that allocated; the total counts each block once (not
+# again in the ops aten::mm ran in: +239 MiB before)
+head -n 1 "$WORK/err" | grep -Fqx 'memscope-compare: aten::mm allocated 79.6 MiB more in compare than in base, on device 0 (2 ops in both, from +15.6 MiB to +64.0 MiB; CSV lines 245, 302)' &&
+	grep -Fq '; ops allocated 79.6 MiB more in compare than in base, each allocation counted once' "$WORK/err" &&
+	ok || bad "profiler findings: $(cat "$WORK/err")"
 python3 - "$P" prof.csv >prof_check <<'PY'
 import csv, json, sys
 from decimal import Decimal
@@ -267,13 +298,14 @@ expect_status 0 "$M" -q --input rankA_ascend_pt,rankB_ascend_pt -o prof_q.csv
 [ ! -s "$WORK/err" ] && ok || bad "-q: $(cat "$WORK/err")"
 expect_same prof_q.csv prof.csv
 expect_status 0 "$M" --measure reference --input rankA_ascend_pt,rankB_ascend_pt -o prof_ref.csv
-head -n 1 "$WORK/err" | grep -q "^memscope-compare: values (the reference's rule)" && ok || bad "reference on profiler: $(cat "$WORK/err")"
+grep -q "^memscope-compare: the CSV's values are msMemScope's" "$WORK/err" && ! grep -q 'does not compare' "$WORK/err" &&
+	ok || bad "reference on profiler: $(cat "$WORK/err")"
 # a MALLOC that names its op (a profiler output's, or its dump) counts for that op and the ops it
 # ran in on its thread: not for an op it runs meanwhile (C), nor one on another thread (B); one
 # naming an op not running then counts by time, and is reported. Its FREE counts by time.
 expect_status 0 "$M" --input "$T/compare/named_base.csv,$T/compare/named_cmp.csv" -o named.csv
 expect_same named.csv "$T/compare/named_expected.csv"
-grep -q '^memscope-compare: 2 MALLOCs name an op that was not running in their process then: counted for the ops running then$' "$WORK/err" &&
+grep -q '^memscope-compare: 2 MALLOCs name an op that was not running in their process then: counted for the op running then$' "$WORK/err" &&
 	ok || bad "named summary: $(cat "$WORK/err")"
 # ... and MindSpore's at the op level (refused for msMemScope's dumps, as the reference does)
 sed 's/,PTA,/,MINDSPORE,/' "$T/compare/named_base.csv" >ms_named_base.csv
@@ -281,14 +313,15 @@ sed 's/,PTA,/,MINDSPORE,/' "$T/compare/named_cmp.csv" >ms_named_cmp.csv
 expect_status 0 "$M" -q --input ms_named_base.csv,ms_named_cmp.csv -o ms_named.csv
 expect_same ms_named.csv "$T/compare/named_expected.csv"
 # what a profiler output lacks, in its terms: a timeline with op slices, a device for its ops
-# (a timeline alone), kernel launches; an error when no row is left, else a warning
+# (a timeline alone), kernel launches; an error (nothing can match)
 Q="$T/msprof-quirks"
 NO_TL='this output has no timeline \(trace_view.json / msprof_\*.json\) with op slices \(cpu_op\), which the op sequence comes from'
 expect_status 3 "$M" -q --input "$Q/crlf_lf_rank0_ascend_pt,$Q/crlf_lf_rank0_ascend_pt" -o o11.csv
 expect_err_line "^memscope-compare: $Q/crlf_lf_rank0_ascend_pt: $NO_TL$"
 expect_absent o11.csv
-expect_status 0 "$M" -q --input "$Q/crlf_lf_rank0_ascend_pt,$P" -o o11.csv
-expect_err_line "^memscope-compare: $Q/crlf_lf_rank0_ascend_pt: $NO_TL; its side of every row is N/A$"
+expect_status 3 "$M" -q --input "$Q/crlf_lf_rank0_ascend_pt,$P" -o o11.csv
+expect_err_line "^memscope-compare: $Q/crlf_lf_rank0_ascend_pt: $NO_TL$"
+expect_absent o11.csv
 expect_status 3 "$M" -q --input "$Q/rank0_ascend_ms,$Q/rank0_ascend_ms" -o o12.csv
 expect_err_line "^memscope-compare: $Q/rank0_ascend_ms: $NO_TL$"
 TV="$P/ASCEND_PROFILER_OUTPUT/trace_view.json"
@@ -319,8 +352,36 @@ expect_status 3 "$M" --input "$T/compare/ms_base.csv,$T/compare/ms_cmp.csv" -o o
 expect_err_line 'op-level comparison of MindSpore data is not supported'
 expect_absent o5.csv
 expect_status 3 "$M" --level kernel --input "$T/baseline.csv,$T/leaks.csv" -o o6.csv
-expect_err_line 'no KERNEL_LAUNCH rows on any device: nothing to compare$'
+expect_err_line "^memscope-compare: $T/baseline.csv, $T/leaks.csv: neither input has KERNEL_LAUNCH rows of a numbered device, which the kernel level compares; both have op END rows \(ATEN_END, ATB_END\): compare those with --level op$"
 expect_absent o6.csv
+# inputs that share nothing: one line saying why and what would work, exit 3, no output (the
+# legacy samples at the op level have kernel launches only; a current dump against a legacy one
+# has no level in common; inputs on different devices; ops of different names)
+L0="$T/memscope_dump_20250428113810.csv"
+L1="$T/memscope_dump_20250428113811.csv"
+expect_status 3 "$M" --input "$L0,$L1" -o o16.csv
+expect_err_line "^memscope-compare: $L0, $L1: neither input has op END rows \(ATEN_END, ATB_END\) of a numbered device, which the op level compares; both have KERNEL_LAUNCH rows: compare those with --level kernel$"
+expect_absent o16.csv
+expect_status 3 "$M" --input "$T/baseline.csv,$L1" -o o17.csv
+expect_err_line "^memscope-compare: $L1: no op END rows \(ATEN_END, ATB_END\) of a numbered device, which the op level compares: nothing to compare $T/baseline.csv's 40 ops with; it has KERNEL_LAUNCH rows, but $T/baseline.csv has none: no level has elements in both inputs$"
+expect_absent o17.csv
+expect_status 3 "$M" --level kernel --input "$T/baseline.csv,$L1" -o o18.csv
+expect_err_line "^memscope-compare: $T/baseline.csv: no KERNEL_LAUNCH rows of a numbered device, which the kernel level compares: nothing to compare $L1's 10 kernel launches with; it has op END rows \(ATEN_END, ATB_END\), but $L1 has none: no level has elements in both inputs$"
+expect_absent o18.csv
+awk -F, -v OFS=, 'NR > 1 && $8 == "0" { $8 = 1 } 1' "$T/leaks.csv" >leaks_dev1.csv
+expect_status 3 "$M" --input "$T/baseline.csv,leaks_dev1.csv" -o o19.csv
+expect_err_line "^memscope-compare: $T/baseline.csv, leaks_dev1.csv: the inputs share no device: the ops of the first are on device 0, those of the second on device 1$"
+expect_absent o19.csv
+sed 's/torch\._ops\.//g' "$T/leaks.csv" >leaks_renamed.csv
+expect_status 3 "$M" --input "$T/baseline.csv,leaks_renamed.csv" -o o20.csv
+expect_err_line "^memscope-compare: $T/baseline.csv, leaks_renamed.csv: no name is in both inputs \(40 ops such as 'torch._ops.aten.t.default', 44 such as 'aten.t.default'\): different programs, or recorders that name them differently$"
+expect_absent o20.csv
+# ... where only a part matches, the rest is compared and the summary says what did not match
+{ cat "$T/leaks.csv"; awk -F, -v OFS=, 'NR > 1 && $3 ~ /^ATEN_/ && $8 == "0" { $8 = 3; print }' "$T/leaks.csv"; } >leaks_dev3.csv
+expect_status 0 "$M" --input "$T/baseline.csv,leaks_dev3.csv" -o o21.csv
+grep -Fqx 'memscope-compare: device 3: no ops in both inputs (0 only in base, 44 only in compare): nothing to compare them with' "$WORK/err" &&
+	head -n 1 "$WORK/err" | grep -q '^memscope-compare: torch._ops.aten._to_copy.default allocated 7.63 MiB more' &&
+	ok || bad "partial match: $(cat "$WORK/err")"
 # ... and a failed run leaves no directories behind at the default path
 expect_status 3 "$M" --level kernel --input "$T/baseline.csv,$T/leaks.csv" --output-dir fresh
 [ ! -e fresh ] && ok || bad "directories left behind: $(find fresh 2>&1)"

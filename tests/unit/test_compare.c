@@ -154,7 +154,7 @@ START_TEST(alignment_equals_the_reference_algorithm)
 		struct memscope_compare_stats stats;
 		struct memscope_error err;
 		struct got g = { got_rows, 0, names_a, names_b, 0, 0 };
-		size_t nw, k;
+		size_t nw, k, matched;
 
 		for (i = 0; i < n; i++)
 			a[i] = rand() % alphabet;
@@ -163,6 +163,9 @@ START_TEST(alignment_equals_the_reference_algorithm)
 		add_ops(sa, a, n, names_a, ids);
 		add_ops(sb, b, m, names_b, ids);
 		nw = (n || m) ? reference_diff(a, n, b, m, want) : 0;
+		/* sequences without a match are refused, after their rows */
+		for (k = 0, matched = 0; k < nw; k++)
+			matched += want[k][0] >= 0 && want[k][1] >= 0;
 		/* with the direction bits, then with checkpoints (a budget of a few bytes) */
 		for (pass = 0; pass < 2; pass++) {
 			g.n = 0;
@@ -170,7 +173,7 @@ START_TEST(alignment_equals_the_reference_algorithm)
 			opts.diff_bytes = pass ? (size_t)(len == MAXLEN ? 2048 : 64) : 0;
 			ck_assert_int_eq(
 				memscope_compare_run(sa, sb, &opts, st, collect, &g, &stats, &err),
-				0);
+				matched ? 0 : MEMSCOPE_E_INVALID);
 			ck_assert_msg(g.n == nw,
 				"run %d pass %d (n %ld, m %ld): %zu rows, reference %zu", run, pass,
 				n, m, g.n, nw);
@@ -188,23 +191,22 @@ START_TEST(alignment_equals_the_reference_algorithm)
 }
 END_TEST
 
-/* The summary: counts per device in the order devices come, and the top rows by |diff|. */
+/* The summary at the kernel level: counts per device in the order devices come, the names of
+ * largest |diff| (summed per name and device) first. */
 START_TEST(summary_devices_and_top)
 {
-	/* device, has_base, has_cmp, diff */
-	static const int64_t rows[][4] = {
-		{ 0, 1, 1, 5 },
-		{ 0, 1, 0, -7 },
-		{ 0, 0, 1, 0 },
-		{ 3, 1, 1, 7 }, /* ties with -7: the first stays first */
-		{ 3, 0, 1, INT64_MAX },
-		{ 3, 1, 0, 1 },
-		{ 1, 1, 1, -2 },
+	/* device, has_base, has_cmp, diff, name */
+	static const int64_t rows[][5] = {
+		{ 0, 1, 1, 5, 0 }, { 0, 1, 0, -7, 1 }, { 0, 0, 1, 0, 2 },
+		{ 3, 1, 1, 7, 3 }, /* ties with -7: the first stays first */
+		{ 3, 0, 1, INT64_MAX, 4 }, { 3, 1, 0, 1, 5 }, { 1, 1, 1, -2, 6 },
+		{ 0, 1, 1, 3, 0 }, /* name 0 again: 8 in all */
 	};
-	struct memscope_compare_summary *s = memscope_compare_summary_new(3);
-	struct memscope_compare_summary *none = memscope_compare_summary_new(0);
+	struct memscope_compare_opts opts = { .level = MEMSCOPE_COMPARE_KERNEL };
+	struct memscope_compare_summary *s = memscope_compare_summary_new(3, &opts);
+	struct memscope_compare_summary *none = memscope_compare_summary_new(0, &opts);
 	const struct memscope_compare_device *d;
-	const struct memscope_compare_row *top;
+	const struct memscope_compare_group *const *top;
 	size_t i, n;
 
 	ck_assert_ptr_nonnull(s);
@@ -214,13 +216,15 @@ START_TEST(summary_devices_and_top)
 			.has_base = (int)rows[i][1],
 			.has_cmp = (int)rows[i][2],
 			.diff = rows[i][3],
-			.name = (uint32_t)i };
+			.cmp = rows[i][3],
+			.name = (uint32_t)rows[i][4],
+			.index = i };
 
 		ck_assert_int_eq(memscope_compare_summary_add(s, &r), 0);
 		ck_assert_int_eq(memscope_compare_summary_add(none, &r), 0);
 	}
 	d = memscope_compare_summary_devices(s, &n);
-	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(n, 4); /* device 0 comes twice: the order they come */
 	ck_assert_int_eq(d[0].device, 0);
 	ck_assert_uint_eq(d[0].n_matched, 1);
 	ck_assert_uint_eq(d[0].n_base_only, 1);
@@ -229,11 +233,17 @@ START_TEST(summary_devices_and_top)
 	ck_assert_int_eq(d[1].device, 3);
 	ck_assert_int_eq(d[1].diff, INT64_MAX); /* saturated */
 	ck_assert_int_eq(d[2].device, 1);
+	ck_assert_int_eq(d[3].device, 0);
 	top = memscope_compare_summary_top(s, &n);
 	ck_assert_uint_eq(n, 3);
-	ck_assert_uint_eq(top[0].name, 4);
-	ck_assert_uint_eq(top[1].name, 1);
-	ck_assert_uint_eq(top[2].name, 3);
+	ck_assert_uint_eq(top[0]->name, 4);
+	ck_assert_uint_eq(top[1]->name, 0); /* 5 + 3 */
+	ck_assert_int_eq(top[1]->diff, 8);
+	ck_assert_uint_eq(top[1]->n_differ, 2);
+	ck_assert_int_eq(top[1]->diff_min, 3);
+	ck_assert_int_eq(top[1]->diff_max, 5);
+	ck_assert_uint_eq(top[1]->index[1], 7);
+	ck_assert_uint_eq(top[2]->name, 1);
 	memscope_compare_summary_top(none, &n);
 	ck_assert_uint_eq(n, 0);
 	memscope_compare_summary_free(s);
@@ -325,7 +335,7 @@ static void run_sum(struct memscope_strtab *st, enum memscope_compare_metric met
 	struct memscope_error err;
 
 	memset(g, 0, sizeof(*g));
-	g->sum = memscope_compare_summary_new(5);
+	g->sum = memscope_compare_summary_new(5, &opts);
 	ck_assert_ptr_nonnull(g->sum);
 	ck_assert_int_eq(memscope_compare_run(a, b, &opts, st, keep_row, g, &stats, &err), 0);
 	ck_assert_uint_eq(stats.n_rows, 4);
@@ -333,76 +343,155 @@ static void run_sum(struct memscope_strtab *st, enum memscope_compare_metric met
 	memscope_compare_side_free(b);
 }
 
-/* Under the reference's rule at the op level every row carries its delta values; an END without
- * its START has none; rows are numbered in output order. */
-START_TEST(rows_carry_delta_values)
+/* At the op level every row carries what its op allocated itself, under every metric; an END
+ * without its START has none; rows are numbered in output order. */
+START_TEST(rows_carry_own_values)
 {
-	/* base, cmp, diff; has_delta, base_delta, cmp_delta, diff_delta */
+	/* base, cmp, diff; has_own, base_own, cmp_own, diff_own */
 	static const int64_t want[4][7] = {
 		{ 0, 2048, 2048, 1, 0, 2048, 2048 },	 /* own: agree */
 		{ 0, 3145728, 3145728, 1, 0, 0, 0 },	 /* before: next's allocation */
 		{ 0, 512, 512, 1, 0, 3145728, 3145728 }, /* next: lone's allocation */
 		{ 0, 512, 512, 0, 0, 0, 0 },		 /* lone: no START */
 	};
+	static const enum memscope_compare_metric metrics[] = { MEMSCOPE_METRIC_REFERENCE,
+		MEMSCOPE_METRIC_DELTA, MEMSCOPE_METRIC_PEAK };
 	struct memscope_strtab *st = memscope_strtab_new();
 	struct rows g;
-	size_t i;
+	size_t i, m;
 
 	ck_assert_ptr_nonnull(st);
-	run_sum(st, MEMSCOPE_METRIC_REFERENCE, 0, &g);
-	ck_assert_uint_eq(g.n, 4);
-	for (i = 0; i < 4; i++) {
-		const struct memscope_compare_row *r = &g.r[i];
+	for (m = 0; m < 3; m++) {
+		run_sum(st, metrics[m], 0, &g);
+		ck_assert_uint_eq(g.n, 4);
+		for (i = 0; i < 4; i++) {
+			const struct memscope_compare_row *r = &g.r[i];
 
-		ck_assert_uint_eq(r->index, i);
-		ck_assert_int_eq(r->base, want[i][0]);
-		ck_assert_int_eq(r->cmp, want[i][1]);
-		ck_assert_int_eq(r->diff, want[i][2]);
-		ck_assert_int_eq(r->has_delta, want[i][3]);
-		ck_assert_int_eq(r->base_delta, want[i][4]);
-		ck_assert_int_eq(r->cmp_delta, want[i][5]);
-		ck_assert_int_eq(r->diff_delta, want[i][6]);
+			ck_assert_uint_eq(r->index, i);
+			if (metrics[m] == MEMSCOPE_METRIC_REFERENCE) {
+				ck_assert_int_eq(r->base, want[i][0]);
+				ck_assert_int_eq(r->cmp, want[i][1]);
+				ck_assert_int_eq(r->diff, want[i][2]);
+			}
+			ck_assert_int_eq(r->has_own, want[i][3]);
+			ck_assert_int_eq(r->base_own, want[i][4]);
+			ck_assert_int_eq(r->cmp_own, want[i][5]);
+			ck_assert_int_eq(r->diff_own, want[i][6]);
+		}
+		memscope_compare_summary_free(g.sum);
 	}
-	memscope_compare_summary_free(g.sum);
-	/* the delta rule itself and the op,kernel level carry none */
-	run_sum(st, MEMSCOPE_METRIC_DELTA, 0, &g);
-	ck_assert_int_eq(g.r[2].cmp, 3145728);
-	for (i = 0; i < 4; i++)
-		ck_assert_int_eq(g.r[i].has_delta, 0);
-	memscope_compare_summary_free(g.sum);
+	/* the op,kernel level carries none */
 	run_sum(st, MEMSCOPE_METRIC_REFERENCE, MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL, &g);
 	for (i = 0; i < 4; i++)
-		ck_assert_int_eq(g.r[i].has_delta, 0);
+		ck_assert_int_eq(g.r[i].has_own, 0);
 	memscope_compare_summary_free(g.sum);
 	memscope_strtab_free(st);
 }
 END_TEST
 
-/* The summary's text: the meaning, the device, the top rows with their delta values beside where
- * they differ, the total; a callback's nonzero return stops it. */
+/*
+ * What an op allocated itself: a pool row counts for the innermost op running on its thread
+ * (not for the op it ran in, nor for an op of another thread running meanwhile); a row without
+ * a thread for the newest op of its process. So the sides' sums count no byte twice, while the
+ * delta values (the CSV's) count an inner op's bytes in its outer op too.
+ */
+static const char nest_base[] =
+	HDR "1,OP_LAUNCH,ATEN_START,outer,10,1,1,0,N/A,,,\n" POOL(2, "MALLOC", 12, "0x10", 100,
+		100) "3,OP_LAUNCH,ATEN_START,inner,14,1,1,0,N/A,,,\n"
+		     "4,OP_LAUNCH,ATEN_START,other,15,1,2,0,N/A,,,\n" POOL(5, "MALLOC", 16, "0x20",
+			     1000, 1100) "6,OP_LAUNCH,ATEN_END,inner,18,1,1,0,N/A,,,\n"
+					 "7,OP_LAUNCH,ATEN_END,other,19,1,2,0,N/A,,,\n"
+					 "8,OP_LAUNCH,ATEN_END,outer,20,1,1,0,N/A,,,\n";
+/* the same, and thread 2 allocates 7 while "other" runs, a row without a thread 30 while both
+ * run (other started last), and thread 1 allocates 5 with no op running on it */
+static const char nest_cmp[] = HDR "1,OP_LAUNCH,ATEN_START,outer,10,1,1,0,N/A,,,\n" POOL(2,
+	"MALLOC", 12, "0x10", 100,
+	100) "3,OP_LAUNCH,ATEN_START,inner,14,1,1,0,N/A,,,\n"
+	     "4,OP_LAUNCH,ATEN_START,other,15,1,2,0,N/A,,,\n" POOL(5, "MALLOC", 16, "0x20", 1000,
+		     1100) "9,MALLOC,PTA,N/A,16,1,2,0,0x30,\"{allocation_id:9,addr:0x30,"
+			   "size:7,total:8388608,used:1107}\",,\n"
+			   "10,MALLOC,PTA,N/A,17,1,N/A,0,0x40,\"{allocation_id:10,"
+			   "addr:0x40,size:30,total:8388608,used:1137}\",,\n"
+			   "6,OP_LAUNCH,ATEN_END,inner,18,1,1,0,N/A,,,\n"
+			   "7,OP_LAUNCH,ATEN_END,other,19,1,2,0,N/A,,,\n"
+			   "8,OP_LAUNCH,ATEN_END,outer,20,1,1,0,N/A,,,\n" POOL(
+				   11, "MALLOC", 25, "0x50", 5, 1142);
+
+START_TEST(own_values_count_each_byte_once)
+{
+	/* inner, other, outer: base_own, cmp_own, delta base, delta cmp */
+	static const int64_t want[3][4] = {
+		{ 1000, 1000, 1000, 1000 },
+		{ 0, 37, 0, 37 },
+		{ 100, 100, 1100, 1100 },
+	};
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_compare_side *a, *b;
+	struct memscope_compare_opts opts = { .metric = MEMSCOPE_METRIC_DELTA };
+	struct memscope_compare_stats stats;
+	const struct memscope_compare_device *d;
+	struct memscope_error err;
+	struct rows g;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(st);
+	a = side_of(nest_base, st);
+	b = side_of(nest_cmp, st);
+	memset(&g, 0, sizeof(g));
+	g.sum = memscope_compare_summary_new(5, &opts);
+	ck_assert_ptr_nonnull(g.sum);
+	ck_assert_int_eq(memscope_compare_run(a, b, &opts, st, keep_row, &g, &stats, &err), 0);
+	ck_assert_uint_eq(g.n, 3);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(g.r[i].has_own, 1);
+		ck_assert_int_eq(g.r[i].base_own, want[i][0]);
+		ck_assert_int_eq(g.r[i].cmp_own, want[i][1]);
+		ck_assert_int_eq(g.r[i].base, want[i][2]);
+		ck_assert_int_eq(g.r[i].cmp, want[i][3]);
+	}
+	/* the rows' delta values add up to 2137 more in compare; what was allocated, 37 */
+	ck_assert_int_eq(stats.total_diff, 37 + 0 + 0);
+	d = memscope_compare_summary_devices(g.sum, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(d[0].base, 1100);
+	ck_assert_int_eq(d[0].cmp, 1137);
+	ck_assert_int_eq(d[0].diff, 37);
+	ck_assert_int_eq(stats.base_outside, 0);
+	ck_assert_int_eq(stats.cmp_outside, 5);
+	memscope_compare_summary_free(g.sum);
+	memscope_compare_side_free(a);
+	memscope_compare_side_free(b);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* The summary's text: the finding first, the device, the outside bytes, what the values mean;
+ * a callback's nonzero return stops it. */
 START_TEST(summary_text_lines)
 {
 	static const char *const want[] = {
-		"values (the reference's rule): the size of the first framework-pool row at or "
-		"after the op, often a later op's allocation; by delta: what the op itself "
-		"allocated minus freed (--measure delta ranks by it)",
-		"device 0: 4 matched, 0 base-only, 0 compare-only, diff +3.00 MiB",
-		"top 1 (CSV line 4): OP_LAUNCH before on device 0: diff +3.00 MiB (base 0 B, "
-		"compare "
-		"3.00 MiB); by delta: diff 0 B (base 0 B, compare 0 B)",
-		"top 2 (CSV line 3): OP_LAUNCH own on device 0: diff +2.00 KiB (base 0 B, compare "
-		"2.00 KiB)",
-		"top 3 (CSV line 5): OP_LAUNCH next on device 0: diff +512 B (base 0 B, compare "
-		"512 "
-		"B); by delta: diff +3.00 MiB (base 0 B, compare 3.00 MiB)",
-		"top 4 (CSV line 6): OP_LAUNCH lone on device 0: diff +512 B (base 0 B, compare "
-		"512 "
-		"B); by delta: unknown (an op END without its START)",
-		"4 rows, total diff +3.00 MiB -> out.csv",
+		"next allocated 3.00 MiB more in compare than in base, on device 0 (1 op in both; "
+		"CSV line 5)",
+		"own allocated 2.00 KiB more in compare than in base, on device 0 (1 op in both; "
+		"CSV "
+		"line 3)",
+		"device 0: 4 ops in both inputs, 0 only in base, 0 only in compare; ops allocated "
+		"3.00 MiB more in compare than in base, each allocation counted once; 1 unknown "
+		"(an "
+		"op END without its START)",
+		"outside every op: 512 B more in compare than in base (pool rows made while no op "
+		"ran on their thread)",
+		"what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore) it "
+		"allocated minus freed between its START and END, on its thread, outside the ops "
+		"nested in it",
+		"the CSV's values are msMemScope's: the size of the first framework-pool row at or "
+		"after each op, often a later op's allocation (CSV line 4: +3.00 MiB at before, "
+		"which itself allocated 0 B more)",
+		"4 rows -> out.csv",
 	};
 	struct memscope_strtab *st = memscope_strtab_new();
 	struct memscope_compare_opts opts = { .metric = MEMSCOPE_METRIC_REFERENCE };
-	struct memscope_compare_stats stats = { .n_rows = 4, .total_diff = 3145728 + 2048 + 1024 };
+	struct memscope_compare_stats stats = { .n_rows = 4, .cmp_outside = 512 };
 	struct lines l = { .stop_at = 0 };
 	struct rows g;
 	size_t i;
@@ -430,9 +519,9 @@ END_TEST
 START_TEST(summary_text_extremes)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
-	struct memscope_compare_summary *s = memscope_compare_summary_new(2);
 	struct memscope_compare_opts opts = { .level = MEMSCOPE_COMPARE_KERNEL };
-	struct memscope_compare_stats stats = { .n_rows = 2, .total_diff = INT64_MIN };
+	struct memscope_compare_summary *s = memscope_compare_summary_new(2, &opts);
+	struct memscope_compare_stats stats = { .n_rows = 2 };
 	struct memscope_compare_row r = { .device = 1, .event = MEMSCOPE_KIND_KERNEL_LAUNCH };
 	struct lines l = { .stop_at = 0 };
 	char name[2000];
@@ -451,23 +540,91 @@ START_TEST(summary_text_extremes)
 	r.has_cmp = 1;
 	r.cmp = -1536;
 	r.diff = INT64_MIN;
+	r.index = 1;
 	ck_assert_int_eq(memscope_compare_summary_add(s, &r), 0);
 	ck_assert_int_eq(
 		memscope_compare_summary_text(s, &opts, &stats, st, NULL, keep_line, &l), 0);
-	ck_assert_uint_eq(l.n, 5);
-	ck_assert_str_eq(l.text[0], "values (the reference's rule): the size of the first "
-				    "framework-pool row at or after the element, often a later "
-				    "element's allocation");
-	ck_assert_str_eq(l.text[1], "device 1: 1 matched, 1 base-only, 0 compare-only, diff "
-				    "less than -8.00 EiB (the total overflowed)");
-	/* one row's diff is not a total: its INT64_MIN is a figure */
-	ck_assert_msg(
-		strstr(l.text[2], name) &&
-			strstr(l.text[2], ": diff -8.00 EiB (base 8.00 EiB, compare -1.50 KiB)"),
-		"%s", l.text[2]);
-	ck_assert_str_eq(
-		l.text[4], "2 rows, total diff less than -8.00 EiB (the total overflowed)");
+	ck_assert_uint_eq(l.n, 4);
+	ck_assert_msg(strstr(l.text[0], name) &&
+			      strstr(l.text[0], " differs by less than -8.00 EiB (the total "
+						"overflowed) between base and compare, on device 1 "
+						"(2 kernel launches: 1 in both, 1 only in base, "
+						"from -8.00 EiB to -8.00 EiB; CSV lines 3, 4)"),
+		"%s", l.text[0]);
+	ck_assert_str_eq(l.text[1], "device 1: 1 kernel launch in both inputs, 1 only in base, 0 "
+				    "only in compare");
+	ck_assert_ptr_nonnull(strstr(l.text[2], "msMemScope's"));
+	ck_assert_str_eq(l.text[3], "2 rows");
 	memscope_compare_summary_free(s);
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/*
+ * Inputs that share nothing fail with what is missing: a side without elements of the level
+ * (and the level both have), sides on different devices, sides whose names all differ.
+ */
+static const char ops_dev0[] = HDR "1,OP_LAUNCH,ATEN_START,a,10,1,1,0,N/A,,,\n"
+				   "2,OP_LAUNCH,ATEN_END,a,20,1,1,0,N/A,,,\n";
+static const char ops_dev1[] = HDR "1,OP_LAUNCH,ATEN_START,a,10,1,1,1,N/A,,,\n"
+				   "2,OP_LAUNCH,ATEN_END,a,20,1,1,1,N/A,,,\n";
+static const char ops_other[] = HDR "1,OP_LAUNCH,ATEN_START,b,10,1,1,0,N/A,,,\n"
+				    "2,OP_LAUNCH,ATEN_END,b,20,1,1,0,N/A,,,\n";
+static const char kernels[] = HDR "1,KERNEL_LAUNCH,KERNEL_LAUNCH,k,10,1,1,0,N/A,,,\n";
+static const char both[] = HDR "1,OP_LAUNCH,ATEN_START,a,10,1,1,0,N/A,,,\n"
+			       "2,OP_LAUNCH,ATEN_END,a,20,1,1,0,N/A,,,\n"
+			       "3,KERNEL_LAUNCH,KERNEL_LAUNCH,k,30,1,1,0,N/A,,,\n";
+
+START_TEST(nothing_in_common)
+{
+	static const struct {
+		const char *a, *b;
+		unsigned level;
+		const char *msg;
+	} cases[] = {
+		{ ops_dev0, kernels, MEMSCOPE_COMPARE_OP,
+			"no op END rows (ATEN_END, ATB_END) of a numbered device, which the op "
+			"level compares: nothing to compare mem.csv's 1 ops with; it has "
+			"KERNEL_LAUNCH rows, but mem.csv has none: no level has elements in both "
+			"inputs" },
+		{ kernels, kernels, MEMSCOPE_COMPARE_OP,
+			"mem.csv, mem.csv: neither input has op END rows (ATEN_END, ATB_END) of a "
+			"numbered device, which the op level compares; both have KERNEL_LAUNCH "
+			"rows: compare those with --level kernel" },
+		{ both, ops_dev0, MEMSCOPE_COMPARE_KERNEL,
+			"no KERNEL_LAUNCH rows of a numbered device, which the kernel level "
+			"compares: nothing to compare mem.csv's 1 kernel launches with; both have "
+			"op END rows (ATEN_END, ATB_END): compare those with --level op" },
+		{ ops_dev0, ops_dev1, 0,
+			"mem.csv, mem.csv: the inputs share no device: the ops of the first are on "
+			"device 0, those of the second on device 1" },
+		{ ops_dev0, ops_other, 0,
+			"mem.csv, mem.csv: no name is in both inputs (1 ops such as 'a', 1 such as "
+			"'b'): different programs, or recorders that name them differently" },
+	};
+	struct memscope_strtab *st = memscope_strtab_new();
+	size_t i;
+
+	ck_assert_ptr_nonnull(st);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct memscope_compare_side *a = side_of(cases[i].a, st),
+					     *b = side_of(cases[i].b, st);
+		struct memscope_compare_opts opts = { .level = cases[i].level };
+		struct memscope_compare_stats stats;
+		struct memscope_error err;
+		struct rows g;
+
+		memset(&g, 0, sizeof(g));
+		g.sum = memscope_compare_summary_new(5, &opts);
+		ck_assert_ptr_nonnull(g.sum);
+		memscope_error_clear(&err);
+		ck_assert_int_eq(memscope_compare_run(a, b, &opts, st, keep_row, &g, &stats, &err),
+			MEMSCOPE_E_INVALID);
+		ck_assert_msg(!strcmp(err.msg, cases[i].msg), "case %zu: %s", i, err.msg);
+		memscope_compare_summary_free(g.sum);
+		memscope_compare_side_free(a);
+		memscope_compare_side_free(b);
+	}
 	memscope_strtab_free(st);
 }
 END_TEST
@@ -541,7 +698,7 @@ START_TEST(profiler_data)
 	ck_assert_ptr_nonnull(strstr(err.msg, "no timeline"));
 	/* named blocks go to their op */
 	memset(&g, 0, sizeof(g));
-	g.sum = memscope_compare_summary_new(5);
+	g.sum = memscope_compare_summary_new(5, &opts);
 	ck_assert_ptr_nonnull(g.sum);
 	ck_assert_int_eq(
 		memscope_compare_run(prof, prof, &opts, st, keep_row, &g, &stats, &err), 0);
@@ -555,7 +712,7 @@ START_TEST(profiler_data)
 	memscope_compare_side_free(prof);
 	prof = side_of(prof_nest, st);
 	memset(&g, 0, sizeof(g));
-	g.sum = memscope_compare_summary_new(5);
+	g.sum = memscope_compare_summary_new(5, &opts);
 	ck_assert_ptr_nonnull(g.sum);
 	ck_assert_int_eq(
 		memscope_compare_run(prof, prof, &opts, st, keep_row, &g, &stats, &err), 0);
@@ -586,10 +743,12 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, alignment_equals_the_reference_algorithm);
 	tcase_add_test(tc, summary_devices_and_top);
-	tcase_add_test(tc, rows_carry_delta_values);
+	tcase_add_test(tc, rows_carry_own_values);
+	tcase_add_test(tc, own_values_count_each_byte_once);
 	tcase_add_test(tc, summary_text_lines);
 	tcase_add_test(tc, summary_text_extremes);
 	tcase_add_test(tc, profiler_data);
+	tcase_add_test(tc, nothing_in_common);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

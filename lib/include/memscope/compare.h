@@ -55,12 +55,9 @@ int memscope_compare_side_lacks(
 enum memscope_compare_metric {
 	/* the reference's: the size of the first framework-pool row at or after the element */
 	MEMSCOPE_METRIC_REFERENCE = 0,
-	/* net bytes allocated minus freed in the PTA, ATB and MINDSPORE pools by the element's
-	 * process on its device between the op's START and END rows (op level only); a MALLOC
-	 * that names its op (memscope_event_op: a profiler output's) counts instead for the
-	 * innermost running op of that name in its process and the ops that op ran in on its
-	 * thread, not for the other ops running then (formats/analyses.md "Compare: sequences and
-	 * values") */
+	/* what the op allocated minus freed with the ops nested in it (op level only): its own
+	 * bytes (memscope_compare_row.base_own) plus those of the ops that ran in it on its thread
+	 * (formats/analyses.md "Compare: what an op allocated") */
 	MEMSCOPE_METRIC_DELTA,
 	/* the highest `used` of the framework pool on the device between START and END, starting
 	 * from its value at START (op level only) */
@@ -89,12 +86,14 @@ struct memscope_compare_row {
 	int64_t diff;	   /* cmp - base, an absent side counting 0 */
 	uint64_t index;	   /* the row's place in output order, from 0 */
 	/*
-	 * The same pair valued by MEMSCOPE_METRIC_DELTA, for a reader of the reference's values:
-	 * set under MEMSCOPE_METRIC_REFERENCE at the op level alone, when every present side's op
-	 * END closed a START (an END without one has no delta). Same rules as base, cmp and diff.
+	 * What the op itself allocated minus freed, each side (formats/analyses.md "Compare: what
+	 * an op allocated"): every framework-pool MALLOC and FREE counts for one op at most, the
+	 * innermost one running on its thread, so these add up without counting a byte twice. Set
+	 * at the op level alone, under every metric, when every present side's op END closed a
+	 * START (an END without one has none). Same rules as base, cmp and diff.
 	 */
-	int has_delta;
-	int64_t base_delta, cmp_delta, diff_delta;
+	int has_own;
+	int64_t base_own, cmp_own, diff_own;
 };
 
 /* Per-device counts of a comparison. */
@@ -106,8 +105,11 @@ struct memscope_compare_stats {
 	 * for peak), and STARTs never closed */
 	uint64_t n_unmatched_end, n_unmatched_start;
 	/* delta metric: MALLOCs naming an op that was not running in their process then, counted
-	 * by time instead (for every op running then) */
+	 * by time instead (for the op running then) */
 	uint64_t n_named_unopen;
+	/* op level: the net framework-pool bytes of each side that no op allocated (rows made
+	 * while no op ran on their thread), all devices; saturating */
+	int64_t base_outside, cmp_outside;
 };
 
 /*
@@ -145,21 +147,41 @@ enum memscope_compare_metric memscope_compare_default_metric(
 	const struct memscope_compare_side *base, const struct memscope_compare_side *cmp,
 	unsigned level);
 
-/* What the rows of one device add up to. */
+/*
+ * What the rows of one device add up to. At the op level (memscope_compare_summary_new) the sums
+ * are of what each op allocated itself (memscope_compare_row.base_own ...), so no byte counts
+ * twice; else of the rows' values.
+ */
 struct memscope_compare_device {
 	int32_t device;
 	uint64_t n_matched, n_base_only, n_cmp_only;
-	int64_t diff; /* saturating */
+	uint64_t n_unknown;	 /* op level: rows without has_own, not in the sums */
+	int64_t base, cmp, diff; /* saturating */
+};
+
+/* The rows of one name on one device, summed as a device's are. */
+struct memscope_compare_group {
+	int32_t device;
+	uint16_t event; /* its first row's */
+	uint32_t name;
+	uint64_t n_rows, n_unknown;
+	int64_t base, cmp, diff; /* saturating */
+	uint64_t n_differ;	 /* rows whose difference is not 0 */
+	uint64_t n_differ_matched, n_differ_base_only, n_differ_cmp_only;
+	int64_t diff_min, diff_max; /* of the rows that differ */
+	uint64_t index[3];	    /* the first rows that differ (memscope_compare_row.index) */
 };
 
 /*
  * A summary of a comparison's rows as memscope_compare_run hands them out: per device (in the
- * order the devices come) and the `top` rows of largest absolute difference (the first of equals
- * first; rows with no difference are never among them). Memory grows with the devices.
+ * order the devices come) and per name and device. At the op level alone the rows are ranked by
+ * what each op allocated itself (memscope_compare_row.has_own), else by their values. Memory
+ * grows with the devices and the names.
  */
 struct memscope_compare_summary;
-/* NULL on OOM. */
-struct memscope_compare_summary *memscope_compare_summary_new(size_t top);
+/* The `top` names to rank for a comparison made with opts (read now). NULL on OOM. */
+struct memscope_compare_summary *memscope_compare_summary_new(
+	size_t top, const struct memscope_compare_opts *opts);
 void memscope_compare_summary_free(struct memscope_compare_summary *s);
 /* Count one row. 0 or MEMSCOPE_E_NOMEM (the row is not counted). */
 int memscope_compare_summary_add(
@@ -167,25 +189,25 @@ int memscope_compare_summary_add(
 /* The devices so far, borrowed until the next add or free. */
 const struct memscope_compare_device *memscope_compare_summary_devices(
 	const struct memscope_compare_summary *s, size_t *n);
-/* The top rows so far, largest absolute difference first; borrowed like the devices. */
-const struct memscope_compare_row *memscope_compare_summary_top(
-	const struct memscope_compare_summary *s, size_t *n);
 /*
- * What a value of a comparison made with opts means, one sentence for a person (static text):
- * the reference's rule, which names the op after which the pool next moved rather than the op
- * that allocated, says so and what the "by delta" values beside it are.
+ * The (at most `top`) names of largest absolute difference, the one whose first differing row
+ * comes first among equals; names whose difference adds up to 0 are never among them. Borrowed
+ * until the next call, add or free. NULL (and *n 0) on OOM.
  */
-const char *memscope_compare_meaning(const struct memscope_compare_opts *opts);
+const struct memscope_compare_group *const *memscope_compare_summary_top(
+	struct memscope_compare_summary *s, size_t *n);
 /*
- * The summary of a comparison for a person, as lines of text without a newline: what a value
- * means (memscope_compare_meaning), a line per device, a line per top row (its line in the
- * CSV, its values and, under the reference metric at the op level, its delta values beside
- * them where they differ), and the total of stats, " -> output" added when output is not NULL.
- * Sizes in binary units with the unit written (memscope_bytes_text); exact bytes are in the
- * CSV. line gets each line (borrowed for the call), st names the rows. Returns 0, the first
- * nonzero return of line, or MEMSCOPE_E_NOMEM.
+ * The summary of a comparison for a person, as lines of text without a newline
+ * (formats/analyses.md "Compare: the summary"): first the names that differ most (at the op
+ * level: "X allocated 7.63 MiB more in compare than in base, on device 0 (...)"), or that none
+ * does; a line per device (how many elements matched, and at the op level what the ops
+ * allocated, each byte once); at the op level, what the ops' own pool rows outside every op
+ * add up to when the sides differ there (stats); what the CSV's values mean; the number of
+ * rows, " -> output" added when output is not NULL. Sizes in binary units with the unit written
+ * (memscope_bytes_text); exact bytes are in the CSV. line gets each line (borrowed for the
+ * call), st names the rows. Returns 0, the first nonzero return of line, or MEMSCOPE_E_NOMEM.
  */
-int memscope_compare_summary_text(const struct memscope_compare_summary *s,
+int memscope_compare_summary_text(struct memscope_compare_summary *s,
 	const struct memscope_compare_opts *opts, const struct memscope_compare_stats *stats,
 	const struct memscope_strtab *st, const char *output,
 	int (*line)(void *ctx, const char *text), void *ctx);
