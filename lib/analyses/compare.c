@@ -938,9 +938,15 @@ static int nothing_in_common(struct memscope_compare_side *const *sides, unsigne
 	nb = memscope_strtab_str(st, reach[1].name, NULL);
 	return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
 		"%s, %s: no name is in both inputs (%llu %s such as '%.60s', %llu such as "
-		"'%.60s'): different programs, or recorders that name them differently",
+		"'%.60s'): %s",
 		a, b, (unsigned long long)reach[0].n, elems[level], na ? na : "",
-		(unsigned long long)reach[1].n, nb ? nb : "");
+		(unsigned long long)reach[1].n, nb ? nb : "",
+		sides[0]->profiler != sides[1]->profiler
+			? "an Ascend profiler output names its ops as the profiler does "
+			  "(aten::mm), an msMemScope dump as torch does "
+			  "(torch._ops.aten.mm.default): "
+			  "compare two profiler outputs or two dumps"
+			: "different programs, or recorders that name them differently");
 }
 
 static int cmp_int32(const void *pa, const void *pb)

@@ -376,6 +376,9 @@ sed 's/torch\._ops\.//g' "$T/leaks.csv" >leaks_renamed.csv
 expect_status 3 "$M" --input "$T/baseline.csv,leaks_renamed.csv" -o o20.csv
 expect_err_line "^memscope-compare: $T/baseline.csv, leaks_renamed.csv: no name is in both inputs \(40 ops such as 'torch._ops.aten.t.default', 44 such as 'aten.t.default'\): different programs, or recorders that name them differently$"
 expect_absent o20.csv
+expect_status 3 "$M" --input "$T/msprof/torch_npu_level0_rank0_ascend_pt,$T/leaks.csv" -o o22.csv
+expect_err_line "no name is in both inputs \(859 ops such as 'aten::empty', 44 such as 'torch._ops.aten.t.default'\): an Ascend profiler output names its ops as the profiler does \(aten::mm\), an msMemScope dump as torch does \(torch._ops.aten.mm.default\): compare two profiler outputs or two dumps$"
+expect_absent o22.csv
 # ... where only a part matches, the rest is compared and the summary says what did not match
 { cat "$T/leaks.csv"; awk -F, -v OFS=, 'NR > 1 && $3 ~ /^ATEN_/ && $8 == "0" { $8 = 3; print }' "$T/leaks.csv"; } >leaks_dev3.csv
 expect_status 0 "$M" --input "$T/baseline.csv,leaks_dev3.csv" -o o21.csv
