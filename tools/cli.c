@@ -17,6 +17,76 @@
 
 #define MAX_OPTS 64
 
+/* The longest option name a suggestion is looked for (longer words are no typo of ours). */
+#define NAME_MAX_LEN 40
+
+/*
+ * The edit distance of a[0..na) and b[0..nb), both at most NAME_MAX_LEN: insertions, deletions,
+ * substitutions and swaps of two neighbours count one each ("gruop" is one from "group").
+ */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t d[NAME_MAX_LEN + 1][NAME_MAX_LEN + 1], i, j;
+
+	for (i = 0; i <= na; i++)
+		d[i][0] = i;
+	for (j = 0; j <= nb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= na; i++)
+		for (j = 1; j <= nb; j++) {
+			size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			size_t best = sub < del ? sub : del;
+
+			best = ins < best ? ins : best;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+				d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[na][nb];
+}
+
+/*
+ * The message of an unknown long option arg ("--gruop-by=x"): which options it abbreviates when
+ * it is ambiguous, else the tool's closest option when it is close (one edit for a name of up to
+ * four letters, two for a longer one).
+ */
+static void unknown_long(const struct cli_tool *t, const char *arg)
+{
+	const char *name = arg + strspn(arg, "-");
+	size_t n = strcspn(name, "="), i, best_d = SIZE_MAX, n_prefix = 0;
+	const struct cli_option *best = NULL;
+	char prefixed[256];
+	int len = 0;
+
+	prefixed[0] = '\0';
+	for (i = 0; t->opts[i].name && n <= NAME_MAX_LEN; i++) {
+		const char *o = t->opts[i].name;
+		size_t d, on = strlen(o);
+
+		if (on > n && !strncmp(o, name, n) && len >= 0 && (size_t)len < sizeof(prefixed)) {
+			len += snprintf(prefixed + len, sizeof(prefixed) - (size_t)len, "%s--%s",
+				n_prefix ? ", " : "", o);
+			n_prefix++;
+		}
+		if (on > NAME_MAX_LEN)
+			continue;
+		d = edit_distance(name, n, o, on);
+		if (d < best_d) {
+			best_d = d;
+			best = &t->opts[i];
+		}
+	}
+	if (n_prefix > 1)
+		cli_msg(t, "option '%.*s' is ambiguous: %s", (int)(name - arg + n), arg, prefixed);
+	else if (best && best_d && best_d <= (n <= 4 ? 1u : 2u))
+		cli_msg(t, "unknown option '%.*s': did you mean --%s?", (int)(name - arg + n), arg,
+			best->name);
+	else
+		cli_msg(t, "unknown option '%.*s'", (int)(name - arg + n), arg);
+}
+
 int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 {
 	static struct option longs[MAX_OPTS + 1];
@@ -53,10 +123,15 @@ int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 		return '?';
 	}
 	if (c == '?') {
-		if (optopt)
-			cli_msg(t, "unknown option '-%c'", optopt);
+		const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+		/* getopt's optopt: 0 for an unknown long option, the val of a flag given "=x" */
+		if (!optopt)
+			unknown_long(t, arg);
+		else if (!strncmp(arg, "--", 2) && strchr(arg, '='))
+			cli_msg(t, "option '%.*s' takes no argument", (int)strcspn(arg, "="), arg);
 		else
-			cli_msg(t, "unknown option '%s'", argv[optind - 1]);
+			cli_msg(t, "unknown option '-%c'", optopt);
 	}
 	return c;
 }
@@ -372,8 +447,9 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
 			any |= parts[i] != 0;
 			continue;
 		}
-		paths[i] = inputs[i];
-		np = memscope_source_parts(inputs[i], NULL, NULL, &err);
+		if ((rc = cli_one_input(t, inputs[i], &paths[i])))
+			break;
+		np = memscope_source_parts(paths[i], NULL, NULL, &err);
 		if (np < 0) {
 			rc = cli_error(t, &err);
 		} else if (np > 1) {
@@ -400,26 +476,231 @@ out:
 	return rc;
 }
 
+/* What a folder given as an input was walked for, said in messages: the kinds of input files. */
+#define FOLDER_KINDS                                                                               \
+	"memscope_dump CSVs, capture files, databases, PyTorch memory snapshots, Nsight Systems "  \
+	"exports"
+
+/* The walk's notes about a folder, kept until it is known whether the folder holds inputs. */
+struct notes {
+	char **lines;
+	size_t n, cap;
+};
+
+static void keep_note(void *ctx, uint32_t src, const char *msg)
+{
+	struct notes *nt = ctx;
+	char *line = strdup(msg);
+
+	(void)src;
+	if (!line)
+		return; /* a note lost to no memory: the walk's own failure says so */
+	if (nt->n == nt->cap) {
+		size_t cap = nt->cap ? 2 * nt->cap : 8;
+		char **ll = realloc(nt->lines, cap * sizeof(*ll));
+
+		if (!ll) {
+			free(line);
+			return;
+		}
+		nt->lines = ll;
+		nt->cap = cap;
+	}
+	nt->lines[nt->n++] = line;
+}
+
+/* Print the notes unless print is 0, and free them. */
+static void notes_flush(const struct cli_tool *t, struct notes *nt, int print)
+{
+	size_t i;
+
+	for (i = 0; i < nt->n; i++) {
+		if (print)
+			cli_msg(t, "%s", nt->lines[i]);
+		free(nt->lines[i]);
+	}
+	free(nt->lines);
+	memset(nt, 0, sizeof(*nt));
+}
+
+/* Whether path is a folder (followed through links). */
+static int is_folder(const char *path)
+{
+	struct stat sb;
+
+	return strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/*
+ * The inputs under folder dir into *w (memscope_walk; the caller frees it whatever the return):
+ * dir itself when it is a profiler output. With traces 0, its python_trace files are said to be
+ * left out. The walk's notes printed. 0, or the exit status (printed): the folder or a file in
+ * it cannot be read (4), it holds nothing to read (3).
+ */
+static int folder_inputs(
+	const struct cli_tool *t, const char *dir, int traces, struct memscope_walk *w)
+{
+	struct memscope_error err;
+	struct notes nt = { 0 };
+	uint64_t n_traces = 0;
+	size_t i;
+	int rc;
+
+	memscope_error_clear(&err);
+	if ((rc = memscope_walk(&dir, 1, w, keep_note, &nt, &err))) {
+		notes_flush(t, &nt, 0);
+		return cli_error(t, &err);
+	}
+	for (i = 0; i < w->n; i++) {
+		const struct memscope_batch_input *in = &w->inputs[i];
+
+		if (in->err_code) {
+			notes_flush(t, &nt, 0);
+			cli_msg(t, "%s: %s", in->path, in->err_msg);
+			return cli_exit_status(in->err_code);
+		}
+		n_traces += in->n_traces;
+	}
+	notes_flush(t, &nt, w->n > 0);
+	if (!w->n && !w->n_skipped) {
+		cli_msg(t, "%s: an empty folder: nothing to read", dir);
+		return CLI_EXIT_INVALID;
+	}
+	if (!w->n) {
+		cli_msg(t,
+			"%s: no profiler memory files in the folder nor any other input under it "
+			"(" FOLDER_KINDS "): nothing to read, %llu entr%s skipped",
+			dir, (unsigned long long)w->n_skipped, w->n_skipped == 1 ? "y" : "ies");
+		return CLI_EXIT_INVALID;
+	}
+	if (n_traces && !traces)
+		cli_msg(t,
+			"%s: %llu python_trace file%s left out (function calls, no memory events; "
+			"memscope-db stores them)",
+			dir, (unsigned long long)n_traces, n_traces == 1 ? "" : "s");
+	return 0;
+}
+
+/* The paths of cli_input_files: the arguments and the files found under folders. One list per
+ * process; the strings found are owned by it and live until exit. */
+static struct {
+	const char **paths;
+	size_t n, cap;
+} files;
+
+static int files_add(const char *path)
+{
+	if (files.n == files.cap) {
+		size_t cap = files.cap ? 2 * files.cap : 16;
+		const char **pp = realloc(files.paths, cap * sizeof(*pp));
+
+		if (!pp)
+			return MEMSCOPE_E_NOMEM;
+		files.paths = pp;
+		files.cap = cap;
+	}
+	files.paths[files.n++] = path;
+	return 0;
+}
+
+/* Add path to files taking it (freed on failure, *path cleared): 0 or MEMSCOPE_E_NOMEM. */
+static int files_take(char **path)
+{
+	int rc = files_add(*path);
+
+	if (rc)
+		free(*path);
+	*path = NULL;
+	return rc;
+}
+
+int cli_input_files(const struct cli_tool *t, int argc, char **argv, int traces,
+	const char *const **paths, size_t *n)
+{
+	size_t first = files.n, i, k;
+	int a, rc = 0;
+
+	for (a = optind; a < argc && !rc; a++) {
+		struct memscope_walk w;
+
+		if (!is_folder(argv[a])) {
+			rc = files_add(argv[a]);
+			continue;
+		}
+		rc = folder_inputs(t, argv[a], traces, &w);
+		if (!rc && w.n == 1 && !strcmp(w.inputs[0].path, argv[a]))
+			rc = files_add(argv[a]); /* a profiler output: as given */
+		else
+			for (i = 0; i < w.n && !rc; i++) {
+				rc = files_take(&w.inputs[i].path);
+				for (k = 0; traces && k < w.inputs[i].n_traces && !rc; k++)
+					rc = files_take(&w.inputs[i].traces[k]);
+			}
+		memscope_walk_free(&w);
+	}
+	if (rc == MEMSCOPE_E_NOMEM) {
+		cli_msg(t, "out of memory");
+		rc = CLI_EXIT_IO;
+	}
+	*paths = files.paths + first;
+	*n = files.n - first;
+	return rc;
+}
+
+int cli_one_input(const struct cli_tool *t, const char *path, const char **input)
+{
+	struct memscope_walk w;
+	int rc;
+
+	*input = path;
+	if (!is_folder(path))
+		return 0;
+	rc = folder_inputs(t, path, 0, &w);
+	if (!rc && w.n == 1 && strcmp(w.inputs[0].path, path)) {
+		/* the one input in the folder (else a profiler output: itself) */
+		if (files_take(&w.inputs[0].path)) {
+			cli_msg(t, "out of memory");
+			rc = CLI_EXIT_IO;
+		} else {
+			*input = files.paths[files.n - 1];
+		}
+	} else if (!rc && w.n > 1) {
+		cli_msg(t,
+			"%s: a folder of %zu inputs (%s, ...), read here as one input: give one of "
+			"them",
+			path, w.n, w.inputs[0].path);
+		rc = CLI_EXIT_USAGE;
+	}
+	memscope_walk_free(&w);
+	return rc;
+}
+
 int cli_inputs(
 	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n)
 {
 	struct memscope_error err;
-	size_t first = ins.n;
-	int i, k;
+	const char *const *paths;
+	size_t first = ins.n, n_paths, i;
+	int k;
 
 	if (optind >= argc) {
-		cli_msg(t, "no INPUT given (a dump CSV, capture file, database or Ascend profiler "
-			   "output folder; - for stdin)");
+		cli_msg(t, "no INPUT given (a dump CSV, capture file, database, PyTorch memory "
+			   "snapshot, Nsight Systems export, Ascend profiler output or a folder of "
+			   "them; - for stdin)");
 		return CLI_EXIT_USAGE;
 	}
+	if ((k = cli_input_files(t, argc, argv, 0, &paths, &n_paths)))
+		return k;
 	/* a database of several inputs is them (formats/sqlite.md "Reading a database") */
-	for (i = optind; i < argc; i++) {
+	for (i = 0; i < n_paths; i++) {
+		char *p = (char *)paths[i];
+
 		memscope_error_clear(&err);
-		k = memscope_source_parts(argv[i], add_part, argv[i], &err);
+		k = memscope_source_parts(p, add_part, p, &err);
 		if (k == 1)
-			k = ins_add(argv[i], argv[i], 0);
+			k = ins_add(p, p, 0);
 		if (k < 0 && !err.code)
-			memscope_error_set(&err, k, argv[i], 0, "%s", memscope_strerror(k));
+			memscope_error_set(&err, k, p, 0, "%s", memscope_strerror(k));
 		if (k < 0)
 			return cli_error(t, &err);
 	}
@@ -505,10 +786,13 @@ void cli_help(const struct cli_tool *t)
 	}
 	for (o = t->opts; o->name && (o->alias_of || strncmp(o->name, "fail-on-", 8)); o++)
 		;
-	printf("\nInputs: memscope_dump CSV, capture and database files (gzip or zstd compressed "
-	       "too; - is\nstandard input), and Ascend profiler outputs: a torch_npu *_ascend_pt, "
-	       "MindSpore\n*_ascend_ms or msprof PROF_* folder, or one of its memory CSVs or its "
-	       "timeline JSON;\nsee memscope(7).\n");
+	printf("\nInputs: memscope_dump CSV, capture and database files, PyTorch CUDA memory "
+	       "snapshots,\nNsight Systems SQLite exports, python_trace files (memscope-db only), "
+	       "gzip or zstd\ncompressed too (- is standard input); Ascend profiler outputs: a "
+	       "torch_npu *_ascend_pt,\nMindSpore *_ascend_ms or msprof PROF_* folder, or one of "
+	       "its memory CSVs or its timeline\nJSON; a folder of any of them (each its own "
+	       "input, "
+	       "in name order); see memscope(7).\n");
 	printf("\nExit status: 0 ok, %s%s%s2 usage error, 3 invalid input, 4 I/O or internal "
 	       "error.\nSee %s(1).\n",
 		o->name ? "1 findings (with --" : "", o->name ? o->name : "", o->name ? "), " : "",
@@ -591,6 +875,15 @@ int cli_parse_count(const struct cli_tool *t, const char *opt, const char *arg,
 	return 0;
 }
 
+const char *cli_trim(const char *s, size_t *n)
+{
+	while (*n && (*s == ' ' || *s == '\t'))
+		s++, (*n)--;
+	while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t'))
+		(*n)--;
+	return s;
+}
+
 int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t n), void *ctx)
 {
 	const char *p = arg;
@@ -598,9 +891,10 @@ int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t
 	if (!*p)
 		return -1;
 	while (*p) {
-		size_t n = strcspn(p, ",");
+		size_t n = strcspn(p, ","), k = n;
+		const char *s = cli_trim(p, &k);
 
-		if (!n || item(ctx, p, n))
+		if (!k || item(ctx, s, k))
 			return -1;
 		p += n;
 		if (*p == ',' && !*++p)
@@ -750,9 +1044,30 @@ int cli_format_from_output(const struct cli_tool *t, const char *output,
 		if (n > k && !strcasecmp(base + n - k, e->ext) && (!best || k > strlen(best->ext)))
 			best = e;
 	}
+	if (!best && (given & CLI_FORMAT_KNOWN) && !(given & CLI_FORMAT_GIVEN) &&
+		strrchr(base, '.') > base) {
+		char known[256];
+		size_t len = 0;
+
+		known[0] = '\0';
+		for (e = table; e->ext && len < sizeof(known); e++) {
+			const struct cli_ext *x;
+
+			for (x = table; x < e && strcmp(x->ext, e->ext); x++)
+				;
+			if (x == e) /* an ending's first row */
+				len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+					len ? ", " : "", e->ext);
+		}
+		cli_msg(t,
+			"-o %s: %s is no ending of a format %s writes (%s); give --format to "
+			"write one there anyway",
+			output, strrchr(base, '.'), t->name, known);
+		return CLI_EXIT_USAGE;
+	}
 	if (!best)
 		return 0;
-	if (!given) {
+	if (!(given & CLI_FORMAT_GIVEN)) {
 		*value = best->value;
 		return 0;
 	}
@@ -1236,12 +1551,12 @@ char *cli_default_output(const char *input, const char *ext)
 {
 	static const char *const zext[] = { ".gz", ".zst" };
 	size_t len = strlen(input), base, i;
-	const char *slash, *dot, *mark;
+	const char *name, *dot, *mark;
 	struct stat sb;
-	char *out;
+	char *out, *real = NULL;
 
-	/* a folder (a profiler output): its name and the extension beside it, never inside it; a
-	 * name that is no name ("." or "..") resolved first */
+	/* a folder (a profiler output): its name and the extension; a name that is no name ("."
+	 * or "..") resolved first */
 	while (len > 1 && input[len - 1] == '/')
 		len--;
 	if (stat(input, &sb) == 0 && S_ISDIR(sb.st_mode)) {
@@ -1249,7 +1564,6 @@ char *cli_default_output(const char *input, const char *ext)
 					   ? (const char *)memrchr(input, '/', len) + 1
 					   : input;
 		size_t n = len - (size_t)(last - input);
-		char *real = NULL;
 
 		if ((n == 1 && *last == '.') || (n == 2 && !memcmp(last, "..", 2)) ||
 			(n == 1 && *last == '/')) {
@@ -1258,33 +1572,38 @@ char *cli_default_output(const char *input, const char *ext)
 			input = strcmp(real, "/") ? real : "/memscope";
 			len = strlen(input);
 		}
-		if ((out = malloc(len + strlen(ext) + 1))) {
-			memcpy(out, input, len);
-			strcpy(out + len, ext);
+		name = (const char *)memrchr(input, '/', len);
+		name = name ? name + 1 : input;
+		n = len - (size_t)(name - input);
+		if ((out = malloc(n + strlen(ext) + 1))) {
+			memcpy(out, name, n);
+			strcpy(out + n, ext);
 		}
 		free(real);
 		return out;
 	}
+	/* a file: its name in the current folder, never beside the input (a shared or read-only
+	 * data folder) */
+	name = (const char *)memrchr(input, '/', len);
+	name = name ? name + 1 : input;
+	len -= (size_t)(name - input);
 	for (i = 0; i < 2; i++) {
 		size_t n = strlen(zext[i]);
 
-		if (len > n && strcmp(input + len - n, zext[i]) == 0 && input[len - n - 1] != '/') {
+		if (len > n && strncmp(name + len - n, zext[i], n) == 0) {
 			len -= n;
 			break;
 		}
 	}
-	slash = memrchr(input, '/', len);
-	dot = memrchr(input, '.', len);
-	base = dot && (!slash || (dot > slash && dot != slash + 1)) && dot != input
-		       ? (size_t)(dot - input)
-		       : len;
+	dot = memrchr(name, '.', len);
+	base = dot && dot != name ? (size_t)(dot - name) : len;
 	/* a profiler file's name (trace_view.json, operator_memory.csv) is the profiler's: ours
 	 * gets ".memscope" before its extension (room made for it, written only then) */
 	mark = ".memscope";
 	if ((out = malloc(base + strlen(mark) + strlen(ext) + 1))) {
-		memcpy(out, input, base);
+		memcpy(out, name, base);
 		strcpy(out + base, ext);
-		if (memscope_profiler_file_name(strrchr(out, '/') ? strrchr(out, '/') + 1 : out)) {
+		if (memscope_profiler_file_name(out)) {
 			strcpy(out + base, mark);
 			strcat(out, ext);
 		}

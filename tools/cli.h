@@ -81,11 +81,33 @@ struct cli_common {
 int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
 
 /*
- * The INPUT arguments after the options (argv from optind) into *inputs and *n, a database of
- * several inputs (memscope_source_parts) standing for them, each named "db:name" (the database's
- * path, then the name memscope_sources recorded) and read as that input alone by cli_run; every
- * other input as given. 0, CLI_EXIT_USAGE (printed) when there are none, or the exit status of a
- * database whose memscope_sources is not right (printed). *inputs lives until exit.
+ * The files the INPUT arguments after the options (argv from optind) name, in their order: a
+ * folder that is not an Ascend profiler output stands for the inputs under it (memscope_walk:
+ * event files by name or content, profiler output folders, at any depth), in natural order of
+ * their paths, with their python_trace files after each with traces (else those are said to be
+ * left out); any other argument as given. The walk's notes (links not followed, files listed
+ * once) on stderr. 0, or the exit status (printed): 3 for a folder with nothing to read, 4 for
+ * one that cannot be read. *paths (*n of them) lives until exit.
+ */
+int cli_input_files(const struct cli_tool *t, int argc, char **argv, int traces,
+	const char *const **paths, size_t *n);
+
+/*
+ * The input path names for a tool that reads it as one input (memscope-convert, a side of
+ * memscope-compare): path itself, a profiler output folder too, or the one input in a folder of
+ * one (cli_input_files). 0 and *input (path, or a path that lives until exit), or the exit
+ * status (printed): 2 for a folder of several inputs, 3 or 4 as cli_input_files.
+ */
+int cli_one_input(const struct cli_tool *t, const char *path, const char **input);
+
+/*
+ * The INPUT arguments after the options (argv from optind) into *inputs and *n: the files of
+ * cli_input_files (folders walked, python_trace files left out), a database of several inputs
+ * (memscope_source_parts) standing for them, each named "db:name" (the database's path, then the
+ * name memscope_sources recorded) and read as that input alone by cli_run; every other input as
+ * given. 0, CLI_EXIT_USAGE (printed) when there are none, or the exit status of a folder
+ * (cli_input_files) or of a database whose memscope_sources is not right (printed). *inputs lives
+ * until exit.
  */
 int cli_inputs(
 	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n);
@@ -153,9 +175,13 @@ int cli_parse_uint(const char *s, unsigned long long *v);
 /* A whole number of at least min for option --opt into *v; 0 or CLI_EXIT_USAGE (printed). */
 int cli_parse_count(const struct cli_tool *t, const char *opt, const char *arg,
 	unsigned long long min, uint64_t *v);
+/* s[0..*n) without the spaces and TABs around it (*n shortened): a list item as typed after
+ * ", ". Returns the first byte kept (borrowed from s). */
+const char *cli_trim(const char *s, size_t *n);
 /*
- * A comma-separated list: each item through item(ctx, s, len), which returns 0, or -1 to refuse
- * it. 0, or -1 for an empty list or item, a trailing comma or a refused item.
+ * A comma-separated list: each item, without the spaces around it (cli_trim), through
+ * item(ctx, s, len), which returns 0, or -1 to refuse it. 0, or -1 for an empty list or item, a
+ * trailing comma or a refused item.
  */
 int cli_parse_list(const char *arg, int (*item)(void *ctx, const char *s, size_t n), void *ctx);
 
@@ -206,13 +232,18 @@ struct cli_ext {
 	const char *ext;
 	int value;
 };
+/* cli_format_from_output's given: bits */
+#define CLI_FORMAT_GIVEN 1 /* --format was given */
+#define CLI_FORMAT_KNOWN 2 /* without --format, an ending not in the table is refused */
 /*
  * --format from -o: the longest ending of table that output's file name (its last '/' part,
- * longer than the ending) ends in, any case. given 0 (no --format): *value gets that ending's
- * format, and keeps the tool's default for NULL, "-" or a name with no ending of table. given 1:
- * *value is the --format given, and an ending that cannot hold it is a usage error, the one line
- * "--format X contradicts -o FILE (Y)" (X, Y: the names of choices, the --format table). 0 or
- * CLI_EXIT_USAGE (printed).
+ * longer than the ending) ends in, any case. given without CLI_FORMAT_GIVEN (no --format): *value
+ * gets that ending's format, and keeps the tool's default for NULL, "-" or a name with no ending
+ * of table; with CLI_FORMAT_KNOWN, a name with another ending (a '.' in its last part, not
+ * first: "x.png", not ".x" nor "x") is a usage error, one line naming the endings of table.
+ * With CLI_FORMAT_GIVEN: *value is the --format given, any name with no ending of table takes
+ * it, and an ending that cannot hold it is a usage error, the one line "--format X contradicts
+ * -o FILE (Y)" (X, Y: the names of choices, the --format table). 0 or CLI_EXIT_USAGE (printed).
  */
 int cli_format_from_output(const struct cli_tool *t, const char *output,
 	const struct cli_ext *table, const struct cli_choice *choices, int given, int *value);
@@ -285,9 +316,11 @@ int cli_out_commit(const struct cli_tool *t, struct cli_out *o);
  * file with force, which cannot be undone; that takes an I/O error).
  */
 int cli_out_commit_all(const struct cli_tool *t, struct cli_out *const *outs, size_t n);
-/* input without a .gz or .zst and with its extension replaced by ext ("in.csv", ".db" -> "in.db";
- * "in.csv.zst" -> "in.db"); a folder input (a profiler output) gets ext after its name, beside it
- * ("run_ascend_pt/", ".db" -> "run_ascend_pt.db"). NULL on OOM; the caller frees. */
+/* The default output of every tool that names one after its input: in the current folder (never
+ * beside the input, which may be read-only or shared), input's file name without a .gz or .zst
+ * and with its extension replaced by ext ("data/in.csv", ".db" -> "in.db"; "in.csv.zst" ->
+ * "in.db"); a folder input gets ext after its name ("runs/run_ascend_pt/", ".db" ->
+ * "run_ascend_pt.db"; "." its real name). NULL on OOM; the caller frees. */
 char *cli_default_output(const char *input, const char *ext);
 
 /* Drop the temporary file (after a failure). */

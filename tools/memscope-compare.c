@@ -67,20 +67,24 @@ static int on_row(void *ctx, const struct memscope_compare_row *r)
 	return c->write_failed ? MEMSCOPE_E_IO : 0;
 }
 
-/* Split "A,B" or "A，B" (full-width comma, UTF-8 EF BC 8C) into two names. */
+/* Split "A,B" or "A，B" (full-width comma, UTF-8 EF BC 8C) into two names, without the spaces
+ * around each (cli_trim: "A, B"). */
 static int split_inputs(const char *arg, struct compare_opts *o)
 {
 	const char *comma = strchr(arg, ','), *wide = strstr(arg, "\xef\xbc\x8c");
 	const char *sep = comma && (!wide || comma < wide) ? comma : wide;
-	size_t seplen = sep == comma ? 1 : 3;
+	size_t seplen = sep == comma ? 1 : 3, n0 = sep ? (size_t)(sep - arg) : 0, n1;
+	const char *a0 = cli_trim(arg, &n0), *a1 = sep ? sep + seplen : "";
 
-	if (!sep || strchr(sep + seplen, ',') || strstr(sep + seplen, "\xef\xbc\x8c") ||
-		sep == arg || !sep[seplen]) {
+	n1 = strlen(a1);
+	a1 = cli_trim(a1, &n1);
+	if (!sep || strchr(sep + seplen, ',') || strstr(sep + seplen, "\xef\xbc\x8c") || !n0 ||
+		!n1) {
 		cli_msg(&tool, "--input: expected exactly two files, BASE,COMPARE: '%s'", arg);
 		return CLI_EXIT_USAGE;
 	}
-	o->inputs[0] = strndup(arg, (size_t)(sep - arg));
-	o->inputs[1] = strdup(sep + seplen);
+	o->inputs[0] = strndup(a0, n0);
+	o->inputs[1] = strndup(a1, n1);
 	if (!o->inputs[0] || !o->inputs[1]) {
 		cli_msg(&tool, "out of memory");
 		return CLI_EXIT_IO;

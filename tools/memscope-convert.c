@@ -14,7 +14,10 @@ static const struct cli_option options[] = {
 		"else capture for a CSV, csv otherwise)",
 		NULL },
 	{ "to", 't', OPT_FORMAT, "FORMAT", .alias_of = "format" },
-	{ "output", 'o', 'o', "FILE", "output file, - for stdout (default: INPUT renamed)", NULL },
+	{ "output", 'o', 'o', "FILE",
+		"output file, - for stdout (default: INPUT's name with .mscap or .csv, in the "
+		"current folder)",
+		NULL },
 	{ "time-unit", 0, OPT_TIME_UNIT, "UNIT",
 		"dump CSV timestamps: auto, ns or us (default auto)", NULL },
 	{ "compress", 0, OPT_COMPRESS, "KIND",
@@ -94,7 +97,6 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 			argc - optind);
 		return CLI_EXIT_USAGE;
 	}
-	*input = argv[optind];
 	/* -o's ending gives the format when --format is not given, and must agree when it is */
 	{
 		static const struct cli_ext exts[] = { { ".csv", 0 }, { ".csv.gz", 0 },
@@ -108,7 +110,8 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 		if (v >= 0)
 			o->to = formats[v].name;
 	}
-	return 0;
+	/* a folder: the one input in it (or a profiler output) */
+	return cli_one_input(&tool, argv[optind], input);
 }
 
 /* The compression a file name asks for by its extension: .gz, .zst, else NONE. */
@@ -124,8 +127,9 @@ static enum memscope_compression compression_of(const char *name)
 }
 
 /*
- * The default output: the input's name without a .gz or .zst and its last extension, with ext,
- * and .gz or .zst for --compress ("run.csv.gz" -> "run.mscap"). NULL on OOM (the caller frees).
+ * The default output, in the current folder: the input's name without a .gz or .zst and its last
+ * extension, with ext, and .gz or .zst for --compress ("data/run.csv.gz" -> "run.mscap"). NULL on
+ * OOM (the caller frees).
  */
 static char *default_output(const char *input, const char *ext, enum memscope_compression z)
 {

@@ -9,8 +9,8 @@ enum { OPT_FORMAT = 256 };
 
 static const struct cli_option options[] = {
 	{ "output", 'o', 'o', "FILE",
-		"output file (default: the INPUT with .db, or .csv with --format csv; - for "
-		"stdout with --format csv)",
+		"output file (default: the INPUT's name with .db, or .csv with --format csv, in "
+		"the current folder; - for stdout with --format csv)",
 		NULL },
 	{ "format", 0, OPT_FORMAT, "FORMAT",
 		"db (default), or csv: INPUT is a database, write its memscope_dump as CSV", NULL },
@@ -204,10 +204,11 @@ static int add_part(void *ctx, uint32_t part, const char *name)
 }
 
 /* The sources of the n_in inputs into p. 0 or the exit status (printed). */
-static int plan_build(struct plan *p, int n_in, char **inputs)
+static int plan_build(struct plan *p, size_t n_in, const char *const *inputs)
 {
 	struct memscope_error err;
-	int i, np;
+	size_t i;
+	int np;
 
 	for (i = 0; i < n_in; i++) {
 		struct part_ctx c = { p, inputs[i] };
@@ -271,7 +272,8 @@ out:
 	return status;
 }
 
-static int to_db(struct db_opts *o, int n_in, char **inputs, struct memscope_strtab *st)
+static int to_db(
+	struct db_opts *o, size_t n_in, const char *const *inputs, struct memscope_strtab *st)
 {
 	struct sink k = { 0 };
 	struct cli_out out = { 0 };
@@ -287,8 +289,7 @@ static int to_db(struct db_opts *o, int n_in, char **inputs, struct memscope_str
 	}
 	if ((status = plan_build(&p, n_in, inputs)))
 		goto out;
-	if ((status = cli_out_open(&tool, &out, path, o->common.force, (const char *const *)inputs,
-		     (size_t)n_in)))
+	if ((status = cli_out_open(&tool, &out, path, o->common.force, inputs, n_in)))
 		goto out;
 	if (!out.tmp) {
 		cli_msg(&tool, "%s: not a regular file (a database needs one)", path);
@@ -392,18 +393,28 @@ int main(int argc, char **argv)
 		.common.read.lenient = 0, /* --lenient: a bad row is an error */
 	};
 	struct memscope_strtab *st = NULL;
+	const char *const *inputs = NULL;
+	const char *input = NULL;
 	char *default_out = NULL;
+	size_t n_inputs = 0;
 	int status;
 
 	status = parse_args(argc, argv, &o);
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
+	/* folders: the inputs under them, python_trace files too */
+	status = o.to_csv ? cli_one_input(&tool, argv[optind], &input)
+			  : cli_input_files(&tool, argc, argv, 1, &inputs, &n_inputs);
+	if (status)
+		return status;
 	if (!o.common.output) {
 		if (strcmp(argv[optind], "-") == 0) {
 			cli_msg(&tool, "input from standard input: name the output with -o");
 			return CLI_EXIT_USAGE;
 		}
-		default_out = cli_default_output(argv[optind], o.to_csv ? ".csv" : ".db");
+		/* named after the database read, or the one argument (a folder: its name) */
+		default_out = cli_default_output(
+			o.to_csv ? input : argv[optind], o.to_csv ? ".csv" : ".db");
 		o.common.output = default_out;
 	}
 	st = memscope_strtab_new();
@@ -412,11 +423,10 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 	} else if (o.to_csv) {
 		/* a progress line while the database is read */
-		cli_progress(&tool, &o.common.read, (const char *const *)argv + optind, 1,
-			o.common.quiet);
-		status = to_csv(&o, argv[optind], st);
+		cli_progress(&tool, &o.common.read, &input, 1, o.common.quiet);
+		status = to_csv(&o, input, st);
 	} else {
-		status = to_db(&o, argc - optind, argv + optind, st);
+		status = to_db(&o, n_inputs, inputs, st);
 	}
 	memscope_strtab_free(st);
 	free(default_out);

@@ -251,8 +251,9 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 	if (rc)
 		return rc;
 	v = (int)o->format;
+	/* a name of another ending (x.png) is refused unless --format says what goes there */
 	if ((rc = cli_format_from_output(&tool, o->common.output, exts, formats,
-		     (o->given >> (OPT_FORMAT - OPT_FORMAT)) & 1, &v)))
+		     ((o->given >> (OPT_FORMAT - OPT_FORMAT)) & 1) | CLI_FORMAT_KNOWN, &v)))
 		return rc;
 	o->format = (enum format)v;
 	for (i = 0; i < sizeof(applies) / sizeof(applies[0]); i++)

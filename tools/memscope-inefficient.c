@@ -127,6 +127,13 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 	o->format = (enum memscope_ineff_format)format;
 	if (!o->top_given)
 		o->top = o->format == MEMSCOPE_INEFF_TEXT ? 20 : 0;
+	if (o->annotate && argc - optind == 1 && o->n_inputs != 1 &&
+		strcmp(cli_input_path(o->inputs[0]), argv[optind])) {
+		/* one argument, a folder of several inputs (cli_inputs) */
+		cli_msg(&tool, "%s: --annotate takes one dump CSV and this folder holds %zu inputs",
+			argv[optind], o->n_inputs);
+		return CLI_EXIT_USAGE;
+	}
 	if (o->annotate && argc - optind == 1 && o->n_inputs != 1) {
 		/* one argument, a database of several inputs (cli_inputs) */
 		cli_msg(&tool,

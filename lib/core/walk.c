@@ -523,6 +523,21 @@ static int walk_folder(struct walker *wk, const char *dir)
 	return rc;
 }
 
+/* Whether the profiler reader reads folder path as one output, whatever its name (a renamed
+ * *_ascend_pt, an ASCEND_PROFILER_OUTPUT copied out and renamed): 1 yes, 0 no, MEMSCOPE_E_NOMEM. */
+static int profiler_output(struct walker *wk, const char *path)
+{
+	struct memscope_source *src = NULL;
+	struct memscope_error e;
+	int rc;
+
+	if (!wk->st && !(wk->st = memscope_strtab_new()))
+		return nomem(wk, path);
+	rc = memscope_source_open(&src, path, wk->st, NULL, &e);
+	memscope_source_close(src);
+	return rc == MEMSCOPE_E_NOMEM ? nomem(wk, path) : rc == 0;
+}
+
 /* One PATH given: a file is an input whatever it is, a folder is walked (or is a profiler
  * input). 0 or MEMSCOPE_E_NOMEM. */
 static int walk_path(struct walker *wk, const char *path)
@@ -530,6 +545,7 @@ static int walk_path(struct walker *wk, const char *path)
 	struct stat sb;
 	size_t len = strlen(path);
 	char *copy;
+	int rc = 0;
 
 	if (stat(path, &sb)) {
 		int e = errno;
@@ -550,13 +566,14 @@ static int walk_path(struct walker *wk, const char *path)
 
 		while (base > path && base[-1] != '/')
 			base--;
-		if (profiler_folder_name(base, (size_t)(path + len - base))) {
+		if (profiler_folder_name(base, (size_t)(path + len - base)) ||
+			(rc = profiler_output(wk, path)) == 1) {
 			if (!(copy = strdup(path)))
 				return nomem(wk, path);
 			return add_profiler(wk, copy, &sb);
 		}
 	}
-	return walk_folder(wk, path);
+	return rc < 0 ? rc : walk_folder(wk, path);
 }
 
 static int item_path_cmp(const void *a, const void *b)

@@ -62,6 +62,16 @@ struct dump_rows {
 
 #define row_error(cs, line, ...) source_bad_row((cs)->src, (cs)->err, line, __VA_ARGS__)
 
+/* The row at line is bad for its number column what, s[0..n): invalid, or in exponent notation
+ * (a spreadsheet re-saved the file: said as every reader says it). */
+static int bad_number(
+	struct dump_rows *cs, uint64_t line, const char *what, const char *s, size_t n)
+{
+	if (reader_exp_notation(s, n))
+		return row_error(cs, line, "%s \"%.*s\" " READER_EXP_NOTATION, what, CLIP(n), s);
+	return row_error(cs, line, "invalid %s \"%.*s\"", what, CLIP(n), s);
+}
+
 static inline const char *fstr(const struct dump_rows *cs, int col, size_t *len)
 {
 	int pos = cs->pos_of[col];
@@ -289,7 +299,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 
 	s = fstr(cs, COL_ID, &n);
 	if (parse_u64(s, n, &ev.id))
-		return row_error(cs, line, "invalid ID \"%.*s\"", CLIP(n), s);
+		return bad_number(cs, line, "ID", s, n);
 
 	s = fstr(cs, COL_EVENT, &n);
 	ev.kind = (uint16_t)memscope_kind_parse(s, n);
@@ -325,7 +335,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 
 	s = fstr(cs, COL_TS, &n);
 	if (parse_u64(s, n, &u))
-		return row_error(cs, line, "invalid Timestamp \"%.*s\"", CLIP(n), s);
+		return bad_number(cs, line, "Timestamp", s, n);
 	if (!cs->unit_decided) {
 		/* µs since the epoch has 15-17 digits in our era, ns 18-19 (formats/dump-csv.md) */
 		if (cs->src->opts.time_unit == MEMSCOPE_TIME_US ||
@@ -346,10 +356,10 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 
 	s = fstr(cs, COL_PID, &n);
 	if (parse_na_u64(s, n, &ev.pid))
-		return row_error(cs, line, "invalid Process Id \"%.*s\"", CLIP(n), s);
+		return bad_number(cs, line, "Process Id", s, n);
 	s = fstr(cs, COL_TID, &n);
 	if (parse_na_u64(s, n, &ev.tid))
-		return row_error(cs, line, "invalid Thread Id \"%.*s\"", CLIP(n), s);
+		return bad_number(cs, line, "Thread Id", s, n);
 
 	s = fstr(cs, COL_DEVICE, &n);
 	if (n == 3 && memcmp(s, "N/A", 3) == 0)
@@ -359,7 +369,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 	else if (parse_u64(s, n, &u) == 0 && u <= INT32_MAX)
 		ev.device = (int32_t)u;
 	else
-		return row_error(cs, line, "invalid Device Id \"%.*s\"", CLIP(n), s);
+		return bad_number(cs, line, "Device Id", s, n);
 
 	s = fstr(cs, COL_PTR, &n);
 	if (n == 3 && memcmp(s, "N/A", 3) == 0) {
@@ -369,7 +379,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 		   parse_u64(s, n, &ev.ptr) == 0) {
 		ev.flags |= MEMSCOPE_EV_PTR;
 	} else {
-		return row_error(cs, line, "invalid Ptr \"%.*s\"", CLIP(n), s);
+		return bad_number(cs, line, "Ptr", s, n);
 	}
 
 	event_set_pool(&ev, cs->st);

@@ -57,9 +57,7 @@ const char *prof_num_error(int rc)
 {
 	switch (rc) {
 	case PROF_NUM_EXP:
-		return "is in exponent notation, so its digits are lost (a spreadsheet re-saved "
-		       "the "
-		       "file?)";
+		return READER_EXP_NOTATION;
 	case PROF_NUM_RANGE:
 		return "is out of range";
 	default:

@@ -45,7 +45,10 @@ static int trace_line(struct trace_state *ts, const char *s, size_t n, uint64_t 
 		if (i < 2 && k == 3 && memcmp(f, "N/A", 3) == 0)
 			*vals[i] = MEMSCOPE_ID_NONE;
 		else if (parse_u64(f, k, vals[i]) || *vals[i] == MEMSCOPE_ID_NONE)
-			return trace_error(ts, line, "invalid %s \"%.*s\"", names[i], CLIP(k), f);
+			return trace_error(ts, line,
+				reader_exp_notation(f, k) ? "%s \"%.*s\" " READER_EXP_NOTATION
+							  : "invalid %s \"%.*s\"",
+				names[i], CLIP(k), f);
 		end = (size_t)(comma - s);
 	}
 	r.func = s;

@@ -11,6 +11,31 @@
 /* A value quoted in a message is cut to this many bytes: printf("%.*s", CLIP(len), s). */
 #define CLIP(n) ((int)((n) > 40 ? 40 : (n)))
 
+/* What every reader says of a number it quotes that is written in exponent notation
+ * ("1.76475E+18"), the way a spreadsheet re-saves long numbers: "VALUE " READER_EXP_NOTATION. */
+#define READER_EXP_NOTATION                                                                        \
+	"is in exponent notation, so its digits are lost (a spreadsheet re-saved the file?)"
+
+/* Whether s[0..n) is a number in exponent notation: digits with an optional point and decimals,
+ * E or e, an optional sign, digits ("1.76475E+18"). */
+static inline int reader_exp_notation(const char *s, size_t n)
+{
+	size_t i = 0, digits = 0;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++, digits++;
+	if (i < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			digits++;
+	if (!digits || i == n || (s[i] != 'E' && s[i] != 'e'))
+		return 0;
+	if (++i < n && (s[i] == '+' || s[i] == '-'))
+		i++;
+	for (digits = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	return digits && i == n;
+}
+
 /* Hand ev to fn; returns 0 to go on or the status to stop with. */
 static inline int source_deliver(struct memscope_source *src, memscope_event_fn fn, void *ctx,
 	const struct memscope_event *ev)

@@ -31,8 +31,9 @@ int reader_detect(const struct reader **out, const unsigned char *p, size_t n, i
 	const char *name, struct memscope_error *err)
 {
 	const struct reader *byte_readers[N_READERS];
-	char expected[320];
-	size_t i, len = 0, n_byte = 0;
+	const char *named[N_READERS + 1];
+	char expected[400];
+	size_t i, k, len = 0, n_byte = 0;
 	int rc;
 
 	for (i = 0; i < N_READERS; i++)
@@ -47,12 +48,18 @@ int reader_detect(const struct reader **out, const unsigned char *p, size_t n, i
 			return 0;
 		}
 	}
-	for (i = 0; i < n_byte && len < sizeof(expected); i++)
+	/* every file format named, an Nsight export (a database db_refine tells) after databases */
+	for (i = 0, k = 0; i < n_byte; i++) {
+		named[k++] = byte_readers[i]->what;
+		if (byte_readers[i]->format == MEMSCOPE_FORMAT_DB)
+			named[k++] = nsys_reader.what;
+	}
+	for (i = 0; i < k && len < sizeof(expected); i++)
 		len += (size_t)snprintf(expected + len, sizeof(expected) - len, "%s%s",
-			!i		 ? ""
-			: i + 1 < n_byte ? ", "
-					 : " or ",
-			byte_readers[i]->what);
+			!i	    ? ""
+			: i + 1 < k ? ", "
+				    : " or ",
+			named[i]);
 	return memscope_error_set(err, MEMSCOPE_E_INVALID, name, 0, "not %s%s", expected,
 		sniff_text(p, n) ? "" : " (binary data)");
 }

@@ -512,9 +512,10 @@ expect_status 4 "$E" -o x.json missing.csv
 expect_absent x.json
 
 # the format from -o's name when --format is not given: .svg, .folded and .txt, .json
-# (speedscope), .trace.json (Chrome trace), any case; another name or standard output: speedscope
+# (speedscope), .trace.json (Chrome trace), any case; a name without an ending or standard
+# output: speedscope (another ending is refused: test_inputs.sh)
 for case in 'g.svg:<?xml' 'g.SVG:<?xml' 'g.folded:torch.' 'g.txt:torch.' 'g.json:{"$schema"' \
-	'g.speedscope.json:{"$schema"' 'g.trace.json:{"displayTimeUnit"' 'g.out:{"$schema"' 'g:{"$schema"'; do
+	'g.speedscope.json:{"$schema"' 'g.trace.json:{"displayTimeUnit"' 'g:{"$schema"'; do
 	name=${case%%:*} start=${case#*:}
 	expect_status 0 "$E" -q -o $name baseline.csv
 	[ "$(head -c ${#start} $name)" = "$start" ] && ok || bad "-o $name: $(head -c 40 $name)"

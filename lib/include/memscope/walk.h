@@ -48,8 +48,10 @@ struct memscope_walk {
  * - a path that is a folder is walked, names in natural order: hidden entries skipped,
  *   symbolic links to files followed, to folders not (loops); a folder named *_ascend_pt,
  *   *_ascend_ms or PROF_*, or ASCEND_PROFILER_OUTPUT or mindstudio_profiler_output (an
- *   export's output folder met on its own), is one input (a profiler folder), not walked; a
- *   folder that cannot be read is an input carrying the error;
+ *   export's output folder met on its own), is one input (a profiler folder), not walked, and
+ *   so is a path that is a folder the profiler reader reads as one output whatever its name
+ *   (memory files in it or in its ASCEND_PROFILER_OUTPUT, ...: a renamed copy); a folder that
+ *   cannot be read is an input carrying the error;
  * - in a walked folder, memscope_dump_*.csv / .db and *.mscap (each also .gz, .zst) are inputs
  *   by name, python_trace_*.csv (.gz, .zst) go with the first input file of their folder; any
  *   other *.csv, *.db, *.pickle or *.pkl (.gz, .zst) regular file is an input when its first
