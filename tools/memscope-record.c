@@ -473,9 +473,16 @@ static int transcode(const struct record_opts *o, const char *spool_dir, const s
 	}
 	if ((rc = cli_out_commit(&tool, out)))
 		return rc;
-	if (st.stopped) { /* the shim said why when it happened */
-		cli_msg(&tool, "%s: incomplete: the recording stopped early (%s)", name,
-			strerror(st.stopped));
+	if (st.stopped) { /* the shim said why when it happened; the file is kept, marked */
+		char lost[64] = "not known";
+		if (st.lost != UINT64_MAX)
+			snprintf(lost, sizeof(lost), "%llu", (unsigned long long)st.lost);
+		cli_msg(&tool,
+			"%s: recording incomplete: stopped by a write error (%s) after %llu "
+			"event%s, later calls not recorded: %s; kept, marked incomplete (read it "
+			"with --lenient)",
+			name, strerror(st.stopped), (unsigned long long)st.n_events,
+			st.n_events == 1 ? "" : "s", lost);
 		*incomplete = 1;
 	}
 	if (!o->common.quiet)

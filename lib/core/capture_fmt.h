@@ -9,7 +9,7 @@
 
 #define CAP_MAGIC "\x89MSCAP\r\n"
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 1
+#define CAP_VERSION_MINOR 2
 #define CAP_HEADER_LEN 16
 #define CAP_HEADER_MAX 4096
 #define CAP_RECORD_MAX (64u << 20) /* longest payload a reader accepts */
@@ -22,6 +22,7 @@ enum cap_record {
 	CAP_STRING = 0x02,
 	CAP_STACK = 0x03,
 	CAP_META = 0x04,
+	CAP_STOPPED = 0x05, /* 1.2: END of a recording stopped early */
 	CAP_EVENT = 0x10,
 	CAP_CONTEXT = 0x11,
 	CAP_HOST_ALLOC = 0x12,
@@ -30,6 +31,11 @@ enum cap_record {
 	CAP_HOST_FREE_FN = 0x15,
 	CAP_THREAD = 0x16, /* 1.1 */
 	CAP_HOST_T = 0x17, /* 1.1 */
+};
+
+/* causes of a STOPPED record */
+enum cap_stop {
+	CAP_STOP_WRITE = 1, /* a write error of the recorder (a full disk) */
 };
 
 /* op of a HOST_T record (its first varint is slot << 2 | op): the compact host record it stands for

@@ -31,7 +31,8 @@ struct spool_header {
 	uint64_t exit_tick, exit_mono_ns; /* a second calibration pair at the end, or 0 */
 	uint64_t forked;  /* 1: a child made by fork, recorded from its first event */
 	uint64_t stopped; /* errno of the write error that stopped the recording, or 0 */
-	uint64_t reserved[3];
+	uint64_t lost;	  /* with stopped: 1 + the calls not recorded after the stop (0: unknown) */
+	uint64_t reserved[2];
 	/* then cmdline_len bytes: the NUL-separated arguments */
 };
 

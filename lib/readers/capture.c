@@ -46,6 +46,7 @@ struct cap_state {
 	uint64_t offset; /* file offset of the record being decoded */
 	uint64_t n_events;
 	int ended;
+	struct memscope_error stop; /* a STOPPED record's message (stop.code 0: none) */
 };
 
 /* A cursor over one record's payload. */
@@ -482,6 +483,36 @@ static int on_thread(struct cap_state *cs, struct cur *c)
 	return 0;
 }
 
+/* A STOPPED record (formats/capture.md §3.1): the end of a recording stopped early, its message
+ * kept for the end of the read. */
+static int on_stopped(struct cap_state *cs, struct cur *c)
+{
+	uint64_t n = get_varint(c), cause = get_varint(c), lost = get_varint(c);
+	int k = (int)(c->end - c->p < 200 ? c->end - c->p : 200);
+	char rest[120];
+
+	if (c->bad)
+		return bad(cs, "invalid stopped record");
+	if (n != cs->n_events + cs->src->stats.n_skipped)
+		return memscope_error_set_offset(cs->err, MEMSCOPE_E_INVALID, cs->src->name,
+			cs->offset, "stopped record counts %llu events, file has %llu",
+			(unsigned long long)n, (unsigned long long)cs->n_events);
+	if (lost)
+		snprintf(rest, sizeof(rest),
+			"%llu later call%s (allocations, frees, markers) not recorded",
+			(unsigned long long)(lost - 1), lost == 2 ? "" : "s");
+	else
+		snprintf(rest, sizeof(rest), "how many later calls were not recorded is not known");
+	/* the cause's text is escaped by memscope_error_set */
+	memscope_error_set(&cs->stop, MEMSCOPE_E_TRUNCATED, cs->src->name, 0,
+		"recording incomplete: stopped %s%s%.*s%s after %llu event%s; %s",
+		cause == CAP_STOP_WRITE ? "by a write error" : "early", k ? " (" : "", k,
+		(const char *)c->p, k ? ")" : "", (unsigned long long)cs->n_events,
+		cs->n_events == 1 ? "" : "s", rest);
+	cs->ended = 1;
+	return 0;
+}
+
 /* The record type with payload p[0..n); the bytes up to readable may be loaded. */
 static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p, size_t n,
 	const unsigned char *readable)
@@ -503,6 +534,8 @@ static int on_record(struct cap_state *cs, unsigned type, const unsigned char *p
 				(unsigned long long)v, (unsigned long long)cs->n_events);
 		cs->ended = 1;
 		return 0;
+	case CAP_STOPPED:
+		return on_stopped(cs, &c);
 	case CAP_STRING:
 		return on_string(cs, p, n);
 	case CAP_STACK:
@@ -607,6 +640,7 @@ static int capture_read(
 	if (!err) /* the cut is kept in the stats: it needs a record to be written to */
 		err = &local;
 	memset(&cs, 0, sizeof(cs));
+	memscope_error_clear(&cs.stop);
 	cs.src = src;
 	cs.st = src->st;
 	cs.fn = fn;
@@ -663,6 +697,8 @@ static int capture_read(
 		rc = memscope_error_set_offset(err, MEMSCOPE_E_TRUNCATED, src->name, cs.offset,
 			"truncated capture file: no end record (%llu events read)",
 			(unsigned long long)cs.n_events);
+	else if (cs.stop.code) /* a recording stopped early: read whole, but not all there is */
+		rc = (*err = cs.stop).code;
 	if (rc == MEMSCOPE_E_TRUNCATED && have_header && src->opts.lenient) {
 		/* every complete record was delivered: the cut is reported, not fatal (a file cut
 		 * inside its header is refused: nothing in it could be read) */

@@ -120,6 +120,48 @@ struct spool {
 
 /* ---------------------------------------------------------------- the file */
 
+/*
+ * The file's holes (the punched tails of segments, the places of segments whose fallocate
+ * failed) made anonymous zero pages of the map, so that reading them never touches the file: on
+ * tmpfs a read fault on a hole allocates a page, which on the full disk that stopped the
+ * recording is a SIGBUS. The data between them read ahead. A file system without SEEK_HOLE is
+ * read as it is.
+ */
+#ifdef MADV_POPULATE_READ
+#define POPULATE MADV_POPULATE_READ /* page tables too, as MAP_POPULATE made them */
+#else
+#define POPULATE MADV_WILLNEED
+#endif
+
+static void map_holes(int fd, unsigned char *m, size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), at = 0;
+
+	while (at < size) {
+		off_t hole = lseek(fd, (off_t)at, SEEK_HOLE), data;
+		size_t lo, hi;
+
+		if (hole < 0 || (size_t)hole >= size)
+			hole = (off_t)size;
+		if ((size_t)hole > at) /* at is in data up to hole */
+			madvise(m + (at & ~(page - 1)), (size_t)hole - (at & ~(page - 1)),
+				POPULATE);
+		if ((size_t)hole >= size)
+			break;
+		data = lseek(fd, hole, SEEK_DATA);
+		if (data < 0 || (size_t)data > size)
+			data = (off_t)size; /* ENXIO: a hole up to the end */
+		/* whole pages only: a partial page keeps its file bytes (zeros where holes are) */
+		lo = ((size_t)hole + page - 1) & ~(page - 1);
+		hi = (size_t)data == size ? (size + page - 1) & ~(page - 1)
+					  : (size_t)data & ~(page - 1);
+		if (hi > lo)
+			mmap(m + lo, hi - lo, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				-1, 0);
+		at = (size_t)data;
+	}
+}
+
 static int load(struct spool *s)
 {
 	struct stat sb;
@@ -138,11 +180,12 @@ static int load(struct spool *s)
 		goto out;
 	}
 	s->size = (size_t)sb.st_size;
-	m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED) {
 		rc = memscope_error_set(s->err, MEMSCOPE_E_IO, s->path, 0, "%s", strerror(errno));
 		goto out;
 	}
+	map_holes(fd, m, s->size);
 	s->map = m;
 	memcpy(&s->h, s->map, sizeof(s->h));
 	if (memcmp(s->h.magic, SPOOL_MAGIC, 8))
@@ -728,6 +771,7 @@ int memscope_record_transcode(const char *path, FILE *out, const struct memscope
 	st->gen = s.h.gen;
 	st->forked = s.h.forked != 0;
 	st->stopped = s.h.stopped > INT32_MAX ? EIO : (int)s.h.stopped;
+	st->lost = s.h.lost ? s.h.lost - 1 : UINT64_MAX;
 	s.st = memscope_strtab_new();
 	s.sym = memscope_symbolizer_new();
 	if (!s.st || !s.sym || !(w = memscope_capture_writer_new(out, s.st))) {
@@ -771,6 +815,8 @@ int memscope_record_transcode(const char *path, FILE *out, const struct memscope
 	for (i = 0; i <= s.live.mask && s.live.e; i++)
 		if (s.live.e[i].used)
 			st->live_bytes += s.live.e[i].b;
+	if (st->stopped) /* the capture says so: readers refuse it unless lenient */
+		memscope_capture_writer_stop(w, strerror(st->stopped), st->lost);
 	if ((rc = memscope_capture_writer_meta(w, "process.exit", st->exit_text, err)) ||
 		(rc = memscope_capture_writer_finish(w, err)))
 		goto fail;

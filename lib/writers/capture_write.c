@@ -1,5 +1,6 @@
 /* Writer of our binary capture format (formats/capture.md): delta-coded, interned, self-describing
  * records. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,9 @@ struct memscope_capture_writer {
 	int32_t cur_device;
 	uint64_t n_events;
 	int started;
+	int stopped;	    /* finish writes STOPPED, not END (memscope_capture_writer_stop) */
+	uint64_t stop_lost; /* its calls not recorded after the stop, UINT64_MAX: not known */
+	char stop_why[128]; /* its cause in words */
 	struct live_ring host_live; /* host serial -> (ptr, size) */
 	uint64_t n_host;	    /* compact host records written */
 	struct thread_slot *slots;  /* slot number -> thread; slot 0 unused */
@@ -585,6 +589,25 @@ int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *
 	return 0;
 }
 
+void memscope_capture_writer_stop(struct memscope_capture_writer *w, const char *why, uint64_t lost)
+{
+	w->stopped = 1;
+	w->stop_lost = lost;
+	snprintf(w->stop_why, sizeof(w->stop_why), "%s", why ? why : "");
+}
+
+/* The STOPPED record that ends a recording stopped early (formats/capture.md §3.1). */
+static int put_stopped(struct memscope_capture_writer *w)
+{
+	unsigned char p[3 * 10 + sizeof(w->stop_why)];
+	size_t n = varint_put(p, w->n_events), k = strlen(w->stop_why);
+
+	n += varint_put(p + n, CAP_STOP_WRITE);
+	n += varint_put(p + n, w->stop_lost == UINT64_MAX ? 0 : w->stop_lost + 1);
+	memcpy(p + n, w->stop_why, k);
+	return put_record(w, CAP_STOPPED, p, n + k);
+}
+
 int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct memscope_error *err)
 {
 	unsigned char p[10];
@@ -593,7 +616,8 @@ int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct mem
 	if (!w->started)
 		rc = start(w);
 	if (!rc)
-		rc = put_record(w, CAP_END, p, varint_put(p, w->n_events));
+		rc = w->stopped ? put_stopped(w)
+				: put_record(w, CAP_END, p, varint_put(p, w->n_events));
 	if (!rc)
 		rc = outbuf_flush(&w->o);
 	if (rc || fflush(w->o.out))

@@ -81,7 +81,8 @@ static struct {
 	_Atomic uint64_t range_id;
 	_Atomic uint32_t threads; /* threads numbered so far */
 	_Atomic int module_lock;
-	unsigned depth; /* frames per stack, 0: none */
+	_Atomic uint64_t lost; /* calls not recorded since recording stopped */
+	unsigned depth;	       /* frames per stack, 0: none */
 	int follow_fork, follow_exec, mmap, clock;
 	uint64_t pid, gen, forked;
 	char dir[SPOOL_PATH_MAX];
@@ -233,6 +234,15 @@ static int put_header(const void *p, size_t len, off_t off)
 		rc = 0;
 	close(fd);
 	return rc;
+}
+
+/* After a stop: how many calls went unrecorded since, into the header (1 + the count). */
+static void write_lost(void)
+{
+	uint64_t n = atomic_load(&g.lost) + 1;
+
+	if (atomic_load(&g.state) == ST_STOPPED && (uint64_t)getpid() == g.pid)
+		put_header(&n, sizeof(n), offsetof(struct spool_header, lost));
 }
 
 /* Recording stops for good: one line, and the header says why. */
@@ -815,11 +825,17 @@ static void thread_end(void *arg)
 	T.ready = 0;
 }
 
-/* Whether this thread records now; sets the guard when it does. */
+/* Whether this thread records now; sets the guard when it does. A call after a stop is
+ * counted as lost. */
 static inline int enter(void)
 {
-	if (UNLIKELY(atomic_load_explicit(&g.state, memory_order_relaxed) != ST_ON) || T.guard)
+	int s = atomic_load_explicit(&g.state, memory_order_relaxed);
+
+	if (UNLIKELY(s != ST_ON) || T.guard) {
+		if (UNLIKELY(s == ST_STOPPED) && !T.guard)
+			atomic_fetch_add_explicit(&g.lost, 1, memory_order_relaxed);
 		return 0;
+	}
 	T.guard = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (UNLIKELY(!T.ready))
@@ -846,8 +862,10 @@ static inline void record(unsigned type, uintptr_t ptr, uint64_t size, const uin
 		sid = stack_id(fr, n);
 	}
 	p = room(1 + 4 * 10);
-	if (!p)
+	if (!p) { /* the call that met the stop */
+		atomic_fetch_add_explicit(&g.lost, 1, memory_order_relaxed);
 		return;
+	}
 	t = ticks();
 	q = put_varint(p + 1, t - T.prev_tick);
 	T.prev_tick = t;
@@ -881,6 +899,7 @@ static void write_exit(uint64_t kind, uint64_t status)
 	v[3] = clock_ns(CLOCK_MONOTONIC);
 	if (put_header(v, sizeof(v), offsetof(struct spool_header, exit_kind)))
 		stop(g.spool, errno);
+	write_lost();
 }
 
 static void on_fatal(int sig)
@@ -993,6 +1012,7 @@ __attribute__((constructor)) static void shim_load(void)
 __attribute__((destructor)) static void shim_unload(void)
 {
 	write_exit(SPOOL_EXIT_RETURN, 0);
+	write_lost(); /* again: the destructors that ran after exit's call may have added */
 }
 
 static void after_fork_child(void)
@@ -1481,6 +1501,8 @@ static uint64_t marker(unsigned what, const char *text, uint64_t id)
 		q = put_varint(q, n);
 		memcpy(q, text, n);
 		commit(SPOOL_R_MARK, q + n);
+	} else {
+		atomic_fetch_add_explicit(&g.lost, 1, memory_order_relaxed);
 	}
 	leave();
 	return id;

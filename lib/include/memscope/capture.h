@@ -32,7 +32,18 @@ int memscope_capture_writer_write(struct memscope_capture_writer *w,
 int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *key,
 	const char *value, struct memscope_error *err);
 
-/* Write the end record and flush. Without it the file reads as truncated. */
+/*
+ * Mark what is written as a recording that stopped early: finish then ends the file with a
+ * STOPPED record in place of END (formats/capture.md §3.1), which readers refuse unless lenient.
+ * why (copied, cut at 127 bytes): the cause in words, e.g. "No space left on device"; lost: the
+ * calls the recorder saw and did not record after the stop, UINT64_MAX when not known. Any time
+ * before finish.
+ */
+void memscope_capture_writer_stop(
+	struct memscope_capture_writer *w, const char *why, uint64_t lost);
+
+/* Write the end record (END, or STOPPED after memscope_capture_writer_stop) and flush. Without it
+ * the file reads as truncated. */
 int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct memscope_error *err);
 
 /* Bytes written so far (header and end record included). */

@@ -22,7 +22,9 @@ struct memscope_record_info {
 struct memscope_record_stats {
 	uint64_t pid, ppid, gen; /* gen: the image's number among its pid's (exec), from 0 */
 	int forked;		 /* a child made by fork, recorded from its first event */
-	int stopped; /* errno of the write error that stopped the recording early, or 0 */
+	int stopped;   /* errno of the write error that stopped the recording early, or 0; the
+			  capture then ends with a STOPPED record (formats/capture.md §3.1) */
+	uint64_t lost; /* with stopped: the calls not recorded after it, UINT64_MAX: not known */
 	uint64_t n_events, n_threads, n_allocs, n_frees, n_marks;
 	uint64_t n_unmatched;	   /* frees of blocks the recording never saw allocated */
 	uint64_t n_reused;	   /* allocations at an address still live (its free unseen) */
