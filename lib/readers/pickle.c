@@ -17,7 +17,18 @@
 
 /* A memo entry: a tag in its low 4 bits, an id above them. A memoized scalar is a box: 16 bytes
  * in the boxes array, not a node (a pickle of MEMOIZE after MEMOIZE costs what it holds). */
-enum memo_tag { M_NONE, M_STR, M_BYTES, M_NODE, M_PAIR, M_FRAME0, M_FRAME1, M_GONE, M_BOX };
+enum memo_tag {
+	M_NONE,
+	M_STR,
+	M_BYTES,
+	M_NODE,
+	M_PAIR,
+	M_FRAME0,
+	M_FRAME1,
+	M_FRAME2,
+	M_GONE,
+	M_BOX
+};
 #define MEMO(tag, id) ((uint32_t)(tag) | (uint32_t)(id) << 4)
 #define MEMO_TAG(m) ((m)&15)
 #define MEMO_ID(m) ((m) >> 4)
@@ -31,10 +42,10 @@ struct pk {
 	uint64_t op_off;    /* offset of the opcode running */
 	uint64_t frame_end; /* where the last FRAME ends (0: none) */
 	uint64_t frame_off;
-	pk_item_fn on_item;
-	void *ctx;
+	struct pk_hooks hooks;
 	struct pk_val *stack;
-	size_t sp, cap;
+	uint64_t *stack_off; /* where each value on the stack began (for the root hook) */
+	size_t sp, cap, cap_off;
 	size_t *marks; /* stack heights at each MARK */
 	size_t n_marks, cap_marks;
 	uint32_t *memo;
@@ -182,7 +193,7 @@ static uint32_t done_memo(const struct pk_node *n)
 {
 	if (n->done == PK_PAIR)
 		return MEMO(M_PAIR, n->aux);
-	return MEMO(n->flag ? M_FRAME1 : M_FRAME0, n->aux);
+	return MEMO(M_FRAME0 + (n->flag > 2 ? 2 : n->flag), n->aux);
 }
 
 /* One reference to node id gone: the node is freed, its references with it, when none is left;
@@ -281,14 +292,17 @@ const struct pk_val *pk_dict_get(struct pk *p, const struct pk_node *dict, uint3
 static int push(struct pk *p, const struct pk_val *v)
 {
 	if (p->sp < p->cap) { /* the common case, first */
+		p->stack_off[p->sp] = p->op_off;
 		p->stack[p->sp++] = *v;
 		return 0;
 	}
 	if (p->sp >= PK_MAX_STACK)
 		return fail(
 			p, MEMSCOPE_E_INVALID, "more than %u values on the stack", PK_MAX_STACK);
-	if (grow_array(&p->stack, &p->cap, p->sp + 1, sizeof(*p->stack)))
+	if (grow_array(&p->stack_off, &p->cap_off, p->sp + 1, sizeof(*p->stack_off)) ||
+		grow_array(&p->stack, &p->cap, p->sp + 1, sizeof(*p->stack)))
 		return nomem(p);
+	p->stack_off[p->sp] = p->op_off;
 	p->stack[p->sp++] = *v;
 	return 0;
 }
@@ -395,8 +409,7 @@ static int memo_set(struct pk *p, uint64_t idx, const struct pk_val *v)
 		m = MEMO(v->type == PK_STR     ? M_STR
 			 : v->type == PK_BYTES ? M_BYTES
 			 : v->type == PK_PAIR  ? M_PAIR
-			 : v->flag	       ? M_FRAME1
-					       : M_FRAME0,
+					       : M_FRAME0 + (v->flag > 2 ? 2 : v->flag),
 			v->id);
 		break;
 	case PK_NODE: /* the memo's reference is a value held, as a container's is */
@@ -443,7 +456,7 @@ static int memo_get(struct pk *p, uint64_t idx)
 			 : MEMO_TAG(m) == M_BYTES ? PK_BYTES
 			 : MEMO_TAG(m) == M_PAIR  ? PK_PAIR
 						  : PK_FRAME;
-		v.flag = MEMO_TAG(m) == M_FRAME1;
+		v.flag = (uint8_t)(MEMO_TAG(m) - M_FRAME0);
 		break;
 	}
 	v.id = MEMO_ID(m);
@@ -487,9 +500,9 @@ static int64_t index_in_parent(struct pk *p, size_t at)
 /* Item v of a list offered to the hook: 1 when it took v (v's reference, its memo entry and its
  * items let go: a record is read once, a second reference to it (DUP, a second memo index) is
  * an empty container), 0 when v is to be stored, or an error. */
-static int offer(struct pk *p, const struct pk_val *v, int64_t index)
+static int offer(struct pk *p, const struct pk_val *v, uint32_t list_id, int64_t index)
 {
-	int taken = p->on_item ? p->on_item(p->ctx, p, v, index) : 0;
+	int taken = p->hooks.item ? p->hooks.item(p->hooks.ctx, p, v, list_id, index) : 0;
 
 	if (taken <= 0)
 		return taken;
@@ -511,7 +524,7 @@ static int offer(struct pk *p, const struct pk_val *v, int64_t index)
 /* Item v appended to the list at stack height at: offered to the hook, then stored or dropped. */
 static int append(struct pk *p, size_t at, const struct pk_val *v, int64_t index)
 {
-	int rc = offer(p, v, index);
+	int rc = offer(p, v, p->stack[at].id, index);
 
 	return rc ? (rc < 0 ? rc : 0) : node_add(p, p->stack[at].id, v);
 }
@@ -703,21 +716,37 @@ static int op_long(struct pk *p, unsigned hdr, uint64_t len)
 	return push(p, &v);
 }
 
+/* The root hook for the keys and values above stack height at, set into the dict at the bottom
+ * of the stack. 0 or the hook's status. */
+static int root_items(struct pk *p, size_t at)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = at; p->hooks.root && i + 1 < p->sp && !rc; i += 2)
+		rc = p->hooks.root(
+			p->hooks.ctx, p, &p->stack[i], &p->stack[i + 1], p->stack_off[i + 1]);
+	return rc;
+}
+
 /* A new container of kind from the values above stack height at (the values move in; a list's
  * are offered to the hook as appended ones are, so a LIST of records is read as APPENDS is). */
 static int collect(struct pk *p, size_t at, uint8_t kind)
 {
 	struct pk_val v = { .type = PK_NODE };
 	int64_t index = kind == PK_LIST && at < p->sp ? index_in_parent(p, at) : -1;
+	uint64_t first = at < p->sp ? p->stack_off[at] : p->op_off;
 	size_t i;
 	int rc;
 
 	if (kind == PK_DICT && (p->sp - at) % 2)
 		return fail(p, MEMSCOPE_E_INVALID, "DICT of an odd number of values");
+	if (kind == PK_DICT && at == 0 && (rc = root_items(p, at)))
+		return rc;
 	if ((rc = node_new(p, kind, &v.id)))
 		return rc;
 	for (i = at; i < p->sp; i++) {
-		int taken = kind == PK_LIST ? offer(p, &p->stack[i], index) : 0;
+		int taken = kind == PK_LIST ? offer(p, &p->stack[i], v.id, index) : 0;
 
 		rc = taken ? (taken < 0 ? taken : 0) : node_add(p, v.id, &p->stack[i]);
 		if (rc) {
@@ -728,7 +757,10 @@ static int collect(struct pk *p, size_t at, uint8_t kind)
 		}
 	}
 	p->sp = at;
-	return push(p, &v);
+	rc = push(p, &v);
+	if (!rc) /* where its first value began, not where it was closed */
+		p->stack_off[at] = first;
+	return rc;
 }
 
 static int op_setitems(struct pk *p, size_t at, const char *op)
@@ -742,6 +774,8 @@ static int op_setitems(struct pk *p, size_t at, const char *op)
 		return MEMSCOPE_E_INVALID;
 	if ((p->sp - at) % 2)
 		return fail(p, MEMSCOPE_E_INVALID, "%s of an odd number of values", op);
+	if (at == 1 && (rc = root_items(p, at)))
+		return rc;
 	id = p->stack[at - 1].id;
 	for (i = at; i < p->sp && !rc; i++)
 		rc = node_add(p, id, &p->stack[i]);
@@ -1003,7 +1037,7 @@ static int after_stop(struct pk *p)
 	return rc;
 }
 
-int pk_read(struct pk **out, struct memscope_source *src, pk_item_fn on_item, void *ctx,
+int pk_read(struct pk **out, struct memscope_source *src, const struct pk_hooks *hooks,
 	struct pk_val *result, struct memscope_error *err)
 {
 	struct pk *p = calloc(1, sizeof(*p));
@@ -1015,8 +1049,7 @@ int pk_read(struct pk **out, struct memscope_source *src, pk_item_fn on_item, vo
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	p->src = src;
 	p->err = err;
-	p->on_item = on_item;
-	p->ctx = ctx;
+	p->hooks = *hooks;
 	p->free_node = PK_NO_MEMO;
 	p->free_box = PK_NO_MEMO;
 	rc = window_open(&p->w, src, err);
@@ -1073,6 +1106,7 @@ void pk_free(struct pk *p)
 	if (p->w_open)
 		window_close(&p->w);
 	free(p->stack);
+	free(p->stack_off);
 	free(p->marks);
 	free(p->memo);
 	free(p->nodes);

@@ -19,7 +19,7 @@ enum pk_type {
 	PK_BYTES, /* id: its string id */
 	PK_NODE,  /* id: a list, dict or tuple (pk_node) */
 	PK_PAIR,  /* id: what a frames list became (pk_node_done) */
-	PK_FRAME, /* id: what a frame dict became, flag its kind (pk_node_done) */
+	PK_FRAME, /* id: what a frame dict became, flag its kind 0 to 2 (pk_node_done) */
 };
 
 struct pk_val {
@@ -44,7 +44,7 @@ struct pk_node {
 	uint8_t kind;  /* enum pk_kind */
 	uint8_t done;  /* 0, or PK_PAIR / PK_FRAME: the reader turned it into aux (pk_node_done) */
 	uint8_t flag;  /* with done: the PK_FRAME value's flag */
-	uint32_t aux;
+	uint32_t aux;  /* with done: the value; else the reader's (0 when the node is made) */
 };
 #define PK_NO_MEMO UINT32_MAX
 
@@ -52,21 +52,36 @@ struct pk;
 
 /*
  * Called for each item appended to a list (APPEND, APPENDS) or made into one (MARK ... LIST), in
- * order, before it is stored: list_index is the list's place in the list that holds it (its
- * index there once appended), -1 when the list is not an item of a list being filled. Returns 1
- * when the reader has taken the item (it is then dropped, its items let go and its memo entry
- * with it: a later reference to it is an error), 0 to store it, or a negative status to stop
- * with (err set).
+ * order, before it is stored: list_id is that list's node, list_index the list's place in the
+ * list that holds it (its index there once appended), -1 when the list is not an item of a list
+ * being filled. Returns 1 when the reader has taken the item (it is then dropped, its items let
+ * go and its memo entry with it: a later reference to it is an error), 0 to store it, or a
+ * negative status to stop with (err set).
  */
-typedef int (*pk_item_fn)(void *ctx, struct pk *p, const struct pk_val *item, int64_t list_index);
+typedef int (*pk_item_fn)(
+	void *ctx, struct pk *p, const struct pk_val *item, uint32_t list_id, int64_t list_index);
+
+/*
+ * Called for each key and value set into the dict at the bottom of the stack (the pickle's
+ * outermost value: a snapshot's root dict) by SETITEM, SETITEMS or DICT, with the offset of the
+ * opcode that began the value. 0 to go on, or a negative status to stop with (err set).
+ */
+typedef int (*pk_root_fn)(void *ctx, struct pk *p, const struct pk_val *key,
+	const struct pk_val *value, uint64_t value_offset);
+
+struct pk_hooks {
+	pk_item_fn item; /* or NULL */
+	pk_root_fn root; /* or NULL */
+	void *ctx;
+};
 
 /*
  * Read src's pickle to its STOP and return its value in *out (a PK_NODE stays valid until
  * pk_free). 0, or MEMSCOPE_E_INVALID (an opcode outside the subset, a limit passed, bytes after
- * STOP), MEMSCOPE_E_TRUNCATED (the file ends inside it), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM, or
- * on_item's status; err names the offset. *p is pk_free's either way.
+ * STOP), MEMSCOPE_E_TRUNCATED (the file ends inside it), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM, or a
+ * hook's status; err names the offset. *p is pk_free's either way.
  */
-int pk_read(struct pk **p, struct memscope_source *src, pk_item_fn on_item, void *ctx,
+int pk_read(struct pk **p, struct memscope_source *src, const struct pk_hooks *hooks,
 	struct pk_val *out, struct memscope_error *err);
 void pk_free(struct pk *p);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../core/u64map.h"
+#include "../core/u64tree.h"
 #include "pickle.h"
 
 /* The strings the reader compares by id: dict keys, values, attr keys. */
@@ -32,7 +33,12 @@ enum key {
 	K_STAGE,
 	K_SEGMENTS,
 	K_DEVICE_TRACES,
+	K_EXTERNAL_ANNOTATIONS,
 	K_BEFORE_TRACE,
+	K_BLOCK_SIZE,
+	K_REMAINS_OF,
+	K_RESERVED,
+	K_ALLOCATED,
 	V_ALLOC,
 	V_FREE_REQUESTED,
 	V_FREE_COMPLETED,
@@ -76,7 +82,12 @@ static const char *const key_text[K_COUNT] = {
 	"stage",
 	"segments",
 	"device_traces",
+	"external_annotations",
 	"before_trace",
+	"block_size",
+	"remains_of",
+	"reserved",
+	"allocated",
 	"alloc",
 	"free_requested",
 	"free_completed",
@@ -94,15 +105,54 @@ static const char *const key_text[K_COUNT] = {
 	"??",
 };
 
+/* The two pools, as the per-device figures index them. */
+enum { P_BLOCKS, P_CUDA };
+
 /* A segment or block of the snapshot's state, delivered at the end when the trace did not
  * allocate it. */
 struct held {
 	uint64_t addr;
-	int64_t size, requested; /* requested -1: none */
+	int64_t size;	    /* its bytes: a block's requested size, a segment's total_size */
+	int64_t block_size; /* a block's size as the allocator rounded it, -1 when it is size */
 	int32_t device;
 	uint16_t pool;
 	uint32_t pair; /* its stacks */
 	uint32_t text; /* segment_type or state: string id, 0 none */
+};
+
+/* A trace entry's fields (string ids 0 when absent or empty). */
+struct entry {
+	uint32_t action, pair, user_metadata, compile_context, name;
+	int32_t device;
+	uint8_t has_addr, has_size, has_stream, has_device_free;
+	int64_t addr, size, stream, device_free;
+	uint64_t ts;
+};
+
+/* What the reader knows of one device: when its trace starts, and the bytes of each pool alive
+ * from the trace and delivered as allocated before it (the state at an oom entry). Sums wrap
+ * modulo 2^64: exact whenever the figure they make fits. */
+struct dev {
+	int32_t device;
+	uint8_t has_first;
+	uint64_t first_ts;
+	uint64_t live[2];   /* bytes alive that the trace allocated (P_BLOCKS, P_CUDA) */
+	uint64_t before[2]; /* bytes delivered so far as allocated before the trace */
+};
+
+/* An oom entry, delivered after the file with the state at its time. */
+struct oom {
+	struct entry e;
+	uint64_t live[2], before[2]; /* its device's figures at its time */
+};
+
+/* A list of trace entries, kept (its first entries) in case it is an item of device_traces again
+ * (a memo reference: Python then reads its entries for that device too). */
+struct kept_list {
+	uint32_t parent; /* the list it was first put into */
+	uint32_t first, n;
+	int32_t device;
+	uint8_t placed, cut; /* put into its parent; not all its entries kept */
 };
 
 /* A record (trace entry, segment, annotation) has a dozen keys: a dict of more items is not
@@ -112,6 +162,9 @@ struct held {
 /* Bytes of the distinct frames' text: a frame dict of a few bytes can name a long string the
  * memo shares, so the text is bounded apart from the file's size. */
 #define SNAP_FRAME_TEXT (256u << 20)
+/* Trace entries kept for a list read again, and oom entries kept for the end. */
+#define SNAP_KEPT_ENTRIES (1u << 16)
+#define SNAP_OOMS (1u << 12)
 
 struct snap {
 	struct memscope_source *src;
@@ -122,11 +175,20 @@ struct snap {
 	struct pk *pk;
 	uint32_t k[K_COUNT];
 	uint64_t n_ev;
-	struct u64map live[2];	 /* by address, CUDA_CACHING [0] and CUDA [1]: the device */
+	struct u64map live;	 /* CUDA_CACHING blocks by address: a device, b bytes */
+	struct u64tree mapped;	 /* CUDA memory by address: a bytes, b device << 32 | stacks */
 	struct u64map requested; /* address -> free_requested time */
-	struct u64map first_ts;	 /* device -> its first trace entry's time */
+	struct u64map dev_of;	 /* device -> its index in devs */
+	struct dev *devs;
+	size_t n_devs, cap_devs;
 	struct held *held;
 	size_t n_held, cap_held;
+	struct entry *kept;
+	size_t n_kept, cap_kept;
+	struct kept_list *lists;
+	size_t n_lists, cap_lists;
+	struct oom *ooms;
+	size_t n_ooms, cap_ooms;
 	uint32_t (*pairs)[2]; /* stack pairs (Python, C); pair 0 has none */
 	size_t n_pairs, cap_pairs;
 	struct u64map pair_of;
@@ -161,6 +223,13 @@ static void attr_str(struct snap *s, struct memscope_event *ev, uint32_t key, ui
 
 	if (v)
 		ev_attr_text(&s->ax, ev, key, v, len);
+}
+
+/* A string attr of an entry, left out when it says nothing: empty (0) or "N/A". */
+static void attr_given(struct snap *s, struct memscope_event *ev, enum key key, uint32_t id)
+{
+	if (id != MEMSCOPE_STR_EMPTY && id != MEMSCOPE_STR_NA)
+		attr_str(s, ev, s->k[key], id);
 }
 
 static void set_block(struct snap *s, struct memscope_event *ev, uint64_t addr, int64_t size)
@@ -230,20 +299,38 @@ static uint32_t get_str(struct snap *s, const struct pk_node *n, enum key key)
 	return x && x->type == PK_STR ? x->id : 0;
 }
 
-/* The string at key of dict n as the attr of that name, when it is there and not empty. */
-static void attr_given(
-	struct snap *s, struct memscope_event *ev, const struct pk_node *n, enum key key)
-{
-	uint32_t id = get_str(s, n, key);
-
-	if (id != MEMSCOPE_STR_EMPTY)
-		attr_str(s, ev, s->k[key], id);
-}
-
 /* The device of a list index or a device field: MEMSCOPE_DEVICE_NONE when out of range. */
 static int32_t device_of(int64_t d)
 {
 	return d >= 0 && d <= INT32_MAX ? (int32_t)d : MEMSCOPE_DEVICE_NONE;
+}
+
+/* The figures of device d into *out (made on first use, its index; valid until the next call).
+ * 0 or an error. */
+static int dev_get(struct snap *s, int32_t device, struct dev **out)
+{
+	uint64_t at, b;
+
+	if (!u64map_get(&s->dev_of, (uint64_t)(int64_t)device, &at, &b)) {
+		if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)) ||
+			u64map_put(&s->dev_of, (uint64_t)(int64_t)device, s->n_devs, 0))
+			return nomem(s);
+		at = s->n_devs++;
+		s->devs[at].device = device;
+	}
+	*out = &s->devs[at];
+	return 0;
+}
+
+/* bytes more (add) or fewer (!add) alive from the trace in pool p of device d. */
+static int count_live(struct snap *s, int32_t device, int p, uint64_t bytes, int add)
+{
+	struct dev *d;
+	int rc = dev_get(s, device, &d);
+
+	if (!rc)
+		d->live[p] = add ? d->live[p] + bytes : d->live[p] - bytes;
+	return rc;
 }
 
 /* ---- stacks ---- */
@@ -271,9 +358,63 @@ static int python_file(const char *f, size_t len)
 	return (len >= 3 && memcmp(f + len - 3, ".py", 3) == 0) || (len && f[0] == '<');
 }
 
-/* The text of frame dict id as its stack shows it, interned, into *text and its kind into *py;
- * the dict is let go for that value (pk_node_done). 0 or an error. */
-static int frame_text(struct snap *s, uint32_t id, uint32_t *text, int *py)
+/* Whether s[0..len) holds the text w. */
+static int holds(const char *s, size_t len, const char *w)
+{
+	size_t n = strlen(w), i;
+
+	for (i = 0; n <= len && i <= len - n; i++)
+		if (s[i] == w[0] && memcmp(s + i, w, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a C frame is the recorder's, the caching allocator's or the interpreter's own
+ * (formats/torch-snapshot.md "Stacks"): left out of the stacks, so they show the caller. */
+static int own_frame(const char *fn, size_t fn_len, const char *f, size_t f_len)
+{
+	static const char *const names[] = {
+		"unwind::unwind",
+		"CapturedTraceback::gather",
+		"gather_with_cpp",
+		"CUDACachingAllocator",
+		"__libc_start_main",
+		"PyEval_",
+		"PyObject_",
+		"PyFunction_",
+	};
+	static const char *const files[] = {
+		"core/boxing",
+		"/Register",
+		"/Redispatch",
+		"pythonrun.c",
+		"Modules/main.c",
+		"Objects/call.c",
+		"Objects/methodobject.c",
+		"pycore_ceval.h",
+		"ceval.c",
+		"cpython/abstract.h",
+	};
+	size_t i;
+
+	if (fn_len == 6 && memcmp(fn, "_start", 6) == 0)
+		return 1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (holds(fn, fn_len, names[i]))
+			return 1;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (holds(f, f_len, files[i]))
+			return 1;
+	return 0;
+}
+
+/* The kinds of frame (a PK_FRAME value's flag). */
+enum { FRAME_C, FRAME_PY, FRAME_OWN };
+
+/* The text of frame dict id as its stack shows it, interned, into *text and its kind into *kind
+ * (FRAME_OWN: left out, no text); the dict is let go for that value (pk_node_done). 0 or an
+ * error. */
+static int frame_text(struct snap *s, uint32_t id, uint32_t *text, int *kind)
 {
 	const struct pk_node *n = pk_node(s->pk, id);
 	uint32_t file = get_str(s, n, K_FILENAME), name = get_str(s, n, K_NAME);
@@ -289,9 +430,14 @@ static int frame_text(struct snap *s, uint32_t id, uint32_t *text, int *py)
 	if (get_int(s, n, K_LINE, &l) == 1)
 		l_len = fmt_i64(line, l);
 	line[l_len] = '\0';
-	*py = python_file(f, f_len);
+	*text = 0;
+	*kind = python_file(f, f_len)		  ? FRAME_PY
+		: own_frame(fn, fn_len, f, f_len) ? FRAME_OWN
+						  : FRAME_C;
+	if (*kind == FRAME_OWN)
+		return pk_node_done(s->pk, id, PK_FRAME, 0, FRAME_OWN);
 	s->text.len = 0;
-	if (*py)
+	if (*kind == FRAME_PY)
 		rc = buf_append(&s->text, f, f_len) || buf_append(&s->text, "(", 1) ||
 		     buf_append(&s->text, line, l_len) || buf_append(&s->text, "): ", 3) ||
 		     buf_append(&s->text, fn, fn_len);
@@ -307,15 +453,17 @@ static int frame_text(struct snap *s, uint32_t id, uint32_t *text, int *py)
 		(s->frame_text += s->text.len) > SNAP_FRAME_TEXT)
 		return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name,
 			pk_offset(s->pk), "the frames' text passes %u MiB", SNAP_FRAME_TEXT >> 20);
-	return pk_node_done(s->pk, id, PK_FRAME, *text, (uint8_t)*py);
+	return pk_node_done(s->pk, id, PK_FRAME, *text, (uint8_t)*kind);
 }
 
-/* Append one frame to the Python or C list of frames. */
-static int add_frame(struct snap *s, uint32_t text, int py, size_t *n_py, size_t *n_c)
+/* Append one frame to the Python or C list of frames (a frame of our own is left out). */
+static int add_frame(struct snap *s, uint32_t text, int kind, size_t *n_py, size_t *n_c)
 {
-	uint32_t **a = py ? &s->py : &s->c;
-	size_t *cap = py ? &s->cap_py : &s->cap_c, *n = py ? n_py : n_c;
+	uint32_t **a = kind == FRAME_PY ? &s->py : &s->c;
+	size_t *cap = kind == FRAME_PY ? &s->cap_py : &s->cap_c, *n = kind == FRAME_PY ? n_py : n_c;
 
+	if (kind == FRAME_OWN)
+		return 0;
 	if (*n >= *cap && grow_array(a, cap, *n + 1, sizeof(**a)))
 		return nomem(s);
 	(*a)[(*n)++] = text;
@@ -347,7 +495,7 @@ static int stacks_of(struct snap *s, const struct pk_val *frames, uint32_t *pair
 	for (i = 0; i < n->n && !rc; i++) {
 		const struct pk_val *v = &pk_node(s->pk, id)->items[i];
 		uint32_t text;
-		int is_py;
+		int kind;
 
 		if (v->type == PK_FRAME) {
 			rc = add_frame(s, v->id, v->flag, &n_py, &n_c);
@@ -357,9 +505,9 @@ static int stacks_of(struct snap *s, const struct pk_val *frames, uint32_t *pair
 			rc = add_frame(s, f->aux, f->flag, &n_py, &n_c);
 		} else if (v->type == PK_NODE && pk_node(s->pk, v->id)->kind == PK_DICT &&
 			   !pk_node(s->pk, v->id)->done) {
-			rc = frame_text(s, v->id, &text, &is_py);
+			rc = frame_text(s, v->id, &text, &kind);
 			if (!rc)
-				rc = add_frame(s, text, is_py, &n_py, &n_c);
+				rc = add_frame(s, text, kind, &n_py, &n_c);
 		}
 	}
 	if (!rc && n_py && memscope_strtab_intern_stack(s->st, s->py, n_py, &py))
@@ -376,97 +524,262 @@ static int stacks_of(struct snap *s, const struct pk_val *frames, uint32_t *pair
 /* The time before a device's first trace entry, for what was allocated before the trace. */
 static uint64_t before_ts(struct snap *s, int32_t device)
 {
-	uint64_t t, b;
+	uint64_t at, b;
+	const struct dev *d;
 
-	if (!u64map_get(&s->first_ts, (uint64_t)(int64_t)device, &t, &b))
+	if (!u64map_get(&s->dev_of, (uint64_t)(int64_t)device, &at, &b))
 		return 0;
-	return t >= 1000 ? t - 1000 : 0;
+	d = &s->devs[at];
+	return d->has_first && d->first_ts >= 1000 ? d->first_ts - 1000 : 0;
 }
 
-/* A MALLOC of what was allocated before the trace. */
+/* A MALLOC of what was allocated before the trace (counted as such for its device). */
 static int emit_before(struct snap *s, const struct held *h)
 {
 	struct memscope_event ev;
+	struct dev *d;
+	int p = h->pool == MEMSCOPE_SUB_CUDA ? P_CUDA : P_BLOCKS;
 
+	if (dev_get(s, h->device, &d))
+		return nomem(s);
+	d->before[p] += (uint64_t)h->size;
 	ev_start(s, &ev, MEMSCOPE_KIND_MALLOC, h->pool, h->device, before_ts(s, h->device));
 	set_block(s, &ev, h->addr, h->size);
 	set_stacks(s, &ev, h->pair);
 	ev_attr_text(&s->ax, &ev, s->k[K_BEFORE_TRACE], "1", 1);
-	if (h->requested >= 0)
-		ev_attr_num(&s->ax, &ev, s->k[K_REQUESTED_SIZE], h->requested);
+	if (h->block_size >= 0)
+		ev_attr_num(&s->ax, &ev, s->k[K_BLOCK_SIZE], h->block_size);
 	if (h->text)
 		attr_str(s, &ev, s->k[h->pool == MEMSCOPE_SUB_CUDA ? K_SEGMENT_TYPE : K_STATE],
 			h->text);
 	return emit(s, &ev);
 }
 
-/* The fields of a trace entry. */
-struct entry {
-	uint32_t action, pair;
-	int32_t device;
-	int has_addr, has_size, has_stream;
-	int64_t addr, size, stream;
-	uint64_t ts;
-};
-
-/* A MALLOC or FREE of pool for entry e: the live map kept, a FREE of a block the trace did not
- * allocate preceded by its MALLOC (before_trace). */
-static int block_event(struct snap *s, const struct pk_node *n, const struct entry *e,
-	unsigned kind, unsigned pool)
+/* The event of trace entry e of kind in pool at addr, size: its stacks, stream and string attrs
+ * (free_requested when it ends a block whose free was requested). */
+static int emit_entry(struct snap *s, const struct entry *e, unsigned kind, unsigned pool,
+	uint64_t addr, int64_t size)
 {
-	struct u64map *live = &s->live[pool == MEMSCOPE_SUB_CUDA];
 	struct memscope_event ev;
-	uint64_t a, b, addr = (uint64_t)e->addr;
-	int rc;
+	uint64_t a, b;
 
-	if (!e->has_addr || !e->has_size || e->size < 0)
-		return bad(s, "trace entry", "an alloc or free without its addr or size");
-	if (kind == MEMSCOPE_KIND_MALLOC) {
-		if (u64map_put(live, addr, (uint64_t)(int64_t)e->device, 0))
-			return nomem(s);
-	} else if (!u64map_del(live, addr, &a, &b)) {
-		struct held h = { addr, e->size, -1, e->device, (uint16_t)pool, 0, 0 };
-
-		if ((rc = emit_before(s, &h)))
-			return rc;
-	}
 	ev_start(s, &ev, kind, pool, e->device, e->ts);
-	set_block(s, &ev, addr, e->size);
+	set_block(s, &ev, addr, size);
 	set_stacks(s, &ev, e->pair);
 	if (e->has_stream)
 		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
 	if (pool == MEMSCOPE_SUB_CUDA_CACHING && kind == MEMSCOPE_KIND_FREE &&
 		u64map_del(&s->requested, addr, &a, &b))
 		ev_attr_unum(&s->ax, &ev, s->k[V_FREE_REQUESTED], a);
-	attr_given(s, &ev, n, K_USER_METADATA);
-	attr_given(s, &ev, n, K_COMPILE_CONTEXT);
+	attr_given(s, &ev, K_USER_METADATA, e->user_metadata);
+	attr_given(s, &ev, K_COMPILE_CONTEXT, e->compile_context);
 	return emit(s, &ev);
 }
 
-/* An entry that is not a block's: oom, snapshot, annotate, or an action not known. */
-static int other_event(struct snap *s, const struct pk_node *n, const struct entry *e)
+/* An alloc or free_completed: the block's live entry kept, a free of a block the trace did not
+ * allocate preceded by its MALLOC (before_trace). */
+static int block_event(struct snap *s, const struct entry *e, unsigned kind)
+{
+	uint64_t dev, bytes, addr = (uint64_t)e->addr;
+	int rc;
+
+	if (kind == MEMSCOPE_KIND_MALLOC) {
+		if (u64map_get(&s->live, addr, &dev, &bytes) &&
+			(rc = count_live(s, (int32_t)dev, P_BLOCKS, bytes, 0)))
+			return rc;
+		if (u64map_put(&s->live, addr, (uint64_t)(int64_t)e->device, (uint64_t)e->size))
+			return nomem(s);
+		if ((rc = count_live(s, e->device, P_BLOCKS, (uint64_t)e->size, 1)))
+			return rc;
+	} else if (u64map_del(&s->live, addr, &dev, &bytes)) {
+		if ((rc = count_live(s, (int32_t)dev, P_BLOCKS, bytes, 0)))
+			return rc;
+	} else {
+		struct held h = { addr, e->size, -1, e->device, MEMSCOPE_SUB_CUDA_CACHING, 0, 0 };
+
+		if ((rc = emit_before(s, &h)))
+			return rc;
+	}
+	return emit_entry(s, e, kind, MEMSCOPE_SUB_CUDA_CACHING, addr, e->size);
+}
+
+/* ---- the CUDA pool: memory mapped by range ---- */
+
+static uint64_t end_of(uint64_t addr, uint64_t size)
+{
+	return addr + size < addr ? UINT64_MAX : addr + size;
+}
+
+/* [addr, addr + size) mapped on device with stacks pair: kept by address and counted. */
+static int map_range(struct snap *s, uint64_t addr, uint64_t size, int32_t device, uint32_t pair)
+{
+	uint64_t bytes, b;
+	int rc;
+
+	if (u64tree_get(&s->mapped, addr, &bytes, &b) &&
+		(rc = count_live(s, (int32_t)(b >> 32), P_CUDA, bytes, 0)))
+		return rc;
+	if (u64tree_put(&s->mapped, addr, size, (uint64_t)(uint32_t)device << 32 | pair))
+		return nomem(s);
+	return count_live(s, device, P_CUDA, size, 1);
+}
+
+/* A segment_alloc or segment_map. */
+static int cuda_malloc(struct snap *s, const struct entry *e)
+{
+	int rc = map_range(s, (uint64_t)e->addr, (uint64_t)e->size, e->device, e->pair);
+
+	return rc ? rc
+		  : emit_entry(s, e, MEMSCOPE_KIND_MALLOC, MEMSCOPE_SUB_CUDA, (uint64_t)e->addr,
+			    e->size);
+}
+
+/* The piece at addr (bytes, b as mapped kept) freed by entry e whose range is [lo, hi): its FREE,
+ * then the MALLOCs of its parts outside the range, which stay mapped (remains_of). */
+static int free_piece(struct snap *s, const struct entry *e, uint64_t addr, uint64_t bytes,
+	uint64_t b, uint64_t lo, uint64_t hi)
+{
+	uint64_t end = end_of(addr, bytes), part[2][2] = { { addr, lo }, { hi, end } };
+	int32_t device = (int32_t)(b >> 32);
+	int rc, i;
+
+	u64tree_del(&s->mapped, addr, NULL, NULL);
+	if ((rc = count_live(s, device, P_CUDA, bytes, 0)) ||
+		(rc = emit_entry(
+			 s, e, MEMSCOPE_KIND_FREE, MEMSCOPE_SUB_CUDA, addr, (int64_t)bytes)))
+		return rc;
+	for (i = 0; i < 2; i++) {
+		struct memscope_event ev;
+		char *t = s->ax.num[1];
+
+		if (part[i][0] >= part[i][1] || part[i][0] < addr || part[i][1] > end)
+			continue;
+		if ((rc = map_range(s, part[i][0], part[i][1] - part[i][0], device, (uint32_t)b)))
+			return rc;
+		ev_start(s, &ev, MEMSCOPE_KIND_MALLOC, MEMSCOPE_SUB_CUDA, device, e->ts);
+		set_block(s, &ev, part[i][0], (int64_t)(part[i][1] - part[i][0]));
+		set_stacks(s, &ev, (uint32_t)b);
+		fmt_hex16(t, addr);
+		ev_attr_text(&s->ax, &ev, s->k[K_REMAINS_OF], t, 18);
+		if ((rc = emit(s, &ev)))
+			return rc;
+	}
+	return 0;
+}
+
+/* [addr, addr + size) of entry e's free that no piece of the trace holds: mapped before the
+ * trace, so its MALLOC (before_trace), then its FREE. */
+static int free_gap(struct snap *s, const struct entry *e, uint64_t addr, uint64_t size)
+{
+	struct held h = { addr, (int64_t)size, -1, e->device, MEMSCOPE_SUB_CUDA, 0, 0 };
+	int rc = emit_before(s, &h);
+
+	return rc ? rc
+		  : emit_entry(s, e, MEMSCOPE_KIND_FREE, MEMSCOPE_SUB_CUDA, addr, (int64_t)size);
+}
+
+/* The first piece at or after lo that reaches past lo (one starting below lo included): 1 and
+ * its key and values, or 0. */
+static int first_piece(struct snap *s, uint64_t lo, uint64_t *k, uint64_t *a, uint64_t *b)
+{
+	if (u64tree_floor(&s->mapped, lo, k, a, b) && (end_of(*k, *a) > lo || *k == lo))
+		return 1;
+	return u64tree_after(&s->mapped, lo, k, a, b);
+}
+
+/* A segment_free or segment_unmap of [addr, addr + size): every piece the trace mapped there
+ * freed (free_piece), the parts no piece holds freed as mapped before the trace (free_gap); a
+ * size of 0 frees the piece at addr. */
+static int cuda_free(struct snap *s, const struct entry *e)
+{
+	uint64_t lo = (uint64_t)e->addr, hi = end_of(lo, (uint64_t)e->size), at = lo, k, a, b;
+	int rc = 0, more;
+
+	if (lo == hi)
+		return u64tree_get(&s->mapped, lo, &a, &b)
+			       ? free_piece(s, e, lo, a, b, lo, end_of(lo, a))
+			       : free_gap(s, e, lo, 0);
+	for (more = first_piece(s, lo, &k, &a, &b); more && k < hi && !rc;
+		more = u64tree_after(&s->mapped, k, &k, &a, &b)) {
+		uint64_t end = end_of(k, a);
+
+		if (k > at && (rc = free_gap(s, e, at, k - at)))
+			break;
+		rc = free_piece(s, e, k, a, b, lo, hi);
+		at = end > at ? end : at;
+	}
+	if (!rc && at < hi)
+		rc = free_gap(s, e, at, hi - at);
+	return rc;
+}
+
+/* ---- other entries ---- */
+
+/* An oom entry's event (OOM_TRIGGER): what it asked for and what CUDA had free, and with o, the
+ * state of its device then: bytes reserved (the CUDA pool) and allocated (the blocks), those
+ * allocated before the trace and alive then included. */
+static int emit_oom(struct snap *s, const struct entry *e, const struct oom *o)
 {
 	struct memscope_event ev;
-	int64_t v;
+	struct dev *d;
 
-	if (e->action == s->k[V_OOM]) {
-		ev_start(s, &ev, MEMSCOPE_KIND_OOM_DETAIL, MEMSCOPE_SUB_OOM_TRIGGER, e->device,
-			e->ts);
-		if (e->has_size) {
-			ev.size = e->size;
-			ev.flags |= MEMSCOPE_EV_SIZE;
-			ev_attr_num(&s->ax, &ev, MEMSCOPE_STR_SIZE, e->size);
-		}
-		if (get_int(s, n, K_DEVICE_FREE, &v) == 1)
-			ev_attr_num(&s->ax, &ev, s->k[K_DEVICE_FREE], v);
-	} else if (e->action == s->k[V_SNAPSHOT]) {
+	ev_start(s, &ev, MEMSCOPE_KIND_OOM_DETAIL, MEMSCOPE_SUB_OOM_TRIGGER, e->device, e->ts);
+	if (e->has_size) {
+		ev.size = e->size;
+		ev.flags |= MEMSCOPE_EV_SIZE;
+		ev_attr_num(&s->ax, &ev, MEMSCOPE_STR_SIZE, e->size);
+	}
+	if (e->has_device_free)
+		ev_attr_num(&s->ax, &ev, s->k[K_DEVICE_FREE], e->device_free);
+	if (o) {
+		if (dev_get(s, e->device, &d))
+			return nomem(s);
+		ev_attr_unum(&s->ax, &ev, s->k[K_RESERVED],
+			o->live[P_CUDA] + d->before[P_CUDA] - o->before[P_CUDA]);
+		ev_attr_unum(&s->ax, &ev, s->k[K_ALLOCATED],
+			o->live[P_BLOCKS] + d->before[P_BLOCKS] - o->before[P_BLOCKS]);
+	}
+	if (e->has_stream)
+		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
+	attr_given(s, &ev, K_USER_METADATA, e->user_metadata);
+	attr_given(s, &ev, K_COMPILE_CONTEXT, e->compile_context);
+	set_stacks(s, &ev, e->pair);
+	return emit(s, &ev);
+}
+
+/* An oom entry: kept with its device's figures now, delivered after the file (emit_ooms), when
+ * what was allocated before the trace is known; past SNAP_OOMS of them, delivered now without
+ * the state. */
+static int oom_entry(struct snap *s, const struct entry *e)
+{
+	struct dev *d;
+	struct oom *o;
+
+	if (s->n_ooms >= SNAP_OOMS)
+		return emit_oom(s, e, NULL);
+	if (dev_get(s, e->device, &d) ||
+		grow_array(&s->ooms, &s->cap_ooms, s->n_ooms + 1, sizeof(*s->ooms)))
+		return nomem(s);
+	o = &s->ooms[s->n_ooms++];
+	o->e = *e;
+	memcpy(o->live, d->live, sizeof(o->live));
+	memcpy(o->before, d->before, sizeof(o->before));
+	return 0;
+}
+
+/* An entry that is not a block's or an oom: snapshot, annotate, or an action not known. */
+static int other_event(struct snap *s, const struct entry *e)
+{
+	struct memscope_event ev;
+
+	if (e->action == s->k[V_SNAPSHOT]) {
 		ev_start(s, &ev, MEMSCOPE_KIND_SNAPSHOT, MEMSCOPE_SUB_SNAPSHOT, e->device, e->ts);
 	} else if (e->action == s->k[V_ANNOTATE]) {
 		ev_start(s, &ev, MEMSCOPE_KIND_MSTX, MEMSCOPE_SUB_MARK, e->device, e->ts);
 		ev.flags |= MEMSCOPE_EV_NAME_QUOTED; /* as the dump writes MSTX names */
-		ev.name = get_str(s, n, K_NAME)		   ? get_str(s, n, K_NAME)
-			  : get_str(s, n, K_USER_METADATA) ? get_str(s, n, K_USER_METADATA)
-							   : s->k[V_ANNOTATE];
+		ev.name = e->name	     ? e->name
+			  : e->user_metadata ? e->user_metadata
+					     : s->k[V_ANNOTATE];
 	} else {
 		ev_start(s, &ev, MEMSCOPE_KIND_UNKNOWN, MEMSCOPE_SUB_UNKNOWN, e->device, e->ts);
 		ev.kind_text = e->action;
@@ -484,53 +797,163 @@ static int other_event(struct snap *s, const struct pk_node *n, const struct ent
 	}
 	if (e->has_stream)
 		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
-	attr_given(s, &ev, n, K_USER_METADATA);
-	attr_given(s, &ev, n, K_COMPILE_CONTEXT);
+	attr_given(s, &ev, K_USER_METADATA, e->user_metadata);
+	attr_given(s, &ev, K_COMPILE_CONTEXT, e->compile_context);
 	set_stacks(s, &ev, e->pair);
 	return emit(s, &ev);
 }
 
-static int trace_entry(struct snap *s, uint32_t id, int64_t device)
+/* The events of trace entry e (its device's). 0 or an error. */
+static int process(struct snap *s, const struct entry *e)
+{
+	uint32_t a = e->action;
+	struct dev *d;
+
+	if (dev_get(s, e->device, &d))
+		return nomem(s);
+	if (!d->has_first) { /* the device's first entry, with a time or not (then 0) */
+		d->has_first = 1;
+		d->first_ts = e->ts;
+	}
+	if (a == s->k[V_ALLOC] || a == s->k[V_FREE_COMPLETED] || a == s->k[V_SEGMENT_ALLOC] ||
+		a == s->k[V_SEGMENT_MAP] || a == s->k[V_SEGMENT_FREE] ||
+		a == s->k[V_SEGMENT_UNMAP]) {
+		if (!e->has_addr || !e->has_size || e->size < 0)
+			return bad(s, "trace entry", "an alloc or free without its addr or size");
+		if (a == s->k[V_ALLOC])
+			return block_event(s, e, MEMSCOPE_KIND_MALLOC);
+		if (a == s->k[V_FREE_COMPLETED])
+			return block_event(s, e, MEMSCOPE_KIND_FREE);
+		if (a == s->k[V_SEGMENT_ALLOC] || a == s->k[V_SEGMENT_MAP])
+			return cuda_malloc(s, e);
+		return cuda_free(s, e);
+	}
+	if (a == s->k[V_FREE_REQUESTED]) {
+		if (!e->has_addr)
+			return bad(s, "trace entry", "a free_requested without its addr");
+		return u64map_put(&s->requested, (uint64_t)e->addr, e->ts, 0) ? nomem(s) : 0;
+	}
+	if (a == s->k[V_OOM])
+		return oom_entry(s, e);
+	return other_event(s, e);
+}
+
+/* Trace entry id's fields into *e (device its list's place in device_traces); e->action 0 when
+ * it cannot be read (then bad's status: 0 when skipped). */
+static int parse_entry(struct snap *s, uint32_t id, int32_t device, struct entry *e)
 {
 	const struct pk_node *n = pk_node(s->pk, id);
-	struct entry e = { 0 };
 	int64_t t = 0;
-	int rc, has_t;
-	uint64_t a, b;
+	int a, z, st, tm;
 
-	e.device = device_of(device);
-	e.action = get_str(s, n, K_ACTION);
-	if (!e.action)
+	memset(e, 0, sizeof(*e));
+	e->device = device;
+	if (!(e->action = get_str(s, n, K_ACTION)))
 		return bad(s, "trace entry", "its action is not a string");
-	if ((e.has_addr = get_int(s, n, K_ADDR, &e.addr)) < 0 ||
-		(e.has_size = get_int(s, n, K_SIZE, &e.size)) < 0 ||
-		(e.has_stream = get_int(s, n, K_STREAM, &e.stream)) < 0 ||
-		(has_t = get_int(s, n, K_TIME_US, &t)) < 0)
+	if ((a = get_int(s, n, K_ADDR, &e->addr)) < 0 ||
+		(z = get_int(s, n, K_SIZE, &e->size)) < 0 ||
+		(st = get_int(s, n, K_STREAM, &e->stream)) < 0 ||
+		(tm = get_int(s, n, K_TIME_US, &t)) < 0) {
+		e->action = 0;
 		return bad(s, "trace entry", "addr, size, stream or time_us is not an integer");
-	if (t < 0 || (uint64_t)t > UINT64_MAX / 1000)
-		return bad(s, "trace entry", "time_us out of range");
-	e.ts = (uint64_t)t * 1000;
-	/* the device's first entry, with a time or not (then 0) */
-	if (!u64map_get(&s->first_ts, (uint64_t)(int64_t)e.device, &a, &b) &&
-		u64map_put(&s->first_ts, (uint64_t)(int64_t)e.device, e.ts, 0))
-		return nomem(s);
-	if ((rc = stacks_of(s, pk_dict_get(s->pk, pk_node(s->pk, id), s->k[K_FRAMES]), &e.pair)))
-		return rc;
-	n = pk_node(s->pk, id);
-	if (e.action == s->k[V_ALLOC])
-		return block_event(s, n, &e, MEMSCOPE_KIND_MALLOC, MEMSCOPE_SUB_CUDA_CACHING);
-	if (e.action == s->k[V_FREE_COMPLETED])
-		return block_event(s, n, &e, MEMSCOPE_KIND_FREE, MEMSCOPE_SUB_CUDA_CACHING);
-	if (e.action == s->k[V_SEGMENT_ALLOC] || e.action == s->k[V_SEGMENT_MAP])
-		return block_event(s, n, &e, MEMSCOPE_KIND_MALLOC, MEMSCOPE_SUB_CUDA);
-	if (e.action == s->k[V_SEGMENT_FREE] || e.action == s->k[V_SEGMENT_UNMAP])
-		return block_event(s, n, &e, MEMSCOPE_KIND_FREE, MEMSCOPE_SUB_CUDA);
-	if (e.action == s->k[V_FREE_REQUESTED]) {
-		if (!e.has_addr)
-			return bad(s, "trace entry", "a free_requested without its addr");
-		return u64map_put(&s->requested, (uint64_t)e.addr, e.ts, 0) ? nomem(s) : 0;
 	}
-	return other_event(s, n, &e);
+	if (t < 0 || (uint64_t)t > UINT64_MAX / 1000) {
+		e->action = 0;
+		return bad(s, "trace entry", "time_us out of range");
+	}
+	e->has_addr = (uint8_t)a;
+	e->has_size = (uint8_t)z;
+	e->has_stream = (uint8_t)st;
+	e->ts = (uint64_t)t * 1000;
+	e->has_device_free = get_int(s, n, K_DEVICE_FREE, &e->device_free) == 1;
+	e->user_metadata = get_str(s, n, K_USER_METADATA);
+	e->compile_context = get_str(s, n, K_COMPILE_CONTEXT);
+	e->name = get_str(s, n, K_NAME);
+	/* the frames last: a hostile frames list holding this dict lets its items go */
+	return stacks_of(s, pk_dict_get(s->pk, n, s->k[K_FRAMES]), &e->pair);
+}
+
+/* ---- lists of entries read again ---- */
+
+/* Entry e of list list_id kept (the first SNAP_KEPT_ENTRIES of the file) in case the list is put
+ * into device_traces again. 0 or an error. */
+static int keep_entry(struct snap *s, uint32_t list_id, const struct entry *e)
+{
+	struct pk_node *l = pk_node(s->pk, list_id);
+	struct kept_list *k;
+
+	if (l->done || l->kind != PK_LIST)
+		return 0;
+	if (!l->aux) {
+		if (s->n_lists >= SNAP_KEPT_ENTRIES)
+			return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name,
+				pk_offset(s->pk), "trace entries in more than %u lists",
+				SNAP_KEPT_ENTRIES);
+		if (grow_array(&s->lists, &s->cap_lists, s->n_lists + 1, sizeof(*s->lists)))
+			return nomem(s);
+		s->lists[s->n_lists].first = (uint32_t)s->n_kept;
+		s->lists[s->n_lists].device = e->device;
+		l->aux = (uint32_t)++s->n_lists;
+	}
+	k = &s->lists[l->aux - 1];
+	if (k->cut)
+		return 0;
+	if (k->first + k->n != s->n_kept || s->n_kept >= SNAP_KEPT_ENTRIES) {
+		k->cut = 1; /* another list's entries came between, or no room: not all kept */
+		return 0;
+	}
+	if (grow_array(&s->kept, &s->cap_kept, s->n_kept + 1, sizeof(*s->kept)))
+		return nomem(s);
+	s->kept[s->n_kept++] = *e;
+	k->n++;
+	return 0;
+}
+
+/* List id appended to list_id: the first time, its place; put into that same list again (a memo
+ * reference: device_traces holding one list for two devices), its entries read again for the
+ * device of its index there, as Python reads them. 0 or an error. */
+static int list_again(struct snap *s, uint32_t id, uint32_t list_id)
+{
+	const struct pk_node *n = pk_node(s->pk, id);
+	struct kept_list *k;
+	struct entry e;
+	int32_t device;
+	uint32_t i;
+	int rc = 0;
+
+	if (n->done || !n->aux)
+		return 0;
+	k = &s->lists[n->aux - 1];
+	if (!k->placed) {
+		k->placed = 1;
+		k->parent = list_id;
+		return 0;
+	}
+	if (k->parent != list_id)
+		return 0;
+	if (k->cut)
+		return bad(s, "device_traces",
+			"a trace list put in it again (a memo reference) whose entries were not "
+			"all kept: not read twice");
+	device = device_of(pk_node(s->pk, list_id)->n); /* the index it is about to take */
+	for (i = 0; i < k->n && !rc; i++) {
+		e = s->kept[k->first + i];
+		e.device = device;
+		rc = process(s, &e);
+	}
+	return rc;
+}
+
+static int trace_entry(struct snap *s, uint32_t id, uint32_t list_id, int64_t index)
+{
+	struct entry e;
+	int rc = parse_entry(s, id, device_of(index), &e);
+
+	if (rc || !e.action)
+		return rc;
+	if ((rc = keep_entry(s, list_id, &e)))
+		return rc;
+	return process(s, &e);
 }
 
 /* ---- segments and annotations ---- */
@@ -572,26 +995,26 @@ static int block_history(struct snap *s, uint32_t hist_id, uint32_t *pair, int64
 	return pk_node_done(s->pk, hist_id, PK_PAIR, 0, 0);
 }
 
-/* One block of a segment: kept when it holds a tensor (active_*). Its frames (or history) are
- * turned into stacks whatever its state, so the memo keeps none of it once the block goes. */
+/* One block of a segment: kept when it holds a tensor (active_*), its bytes its requested size
+ * (its size when it has none). Its frames (or history) are turned into stacks whatever its
+ * state, so the memo keeps none of it once the block goes. */
 static int segment_block(struct snap *s, uint32_t id, int32_t device)
 {
 	const struct pk_node *n = pk_node(s->pk, id);
 	const struct pk_val *hist;
 	struct held h = { 0 };
 	uint32_t state, hist_pair = 0;
-	int64_t addr = 0, v, real;
+	int64_t addr = 0, size = 0, v, requested, real;
 	int rc, active, has_frames;
 
 	if (n->kind != PK_DICT || n->done)
 		return 0;
 	state = get_str(s, n, K_STATE);
 	active = state == s->k[V_ACTIVE_ALLOCATED] || state == s->k[V_ACTIVE_PENDING_FREE];
-	if (active && (get_int(s, n, K_ADDRESS, &addr) != 1 ||
-			      get_int(s, n, K_SIZE, &h.size) != 1 || h.size < 0))
+	if (active && (get_int(s, n, K_ADDRESS, &addr) != 1 || get_int(s, n, K_SIZE, &size) != 1 ||
+			      size < 0))
 		return bad(s, "segment block", "its address or size is not an integer");
-	h.addr = (uint64_t)addr;
-	h.requested = real = get_int(s, n, K_REQUESTED_SIZE, &v) == 1 ? v : -1;
+	requested = real = get_int(s, n, K_REQUESTED_SIZE, &v) == 1 && v >= 0 ? v : -1;
 	has_frames = pk_dict_get(s->pk, n, s->k[K_FRAMES]) != NULL;
 	if ((rc = stacks_of(s, pk_dict_get(s->pk, n, s->k[K_FRAMES]), &h.pair)))
 		return rc;
@@ -603,11 +1026,14 @@ static int segment_block(struct snap *s, uint32_t id, int32_t device)
 			return rc;
 		if (!has_frames) {
 			h.pair = hist_pair;
-			h.requested = real;
+			requested = real >= 0 ? real : requested;
 		}
 	}
 	if (!active)
 		return 0;
+	h.addr = (uint64_t)addr;
+	h.size = requested >= 0 ? requested : size;
+	h.block_size = size != h.size ? size : -1;
 	h.device = device;
 	h.pool = MEMSCOPE_SUB_CUDA_CACHING;
 	h.text = state;
@@ -627,7 +1053,7 @@ static int segment(struct snap *s, uint32_t id)
 		h.size < 0 || get_int(s, n, K_DEVICE, &device) < 0)
 		return bad(s, "segment", "its address, total_size or device is not an integer");
 	h.addr = (uint64_t)addr;
-	h.requested = -1;
+	h.block_size = -1;
 	h.device = device_of(device);
 	h.pool = MEMSCOPE_SUB_CUDA;
 	h.text = get_str(s, n, K_SEGMENT_TYPE);
@@ -673,8 +1099,10 @@ static int annotation(struct snap *s, uint32_t id)
 	return emit(s, &ev);
 }
 
-/* pk_item_fn: trace entries, segments and annotations are taken as they are appended. */
-static int on_item(void *ctx, struct pk *p, const struct pk_val *item, int64_t list_index)
+/* pk_item_fn: trace entries, segments and annotations are taken as they are appended; a list of
+ * entries put into device_traces again is read again (list_again). */
+static int on_item(
+	void *ctx, struct pk *p, const struct pk_val *item, uint32_t list_id, int64_t list_index)
 {
 	struct snap *s = ctx;
 	const struct pk_node *n;
@@ -683,10 +1111,12 @@ static int on_item(void *ctx, struct pk *p, const struct pk_val *item, int64_t l
 	if (item->type != PK_NODE)
 		return 0;
 	n = pk_node(p, item->id);
+	if (n->kind == PK_LIST)
+		return list_again(s, item->id, list_id);
 	if (n->kind != PK_DICT || n->done || n->n > SNAP_RECORD_ITEMS)
 		return 0;
 	if (pk_dict_get(p, n, s->k[K_ACTION]))
-		rc = trace_entry(s, item->id, list_index);
+		rc = trace_entry(s, item->id, list_id, list_index);
 	else if (pk_dict_get(p, n, s->k[K_TOTAL_SIZE]))
 		rc = segment(s, item->id);
 	else if (pk_dict_get(p, n, s->k[K_STAGE]))
@@ -696,33 +1126,124 @@ static int on_item(void *ctx, struct pk *p, const struct pk_val *item, int64_t l
 	return rc < 0 ? rc : 1;
 }
 
-/* After the trace: the segments and blocks of the state the trace did not allocate. */
-static int emit_held(struct snap *s)
+/* What a value is, for messages. */
+static const char *type_name(struct pk *p, const struct pk_val *v)
+{
+	static const char *const names[] = { "None", "a bool", "an int", "an int", "a float",
+		"a str", "bytes", "", "a list", "a dict" };
+	static const char *const kinds[] = { "a list", "a dict", "a tuple" };
+
+	if (v->type == PK_NODE)
+		return kinds[pk_node(p, v->id)->kind];
+	return v->type < sizeof(names) / sizeof(names[0]) ? names[v->type] : "a value";
+}
+
+/* pk_root_fn: segments, device_traces and external_annotations are lists (device_traces one of
+ * lists), else the file is not a snapshot, said at the value. */
+static int on_root(
+	void *ctx, struct pk *p, const struct pk_val *key, const struct pk_val *v, uint64_t offset)
+{
+	struct snap *s = ctx;
+	const struct pk_node *n;
+	const char *what;
+	uint32_t i;
+
+	if (key->type != PK_STR ||
+		(key->id != s->k[K_SEGMENTS] && key->id != s->k[K_DEVICE_TRACES] &&
+			key->id != s->k[K_EXTERNAL_ANNOTATIONS]))
+		return 0;
+	what = key_text[key->id == s->k[K_SEGMENTS]	   ? K_SEGMENTS
+			: key->id == s->k[K_DEVICE_TRACES] ? K_DEVICE_TRACES
+							   : K_EXTERNAL_ANNOTATIONS];
+	if (v->type != PK_NODE || pk_node(p, v->id)->kind != PK_LIST || pk_node(p, v->id)->done)
+		return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name, offset,
+			"not a PyTorch memory snapshot: its %s is %s, not a list", what,
+			type_name(p, v));
+	n = pk_node(p, v->id);
+	for (i = 0; key->id == s->k[K_DEVICE_TRACES] && i < n->n; i++)
+		if (n->items[i].type != PK_NODE || pk_node(p, n->items[i].id)->kind != PK_LIST)
+			return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name,
+				offset,
+				"not a PyTorch memory snapshot: its device_traces[%u] is %s, not a "
+				"list",
+				i, type_name(p, &n->items[i]));
+	return 0;
+}
+
+/* ---- the end ---- */
+
+/* Part [lo, hi) of held segment h, mapped before the trace: its MALLOC (before_trace), kept as
+ * mapped so a segment listed twice is counted once. */
+static int held_part(struct snap *s, const struct held *h, uint64_t lo, uint64_t hi)
+{
+	struct held g = *h;
+	int rc;
+
+	g.addr = lo;
+	g.size = (int64_t)(hi - lo);
+	if ((rc = emit_before(s, &g)))
+		return rc;
+	return map_range(s, lo, hi - lo, h->device, h->pair);
+}
+
+/* Held segment h: the parts of it no piece of the trace holds (an expandable segment's first
+ * pieces may have been mapped before the trace, its others in it). */
+static int held_segment(struct snap *s, const struct held *h)
+{
+	uint64_t lo = h->addr, hi = end_of(lo, (uint64_t)h->size), at = lo, k, a, b;
+	int rc = 0, more;
+
+	if (lo == hi)
+		return u64tree_get(&s->mapped, lo, &a, &b) ? 0 : held_part(s, h, lo, hi);
+	for (more = first_piece(s, lo, &k, &a, &b); more && k < hi && !rc;
+		more = u64tree_after(&s->mapped, k, &k, &a, &b)) {
+		uint64_t end = end_of(k, a);
+
+		if (k > at)
+			rc = held_part(s, h, at, k);
+		at = end > at ? end : at;
+	}
+	if (!rc && at < hi)
+		rc = held_part(s, h, at, hi);
+	return rc;
+}
+
+/* After the trace: the segments and blocks of the state the trace did not allocate, then the oom
+ * entries with the state at their time. */
+static int finish(struct snap *s)
 {
 	size_t i;
 	uint64_t a, b;
-	int rc;
+	int rc = 0;
 
-	for (i = 0; i < s->n_held; i++) {
+	for (i = 0; i < s->n_held && !rc; i++) {
 		const struct held *h = &s->held[i];
 
-		if (u64map_get(&s->live[h->pool == MEMSCOPE_SUB_CUDA], h->addr, &a, &b))
-			continue;
-		if ((rc = emit_before(s, h)))
-			return rc;
+		if (h->pool == MEMSCOPE_SUB_CUDA)
+			rc = held_segment(s, h);
+		else if (!u64map_get(&s->live, h->addr, &a, &b) && !(rc = emit_before(s, h)) &&
+			 u64map_put(&s->live, h->addr, (uint64_t)(int64_t)h->device,
+				 (uint64_t)h->size))
+			rc = nomem(s);
 	}
-	return 0;
+	for (i = 0; i < s->n_ooms && !rc; i++)
+		rc = emit_oom(s, &s->ooms[i].e, &s->ooms[i]);
+	return rc;
 }
 
 static void snap_free(struct snap *s)
 {
 	pk_free(s->pk);
-	u64map_free(&s->live[0]);
-	u64map_free(&s->live[1]);
+	u64map_free(&s->live);
+	u64tree_free(&s->mapped);
 	u64map_free(&s->requested);
-	u64map_free(&s->first_ts);
+	u64map_free(&s->dev_of);
 	u64map_free(&s->pair_of);
+	free(s->devs);
 	free(s->held);
+	free(s->kept);
+	free(s->lists);
+	free(s->ooms);
 	free(s->pairs);
 	free(s->py);
 	free(s->c);
@@ -733,6 +1254,7 @@ static int snapshot_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct snap s = { .src = src, .st = src->st, .fn = fn, .ctx = ctx, .err = err };
+	struct pk_hooks hooks = { .item = on_item, .root = on_root, .ctx = &s };
 	struct pk_val root;
 	uint32_t none;
 	int rc = 0, i;
@@ -744,11 +1266,11 @@ static int snapshot_read(
 		goto out;
 	}
 	src->stats.layout = MEMSCOPE_LAYOUT_CURRENT;
-	rc = pk_read(&s.pk, src, on_item, &s, &root, err);
+	rc = pk_read(&s.pk, src, &hooks, &root, err);
 	if (rc == MEMSCOPE_E_TRUNCATED && src->opts.lenient) {
 		/* a cut snapshot: what was read is the input (the state, then the trace) */
 		src->stats.cut = *err;
-		rc = emit_held(&s);
+		rc = finish(&s);
 		goto out;
 	}
 	if (!rc &&
@@ -759,7 +1281,12 @@ static int snapshot_read(
 			"not a PyTorch memory snapshot: a pickle without segments or "
 			"device_traces");
 	if (!rc)
-		rc = emit_held(&s);
+		rc = finish(&s);
+	if (!rc && !s.n_ev && !src->stats.n_skipped)
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			"an empty PyTorch memory snapshot: no segments, trace entries or "
+			"annotations (taken before CUDA memory was allocated, or with memory "
+			"history not recorded)");
 out:
 	snap_free(&s);
 	return rc;

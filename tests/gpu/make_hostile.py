@@ -59,8 +59,18 @@ def keyed(key="segments"):
 
 
 def with_segments(a):
-    """An empty segments list as the next item: a snapshot has segments or device_traces."""
-    return a.binunicode("segments").empty_list()
+    """An empty segments list and one annotation as the next items: a snapshot has segments or
+    device_traces, and one without any record is refused as empty."""
+    a.binunicode("segments").empty_list()
+    return with_annotation(a)
+
+
+def with_annotation(a):
+    """external_annotations holding one annotation as the next item."""
+    a.binunicode("external_annotations").empty_list().empty_dict().mark()
+    a.binunicode("device").binint1(0).binunicode("stage").binunicode("START")
+    a.binunicode("name").binunicode("x").binunicode("time_us").binint1(1)
+    return a.setitems().append()
 
 
 def framed(body):
@@ -110,7 +120,8 @@ def memo_cases(c):
     a = keyed().empty_list().here("bad").long_binput(0xFFFFFFFF).setitems().stop()
     c.add("long_binput_huge", a.bytes(), 3, a.marks["bad"], why="LONG_BINPUT 2^32-1")
     # BINPUT of an index already put is allowed (pickle's memo is a dict): overwriting memo 1
-    a = keyed().empty_list().binput(1).binunicode("device_traces").binget(1).setitems().stop()
+    a = keyed().empty_list().binput(1).binunicode("device_traces").binget(1)
+    with_annotation(a).setitems().stop()
     c.add("binput_again", a.bytes(), 0, why="BINPUT 1 twice (allowed: an existing index)")
     # a flood of memo entries for one value: the spec bounds values held, not memo slots
     a = keyed().none()
@@ -261,8 +272,6 @@ def type_cases(c):
     seg = {"device": 0, "address": ms.ADDR_BASE, "total_size": 2 << 20, "segment_type": "large",
            "frames": [], "blocks": []}
     for name, data in [
-        ("traces_not_list", snap(device_traces=5)),
-        ("trace_not_list", snap(device_traces=[5, None])),
         ("entry_not_dict", snap(device_traces=[[1, "x", None]])),
         ("addr_is_str", snap(device_traces=[[ent(addr="0x10")]])),
         ("size_negative", snap(device_traces=[[ent(size=-5)]])),
@@ -294,6 +303,48 @@ def type_cases(c):
         c.add(name, data, "0|3", why=name.replace("_", " "))
 
 
+def value_at(data, key):
+    """The offset of the opcode that begins the value of the root dict's key in a pickle that
+    Python wrote (the first opcode after the key's string and its memo opcode)."""
+    ops = list(pickletools.genops(data))
+    i = next(i for i, (op, arg, _) in enumerate(ops) if arg == key)
+    while ops[i + 1][0].name in ("MEMOIZE", "BINPUT", "LONG_BINPUT"):
+        i += 1
+    return ops[i + 1][2]
+
+
+def shape_cases(c):
+    """device_traces (and segments, external_annotations) of another shape than a list: exit 3
+    naming the offset of the value (issue 35); a list shared by two devices is read for both
+    (make_snapshot.py's "shared"), unless it is too long to be kept: then refused."""
+    def snap(**over):
+        s = {"segments": [], "device_traces": [[]], "allocator_settings": {},
+             "external_annotations": []}
+        s.update(over)
+        return pickle.dumps(s, protocol=4)
+
+    ent = {"action": "alloc", "addr": ms.ADDR_BASE, "size": 512, "stream": 0,
+           "time_us": ms.BASE_US, "frames": []}
+    for name, key, value in [
+        ("traces_not_list", "device_traces", 5),
+        ("traces_none", "device_traces", None),
+        ("traces_dict", "device_traces", {0: [ent]}),
+        ("traces_tuple", "device_traces", ([ent],)),
+        ("trace_not_list", "device_traces", [5, None]),
+        ("trace_dict", "device_traces", [[ent], {"device": 1}]),
+        ("segments_not_list", "segments", "none"),
+        ("annotations_not_list", "external_annotations", {"stage": "START"}),
+    ]:
+        data = snap(**{key: value})
+        at = value_at(data, key)
+        c.add(name, data, 3, at, why=f"{key} = {value!r}: not a list")
+    # a trace list shared by two devices, longer than the entries kept (2^16): refused
+    long = [dict(ent, addr=ms.ADDR_BASE + 512 * (i % 2), action=("alloc", "free_completed")[i % 2])
+            for i in range((1 << 16) + 2)]
+    c.add("shared_trace_too_long", snap(device_traces=[long, long]), 3,
+          why="one list of 2^16+2 entries for two devices (a memo reference)")
+
+
 def truncations(c):
     """A small real-shaped snapshot cut after every 97th byte, at protocols 2 and 4: each cut
     is invalid input (an offset within the file), never a crash."""
@@ -317,6 +368,7 @@ def main():
     stack_cases(c)
     end_cases(c)
     type_cases(c)
+    shape_cases(c)
     truncations(c)
     c.write()
 

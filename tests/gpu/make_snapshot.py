@@ -48,6 +48,23 @@ def is_python_frame(f):
     return fn.endswith(".py") or fn.startswith("<")
 
 
+# The C frames left out of the stacks (formats/torch-snapshot.md "Stacks"): the recorder's, the
+# caching allocator's and the interpreter's own
+OWN_NAMES = ("unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp",
+             "CUDACachingAllocator", "__libc_start_main", "PyEval_", "PyObject_", "PyFunction_")
+OWN_FILES = ("core/boxing", "/Register", "/Redispatch", "pythonrun.c", "Modules/main.c",
+             "Objects/call.c", "Objects/methodobject.c", "pycore_ceval.h", "ceval.c",
+             "cpython/abstract.h")
+
+
+def is_own_frame(f):
+    """A C frame of the recorder, the allocator or the interpreter: left out."""
+    name, fn = f.get("name", ""), f.get("filename", "")
+    return (not is_python_frame(f) and
+            (name == "_start" or any(w in name for w in OWN_NAMES) or
+             any(w in fn for w in OWN_FILES)))
+
+
 def frame_text(f):
     """A frame as the dump writes it: Python `{filename}({line}): {name}`, C `{name}
     ({filename}:{line})`, or `{name}` when the filename is empty or '??'."""
@@ -57,6 +74,14 @@ def frame_text(f):
     if fn in ("", "??"):
         return name
     return f"{name} ({fn}:{line})"
+
+
+def block_bytes(b):
+    """A block's bytes by the spec's rule: its requested size (a history's last real_size in
+    the older form), its size when it has none."""
+    if "frames" not in b and b.get("history"):
+        return b["history"][-1].get("real_size", b.get("requested_size", b["size"]))
+    return b.get("requested_size", b["size"])
 
 
 class Figures:
@@ -128,22 +153,23 @@ class Figures:
 
 class Oracle:
     """The events memscope delivers for a snapshot, fed as the reader streams it: trace entries
-    device by device, then the external annotations, then finish() with the segments. Keeps the
-    events themselves when keep_events (small files), the figures always."""
+    device by device, then the external annotations, then finish() with the segments and the
+    oom entries. Keeps the events themselves when keep_events (small files), the figures
+    always."""
 
     POOL_OF = {
         "alloc": ("MALLOC", "CUDA_CACHING"),
         "free_completed": ("FREE", "CUDA_CACHING"),
-        "segment_alloc": ("MALLOC", "CUDA"),
-        "segment_map": ("MALLOC", "CUDA"),
-        "segment_free": ("FREE", "CUDA"),
-        "segment_unmap": ("FREE", "CUDA"),
     }
 
     def __init__(self, keep_events=True):
         self.events = [] if keep_events else None
         self.fig = Figures()
-        self.alive = {"CUDA": {}, "CUDA_CACHING": {}}  # pool -> {addr: size}
+        self.blocks = {}  # CUDA_CACHING: addr -> (device, bytes)
+        self.mapped = {}  # CUDA: addr -> [bytes, device, frames]
+        self.live = {}  # device -> {"CUDA": bytes, "CUDA_CACHING": bytes} alive from the trace
+        self.before = {}  # device -> the same, delivered as allocated before the trace
+        self.ooms = []  # (device, entry, live, before) kept for finish()
         self.requested_ns = {}  # addr -> ts_ns of the free_requested not yet completed
         self.first_us = {}  # device -> time_us of its first trace entry
         self.stack_cache = {}  # caller's key (the big loop's call site) -> (Python, C texts)
@@ -155,25 +181,23 @@ class Oracle:
         if cache is not None and cache in self.stack_cache:
             return self.stack_cache[cache]
         py = [frame_text(f) for f in frames if is_python_frame(f)]
-        c = [frame_text(f) for f in frames if not is_python_frame(f)]
+        c = [frame_text(f) for f in frames if not is_python_frame(f) and not is_own_frame(f)]
         if cache is not None:
             self.stack_cache[cache] = (py, c)
         return py, c
 
+    def count(self, table, device, pool, n):
+        d = table.setdefault(device, {"CUDA": 0, "CUDA_CACHING": 0})
+        d[pool] += n
+
     def emit(self, kind, typ, ts, device, ptr=None, size=None, attrs=None, frames=None,
-             name=None, trace=False, cache=None):
-        attrs = dict(attrs or {})
-        if size is not None:
-            attrs["size"] = str(size)
-        py, c = self.stacks(frames, cache)
+             name=None, trace=False, cache=None, stacks=None):
+        attrs = {"size": str(size), **(attrs or {})} if size is not None else dict(attrs or {})
+        py, c = stacks if stacks is not None else self.stacks(frames, cache)
         ev = {"kind": kind, "type": typ, "name": name, "ts": ts, "device": device, "ptr": ptr,
               "attrs": attrs, "py": py, "c": c, "trace": trace}
-        if kind in ("MALLOC", "FREE"):
-            pool = self.alive[typ]
-            if kind == "MALLOC":
-                pool[ptr] = size
-            else:
-                pool.pop(ptr, None)
+        if kind == "MALLOC" and attrs.get("before_trace") == "1":
+            self.count(self.before, device, typ, size)
         self.fig.add(ev)
         if self.events is not None:
             self.events.append(ev)
@@ -182,7 +206,55 @@ class Oracle:
         """When blocks alive before the trace are said to be allocated: the device's first trace
         entry less 1 µs, 0 when the device has none."""
         us = self.first_us.get(device)
-        return 0 if us is None else (us - 1) * 1000
+        return 0 if us is None else max(us - 1, 0) * 1000
+
+    # the CUDA pool, by range
+    def map(self, addr, size, device, frames):
+        old = self.mapped.get(addr)
+        if old:
+            self.count(self.live, old[1], "CUDA", -old[0])
+        self.mapped[addr] = [size, device, frames]
+        self.count(self.live, device, "CUDA", size)
+
+    def pieces(self, lo, hi):
+        """The mapped pieces reaching into [lo, hi), by address."""
+        return sorted(a for a, p in self.mapped.items()
+                      if a < hi and (a + p[0] > lo or a == lo))
+
+    def cuda_free(self, device, e, ts, attrs, frames, cache):
+        lo, size = e["addr"], e["size"]
+        hi = lo + size
+        at = lo
+
+        def gap(a, n):
+            self.emit("MALLOC", "CUDA", self.before_ns(device), device, a, n,
+                      {"before_trace": "1"}, trace=True)
+            self.emit("FREE", "CUDA", ts, device, a, n, attrs, frames, trace=True, cache=cache)
+
+        if size == 0:
+            if lo in self.mapped:
+                self.free_piece(device, lo, lo, lo + self.mapped[lo][0], ts, attrs, frames, cache)
+            else:
+                gap(lo, 0)
+            return
+        for a in self.pieces(lo, hi):
+            if a > at:
+                gap(at, a - at)
+            end = a + self.mapped[a][0]
+            self.free_piece(device, a, lo, hi, ts, attrs, frames, cache)
+            at = max(at, end)
+        if at < hi:
+            gap(at, hi - at)
+
+    def free_piece(self, device, a, lo, hi, ts, attrs, frames, cache):
+        size, dev, pframes = self.mapped.pop(a)
+        self.count(self.live, dev, "CUDA", -size)
+        self.emit("FREE", "CUDA", ts, device, a, size, attrs, frames, trace=True, cache=cache)
+        for x, y in ((a, lo), (hi, a + size)):
+            if a <= x < y <= a + size:
+                self.map(x, y - x, dev, pframes)
+                self.emit("MALLOC", "CUDA", ts, dev, x, y - x, {"remains_of": f"0x{a:016x}"},
+                          pframes, trace=True)
 
     def entry(self, device, e, cache=None):
         """One trace entry of device_traces[device]; cache: a key naming its frames (the big
@@ -194,15 +266,31 @@ class Oracle:
         attrs = {}
         if "stream" in e:
             attrs["stream"] = str(e["stream"])
-        extra = {k: str(e[k]) for k in ("user_metadata", "compile_context") if e.get(k)}
+        extra = {k: str(e[k]) for k in ("user_metadata", "compile_context")
+                 if e.get(k) and e[k] != "N/A"}
         frames = e.get("frames")
         addr, size = e.get("addr"), e.get("size")
         if action == "free_requested":
             self.requested_ns[addr] = ts
             return
-        if action in self.POOL_OF:
+        if action in ("segment_alloc", "segment_map"):
+            self.map(addr, size, device, frames)
+            self.emit("MALLOC", "CUDA", ts, device, addr, size, {**attrs, **extra}, frames,
+                      trace=True, cache=cache)
+        elif action in ("segment_free", "segment_unmap"):
+            self.cuda_free(device, e, ts, {**attrs, **extra}, frames, cache)
+        elif action in self.POOL_OF:
             kind, pool = self.POOL_OF[action]
-            if kind == "FREE" and addr not in self.alive[pool]:
+            if kind == "MALLOC":
+                old = self.blocks.get(addr)
+                if old:
+                    self.count(self.live, old[0], pool, -old[1])
+                self.blocks[addr] = (device, size)
+                self.count(self.live, device, pool, size)
+            elif addr in self.blocks:
+                old = self.blocks.pop(addr)
+                self.count(self.live, old[0], pool, -old[1])
+            else:
                 # a block of the ring buffer's past: its MALLOC made up just before its FREE
                 self.emit("MALLOC", pool, self.before_ns(device), device, addr, size,
                           {"before_trace": "1"}, trace=True)
@@ -211,9 +299,10 @@ class Oracle:
             self.emit(kind, pool, ts, device, addr, size, {**attrs, **extra}, frames,
                       trace=True, cache=cache)
         elif action == "oom":
-            attrs["device_free"] = str(e["device_free"])
-            self.emit("OOM_DETAIL", "OOM_TRIGGER", ts, device, None, size, {**attrs, **extra},
-                      frames, trace=True, cache=cache)
+            # kept for the end, with its device's figures now
+            live = dict(self.live.get(device, {"CUDA": 0, "CUDA_CACHING": 0}))
+            before = dict(self.before.get(device, {"CUDA": 0, "CUDA_CACHING": 0}))
+            self.ooms.append((device, e, ts, {**attrs, **extra}, live, before, cache))
         elif action == "snapshot":
             self.emit("SNAPSHOT", "SNAPSHOT", ts, device, None, None, {**attrs, **extra}, frames,
                       trace=True, cache=cache)
@@ -232,22 +321,48 @@ class Oracle:
 
     def finish(self, segments):
         """The segments and blocks alive when the snapshot was taken that the trace did not
-        allocate: MALLOCs at the device's first entry less 1 µs."""
+        allocate (a segment's parts no piece of the trace holds): MALLOCs at the device's first
+        entry less 1 µs; then the oom entries with the state at their time."""
         for s in segments:
             dev = s["device"]
-            if s["address"] not in self.alive["CUDA"]:
-                self.emit("MALLOC", "CUDA", self.before_ns(dev), dev, s["address"],
-                          s["total_size"], {"before_trace": "1",
-                                            "segment_type": s["segment_type"]}, s.get("frames"))
+            lo, hi = s["address"], s["address"] + s["total_size"]
+            attrs = {"before_trace": "1", "segment_type": s["segment_type"]}
+            parts, at = [], lo
+            if lo == hi:
+                parts = [] if lo in self.mapped else [(lo, lo)]
+            else:
+                for a in self.pieces(lo, hi):
+                    if a > at:
+                        parts.append((at, a))
+                    at = max(at, a + self.mapped[a][0])
+                if at < hi:
+                    parts.append((at, hi))
+            for x, y in parts:
+                self.emit("MALLOC", "CUDA", self.before_ns(dev), dev, x, y - x, attrs,
+                          s.get("frames"))
+                self.map(x, y - x, dev, s.get("frames"))
             for b in s["blocks"]:
                 if b["state"] not in ("active_allocated", "active_pending_free"):
                     continue
-                if b["address"] in self.alive["CUDA_CACHING"]:
+                if b["address"] in self.blocks:
                     continue
                 frames = b["frames"] if "frames" in b else b["history"][-1]["frames"]
-                self.emit("MALLOC", "CUDA_CACHING", self.before_ns(dev), dev, b["address"],
-                          b["size"], {"before_trace": "1", "requested_size":
-                                      str(b["requested_size"]), "state": b["state"]}, frames)
+                n = block_bytes(b)
+                battrs = {"before_trace": "1"}
+                if n != b["size"]:
+                    battrs["block_size"] = str(b["size"])
+                battrs["state"] = b["state"]
+                self.emit("MALLOC", "CUDA_CACHING", self.before_ns(dev), dev, b["address"], n,
+                          battrs, frames)
+                self.blocks[b["address"]] = (dev, n)
+        for device, e, ts, attrs, live, before, cache in self.ooms:
+            end = self.before.get(device, {"CUDA": 0, "CUDA_CACHING": 0})
+            oattrs = {"size": str(e["size"]), "device_free": str(e["device_free"]),
+                      "reserved": str(live["CUDA"] + end["CUDA"] - before["CUDA"]),
+                      "allocated": str(live["CUDA_CACHING"] + end["CUDA_CACHING"] -
+                                       before["CUDA_CACHING"]), **attrs}
+            self.emit("OOM_DETAIL", "OOM_TRIGGER", ts, device, None, None, oattrs,
+                      e.get("frames"), trace=True, cache=cache)
 
     def run(self, snap):
         """All of a snapshot held in memory, in the order the reader meets it."""
@@ -395,19 +510,20 @@ class Device:
             seg.top += size
             seg.blocks.append(b)
         self.live.append(b)
-        self.entry("alloc", b.address, b.size, frames, **extra)
+        # the trace's size is the requested one (the block's size is in segments)
+        self.entry("alloc", b.address, b.requested, frames, **extra)
         return b
 
     def free(self, b, frames, complete=True):
         """free_requested, then (unless not complete: still waiting for a stream)
         free_completed."""
-        self.entry("free_requested", b.address, b.size, frames)
+        self.entry("free_requested", b.address, b.requested, frames)
         b.state = "active_pending_free"
         if complete:
             self.complete(b, frames)
 
     def complete(self, b, frames):
-        self.entry("free_completed", b.address, b.size, frames)
+        self.entry("free_completed", b.address, b.requested, frames)
         b.state = "inactive"
         self.live.remove(b)
         self.cached.setdefault(b.size, []).append(b)
@@ -509,8 +625,8 @@ def training_loop(snap, stacks, steps, plant=None):
                               (1000, "forward1"))]
             if plant == (d.index, step):
                 b = d.alloc(3 * (1 << 20) + 100, stacks.alloc("<lambda>7"))
-                snap.planted = {"device": d.index, "addr": b.address, "size": b.size,
-                                "requested_size": b.requested, "step": step}
+                snap.planted = {"device": d.index, "addr": b.address, "size": b.requested,
+                                "block_size": b.size, "step": step}
         snap.annotate("END", "## forward ##")
         for d in snap.devices:
             grads = [d.alloc(s, stacks.alloc("_engine_run_backward6")) for s in (1 << 19, 2048)]
@@ -554,7 +670,7 @@ def scenario_ringcut(args):
     known_cuda, known_cc = 0, 0
     for d, skip in zip(snap.devices, (0, 5)):
         t = d.trace
-        starts = [i for i, e in enumerate(t) if e["action"] == "alloc" and e["size"] == 300032]
+        starts = [i for i, e in enumerate(t) if e["action"] == "alloc" and e["size"] == 300000]
         cut = starts[1] + 3 + skip
         if d.index == 0:  # move the cut just after a free_requested of a completed free
             cut = next(i for i in range(cut, len(t)) if t[i]["action"] == "free_requested") + 1
@@ -653,7 +769,7 @@ def scenario_special(args):
     e = d.entry("alloc", base, 8192, fr)
     oom = d.entry("oom", 0, 80 << 30, fr, device_free=123456789)
     del oom["addr"]  # an oom entry gives device_free instead of addr
-    late = d.entry("alloc", base + 8192, 1024, [])
+    late = d.entry("alloc", base + 8192, 1000, [])  # the block's 1024 bytes, 1000 requested
     del late["time_us"]  # no time: ts 0
     d1 = snap.devices[1]
     d1.entry("oom", 0, 1 << 40, [], device_free=0)
@@ -678,6 +794,80 @@ def scenario_special(args):
     snap.known = {"counts": {"SNAPSHOT SNAPSHOT": 1, "OOM_DETAIL OOM_TRIGGER": 2,
                              "MSTX Mark warmup done": 1, "MSTX Mark phase two": 1,
                              "MSTX Mark annotate": 1}}
+    return out, snap
+
+
+def scenario_expandable(args):
+    """Expandable segments, mapped and unmapped by range, and blocks of a rounded size
+    (formats/torch-snapshot.md "End state"). Device 0: a 40 MiB segment whose first 20 MiB were
+    mapped before the trace (holding a block of 1024 bytes, 1000 requested) and its second 20
+    MiB in it (a block of the same size): 40 MiB reserved, 2 blocks of 2000 bytes. Device 1: a
+    60 MiB piece whose middle 20 MiB are unmapped (two segments left), a range of 40 MiB
+    unmapped at once whose first half was mapped before the trace and second half in it, and a
+    segment allocated before the trace and freed in it."""
+    snap = Snap(2)
+    stacks = Stacks(FrameBank())
+    mib = 1 << 20
+    d0, d1 = snap.devices
+    fr, fr_free = stacks.alloc("forward0"), stacks.free("forward0")
+    a = ADDR_BASE
+    d0.entry("segment_map", a + 20 * mib, 20 * mib, fr)
+    d0.entry("alloc", a + 20 * mib, 1000, fr)
+    d0.entry("alloc", a + 20 * mib + 1024, 4000, fr)
+    d0.entry("free_requested", a + 20 * mib + 1024, 4000, fr_free)
+    d0.entry("free_completed", a + 20 * mib + 1024, 4000, fr_free)
+    c = ADDR_BASE + DEV_STRIDE
+    dd, e = c + (1 << 30), c + (2 << 30)
+    d1.entry("segment_map", c, 60 * mib, fr)
+    d1.entry("segment_map", dd + 20 * mib, 20 * mib, fr)
+    d1.entry("alloc", c, 100, fr)
+    d1.entry("segment_unmap", c + 20 * mib, 20 * mib, fr_free)
+    d1.entry("segment_unmap", dd, 40 * mib, fr_free)
+    d1.entry("segment_free", e, SEG_SIZE, fr_free)
+    pre = stacks.alloc("relu3")
+
+    def blk(addr, size, requested, frames):
+        return {"address": addr, "size": size, "requested_size": requested,
+                "state": "active_allocated" if requested else "inactive", "frames": frames}
+
+    def seg(dev, addr, size, blocks):
+        act = [b for b in blocks if b["state"] != "inactive"]
+        return {"device": dev, "address": addr, "total_size": size,
+                "allocated_size": sum(b["size"] for b in act),
+                "active_size": sum(b["size"] for b in act),
+                "requested_size": sum(b["requested_size"] for b in act), "stream": STREAM,
+                "segment_type": "large", "segment_pool_id": POOL_ID, "is_expandable": True,
+                "frames": fr, "blocks": blocks}
+
+    segments = [
+        seg(0, a, 40 * mib, [blk(a, 1024, 1000, pre), blk(a + 1024, 20 * mib - 1024, 0, []),
+                             blk(a + 20 * mib, 1024, 1000, fr),
+                             blk(a + 20 * mib + 1024, 20 * mib - 1024, 0, [])]),
+        seg(1, c, 20 * mib, [blk(c, 512, 100, fr), blk(c + 512, 20 * mib - 512, 0, [])]),
+        seg(1, c + 40 * mib, 20 * mib, [blk(c + 40 * mib, 20 * mib, 0, [])]),
+    ]
+    snap.known = {"before_trace": {"CUDA": 3, "CUDA_CACHING": 1},
+                  "live_bytes": {"CUDA": 80 * mib, "CUDA_CACHING": 2100}}
+    return snap.build(segments), snap
+
+
+def scenario_shared(args):
+    """One list object holding two devices' traces (device_traces = [L, L]: pickle writes L
+    once and a memo reference after it): Python reads its entries on both devices, and so
+    must memscope."""
+    snap = Snap(1)
+    stacks = Stacks(FrameBank())
+    d = snap.devices[0]
+    fr, fr_free = stacks.alloc("forward0"), stacks.free("forward0")
+    s = d.segment_alloc(fr)
+    b = d.alloc(4000, fr)
+    d.free(b, fr_free)
+    d.segment_free(s, fr_free)
+    d.entry("annotate", 0, 0, [], name="shared trace")
+    out = snap.build([])
+    out["device_traces"] = [d.trace, d.trace]
+    snap.known = {"devices": [0, 1], "counts": {"MALLOC CUDA": 2, "MALLOC CUDA_CACHING": 2,
+                                                "MSTX Mark shared trace": 2}}
     return out, snap
 
 
@@ -1218,6 +1408,8 @@ SCENARIOS = {
     "nohistory": scenario_nohistory,
     "empty": scenario_empty,
     "special": scenario_special,
+    "expandable": scenario_expandable,
+    "shared": scenario_shared,
     "deep": scenario_deep,
     "opcodes": scenario_opcodes,
     "stream": None,

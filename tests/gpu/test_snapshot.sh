@@ -2,9 +2,11 @@
 # Golden CLI cases of the PyTorch CUDA memory snapshot reader (formats/torch-snapshot.md): every
 # scenario of make_snapshot.py at protocols 2 to 5 (one gzip-compressed, one under another name)
 # through memscope-convert against the events and figures the generator computed from what it
-# put in; the streamed writer of the benchmark; the hostile files of make_hostile.py (exit 3, one
-# line naming the file and the offset, no output left, never a crash); the SVG flame graph;
-# memscope-leaks on the planted tensor; memscope-batch on torchtitan's per-rank names.
+# put in; the end state against the snapshots' own segments (check_end_state.py); an empty
+# snapshot refused; the streamed writer of the benchmark; the hostile files of make_hostile.py
+# (exit 3, one line naming the file and the offset, no output left, never a crash); the SVG
+# flame graph; memscope-leaks on the planted tensor, its stacks without the allocator's frames;
+# memscope-batch on torchtitan's per-rank names.
 # Args: BIN_DIR SRC_DIR
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
@@ -28,7 +30,7 @@ make() {
 }
 
 # 1. every scenario at every protocol: the dump CSV against the generator's expectations
-for s in loop ringcut nohistory empty special deep opcodes; do
+for s in loop ringcut nohistory special deep opcodes expandable shared; do
 	for p in 2 3 4 5; do
 		# opcodes is assembled by hand at protocol 4 whatever -p says: once
 		[ $s = opcodes ] && [ $p -ne 4 ] && continue
@@ -36,6 +38,22 @@ for s in loop ringcut nohistory empty special deep opcodes; do
 		expect_status 0 "$C" -q -o $s-p$p.csv $s-p$p.pickle
 		check csv $s-p$p.csv $s-p$p.pickle.json
 	done
+done
+# the end state (blocks holding a tensor, their requested bytes, the bytes reserved, per device)
+# is the snapshot's own segments, read by Python's pickle
+if python3 "$G/check_end_state.py" "$BIN" loop-p4.pickle ringcut-p2.pickle nohistory-p5.pickle \
+	special-p3.pickle expandable-p4.pickle expandable-p2.pickle shared-p5.pickle >end.out 2>&1; then
+	ok
+else
+	bad "end state: $(grep -v ': ok$' end.out | head -3)"
+fi
+# an empty snapshot (no segments, trace entries or annotations) says so in one line, exit 3
+for p in 2 5; do
+	make -p $p empty empty-p$p.pickle || continue
+	expect_status 3 "$C" -q -o empty.csv empty-p$p.pickle
+	if [ "$(wc -l <"$WORK/err")" -eq 1 ] &&
+		grep -q "^memscope-convert: empty-p$p.pickle: an empty PyTorch memory snapshot" "$WORK/err" &&
+		[ ! -e empty.csv ]; then ok; else bad "empty snapshot: $(cat "$WORK/err")"; fi
 done
 # the benchmark's streamed writer, small: pickle.load gives its object back, and memscope reads
 # what the oracle computed as it streamed
@@ -106,6 +124,13 @@ expect_status 0 "$BIN/memscope-leaks" -q --kinds step loop-p2.pickle
 size=$(python3 -c 'import json,sys; print("%.2f MiB" % (json.load(open(sys.argv[1]))["planted"]["size"] / 2**20))' loop-p2.pickle.json)
 grep -q "^#1 CUDA_CACHING $size in 1 block, allocated in step 2$" "$WORK/out" && ok ||
 	bad "leaks text report: no leak of $size in step 2: $(head -3 "$WORK/out")"
+# the stacks show the caller: none of the allocator's or the interpreter's own frames
+expect_status 0 "$BIN/memscope-leaks" -q loop-p4.pickle
+if grep -q "CUDACachingAllocator\|_PyEval_EvalFrameDefault\|Py_RunMain\|_start\$" "$WORK/out"; then
+	bad "leaks text report shows the allocator's frames: $(grep -m1 "CUDACachingAllocator\|_PyEval\|Py_RunMain\|_start\$" "$WORK/out")"
+else
+	ok
+fi
 
 # 5. memscope-batch finds torchtitan's per-rank snapshots and numbers their ranks
 mkdir -p run/iteration_10
