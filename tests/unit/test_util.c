@@ -1,9 +1,11 @@
-/* Unit tests of the private helpers: strict number parsing, varints, zigzag, the u64 hash map. */
+/* Unit tests of the private helpers: strict number parsing, varints, zigzag, the u64 hash map and
+ * ordered map. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "core/u64map.h"
+#include "core/u64tree.h"
 #include "memscope/memscope.h"
 #include "memscope/strtab.h"
 #include "testutil.h"
@@ -219,6 +221,67 @@ START_TEST(u64map_matches_a_plain_array)
 }
 END_TEST
 
+/* The ordered map against a plain array of keys 0..N-1 (scaled): puts, overwrites and deletes
+ * in a random order, then every key's get, floor and after; then keys put in falling order and
+ * deleted in rising order (a treap walked in loops: no depth to fear). */
+START_TEST(u64tree_matches_a_plain_array)
+{
+	enum { N = 3000 };
+	static int present[N];
+	static uint64_t ref[N];
+	struct u64tree t = { 0 };
+	uint64_t a, b, k, x = 88172645463325252ull, n = 0;
+	int i, j, step;
+
+	for (step = 0; step < 20 * N; step++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		i = (int)(x % N);
+		if (x >> 62) {
+			ck_assert_int_eq(u64tree_put(&t, (uint64_t)i * 16 + 5, step, i), 0);
+			present[i] = 1;
+			ref[i] = (uint64_t)step;
+		} else {
+			ck_assert_int_eq(u64tree_del(&t, (uint64_t)i * 16 + 5, &a, &b), present[i]);
+			if (present[i])
+				ck_assert_uint_eq(a, ref[i]);
+			present[i] = 0;
+		}
+	}
+	for (i = 0; i < N; i++)
+		n += (uint64_t)present[i];
+	ck_assert_uint_eq(t.count, n);
+	for (i = 0; i < N; i++) {
+		uint64_t key = (uint64_t)i * 16 + 5;
+
+		ck_assert_int_eq(u64tree_get(&t, key, &a, &b), present[i]);
+		if (present[i])
+			ck_assert(a == ref[i] && b == (uint64_t)i);
+		/* floor of key + 3: key itself when present, else the nearest present below */
+		for (j = i; j >= 0 && !present[j]; j--)
+			;
+		ck_assert_int_eq(u64tree_floor(&t, key + 3, &k, &a, &b), j >= 0);
+		if (j >= 0)
+			ck_assert_uint_eq(k, (uint64_t)j * 16 + 5);
+		for (j = i + 1; j < N && !present[j]; j++)
+			;
+		ck_assert_int_eq(u64tree_after(&t, key, &k, NULL, NULL), j < N);
+		if (j < N)
+			ck_assert_uint_eq(k, (uint64_t)j * 16 + 5);
+	}
+	ck_assert_int_eq(u64tree_floor(&t, 4, NULL, NULL, NULL), 0);
+	u64tree_free(&t);
+	for (i = 200000; i > 0; i--)
+		ck_assert_int_eq(u64tree_put(&t, (uint64_t)i << 20, (uint64_t)i, 0), 0);
+	ck_assert(
+		u64tree_floor(&t, (77ull << 20) + 1, &k, &a, NULL) && k == 77ull << 20 && a == 77);
+	for (i = 1; i <= 200000; i++)
+		ck_assert_int_eq(u64tree_del(&t, (uint64_t)i << 20, NULL, NULL), 1);
+	ck_assert_uint_eq(t.count, 0);
+	ck_assert_int_eq(u64tree_after(&t, 0, NULL, NULL, NULL), 0);
+	u64tree_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -231,6 +294,7 @@ int main(void)
 	tcase_add_test(tc, c_frames_interned_as_functions);
 	tcase_add_test(tc, varints_round_trip_and_reject_bad_input);
 	tcase_add_test(tc, u64map_matches_a_plain_array);
+	tcase_add_test(tc, u64tree_matches_a_plain_array);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
