@@ -61,7 +61,8 @@ static const struct cli_tool tool = {
 	"       [--top N] [--kinds LIST] [--pool LIST] [--skip-steps N]\n"
 	"       [--min-steps-alive N] [--mark TEXT [--start-index N]] [--fail-on-finding]\n"
 	"       [-o FILE] [-f] [--lenient] [-q] INPUT...",
-	"Find memory leaks: per training step, over a marked range, and unreleased at exit.",
+	"Find memory leaks: per training step, over a marked range, and unreleased at exit;\n"
+	"out-of-memory events first.",
 	options, 0, /* options anywhere */
 	NULL,	    /* the usual Inputs and Exit status lines */
 };
@@ -191,30 +192,21 @@ static int analyse(const struct leaks_opts *o, struct memscope_strtab *st, struc
 	return rc;
 }
 
-struct step_note {
-	const struct leaks_opts *o;
-	unsigned char *has_steps; /* per input: 1 steps, 0 none, 2 no blocks (said apart) */
-};
-
 static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)
 {
-	struct step_note *sn = ctx;
+	const struct leaks_opts *o = ctx;
 	uint64_t ignored = memscope_steps_ignored(p), misnumbered = memscope_steps_misnumbered(p);
 
 	if (misnumbered)
 		cli_msg(&tool,
 			"%s: process %" PRIu64 ": %" PRIu64 " ProfilerStep op(s) ignored: their "
 			"number is not above the step before theirs",
-			sn->o->inputs[src], pid, misnumbered);
-	if (memscope_steps_source(p) == MEMSCOPE_STEPS_NONE)
-		return 0;
-	if (!sn->has_steps[src])
-		sn->has_steps[src] = 1;
-	if (ignored)
+			o->inputs[src], pid, misnumbered);
+	if (memscope_steps_source(p) != MEMSCOPE_STEPS_NONE && ignored)
 		cli_msg(&tool,
 			"%s: process %" PRIu64 ": %" PRIu64 " step row(s) of another kind ignored: "
 			"its steps come from %s",
-			sn->o->inputs[src], pid, ignored,
+			o->inputs[src], pid, ignored,
 			memscope_steps_source_name(memscope_steps_source(p)));
 	return 0;
 }
@@ -225,7 +217,7 @@ static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 /*
  * One stderr line about the inputs i whose flag[i] is want: "INPUT: head one" for a single input,
  * else "head in K of N inputs (a, b, c)several", the inputs named when at most NOTE_NAMES.
- * Nothing when there are none.
+ * Nothing when there are none. The texts are the library's (what it could not check, why).
  */
 static void note_inputs(const struct leaks_opts *o, const unsigned char *flag, unsigned char want,
 	const char *head, const char *one, const char *several)
@@ -305,7 +297,8 @@ static int no_stacks(const struct leaks_opts *o, const struct memscope_leaks *l)
  */
 static int no_blocks(const struct leaks_opts *o, const struct memscope_leaks *l, int *unchecked)
 {
-	return note_where(o, l, blockless, unchecked, "no allocations or frees",
+	return note_where(o, l, blockless, unchecked,
+		memscope_leaks_unchecked_text(MEMSCOPE_LEAKS_NO_BLOCKS),
 		": nothing to check (samples alone, like an Ascend profiler memory_record's, hold "
 		"no blocks: give its operator_memory or the whole folder)",
 		": nothing to check in them (samples alone, like an Ascend profiler "
@@ -341,31 +334,28 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l, in
 			s->n_replaced);
 	if (no_blocks(o, l, unchecked))
 		return CLI_EXIT_IO;
+	memscope_steps_foreach(steps, note_steps, (void *)o);
 	if (o->leaks.kinds & MEMSCOPE_LEAK_STEP) {
-		struct step_note sn = { o, calloc(o->n_inputs, 1) };
+		unsigned char *no_steps = calloc(o->n_inputs, 1);
+		char one[256], several[256];
+		const char *why = memscope_leaks_unchecked_text(MEMSCOPE_LEAKS_NO_STEPS);
 
-		if (!sn.has_steps) {
+		if (!no_steps) {
 			cli_msg(&tool, "out of memory");
 			return CLI_EXIT_IO;
 		}
 		/* an input without blocks has had its line */
 		for (i = 0; i < o->n_inputs; i++)
-			if (!memscope_leaks_input(l, (uint32_t)i)->n_block_rows)
-				sn.has_steps[i] = 2;
-		if (memscope_steps_foreach(steps, note_steps, &sn)) {
-			free(sn.has_steps);
-			cli_msg(&tool, "out of memory");
-			return CLI_EXIT_IO;
-		}
+			no_steps[i] = memscope_leaks_checked(l, MEMSCOPE_LEAK_STEP, (uint32_t)i) ==
+				      MEMSCOPE_LEAKS_NO_STEPS;
 		for (i = 0; steps_asked && i < o->n_inputs; i++)
-			*unchecked |= !sn.has_steps[i];
-		if (!o->common.quiet || (steps_asked && o->fail_on_leak))
-			note_inputs(o, sn.has_steps, 0, "no steps",
-				" (mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep "
-				"ops): step leaks not checked",
-				": no mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep "
-				"ops, step leaks not checked");
-		free(sn.has_steps);
+			*unchecked |= no_steps[i];
+		/* a gate says what it could not check, -q or not */
+		snprintf(one, sizeof(one), " (%s)", why);
+		snprintf(several, sizeof(several), ": %s", why);
+		if (!o->common.quiet || o->fail_on_leak)
+			note_inputs(o, no_steps, 1, "step leaks not checked", one, several);
+		free(no_steps);
 	}
 	if (o->format != MEMSCOPE_LEAKS_REFERENCE && o->leaks.group_by == MEMSCOPE_LEAKS_BY_STACK &&
 		!o->common.quiet && no_stacks(o, l))
@@ -463,17 +453,26 @@ int main(int argc, char **argv)
 	}
 	if ((status = cli_out_commit(&tool, &out)))
 		goto out;
-	if (!o.common.quiet)
+	if (!o.common.quiet) {
+		char steps[48] = "step leaks not checked";
+
+		/* what could not be checked is no count of 0 */
+		if (memscope_leaks_unchecked_inputs(l, MEMSCOPE_LEAK_STEP, o.n_inputs, NULL) <
+			o.n_inputs)
+			snprintf(steps, sizeof(steps), "%" PRIu64 " step leak(s)", s->n_step_leaks);
 		cli_msg(&tool,
-			"%" PRIu64 " step leak(s), %" PRIu64 " marked-range leak(s), %" PRIu64
-			" unreleased at exit (%s), from %" PRIu64 " events",
-			s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks,
+			"%s, %" PRIu64 " marked-range leak(s), %" PRIu64 " %s (%s), from %" PRIu64
+			" events",
+			steps, s->n_mark_leaks, s->n_exit_leaks,
+			memscope_leaks_end_text(
+				memscope_leaks_end_of(l, MEMSCOPE_LEAKS_ALL_INPUTS)),
 			memscope_leaks_totals_text(total, sizeof(total), t,
 				memscope_leaks_totals(
 					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS, t),
 				memscope_leaks_nested(
 					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS)),
 			s->n_events);
+	}
 	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)
 		status = CLI_EXIT_FINDINGS;
 out:

@@ -88,6 +88,14 @@ static uint64_t fkey(uint64_t seq, uint64_t step)
 	return seq << FKEY_STEP_BITS | step;
 }
 
+/* the bytes and blocks of each pool alive at an out-of-memory event */
+struct oom_state {
+	uint64_t bytes[64], n[64];
+};
+
+/* what an owner of bytes at an out-of-memory event is (oom_owner_key) */
+enum { OOM_BY_OWNER = 1, OOM_BY_PY, OOM_BY_C };
+
 struct memscope_leaks {
 	struct memscope_leaks_opts o;
 	char *mark;
@@ -123,6 +131,13 @@ struct memscope_leaks {
 	struct memscope_fluct_step *fl_steps;
 	size_t n_fl_steps;
 	struct memscope_leaks_stats stats;
+	/* out-of-memory events: kept across passes like the boundaries; what was alive then is
+	 * worked out per pass for the first MEMSCOPE_LEAKS_OOM_STATES of them */
+	struct memscope_leaks_oom *ooms;
+	size_t n_ooms, cap_ooms;
+	struct oom_state *oom_state; /* [MEMSCOPE_LEAKS_OOM_STATES] */
+	struct u64map oom_owners;    /* oom_owner_key -> bytes, blocks */
+	uint32_t key_device_free, key_req_size, key_reserved, key_allocated;
 	int complete; /* second pass: every boundary is known, boundary rows are not fed again */
 	int late;
 	uint32_t late_src;
@@ -145,6 +160,20 @@ static int alloc_state(struct memscope_leaks *l)
 	l->steps = l->steps ? l->steps : memscope_steps_new(l->st);
 	l->blocks = memscope_blocks_new(l->st);
 	return l->steps && l->blocks ? 0 : MEMSCOPE_E_NOMEM;
+}
+
+/* The attr keys an out-of-memory event's figures are read from. 0 or MEMSCOPE_E_NOMEM. */
+static int intern_keys(struct memscope_leaks *l)
+{
+	static const char *const names[4] = { "device_free", "req_size", "reserved", "allocated" };
+	uint32_t *ids[4] = { &l->key_device_free, &l->key_req_size, &l->key_reserved,
+		&l->key_allocated };
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if (memscope_strtab_intern(l->st, names[i], strlen(names[i]), ids[i]))
+			return MEMSCOPE_E_NOMEM;
+	return 0;
 }
 
 struct memscope_leaks *memscope_leaks_new(
@@ -177,6 +206,11 @@ struct memscope_leaks *memscope_leaks_new(
 		return NULL;
 	}
 	l->o.mark = l->mark;
+	if (intern_keys(l) ||
+		!(l->oom_state = calloc(MEMSCOPE_LEAKS_OOM_STATES, sizeof(*l->oom_state)))) {
+		memscope_leaks_free(l);
+		return NULL;
+	}
 	return l;
 }
 
@@ -236,6 +270,9 @@ static void clear_pass(struct memscope_leaks *l)
 	l->fl_steps = NULL;
 	l->n_groups = l->n_mg_out = l->n_fl_out = l->n_fl_steps = 0;
 	memset(&l->stats, 0, sizeof(l->stats));
+	if (l->oom_state)
+		memset(l->oom_state, 0, MEMSCOPE_LEAKS_OOM_STATES * sizeof(*l->oom_state));
+	u64map_free(&l->oom_owners);
 }
 
 void memscope_leaks_free(struct memscope_leaks *l)
@@ -252,6 +289,8 @@ void memscope_leaks_free(struct memscope_leaks *l)
 		free(m);
 	}
 	memscope_steps_free(l->steps);
+	free(l->ooms);
+	free(l->oom_state);
 	free(l->shadowed);
 	free(l->leaks);
 	free(l->mark);
@@ -418,13 +457,67 @@ static int judge_mark(struct memscope_leaks *l, const struct memscope_block *b, 
 	return 0;
 }
 
+/* The key of oom_owners: the event's index, what names the owner, its id. */
+static uint64_t oom_owner_key(size_t oom, unsigned by, uint32_t id)
+{
+	return (uint64_t)oom << 40 | (uint64_t)by << 32 | id;
+}
+
+/* Whether block b was alive at out-of-memory event o: of its input, device and process (a
+ * snapshot has none), allocated by then and not freed by then. */
+static int alive_at(const struct memscope_leaks_oom *o, const struct memscope_block *b,
+	const int freed, struct memscope_pos free_pos)
+{
+	struct memscope_pos at = { o->ts_ns, 0 };
+
+	if (b->src != o->src || b->device != o->device ||
+		(b->pid != o->pid && b->pid != MEMSCOPE_ID_NONE && o->pid != MEMSCOPE_ID_NONE))
+		return 0;
+	if (b->alloc_ts_ns > o->ts_ns)
+		return 0;
+	return !freed || memscope_pos_cmp(free_pos, at) > 0;
+}
+
+/* Block b, at its end (freed at free_pos, or alive when its input ended), into the state of
+ * the out-of-memory events it was alive at. 0 or MEMSCOPE_E_NOMEM. */
+static int oom_account(struct memscope_leaks *l, const struct memscope_block *b, const int freed,
+	struct memscope_pos free_pos)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < l->n_ooms && i < MEMSCOPE_LEAKS_OOM_STATES && !rc; i++) {
+		struct oom_state *st = &l->oom_state[i];
+		uint64_t bytes = 0, n = 0, k;
+
+		if (!alive_at(&l->ooms[i], b, freed, free_pos))
+			continue;
+		if (b->pool < 64 && b->size > 0) {
+			add_bytes(&st->bytes[b->pool], b->size);
+			st->n[b->pool]++;
+		}
+		k = b->owner	  ? oom_owner_key(i, OOM_BY_OWNER, b->owner)
+		    : b->stack_py ? oom_owner_key(i, OOM_BY_PY, b->stack_py)
+		    : b->stack_c  ? oom_owner_key(i, OOM_BY_C, b->stack_c)
+				  : 0;
+		if (!k)
+			continue;
+		u64map_get(&l->oom_owners, k, &bytes, &n);
+		add_bytes(&bytes, b->size);
+		rc = u64map_put(&l->oom_owners, k, bytes, n + 1);
+	}
+	return rc;
+}
+
 /* The step and mark verdicts of a block; a promoted historical block (its allocation time is
- * not its own) has neither. */
+ * not its own) has neither. Every block comes here once, at its end. */
 static int judge(struct memscope_leaks *l, const struct memscope_block *b, const int freed,
 	struct memscope_pos free_pos)
 {
 	int rc;
 
+	if (l->n_ooms && (rc = oom_account(l, b, freed, free_pos)))
+		return rc;
 	if (b->flags & MEMSCOPE_BLOCK_SHADOW_ALLOC)
 		return 0;
 	rc = judge_step(l, b, freed, free_pos);
@@ -527,22 +620,33 @@ static int add_op(struct memscope_leaks *l, const struct memscope_event *ev, int
 	return 0;
 }
 
+/* the inputs an analysis keeps what it saw of: src numbers those of one run, a few; a larger
+ * one is not an input of ours */
+#define MAX_INFO (1u << 20)
+
+/* What the analysis saw of input src (below MAX_INFO), made on first sight. 0 or NOMEM. */
+static int grow_info(struct memscope_leaks *l, uint32_t src)
+{
+	size_t cap = l->n_info, n = (size_t)src + 1;
+
+	if (src < l->n_info)
+		return 0;
+	if (grow_array(&l->info, &cap, n, sizeof(*l->info)))
+		return MEMSCOPE_E_NOMEM;
+	memset(l->info + l->n_info, 0, (cap - l->n_info) * sizeof(*l->info));
+	l->n_info = cap;
+	return 0;
+}
+
 /* What the analysis saw of input src: n_events, n_block_rows and the earliest timestamp. */
 static int note_input(struct memscope_leaks *l, const struct memscope_event *ev)
 {
 	struct memscope_leaks_input_info *in;
 
-	/* src numbers the inputs of one run: a few; a larger one is not an input of ours */
-	if (ev->src >= (1u << 20))
+	if (ev->src >= MAX_INFO)
 		return 0;
-	if (ev->src >= l->n_info) {
-		size_t cap = l->n_info, n = (size_t)ev->src + 1;
-
-		if (grow_array(&l->info, &cap, n, sizeof(*l->info)))
-			return MEMSCOPE_E_NOMEM;
-		memset(l->info + l->n_info, 0, (cap - l->n_info) * sizeof(*l->info));
-		l->n_info = cap;
-	}
+	if (grow_info(l, ev->src))
+		return MEMSCOPE_E_NOMEM;
 	in = &l->info[ev->src];
 	if (!in->n_events++ || ev->ts_ns < in->first_ts_ns)
 		in->first_ts_ns = ev->ts_ns;
@@ -589,6 +693,40 @@ static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 		lo = hi = (uint64_t)ev->used;
 	}
 	return u64map_put(&l->fmap, fkey(f->seq, w), lo, hi);
+}
+
+/* A number an attr of ev holds, or -1. */
+static int64_t attr_num(const struct memscope_event *ev, uint32_t key)
+{
+	const struct memscope_attr *a = key ? memscope_event_attr(ev, key) : NULL;
+	int64_t v;
+
+	return a && !parse_i64(a->val, a->val_len, &v) && v >= 0 ? v : -1;
+}
+
+/* An out-of-memory event of process p: its figures, and whether rows after it in time came
+ * before it (blocks freed after it may have been judged without it). */
+static int add_oom(struct memscope_leaks *l, const struct lproc *p, const struct memscope_event *ev)
+{
+	struct memscope_leaks_oom *o;
+
+	if (grow_array(&l->ooms, &l->cap_ooms, l->n_ooms + 1, sizeof(*l->ooms)))
+		return MEMSCOPE_E_NOMEM;
+	o = &l->ooms[l->n_ooms++];
+	memset(o, 0, sizeof(*o));
+	o->src = ev->src;
+	o->pid = ev->pid;
+	o->device = ev->device;
+	o->ts_ns = ev->ts_ns;
+	o->line = ev->line;
+	o->requested = ev->flags & MEMSCOPE_EV_SIZE && ev->size >= 0
+			       ? ev->size
+			       : attr_num(ev, l->key_req_size);
+	o->device_free = attr_num(ev, l->key_device_free);
+	o->reserved = attr_num(ev, l->key_reserved);
+	o->allocated = attr_num(ev, l->key_allocated);
+	o->partial = memscope_pos_cmp(memscope_pos_of(ev), p->max_mem) < 0;
+	return 0;
 }
 
 static int on_live(void *ctx, const struct memscope_block *b);
@@ -667,6 +805,8 @@ int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *e
 	if ((l->o.kinds & MEMSCOPE_LEAK_MARK) && ev->device != MEMSCOPE_DEVICE_NONE &&
 		!mgroup_of(l, ev->src, ev->pid, ev->device))
 		return MEMSCOPE_E_NOMEM;
+	if (ev->kind == MEMSCOPE_KIND_OOM_DETAIL && ev->subtype == MEMSCOPE_SUB_OOM_TRIGGER)
+		return l->complete ? 0 : add_oom(l, p, ev);
 	/* boundaries are taken in the first pass only; the second one knows them all */
 	if (is_mark && !l->complete) {
 		check_late(l, p, ev);
@@ -1578,6 +1718,61 @@ static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 	return 0;
 }
 
+/* by input, then time */
+static int cmp_oom(const void *pa, const void *pb)
+{
+	const struct memscope_leaks_oom *a = pa, *b = pb;
+
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* Each out-of-memory event's state from what the pass saw: its pools, its largest owner; then
+ * the events in report order (the next pass keys its state by that order). */
+static void finish_ooms(struct memscope_leaks *l)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->n_ooms; i++) {
+		struct memscope_leaks_oom *o = &l->ooms[i];
+
+		o->n_pools = 0;
+		o->top_owner = o->top_stack_py = o->top_stack_c = 0;
+		o->top_bytes = o->top_blocks = 0;
+		if (l->complete)
+			o->partial = 0;
+		if (o->src < l->n_info)
+			l->info[o->src].n_ooms++;
+		if (i >= MEMSCOPE_LEAKS_OOM_STATES)
+			continue;
+		for (k = 0; k < 64 && o->n_pools < sizeof(o->pools) / sizeof(o->pools[0]); k++)
+			if (l->oom_state[i].n[k])
+				o->pools[o->n_pools++] = (struct memscope_leaks_total){ (uint16_t)k,
+					l->oom_state[i].n[k], l->oom_state[i].bytes[k] };
+	}
+	for (k = 0; k <= l->oom_owners.mask && l->oom_owners.e; k++) {
+		const struct u64map_entry *e = &l->oom_owners.e[k];
+		struct memscope_leaks_oom *o;
+		uint32_t id = (uint32_t)e->key;
+
+		if (!e->used || (e->key >> 40) >= l->n_ooms)
+			continue;
+		o = &l->ooms[e->key >> 40];
+		if (e->a < o->top_bytes || (e->a == o->top_bytes && o->top_blocks))
+			continue;
+		o->top_bytes = e->a;
+		o->top_blocks = e->b;
+		o->top_owner = (e->key >> 32 & 0xff) == OOM_BY_OWNER ? id : 0;
+		o->top_stack_py = (e->key >> 32 & 0xff) == OOM_BY_PY ? id : 0;
+		o->top_stack_c = (e->key >> 32 & 0xff) == OOM_BY_C ? id : 0;
+	}
+	if (!l->complete && l->n_ooms > 1)
+		qsort(l->ooms, l->n_ooms, sizeof(*l->ooms), cmp_oom);
+}
+
 /* the report order of memscope_leaks_get */
 static int cmp_report(const void *pa, const void *pb)
 {
@@ -1621,6 +1816,7 @@ int memscope_leaks_finish(struct memscope_leaks *l)
 		qsort(l->leaks, l->n_leaks, sizeof(*l->leaks), cmp_report);
 	if ((rc = finish_members(l)) || (rc = finish_across(l)))
 		return rc;
+	finish_ooms(l);
 	return memscope_steps_foreach(l->steps, note_steps, l);
 }
 
@@ -1693,6 +1889,132 @@ const struct memscope_leaks_input_info *memscope_leaks_input(
 	static const struct memscope_leaks_input_info none;
 
 	return src < l->n_info ? &l->info[src] : &none;
+}
+
+int memscope_leaks_input_end(struct memscope_leaks *l, uint32_t src, enum memscope_format format,
+	const struct memscope_read_stats *stats)
+{
+	enum memscope_leaks_end end = MEMSCOPE_LEAKS_END_EXIT;
+
+	if (src >= MAX_INFO)
+		return 0;
+	if (grow_info(l, src))
+		return MEMSCOPE_E_NOMEM;
+	switch (format) {
+	case MEMSCOPE_FORMAT_MSPROF_CSV:
+	case MEMSCOPE_FORMAT_MSPROF_JSON:
+	case MEMSCOPE_FORMAT_PROFILER:
+	case MEMSCOPE_FORMAT_NSYS:
+		end = MEMSCOPE_LEAKS_END_PROFILE;
+		break;
+	case MEMSCOPE_FORMAT_TORCH_SNAPSHOT:
+		end = MEMSCOPE_LEAKS_END_SNAPSHOT;
+		break;
+	case MEMSCOPE_FORMAT_CAPTURE: /* read to its cut (--lenient): its program went on */
+		if (stats && stats->cut.code)
+			end = MEMSCOPE_LEAKS_END_STOPPED;
+		break;
+	default:
+		break;
+	}
+	l->info[src].end = end;
+	return 0;
+}
+
+enum memscope_leaks_end memscope_leaks_end_of(const struct memscope_leaks *l, uint32_t src)
+{
+	enum memscope_leaks_end end = MEMSCOPE_LEAKS_END_EXIT;
+	size_t i;
+	int any = 0;
+
+	if (src != MEMSCOPE_LEAKS_ALL_INPUTS)
+		return memscope_leaks_input(l, src)->end;
+	for (i = 0; i < l->n_info; i++) {
+		if (!l->info[i].n_events)
+			continue;
+		if (any && l->info[i].end != end)
+			return MEMSCOPE_LEAKS_END_MIXED;
+		end = l->info[i].end;
+		any = 1;
+	}
+	return end;
+}
+
+const char *memscope_leaks_end_text(enum memscope_leaks_end end)
+{
+	switch (end) {
+	case MEMSCOPE_LEAKS_END_PROFILE:
+		return "alive at the end of the profile";
+	case MEMSCOPE_LEAKS_END_SNAPSHOT:
+		return "alive at the end of the snapshot";
+	case MEMSCOPE_LEAKS_END_STOPPED:
+		return "alive when the recording stopped";
+	case MEMSCOPE_LEAKS_END_MIXED:
+		return "alive at the end of each input";
+	default:
+		return "unreleased at exit";
+	}
+}
+
+enum memscope_leaks_unchecked memscope_leaks_checked(
+	const struct memscope_leaks *l, unsigned kind, uint32_t src)
+{
+	const struct memscope_leaks_input_info *in = memscope_leaks_input(l, src);
+	size_t i;
+
+	if (!(l->o.kinds & kind))
+		return MEMSCOPE_LEAKS_NOT_ASKED;
+	if (!in->n_block_rows)
+		return MEMSCOPE_LEAKS_NO_BLOCKS;
+	if (kind == MEMSCOPE_LEAK_STEP && !in->has_steps)
+		return MEMSCOPE_LEAKS_NO_STEPS;
+	if (kind != MEMSCOPE_LEAK_MARK)
+		return MEMSCOPE_LEAKS_CHECKED;
+	for (i = 0; i < l->n_mg_out; i++)
+		if (l->mg_out[i].src == src && l->mg_out[i].checked)
+			return MEMSCOPE_LEAKS_CHECKED;
+	return MEMSCOPE_LEAKS_NO_MARKS;
+}
+
+const char *memscope_leaks_unchecked_text(enum memscope_leaks_unchecked why)
+{
+	switch (why) {
+	case MEMSCOPE_LEAKS_NOT_ASKED:
+		return "not asked for";
+	case MEMSCOPE_LEAKS_NO_BLOCKS:
+		return "no allocations or frees";
+	case MEMSCOPE_LEAKS_NO_STEPS:
+		return "no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows nor "
+		       "ProfilerStep#N ops";
+	case MEMSCOPE_LEAKS_NO_MARKS:
+		return "no device has the three Mark rows";
+	default:
+		return "";
+	}
+}
+
+size_t memscope_leaks_unchecked_inputs(const struct memscope_leaks *l, unsigned kind,
+	size_t n_inputs, enum memscope_leaks_unchecked *why)
+{
+	size_t i, n = 0;
+
+	if (why)
+		*why = MEMSCOPE_LEAKS_CHECKED;
+	for (i = 0; i < n_inputs && i < UINT32_MAX; i++) {
+		enum memscope_leaks_unchecked w = memscope_leaks_checked(l, kind, (uint32_t)i);
+
+		if (w == MEMSCOPE_LEAKS_CHECKED || w == MEMSCOPE_LEAKS_NOT_ASKED)
+			continue;
+		if (!n++ && why)
+			*why = w;
+	}
+	return n;
+}
+
+const struct memscope_leaks_oom *memscope_leaks_ooms(const struct memscope_leaks *l, size_t *n)
+{
+	*n = l->n_ooms;
+	return l->ooms;
 }
 
 /* The first group of input src or a later one (they come by input). */
@@ -1856,6 +2178,13 @@ static int leaks_rewind(void *self)
 	return memscope_leaks_rewind(self);
 }
 
+static int leaks_input_end(void *self, uint32_t src, const struct memscope_source *s)
+{
+	return memscope_leaks_input_end(
+		self, src, memscope_source_format(s), memscope_source_stats(s));
+}
+
 /* the profiler's samples and static plans say nothing of blocks, steps or marks */
 ANALYSIS_TABLE(memscope_leaks, "leaks", .again = leaks_again, .rewind = leaks_rewind,
+	.input_end = leaks_input_end,
 	.skip_kinds = 1u << MEMSCOPE_KIND_COUNTER | 1u << MEMSCOPE_KIND_PLAN);

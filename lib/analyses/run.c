@@ -32,6 +32,20 @@ static int fan(void *ctx, const struct memscope_event *ev)
 	return 0;
 }
 
+/* The input_end hook of the analyses f feeds, after input src. 0 or the first's error (f->failed
+ * set). */
+static int input_end(struct fanout *f, uint32_t src, const struct memscope_source *s)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < f->n_items && !rc; i++)
+		if ((f->only == f->n_items || f->only == i) && f->items[i].analysis->input_end)
+			rc = f->items[i].analysis->input_end(f->items[i].self, src, s);
+	f->failed = rc != 0;
+	return rc;
+}
+
 /* Read every input once into the analyses of f. 0 or the error, err set. */
 static int read_all(const char *const *paths, size_t n, struct memscope_strtab *st,
 	const struct memscope_read_opts *ro, struct fanout *f, unsigned pass,
@@ -52,6 +66,8 @@ static int read_all(const char *const *paths, size_t n, struct memscope_strtab *
 		rc = memscope_source_open(&src, paths[i], st, &o, err);
 		if (!rc)
 			rc = memscope_source_read(src, fan, f, err);
+		if (!rc)
+			rc = input_end(f, (uint32_t)i, src);
 		if (rc && f->failed && !err->code)
 			memscope_error_set(err, rc, paths[i], 0, "%s", memscope_strerror(rc));
 		if (!rc && hooks && hooks->input_read)

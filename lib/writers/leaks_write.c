@@ -122,6 +122,7 @@ struct report {
 	/* text: per input, and at [n_inputs] for any, whether it has ProfilerStep steps (NULL: not
 	 * looked yet; the steps are walked once, however many inputs) */
 	unsigned char *numbered;
+	char *answer; /* text: the first line (answer_text), NULL until made */
 };
 
 static const char *input_name(const struct report *r, uint32_t src)
@@ -610,11 +611,19 @@ static void text_group(const struct report *r, const struct memscope_leak_group 
 	text_group_stacks(r, g->stack_py, g->stack_c, g->differ);
 }
 
-static const char *kind_title(unsigned kind)
+/* "Step leaks", "Marked-range leaks", and for the blocks alive when input src (or every
+ * input) ended what its end makes them: "Unreleased at exit", "Alive at the end of the
+ * snapshot", ... (memscope_leaks_end_text, capitalised) into buf (room for 64). */
+static const char *kind_title(const struct report *r, unsigned kind, uint32_t src, char *buf)
 {
-	return kind == MEMSCOPE_LEAK_STEP   ? "Step leaks"
-	       : kind == MEMSCOPE_LEAK_MARK ? "Marked-range leaks"
-					    : "Unreleased at exit";
+	if (kind == MEMSCOPE_LEAK_STEP)
+		return "Step leaks";
+	if (kind == MEMSCOPE_LEAK_MARK)
+		return "Marked-range leaks";
+	snprintf(buf, 64, "%s", memscope_leaks_end_text(memscope_leaks_end_of(r->l, src)));
+	if (buf[0] >= 'a' && buf[0] <= 'z')
+		buf[0] = (char)(buf[0] - 'a' + 'A');
+	return buf;
 }
 
 static const char *group_by_name(unsigned by)
@@ -654,13 +663,13 @@ static void text_kind_line(
 {
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
 	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
-	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
+	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX], title[64];
 	size_t k = memscope_leaks_totals(r->l, kind, src, t), i;
 	uint64_t count = 0;
 
 	for (i = 0; i < k; i++)
 		count += t[i].n;
-	fprintf(r->out, "%s%s", r->printed ? "\n" : "", kind_title(kind));
+	fprintf(r->out, "%s%s", r->printed ? "\n" : "", kind_title(r, kind, src, title));
 	r->printed = 1;
 	if (kind == MEMSCOPE_LEAK_STEP && profiler_numbered(r, src) && o->skip_steps)
 		fprintf(r->out,
@@ -783,14 +792,15 @@ static void text_fluct(struct report *r, uint32_t src)
 	}
 }
 
-/* Whether an input has something for the text report: findings or fluctuation. */
+/* Whether an input has something for the text report: out-of-memory events, findings or
+ * fluctuation. */
 static int has_findings(const struct report *r, uint32_t src)
 {
 	const struct memscope_leaks_input_info *in = memscope_leaks_input(r->l, src);
 	size_t n, i;
 	const struct memscope_fluct *f = memscope_leaks_fluct(r->l, &n);
 
-	if (in->n_leaks[0] || in->n_leaks[1] || in->n_leaks[2])
+	if (in->n_leaks[0] || in->n_leaks[1] || in->n_leaks[2] || in->n_ooms)
 		return 1;
 	for (i = first_not(n, fluct_before, r, src); i < n && f[i].src == src; i++)
 		if (f[i].has_gaps)
@@ -806,7 +816,88 @@ static int group_before(const struct report *r, size_t i, uint64_t v)
 	return memscope_leaks_groups(r->l, &n)[i].src < v;
 }
 
-/* One input's sections: step leaks, fluctuation, marked-range leaks, unreleased at exit. */
+/* ", owner X", ", op X" or ", at FRAME" (the innermost of its Python stack, else of its C
+ * stack): what names the holder of some bytes in one line; nothing when none does. */
+static void text_holder(
+	const struct report *r, uint32_t owner, uint32_t op, uint32_t stack_py, uint32_t stack_c)
+{
+	size_t n = 0;
+	const uint32_t *fr = memscope_strtab_stack(r->st, stack_py ? stack_py : stack_c, &n);
+
+	if (owner) {
+		fputs(", owner ", r->out);
+		text_id(r, owner);
+	} else if (op) {
+		fputs(", op ", r->out);
+		text_id(r, op);
+	} else if (fr && n) {
+		fputs(", at ", r->out);
+		text_id(r, fr[0]);
+	}
+}
+
+/* "device 0 at 1.500000 s (process 7): asked for 2.00 GiB, device free 1.00 GiB, reserved
+ * ..., allocated ...": an out-of-memory event in one line, without its newline. */
+static void text_oom_line(const struct report *r, const struct memscope_leaks_oom *o)
+{
+	static const char *const names[4] = { "asked for", "device free", "reserved", "allocated" };
+	const int64_t v[4] = { o->requested, o->device_free, o->reserved, o->allocated };
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX], t[MEMSCOPE_SECONDS_TEXT_MAX],
+		b[MEMSCOPE_BYTES_TEXT_MAX];
+	int k, any = 0;
+
+	fprintf(r->out, "device %s at %s", memscope_device_text(o->device, dev),
+		memscope_seconds_text(
+			t, sizeof(t), o->ts_ns, memscope_leaks_input(r->l, o->src)->first_ts_ns));
+	if (o->pid != MEMSCOPE_ID_NONE)
+		fprintf(r->out, " (process %" PRIu64 ")", o->pid);
+	for (k = 0; k < 4; k++)
+		if (v[k] >= 0)
+			fprintf(r->out, "%s %s %s", any++ ? "," : ":", names[k],
+				memscope_bytes_text(b, sizeof(b), (uint64_t)v[k]));
+}
+
+/* out-of-memory events listed per input, at most */
+#define OOMS_LISTED 5
+
+/* The out-of-memory events of input src, each with the blocks alive then and who held the
+ * most of them, first in its section: the biggest finding. */
+static void text_ooms(struct report *r, uint32_t src)
+{
+	size_t n, i, k = 0, total = memscope_leaks_input(r->l, src)->n_ooms;
+	const struct memscope_leaks_oom *o = memscope_leaks_ooms(r->l, &n);
+	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX], b[MEMSCOPE_BYTES_TEXT_MAX];
+
+	if (!total)
+		return;
+	fprintf(r->out, "%sOut of memory: %zu event%s\n", r->printed ? "\n" : "", total,
+		total == 1 ? "" : "s");
+	r->printed = 1;
+	for (i = 0; i < n && k < OOMS_LISTED; i++) {
+		if (o[i].src != src)
+			continue;
+		k++;
+		text_oom_line(r, &o[i]);
+		fputc('\n', r->out);
+		if (!o[i].n_pools && i >= MEMSCOPE_LEAKS_OOM_STATES)
+			continue;
+		fprintf(r->out, "   alive then%s: %s\n", o[i].partial ? " (at least)" : "",
+			memscope_leaks_totals_text(
+				text, sizeof(text), o[i].pools, o[i].n_pools, 1));
+		if (!o[i].top_bytes)
+			continue;
+		fprintf(r->out, "   largest holder: %s in %" PRIu64 " block%s",
+			memscope_bytes_text(b, sizeof(b), o[i].top_bytes), o[i].top_blocks,
+			o[i].top_blocks == 1 ? "" : "s");
+		text_holder(r, o[i].top_owner, 0, o[i].top_stack_py, o[i].top_stack_c);
+		fputc('\n', r->out);
+	}
+	if (total > k)
+		fprintf(r->out, "... %zu more\n", total - k);
+}
+
+/* One input's sections: out of memory, step leaks, fluctuation, marked-range leaks, blocks alive
+ * at its end. */
 static void text_input(struct report *r, uint32_t src)
 {
 	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
@@ -814,6 +905,7 @@ static void text_input(struct report *r, uint32_t src)
 	size_t n, i, k;
 	const struct memscope_leak_group *g = memscope_leaks_groups(r->l, &n);
 
+	text_ooms(r, src);
 	i = first_not(n, group_before, r, src);
 	for (k = 0; k < 3; k++) {
 		size_t j = i;
@@ -905,45 +997,252 @@ static void text_across(struct report *r)
 	r->printed = 1;
 }
 
-/* "summary: step leaks 3 (PTA 3.51 MiB); ..." over every input. */
+/* The reasons kind was not checked in the inputs (bits 1 << enum memscope_leaks_unchecked,
+ * NOT_ASKED left out), *n how many inputs. */
+static unsigned unchecked_why(const struct report *r, unsigned kind, size_t *n)
+{
+	unsigned why = 0;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < r->n_inputs; i++) {
+		enum memscope_leaks_unchecked w = memscope_leaks_checked(r->l, kind, (uint32_t)i);
+
+		if (w == MEMSCOPE_LEAKS_CHECKED || w == MEMSCOPE_LEAKS_NOT_ASKED)
+			continue;
+		why |= 1u << w;
+		++*n;
+	}
+	return why;
+}
+
+/* The reasons of unchecked_why: the whole text of one (long), or the short ones ("no steps", "no
+ * allocations or frees") joined by "; " */
+static void text_why(const struct report *r, unsigned why, int long_text)
+{
+	unsigned w, k = 0;
+
+	for (w = MEMSCOPE_LEAKS_NO_BLOCKS; w <= MEMSCOPE_LEAKS_NO_MARKS; w++) {
+		const char *t = memscope_leaks_unchecked_text((enum memscope_leaks_unchecked)w);
+		const char *colon = strchr(t, ':');
+
+		if (!(why & 1u << w))
+			continue;
+		fputs(k++ ? "; " : "", r->out);
+		if (long_text && !(why & ~(1u << w)))
+			fputs(t, r->out);
+		else
+			fwrite(t, 1, colon ? (size_t)(colon - t) : strlen(t), r->out);
+	}
+}
+
+/* "summary: step leaks 3 (PTA 3.51 MiB); ..." over every input; a kind not checked in some
+ * input says so, and why: "step leaks: not checked (no steps: ...)". */
 static void text_totals(struct report *r)
 {
 	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
 		MEMSCOPE_LEAK_EXIT };
-	static const char *const names[3] = { "step leaks", "marked-range leaks",
-		"unreleased at exit" };
+	const char *names[3] = { "step leaks", "marked-range leaks",
+		memscope_leaks_end_text(memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)) };
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
 	const struct memscope_leaks_stats *s = memscope_leaks_stats(r->l);
 	const uint64_t counts[3] = { s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks };
 	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
 	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX];
-	size_t k, i, n_with;
+	size_t k, i, n_with, n_unchecked;
 
 	fprintf(r->out, "%ssummary", r->printed ? "\n" : "");
 	if (r->n_inputs > 1)
 		fprintf(r->out, " of %zu inputs", r->n_inputs);
 	fputc(':', r->out);
 	for (k = 0; k < 3; k++) {
+		unsigned why;
+
 		if (!(o->kinds & kinds[k]))
 			continue;
+		why = unchecked_why(r, kinds[k], &n_unchecked);
+		if (n_unchecked && n_unchecked == r->n_inputs && !counts[k]) {
+			fprintf(r->out, " %s: not checked", names[k]);
+			if (r->n_inputs > 1)
+				fprintf(r->out, " in any of the %zu inputs", r->n_inputs);
+			fputs(" (", r->out);
+			text_why(r, why, 1);
+			fputs(");", r->out);
+			continue;
+		}
 		fprintf(r->out, " %s %" PRIu64, names[k], counts[k]);
 		for (i = 0, n_with = 0; r->n_inputs > 1 && i < r->n_inputs; i++)
 			n_with += memscope_leaks_input(r->l, (uint32_t)i)->n_leaks[k] != 0;
 		if (r->n_inputs > 1 && counts[k])
 			fprintf(r->out, " in %zu input%s", n_with, n_with == 1 ? "" : "s");
-		fprintf(r->out, " (%s);",
+		fprintf(r->out, " (%s)",
 			memscope_leaks_totals_text(text, sizeof(text), t,
 				memscope_leaks_totals(r->l, kinds[k], MEMSCOPE_LEAKS_ALL_INPUTS, t),
 				memscope_leaks_nested(r->l, kinds[k], MEMSCOPE_LEAKS_ALL_INPUTS)));
+		if (n_unchecked) {
+			fprintf(r->out, ", not checked in %zu of %zu inputs (", n_unchecked,
+				r->n_inputs);
+			text_why(r, why, 0);
+			fputc(')', r->out);
+		}
+		fputc(';', r->out);
 	}
 	fprintf(r->out, " %" PRIu64 " allocations, %" PRIu64 " frees\n", s->n_alloc,
 		s->n_free + s->n_shadow_free);
+}
+
+/* what the answer says of the blocks of a kind: "3 blocks leaked from step to step" */
+static const char *answer_phrase(const struct report *r, unsigned kind)
+{
+	return kind == MEMSCOPE_LEAK_STEP ? "leaked from step to step"
+	       : kind == MEMSCOPE_LEAK_MARK
+		       ? "allocated in the marked range and not freed by its end"
+		       : memscope_leaks_end_text(
+				 memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS));
+}
+
+/*
+ * The answer, the report's first line (without its newline): the biggest finding in the user's
+ * terms, then what could not be checked. Out of memory first; then the first kind with findings
+ * of step leaks, marked-range leaks and blocks alive at the end, its totals and its largest group
+ * (merged across inputs); the other kinds found; "no leaks found"; "step leaks not checked (no
+ * steps)".
+ */
+static void text_answer_to(struct report *r)
+{
+	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
+		MEMSCOPE_LEAK_EXIT };
+	static const char *const names[3] = { "step leaks", "marked-range leaks", NULL };
+	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
+	const struct memscope_leaks_stats *s = memscope_leaks_stats(r->l);
+	const uint64_t counts[3] = { s->n_step_leaks, s->n_mark_leaks, s->n_exit_leaks };
+	struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
+	char text[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX], b[MEMSCOPE_BYTES_TEXT_MAX];
+	size_t n_oom, n_across, i, k, main = 3, n_unchecked, n_checked = 0, n_blockless = 0;
+	const struct memscope_leaks_oom *oom = memscope_leaks_ooms(r->l, &n_oom);
+	const struct memscope_leak_across *a = memscope_leaks_across(r->l, &n_across);
+	const char *sep = "";
+
+	if (n_oom) {
+		fputs("out of memory on ", r->out);
+		text_oom_line(r, &oom[0]);
+		if (r->n_inputs > 1) {
+			fputs(" in ", r->out);
+			text_cstr(r->out, input_name(r, oom[0].src));
+		}
+		if (n_oom > 1)
+			fprintf(r->out, " (%zu out-of-memory events in all)", n_oom);
+		sep = "; ";
+	}
+	for (k = 0; k < 3 && main == 3; k++)
+		if (counts[k])
+			main = k;
+	if (main < 3) {
+		fprintf(r->out, "%s%" PRIu64 " block%s %s (%s)", sep, counts[main],
+			counts[main] == 1 ? "" : "s", answer_phrase(r, kinds[main]),
+			memscope_leaks_totals_text(text, sizeof(text), t,
+				memscope_leaks_totals(
+					r->l, kinds[main], MEMSCOPE_LEAKS_ALL_INPUTS, t),
+				memscope_leaks_nested(
+					r->l, kinds[main], MEMSCOPE_LEAKS_ALL_INPUTS)));
+		/* of nested pools, the largest of those carved out of the other: its blocks
+		 * are what the program asked for */
+		for (i = 0; i < n_across && a[i].kind != kinds[main]; i++)
+			;
+		for (k = i; memscope_leaks_nested(r->l, kinds[main], MEMSCOPE_LEAKS_ALL_INPUTS) &&
+			    k < n_across && a[k].kind == kinds[main];
+			k++)
+			if (a[k].pool < 64 &&
+				(MEMSCOPE_POOL_BIT(a[k].pool) & MEMSCOPE_POOLS_INNER)) {
+				i = k;
+				break;
+			}
+		if (i < n_across && (a[i].n > 1 || counts[main] > 1)) {
+			fprintf(r->out, ", the largest group %s %s in %" PRIu64 " block%s",
+				memscope_subtype_name(a[i].pool),
+				memscope_bytes_text(b, sizeof(b), a[i].bytes), a[i].n,
+				a[i].n == 1 ? "" : "s");
+			text_holder(r, a[i].owner, a[i].op, a[i].stack_py, a[i].stack_c);
+			if (r->n_inputs > 1 && a[i].n_inputs == 1) {
+				fputs(" in ", r->out);
+				text_cstr(r->out, short_name(r, a[i].max_src));
+			} else if (r->n_inputs > 1) {
+				fprintf(r->out, " in %" PRIu32 " of %zu inputs", a[i].n_inputs,
+					r->n_inputs);
+			}
+		}
+		for (k = main + 1; k < 3; k++)
+			if (counts[k])
+				fprintf(r->out, "; also %" PRIu64 " block%s %s", counts[k],
+					counts[k] == 1 ? "" : "s", answer_phrase(r, kinds[k]));
+		sep = "; ";
+	}
+	/* inputs without blocks had nothing checked: said once, not per kind */
+	for (i = 0; i < r->n_inputs; i++)
+		n_blockless += !memscope_leaks_input(r->l, (uint32_t)i)->n_block_rows;
+	if (n_blockless) {
+		fprintf(r->out, "%snothing to check", sep);
+		if (r->n_inputs > 1)
+			fprintf(r->out, " in %zu of %zu inputs", n_blockless, r->n_inputs);
+		fprintf(r->out, " (%s)", memscope_leaks_unchecked_text(MEMSCOPE_LEAKS_NO_BLOCKS));
+		sep = "; ";
+	}
+	for (k = 0; k < 3; k++) {
+		unsigned why;
+
+		if (!(o->kinds & kinds[k]))
+			continue;
+		why = unchecked_why(r, kinds[k], &n_unchecked);
+		n_checked += n_unchecked < r->n_inputs;
+		why &= ~(1u << MEMSCOPE_LEAKS_NO_BLOCKS);
+		if (!(n_unchecked -= n_blockless))
+			continue;
+		fprintf(r->out, "%s%s not checked", sep,
+			names[k] ? names[k] : answer_phrase(r, kinds[k]));
+		if (r->n_inputs > 1)
+			fprintf(r->out, " in %zu%s of %zu inputs", n_unchecked,
+				n_blockless ? " more" : "", r->n_inputs);
+		fputs(" (", r->out);
+		text_why(r, why, 0);
+		fputc(')', r->out);
+		sep = "; ";
+	}
+	if (!n_oom && main == 3)
+		fprintf(r->out, "%s%s", *sep ? "; " : "",
+			n_checked ? "no leaks found in what was checked" : "nothing was checked");
+}
+
+/* The answer (text_answer_to) as one line with its first letter capitalised: malloc'd, NULL on
+ * OOM. */
+static char *answer_text(struct report *r)
+{
+	FILE *saved = r->out;
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!(r->out = open_memstream(&buf, &len))) {
+		r->out = saved;
+		return NULL;
+	}
+	text_answer_to(r);
+	if (fclose(r->out)) {
+		free(buf);
+		buf = NULL;
+	}
+	r->out = saved;
+	if (buf && buf[0] >= 'a' && buf[0] <= 'z')
+		buf[0] = (char)(buf[0] - 'a' + 'A');
+	return buf;
 }
 
 static void write_text(struct report *r)
 {
 	size_t i, n_quiet = 0, n_leaky = 0;
 
+	if (r->answer) {
+		fprintf(r->out, "%s\n\n", r->answer);
+		r->printed = 0;
+	}
 	for (i = 0; i < r->n_inputs; i++) {
 		const struct memscope_leaks_input_info *in =
 			memscope_leaks_input(r->l, (uint32_t)i);
@@ -1005,8 +1304,10 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 		fprintf(r->out, "%" PRIu64, b->alloc_id);
 	else
 		fputs("null", r->out);
-	fprintf(r->out, ",\"event_id\":%" PRIu64 ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64,
-		b->alloc_event_id, b->alloc_line, b->alloc_ts_ns);
+	fprintf(r->out, ",\"event_id\":%" PRIu64, b->alloc_event_id);
+	json_file(r, b);
+	fprintf(r->out, ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64, b->alloc_line,
+		b->alloc_ts_ns);
 	if (x->kind == MEMSCOPE_LEAK_STEP)
 		fprintf(r->out,
 			",\"alloc_step\":%" PRIu64 ",\"detected_step\":%" PRIu64
@@ -1090,6 +1391,7 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 	fputs("],\"first\":", r->out);
 	if (x) {
 		fprintf(r->out, "{\"line\":%" PRIu64, x->blk.alloc_line);
+		json_file(r, &x->blk);
 		json_pid(r->out, x->blk.pid);
 		json_cstr(r->out, memscope_device_text(x->blk.device, dev));
 		fputs(",\"ptr\":", r->out);
@@ -1119,30 +1421,39 @@ static void js_pools(const struct report *r, unsigned kind, uint32_t src)
 		memscope_leaks_nested(r->l, kind, src) ? "true" : "false");
 }
 
-/* Whether kind was checked in input src: it has MALLOC or FREE rows, and steps (step) or a
- * process and device with the three marks (mark). */
-static int js_checked(const struct report *r, unsigned kind, uint32_t src)
+/* ,"checked":bool,"not_checked":why|null of kind in input src (memscope_leaks_checked) */
+static void js_checked(const struct report *r, unsigned kind, uint32_t src)
 {
-	const struct memscope_leaks_input_info *in = memscope_leaks_input(r->l, src);
-	const struct memscope_mark_group *m;
-	size_t n, i;
+	enum memscope_leaks_unchecked why = memscope_leaks_checked(r->l, kind, src);
 
-	if (!in->n_block_rows)
-		return 0;
-	if (kind == MEMSCOPE_LEAK_STEP)
-		return in->has_steps;
-	if (kind != MEMSCOPE_LEAK_MARK)
-		return 1;
-	m = memscope_leaks_mark_groups(r->l, &n);
-	for (i = 0; i < n; i++)
-		if (m[i].src == src && m[i].checked)
-			return 1;
-	return 0;
+	fprintf(r->out, ",\"checked\":%s,\"not_checked\":",
+		why == MEMSCOPE_LEAKS_CHECKED ? "true" : "false");
+	if (why == MEMSCOPE_LEAKS_CHECKED)
+		fputs("null", r->out);
+	else
+		json_cstr(r->out, memscope_leaks_unchecked_text(why));
 }
 
-/* The summary of each input: {"input","events","step","mark","exit"}, a kind's
- * {"leaks","checked","bytes","pools","pools_nested"} (null when not looked for; checked:
- * js_checked). */
+/* the JSON name of an end */
+static const char *end_name(enum memscope_leaks_end end)
+{
+	switch (end) {
+	case MEMSCOPE_LEAKS_END_PROFILE:
+		return "profile";
+	case MEMSCOPE_LEAKS_END_SNAPSHOT:
+		return "snapshot";
+	case MEMSCOPE_LEAKS_END_STOPPED:
+		return "recording_stopped";
+	case MEMSCOPE_LEAKS_END_MIXED:
+		return "mixed";
+	default:
+		return "exit";
+	}
+}
+
+/* The summary of each input: {"input","events","end","ooms","step","mark","exit"}, a kind's
+ * {"leaks","checked","not_checked","bytes","pools","pools_nested"} (null when not looked for;
+ * checked: js_checked). */
 static void js_inputs(const struct report *r)
 {
 	static const unsigned kinds[3] = { MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAK_MARK,
@@ -1157,7 +1468,8 @@ static void js_inputs(const struct report *r)
 
 		fputs(i ? ",\n{\"input\":" : "\n{\"input\":", r->out);
 		json_cstr(r->out, input_name(r, (uint32_t)i));
-		fprintf(r->out, ",\"events\":%" PRIu64, in->n_events);
+		fprintf(r->out, ",\"events\":%" PRIu64 ",\"end\":\"%s\",\"ooms\":%" PRIu64,
+			in->n_events, end_name(in->end), in->n_ooms);
 		for (k = 0; k < 3; k++) {
 			struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
 			size_t n = memscope_leaks_totals(r->l, kinds[k], (uint32_t)i, t);
@@ -1171,8 +1483,8 @@ static void js_inputs(const struct report *r)
 			for (j = 0; j < n; j++)
 				if (__builtin_add_overflow(bytes, t[j].bytes, &bytes))
 					bytes = MEMSCOPE_BYTES_OVERFLOW;
-			fprintf(r->out, "{\"leaks\":%" PRIu64 ",\"checked\":%s", in->n_leaks[k],
-				js_checked(r, kinds[k], (uint32_t)i) ? "true" : "false");
+			fprintf(r->out, "{\"leaks\":%" PRIu64, in->n_leaks[k]);
+			js_checked(r, kinds[k], (uint32_t)i);
 			json_bytes(r->out, "bytes", bytes);
 			js_pools(r, kinds[k], (uint32_t)i);
 			fputc('}', r->out);
@@ -1252,6 +1564,71 @@ static void js_fluct(const struct report *r, const struct memscope_fluct *f)
 	fputc('}', r->out);
 }
 
+/* ,"unchecked_inputs":[{"input","why"}]: the inputs kind was asked for and not checked in */
+static void js_unchecked(const struct report *r, unsigned kind)
+{
+	size_t i, k = 0;
+
+	fputs(",\"unchecked_inputs\":[", r->out);
+	for (i = 0; i < r->n_inputs; i++) {
+		enum memscope_leaks_unchecked why = memscope_leaks_checked(r->l, kind, (uint32_t)i);
+
+		if (why == MEMSCOPE_LEAKS_CHECKED || why == MEMSCOPE_LEAKS_NOT_ASKED)
+			continue;
+		fputs(k++ ? ",{\"input\":" : "{\"input\":", r->out);
+		json_cstr(r->out, input_name(r, (uint32_t)i));
+		fputs(",\"why\":", r->out);
+		json_cstr(r->out, memscope_leaks_unchecked_text(why));
+		fputc('}', r->out);
+	}
+	fputc(']', r->out);
+}
+
+/* One out-of-memory event: where and when, what it asked for and the device's state, and the
+ * blocks alive then (null beyond MEMSCOPE_LEAKS_OOM_STATES). */
+static void js_oom(const struct report *r, const struct memscope_leaks_oom *o, size_t i)
+{
+	static const char *const names[4] = { "requested", "device_free", "reserved", "allocated" };
+	const int64_t v[4] = { o->requested, o->device_free, o->reserved, o->allocated };
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
+	size_t k;
+
+	fputs("{\"input\":", r->out);
+	json_cstr(r->out, input_name(r, o->src));
+	json_pid(r->out, o->pid);
+	json_cstr(r->out, memscope_device_text(o->device, dev));
+	fprintf(r->out, ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64, o->line, o->ts_ns);
+	for (k = 0; k < 4; k++)
+		if (v[k] >= 0)
+			fprintf(r->out, ",\"%s\":%" PRId64, names[k], v[k]);
+		else
+			fprintf(r->out, ",\"%s\":null", names[k]);
+	fputs(",\"alive\":", r->out);
+	if (i >= MEMSCOPE_LEAKS_OOM_STATES) {
+		fputs("null}", r->out);
+		return;
+	}
+	fputs("{\"pools\":[", r->out);
+	for (k = 0; k < o->n_pools; k++) {
+		fprintf(r->out, "%s{\"pool\":\"%s\",\"blocks\":%" PRIu64, k ? "," : "",
+			memscope_subtype_name(o->pools[k].pool), o->pools[k].n);
+		json_bytes(r->out, "bytes", o->pools[k].bytes);
+		fputc('}', r->out);
+	}
+	fprintf(r->out, "],\"partial\":%s,\"largest_holder\":", o->partial ? "true" : "false");
+	if (!o->top_bytes) {
+		fputs("null}}", r->out);
+		return;
+	}
+	fputs("{\"owner\":", r->out);
+	json_id_or_null(r->out, r->st, o->top_owner);
+	fputs(",\"stack\":", r->out);
+	json_stack(r->out, r->st, o->top_stack_py, o->top_stack_c);
+	fprintf(r->out, ",\"blocks\":%" PRIu64, o->top_blocks);
+	json_bytes(r->out, "bytes", o->top_bytes);
+	fputs("}}}", r->out);
+}
+
 static void js_summary(const struct report *r)
 {
 	const struct memscope_leaks_opts *o = memscope_leaks_opts(r->l);
@@ -1271,6 +1648,7 @@ static void js_summary(const struct report *r)
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_step_leaks);
 		json_bytes(r->out, "bytes", s->step_bytes);
 		js_pools(r, MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAKS_ALL_INPUTS);
+		js_unchecked(r, MEMSCOPE_LEAK_STEP);
 		fprintf(r->out, ",\"skip_steps\":%" PRIu64 ",\"min_steps_alive\":%" PRIu64 "}",
 			o->skip_steps, o->min_steps_alive);
 	} else
@@ -1283,6 +1661,7 @@ static void js_summary(const struct report *r)
 			s->n_mark_leaks);
 		json_bytes(r->out, "bytes", s->mark_bytes);
 		js_pools(r, MEMSCOPE_LEAK_MARK, MEMSCOPE_LEAKS_ALL_INPUTS);
+		js_unchecked(r, MEMSCOPE_LEAK_MARK);
 		fprintf(r->out, ",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
 			s->n_unchecked_mark_blocks);
 		m = memscope_leaks_mark_groups(r->l, &n);
@@ -1313,9 +1692,14 @@ static void js_summary(const struct report *r)
 	if (o->kinds & MEMSCOPE_LEAK_EXIT) {
 		int any = 0;
 
-		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_exit_leaks);
+		fprintf(r->out,
+			"{\"leaks\":%" PRIu64 ",\"end\":\"%s\",\"alive_at\":", s->n_exit_leaks,
+			end_name(memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
+		json_cstr(r->out, memscope_leaks_end_text(
+					  memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
 		json_bytes(r->out, "bytes", s->exit_bytes);
 		js_pools(r, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS);
+		js_unchecked(r, MEMSCOPE_LEAK_EXIT);
 		/* the exit kind's entries of "groups" */
 		fputs(",\"groups\":[", r->out);
 		g = memscope_leaks_groups(r->l, &n);
@@ -1344,6 +1728,7 @@ static void write_json(const struct report *r)
 	const struct memscope_fluct *f;
 	const struct memscope_leak_group *g;
 	const struct memscope_leak_across *a;
+	const struct memscope_leaks_oom *o;
 	uint64_t top = memscope_leaks_opts(r->l)->top;
 
 	fputs("{\"leaks\":[", r->out);
@@ -1376,6 +1761,12 @@ static void write_json(const struct report *r)
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n" : "\n", r->out);
 		js_fluct(r, &f[i]);
+	}
+	fputs("],\n\"ooms\":[", r->out);
+	o = memscope_leaks_ooms(r->l, &n);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "\n", r->out);
+		js_oom(r, &o[i], i);
 	}
 	fputs("],\n\"summary\":", r->out);
 	js_summary(r);
@@ -1439,7 +1830,7 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 	const struct memscope_strtab *st, const struct memscope_leaks_input *inputs,
 	size_t n_inputs)
 {
-	struct report r = { out, l, st, inputs, n_inputs, 0, NULL, NULL };
+	struct report r = { out, l, st, inputs, n_inputs, 0, NULL, NULL, NULL };
 	const char **full = NULL;
 	char *names = NULL;
 	size_t i;
@@ -1459,6 +1850,10 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 			goto out;
 		}
 	}
+	if (fmt == MEMSCOPE_LEAKS_TEXT && !(r.answer = answer_text(&r))) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
 	if (fmt == MEMSCOPE_LEAKS_JSON)
 		write_json(&r);
 	else if (fmt == MEMSCOPE_LEAKS_CSV)
@@ -1472,6 +1867,7 @@ out:
 	free(full);
 	free(r.short_names);
 	free(r.numbered);
+	free(r.answer);
 	free(names);
 	return rc;
 }

@@ -127,7 +127,7 @@ if [ "$(grep -c '^exit,.*,HAL,' "$WORK/out")" -eq 3 ] && [ "$(grep -c '^exit,.*,
 # PTA blocks are carved out of HAL memory: totals per pool, never one sum of both (39.0 MiB)
 expect_status 0 "$L" "$T/baseline.csv" "$T/leaks.csv"
 if ! grep -q '39\.0 MiB' "$WORK/out" "$WORK/err" &&
-	grep -q '^summary of 2 inputs: step leaks 0 (0 B); unreleased at exit 17 in 2 inputs (PTA 7.64 MiB in 10 blocks, HAL 31.4 MiB in 7 blocks, not summed: PTA lies inside HAL); 48 allocations, 31 frees$' "$WORK/out" &&
+	grep -q '^summary of 2 inputs: step leaks: not checked in any of the 2 inputs (no steps: .*); unreleased at exit 17 in 2 inputs (PTA 7.64 MiB in 10 blocks, HAL 31.4 MiB in 7 blocks, not summed: PTA lies inside HAL); 48 allocations, 31 frees$' "$WORK/out" &&
 	grep -q '^memscope-leaks: .* 17 unreleased at exit (PTA 7.64 MiB in 10 blocks, HAL 31.4 MiB in 7 blocks, not summed: PTA lies inside HAL), from 251 events$' "$WORK/err"; then ok; else bad "nested pools summed: $(tail -1 "$WORK/out") $(tail -1 "$WORK/err")"; fi
 # the op of a block: the op open on its thread at its MALLOC (the leaked tensor of leaks.csv)
 if grep -A1 '^#2 PTA 7.63 MiB in 2 blocks$' "$WORK/out" | grep -q '^   op torch._ops.aten._to_copy.default$'; then ok; else bad "op of leaks.csv's tensor"; fi
@@ -187,9 +187,9 @@ expect_status 0 "$L" "$WORK/quiet1.csv" steps_mstx.csv "$WORK/quiet2.csv" groups
 if [ "$(grep -c '^==> ' "$WORK/out")" -eq 3 ] &&
 	awk '/^==> /{cur=$2} /^   first /{split($2, a, ":"); if (a[1] != cur) bad=1} END{exit bad}' "$WORK/out" &&
 	grep -q "^no leaks in 2 of 5 inputs: $WORK/quiet1.csv, $WORK/quiet2.csv\$" "$WORK/out" &&
-	grep -q '^summary of 5 inputs: step leaks 4 in 2 inputs (5.51 MiB: PTA 3.51 MiB in 3 blocks, ATB 2.00 MiB in 1 block); ' "$WORK/out" &&
+	grep -q '^summary of 5 inputs: step leaks 4 in 2 inputs (5.51 MiB: PTA 3.51 MiB in 3 blocks, ATB 2.00 MiB in 1 block), not checked in 3 of 5 inputs (no allocations or frees; no steps); ' "$WORK/out" &&
 	[ "$(grep -c 'no steps' "$WORK/err")" -eq 1 ] &&
-	grep -q "^memscope-leaks: no steps in 1 of 5 inputs (groups.csv): no mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep ops, step leaks not checked\$" "$WORK/err" &&
+	grep -q "^memscope-leaks: step leaks not checked in 1 of 5 inputs (groups.csv): no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows nor ProfilerStep#N ops\$" "$WORK/err" &&
 	[ "$(grep -c 'no allocations or frees' "$WORK/err")" -eq 1 ] &&
 	grep -q "^memscope-leaks: no allocations or frees in 2 of 5 inputs ($WORK/quiet1.csv, $WORK/quiet2.csv): nothing to check in them " "$WORK/err"; then ok; else bad "several inputs: $(cat "$WORK/out" "$WORK/err")"; fi
 # the exit leaks of steps_system.csv are under its header, not under the first input's
@@ -198,7 +198,7 @@ if awk '/^==> /{cur=$2} /^Unreleased at exit: 2 blocks/{print cur}' "$WORK/out" 
 i=0
 while [ $i -lt 100 ]; do cp "$T/baseline.csv" "$WORK/rank$i.csv"; i=$((i + 1)); done
 expect_status 0 "$L" "$WORK"/rank*.csv
-if [ "$(grep -c 'no steps' "$WORK/err")" -eq 1 ] && grep -q '^memscope-leaks: no steps in 100 of 100 inputs: no mstx' "$WORK/err" &&
+if [ "$(grep -c 'no steps' "$WORK/err")" -eq 1 ] && grep -q '^memscope-leaks: step leaks not checked in 100 of 100 inputs: no steps: neither mstx' "$WORK/err" &&
 	grep -q '^memscope-leaks: no call stacks in 100 of 100 inputs: their leaks grouped by op$' "$WORK/err" &&
 	[ "$(grep -c '^==> ' "$WORK/out")" -eq 100 ] && [ "$(grep -c '^Unreleased at exit' "$WORK/out")" -eq 101 ] &&
 	[ "$(wc -l <"$WORK/err")" -eq 3 ]; then ok; else bad "100 inputs: $(cat "$WORK/err")"; fi
@@ -325,12 +325,12 @@ awk -F, '$3 != "HAL"' "$T/baseline.csv" >"$WORK/p1.csv"
 awk -F, '$3 != "PTA"' "$T/baseline.csv" >"$WORK/b.csv"
 expect_status 0 "$L" "$WORK/p1.csv" "$WORK/b.csv"
 if ! grep -q 'not summed' "$WORK/out" "$WORK/err" &&
-	grep -q '^summary of 2 inputs: step leaks 0 (0 B); unreleased at exit 7 in 2 inputs (6.69 MiB: PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks); ' "$WORK/out" &&
+	grep -q '^summary of 2 inputs: step leaks: not checked in any of the 2 inputs (no steps: .*); unreleased at exit 7 in 2 inputs (6.69 MiB: PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks); ' "$WORK/out" &&
 	sed -n '/^Across 2 inputs$/,$p' "$WORK/out" | grep -q '^Unreleased at exit: 7 blocks in 7 groups by op (no call stacks), 6.69 MiB: PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks$' &&
 	grep -q '^memscope-leaks: .* 7 unreleased at exit (6.69 MiB: PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks), ' "$WORK/err"; then ok; else bad "pools of two inputs summed: $(cat "$WORK/out" "$WORK/err")"; fi
 expect_status 0 "$L" -q "$WORK/p1.csv" "$T/baseline.csv"
 if grep -q '^summary of 2 inputs: .*, not summed: PTA lies inside HAL); ' "$WORK/out" &&
-	[ "$(grep -c 'not summed' "$WORK/out")" -eq 3 ]; then ok; else bad "nested input not flagged: $(cat "$WORK/out")"; fi
+	[ "$(grep -c 'not summed' "$WORK/out")" -eq 4 ]; then ok; else bad "nested input not flagged: $(cat "$WORK/out")"; fi
 expect_status 0 "$L" -q --format json "$WORK/p1.csv" "$WORK/b.csv" "$T/baseline.csv"
 if python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
@@ -385,18 +385,20 @@ expect_alias 1 --fail-on-finding --fail-on-leak steps_mstx.csv
 # step leaks asked for (--kinds step) on an input without steps were not checked: no pass, but
 # status 3 and one line naming it (also with -q) and no report, as for an unreadable input (the
 # JSON of a run without --fail-on-finding says per input whether each kind was checked). Without
-# --kinds the default (all) does not fail
+# --kinds the default (all) does not fail, and the gate says what it did not check (also -q)
 expect_status 3 "$L" -q --fail-on-finding --kinds step "$T/baseline.csv"
-expect_err_line "^memscope-leaks: $T/baseline.csv: no steps \(mstx \"step start\" ranges, SYSTEM STEP rows or ProfilerStep ops\): step leaks not checked\$"
+expect_err_line "^memscope-leaks: $T/baseline.csv: step leaks not checked \(no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows nor ProfilerStep#N ops\)\$"
 [ ! -s "$WORK/out" ] && ok || bad "a report written with status 3"
 expect_alias 3 --fail-on-finding --fail-on-leak -q --kinds step --format json "$T/baseline.csv"
 expect_status 3 "$L" -q --fail-on-finding --kinds exit,step --pool host "$T/baseline.csv"
-expect_err_line ': no steps .*: step leaks not checked$'
+expect_err_line ': step leaks not checked \(no steps: .*\)$'
 expect_status 0 "$L" -q --fail-on-finding --pool host "$T/baseline.csv"
-[ ! -s "$WORK/err" ] && ok || bad "no steps without --kinds: said under -q"
+expect_err_line ': step leaks not checked \(no steps: .*\)$'
+expect_status 0 "$L" -q --pool host "$T/baseline.csv"
+[ ! -s "$WORK/err" ] && ok || bad "no steps without --fail-on-finding: said under -q"
 # findings come first: status 1 when another input has leaks
 expect_status 1 "$L" -q --fail-on-finding --kinds step steps_mstx.csv "$T/baseline.csv"
-grep -q "^memscope-leaks: no steps in 1 of 2 inputs ($T/baseline.csv): " "$WORK/err" && ok || bad "no steps of 1 of 2 inputs: $(cat "$WORK/err")"
+grep -q "^memscope-leaks: step leaks not checked in 1 of 2 inputs ($T/baseline.csv): no steps: " "$WORK/err" && ok || bad "no steps of 1 of 2 inputs: $(cat "$WORK/err")"
 expect_status 0 "$L" -q --kinds step,exit --format json "$T/baseline.csv" steps_mstx.csv
 if python3 - "$WORK/out" <<'PY'
 import json, sys
@@ -543,4 +545,88 @@ ins = json.load(open(sys.argv[1]))["summary"]["inputs"]
 assert [(i["step"]["checked"], i["exit"]["checked"]) for i in ins] == [(False, False), (True, True)], ins
 PY
 then ok; else bad "json checked flags of a memory_record"; fi
+
+# issue 29: the first line is the answer (the biggest finding, what was not checked); a kind not
+# checked is said not checked, never "0 (0 B)", in text and JSON
+expect_status 0 "$L" -q "$T/baseline.csv"
+if head -1 "$WORK/out" | grep -q '^7 blocks unreleased at exit (PTA 3.00 KiB in 4 blocks, HAL 6.69 MiB in 3 blocks, not summed: PTA lies inside HAL), the largest group .*; step leaks not checked (no steps)$' &&
+	grep -q '^summary: step leaks: not checked (no steps: neither mstx "step start" ranges, SYSTEM STEP rows nor ProfilerStep#N ops); unreleased at exit 7 ' "$WORK/out" &&
+	! grep -q 'step leaks 0' "$WORK/out"; then ok; else bad "steps not checked, text: $(head -1 "$WORK/out"; tail -1 "$WORK/out")"; fi
+expect_status 0 "$L" -q --format json "$T/baseline.csv" steps_mstx.csv
+if python3 - "$WORK/out" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+u = s["step"]["unchecked_inputs"]
+assert len(u) == 1 and u[0]["input"].endswith("baseline.csv") and u[0]["why"].startswith("no steps: "), u
+assert s["exit"]["unchecked_inputs"] == [] and s["exit"]["end"] == "exit", s["exit"]
+a, b = s["inputs"]
+assert a["step"]["checked"] is False and a["step"]["not_checked"].startswith("no steps"), a
+assert b["step"]["checked"] is True and b["step"]["not_checked"] is None and b["end"] == "exit", b
+PY
+then ok; else bad "steps not checked, json"; fi
+
+# a PyTorch snapshot with an oom entry (written by Python's own pickle): the out-of-memory event
+# first, with the allocator's state then and who held the most; the blocks held when the snapshot
+# was taken are alive at its end, not unreleased at exit
+python3 - "$WORK/oom.pickle" <<'PY'
+import pickle, sys
+T, A, MiB = 1738780408789613, 0x7F3A00000000, 1 << 20
+fr = [{"filename": "train.py", "line": 3, "name": "forward"}]
+blk = lambda a, n, st: {"address": a, "size": n, "requested_size": n, "state": st, "frames": fr}
+seg = {"device": 0, "address": A, "total_size": 20 * MiB, "allocated_size": 3 * MiB,
+       "active_size": 3 * MiB, "requested_size": 3 * MiB, "stream": 0, "segment_type": "large",
+       "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
+       "blocks": [blk(A, 2 * MiB, "active_allocated"), blk(A + 2 * MiB, MiB, "active_allocated"),
+                  blk(A + 3 * MiB, 17 * MiB, "inactive")]}
+tr = [{"action": "segment_alloc", "addr": A, "size": 20 * MiB, "stream": 0, "time_us": T, "frames": []},
+      {"action": "alloc", "addr": A, "size": 2 * MiB, "stream": 0, "time_us": T + 10, "frames": fr},
+      {"action": "alloc", "addr": A + 2 * MiB, "size": MiB, "stream": 0, "time_us": T + 20, "frames": fr},
+      {"action": "oom", "device_free": 5 * MiB, "size": 4096 * MiB, "stream": 0, "time_us": T + 30, "frames": fr}]
+pickle.dump({"segments": [seg], "device_traces": [tr]}, open(sys.argv[1], "wb"), protocol=4)
+PY
+expect_status 1 "$L" --fail-on-finding "$WORK/oom.pickle"
+if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000030 s: asked for 4\.00 GiB, device free 5\.00 MiB; 3 blocks alive at the end of the snapshot (.*), the largest group CUDA_CACHING 3\.00 MiB in 2 blocks, at train\.py(3): forward; step leaks not checked (no steps)$' &&
+	grep -q '^Out of memory: 1 event$' "$WORK/out" &&
+	grep -q '^   alive then: CUDA 20\.0 MiB in 1 block, CUDA_CACHING 3\.00 MiB in 2 blocks, not summed: CUDA_CACHING lies inside CUDA$' "$WORK/out" &&
+	grep -q '^   largest holder: 3\.00 MiB in 2 blocks, at train\.py(3): forward$' "$WORK/out" &&
+	grep -q '^Alive at the end of the snapshot: 3 blocks ' "$WORK/out" && ! grep -qi 'at exit' "$WORK/out" &&
+	grep -q '^summary: .*; alive at the end of the snapshot 3 (' "$WORK/out" &&
+	grep -q '^memscope-leaks: step leaks not checked, 0 marked-range leak(s), 3 alive at the end of the snapshot (' "$WORK/err"; then ok; else bad "snapshot oom: $(cat "$WORK/out" "$WORK/err")"; fi
+expect_status 0 "$L" -q --format json "$WORK/oom.pickle"
+if python3 - "$WORK/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+o, = d["ooms"]
+assert (o["device"], o["requested"], o["device_free"], o["reserved"]) == ("0", 4 << 30, 5 << 20, None), o
+assert o["alive"]["pools"] == [{"pool": "CUDA", "blocks": 1, "bytes": 20 << 20},
+                               {"pool": "CUDA_CACHING", "blocks": 2, "bytes": 3 << 20}], o
+h = o["alive"]["largest_holder"]
+assert h["bytes"] == 3 << 20 and h["blocks"] == 2 and h["stack"]["python"] == ["train.py(3): forward"], h
+assert o["alive"]["partial"] is False
+s = d["summary"]
+assert s["exit"]["end"] == "snapshot" and s["exit"]["alive_at"] == "alive at the end of the snapshot"
+assert s["inputs"][0]["end"] == "snapshot" and s["inputs"][0]["ooms"] == 1
+PY
+then ok; else bad "snapshot oom, json"; fi
+
+# msMemScope's OOM_TRIGGER row (its req_size), written after a FREE of a later time: the blocks
+# alive then are at least those seen, said so
+printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)' \
+	'1,MALLOC,PTA,N/A,100,7,7,0,0x10,"{allocation_id:1,addr:0x10,size:1048576,owner:PTA@model@weight}",,' \
+	'2,MALLOC,PTA,N/A,200,7,7,0,0x20,"{allocation_id:2,addr:0x20,size:2048}",,' \
+	'3,FREE,PTA,N/A,300,7,7,0,0x20,"{allocation_id:2,addr:0x20,size:-2048}",,' \
+	'4,OOM_DETAIL,OOM_TRIGGER,OOM_Trigger,250,7,7,0,N/A,"{func:halMemAlloc,req_size:8589934592,flag:0}",,' >"$WORK/oom.csv"
+expect_status 0 "$L" -q "$WORK/oom.csv"
+if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000000 s (process 7): asked for 8\.00 GiB; 1 block unreleased at exit (PTA 1\.00 MiB); ' &&
+	grep -q '^   alive then (at least): PTA 1\.00 MiB$' "$WORK/out" &&
+	grep -q '^   largest holder: 1\.00 MiB in 1 block, owner PTA@model@weight$' "$WORK/out"; then ok; else bad "dump oom: $(cat "$WORK/out")"; fi
+
+# an Ascend profiler folder ends with its profile; a capture cut short (read with --lenient) is a
+# recording stopped before its program ended
+expect_status 0 "$L" -q --kinds exit --format json "$T/msprof/torch_npu_level0_rank0_ascend_pt"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]; assert s["exit"]["end"] == "profile" and s["exit"]["leaks"] > 0, s["exit"]' "$WORK/out" && ok || bad "profile end, json"
+"$BIN/memscope-convert" -q steps_mstx.csv -o "$WORK/cut.mscap"
+head -c $(($(wc -c <"$WORK/cut.mscap") - 4)) "$WORK/cut.mscap" >"$WORK/cut2.mscap"
+expect_status 0 "$L" -q --lenient --kinds exit "$WORK/cut2.mscap"
+if grep -q '^Alive when the recording stopped: ' "$WORK/out" && grep -q '^summary: alive when the recording stopped [0-9]' "$WORK/out"; then ok; else bad "cut capture: $(cat "$WORK/out")"; fi
 finish

@@ -569,6 +569,168 @@ START_TEST(totals_text)
 }
 END_TEST
 
+/* ---- out-of-memory events, how inputs ended, what was not checked ---- */
+
+#define OOM_BLOCKS 40
+#define OOM_EVENTS 3
+
+/*
+ * The blocks alive at each out-of-memory event against a brute force: random blocks on two
+ * devices, some never freed, events at random times, every row fed in time order (one input,
+ * one process), so the state is exact (not partial); then the same rows with the events last
+ * (rows out of time order): partial, and never more bytes than the exact state.
+ */
+START_TEST(oom_state_matches_brute_force)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	uint32_t owner;
+	int round, late;
+
+	ck_assert_int_eq(memscope_strtab_intern(st, "PTA@model@weight", 16, &owner), 0);
+	trand_state = 0x0014u;
+	for (round = 0; round < 200; round++) {
+		static struct row rows[2 * OOM_BLOCKS + OOM_EVENTS];
+		uint64_t alloc[OOM_BLOCKS], free_at[OOM_BLOCKS], at[OOM_EVENTS];
+		uint64_t exact[OOM_EVENTS];
+		int dev[OOM_BLOCKS], b, k;
+
+		for (b = 0; b < OOM_BLOCKS; b++) {
+			alloc[b] = 10 + 10 * (uint64_t)b;
+			free_at[b] = trand(3) ? alloc[b] + 5 + 10 * trand(OOM_BLOCKS) : NO_TS;
+			dev[b] = (int)trand(2);
+		}
+		for (k = 0; k < OOM_EVENTS; k++)
+			at[k] = 3 + 10 * trand(OOM_BLOCKS + 2) +
+				(uint64_t)k; /* never a row's time */
+		for (late = 0; late < 2; late++) {
+			struct memscope_leaks *l = memscope_leaks_new(NULL, st);
+			const struct memscope_leaks_oom *o;
+			size_t n = 0, i, j, n_oom;
+
+			/* every row in time order; with late, the events after them all */
+			for (b = 0; b < OOM_BLOCKS; b++) {
+				mk_block(&rows[n], MEMSCOPE_KIND_MALLOC, alloc[b], b, 0);
+				rows[n].ev.device = dev[b];
+				rows[n].ev.flags &= ~MEMSCOPE_EV_USED;
+				n++;
+				if (free_at[b] == NO_TS)
+					continue;
+				mk_block(&rows[n], MEMSCOPE_KIND_FREE, free_at[b], b, 0);
+				rows[n].ev.device = dev[b];
+				rows[n].ev.flags &= ~MEMSCOPE_EV_USED;
+				n++;
+			}
+			for (k = 0; k < OOM_EVENTS; k++) {
+				mk(&rows[n], MEMSCOPE_KIND_OOM_DETAIL, MEMSCOPE_SUB_OOM_TRIGGER,
+					at[k], MEMSCOPE_STR_NA);
+				rows[n].ev.device = k % 2;
+				rows[n].ev.size = 1000 + k;
+				rows[n].ev.flags = MEMSCOPE_EV_SIZE;
+				n++;
+			}
+			for (i = 1; !late && i < n; i++) /* insertion sort by time */
+				for (j = i; j > 0 && rows[j - 1].ev.ts_ns > rows[j].ev.ts_ns; j--) {
+					struct row t = rows[j];
+
+					rows[j] = rows[j - 1];
+					rows[j - 1] = t;
+				}
+			for (i = 0; i < n; i++)
+				rows[i].ev.line = i + 1;
+			feed_rows(l, rows, n);
+			o = memscope_leaks_ooms(l, &n_oom);
+			ck_assert_uint_eq(n_oom, OOM_EVENTS);
+			ck_assert_uint_eq(memscope_leaks_input(l, 0)->n_ooms, OOM_EVENTS);
+			for (i = 0; i < n_oom; i++) {
+				uint64_t want = 0, got = 0, want_n = 0, got_n = 0;
+
+				/* by time: the k-th event is the one at that time */
+				for (k = 0; k < OOM_EVENTS && at[k] != o[i].ts_ns; k++)
+					;
+				ck_assert_int_lt(k, OOM_EVENTS);
+				ck_assert_int_eq(o[i].device, k % 2);
+				ck_assert_int_eq(o[i].requested, 1000 + k);
+				ck_assert_int_eq(o[i].device_free, -1);
+				for (b = 0; b < OOM_BLOCKS; b++)
+					if (dev[b] == k % 2 && alloc[b] < at[k] &&
+						free_at[b] > at[k]) {
+						want += 4096 * ((uint64_t)b + 1);
+						want_n++;
+					}
+				for (j = 0; j < o[i].n_pools; j++) {
+					ck_assert_uint_eq(o[i].pools[j].pool, MEMSCOPE_SUB_PTA);
+					got += o[i].pools[j].bytes;
+					got_n += o[i].pools[j].n;
+				}
+				if (!late) {
+					ck_assert_int_eq(o[i].partial, 0);
+					ck_assert_uint_eq(got, want);
+					ck_assert_uint_eq(got_n, want_n);
+					exact[k] = want;
+				} else {
+					ck_assert_uint_le(got, exact[k]);
+					/* the rows before it in the file came after it in time */
+					ck_assert_int_eq(o[i].partial, 1);
+				}
+			}
+			memscope_leaks_free(l);
+		}
+	}
+	memscope_strtab_free(st);
+}
+END_TEST
+
+/* How inputs ended, from their formats, and why a kind was not checked in one. */
+START_TEST(ends_and_unchecked)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	struct memscope_leaks *l = memscope_leaks_new(NULL, st);
+	struct memscope_read_stats cut = { 0 };
+	struct row r[2];
+
+	/* input 0: one block, no steps; input 1: no event; input 2: a sample only */
+	mk_block(&r[0], MEMSCOPE_KIND_MALLOC, 10, 0, 0);
+	ck_assert_int_eq(memscope_leaks_feed(l, &r[0].ev), 0);
+	ck_assert_int_eq(memscope_leaks_input_end(l, 0, MEMSCOPE_FORMAT_TORCH_SNAPSHOT, NULL), 0);
+	ck_assert_int_eq(memscope_leaks_input_end(l, 1, MEMSCOPE_FORMAT_PROFILER, NULL), 0);
+	mk(&r[1], MEMSCOPE_KIND_SNAPSHOT, MEMSCOPE_SUB_SNAPSHOT, 20, MEMSCOPE_STR_NA);
+	r[1].ev.src = 2;
+	ck_assert_int_eq(memscope_leaks_feed(l, &r[1].ev), 0);
+	cut.cut.code = MEMSCOPE_E_TRUNCATED;
+	ck_assert_int_eq(memscope_leaks_input_end(l, 2, MEMSCOPE_FORMAT_CAPTURE, &cut), 0);
+	ck_assert_int_eq(memscope_leaks_finish(l), 0);
+
+	ck_assert_int_eq(memscope_leaks_end_of(l, 0), MEMSCOPE_LEAKS_END_SNAPSHOT);
+	ck_assert_int_eq(memscope_leaks_end_of(l, 1), MEMSCOPE_LEAKS_END_PROFILE);
+	ck_assert_int_eq(memscope_leaks_end_of(l, 2), MEMSCOPE_LEAKS_END_STOPPED);
+	ck_assert_int_eq(memscope_leaks_end_of(l, 3), MEMSCOPE_LEAKS_END_EXIT);
+	/* input 1 fed nothing: the others differ */
+	ck_assert_int_eq(
+		memscope_leaks_end_of(l, MEMSCOPE_LEAKS_ALL_INPUTS), MEMSCOPE_LEAKS_END_MIXED);
+	ck_assert_str_eq(memscope_leaks_end_text(MEMSCOPE_LEAKS_END_SNAPSHOT),
+		"alive at the end of the snapshot");
+	ck_assert_str_eq(memscope_leaks_end_text(MEMSCOPE_LEAKS_END_EXIT), "unreleased at exit");
+	ck_assert_str_eq(memscope_leaks_end_text(MEMSCOPE_LEAKS_END_STOPPED),
+		"alive when the recording stopped");
+
+	ck_assert_int_eq(memscope_leaks_checked(l, MEMSCOPE_LEAK_STEP, 0), MEMSCOPE_LEAKS_NO_STEPS);
+	ck_assert_int_eq(memscope_leaks_checked(l, MEMSCOPE_LEAK_EXIT, 0), MEMSCOPE_LEAKS_CHECKED);
+	ck_assert_int_eq(
+		memscope_leaks_checked(l, MEMSCOPE_LEAK_MARK, 0), MEMSCOPE_LEAKS_NOT_ASKED);
+	ck_assert_int_eq(
+		memscope_leaks_checked(l, MEMSCOPE_LEAK_EXIT, 2), MEMSCOPE_LEAKS_NO_BLOCKS);
+	ck_assert_int_eq(
+		memscope_leaks_checked(l, MEMSCOPE_LEAK_STEP, 2), MEMSCOPE_LEAKS_NO_BLOCKS);
+	ck_assert_uint_eq(memscope_leaks_unchecked_inputs(l, MEMSCOPE_LEAK_STEP, 3, NULL), 3);
+	ck_assert_uint_eq(memscope_leaks_unchecked_inputs(l, MEMSCOPE_LEAK_MARK, 3, NULL), 0);
+	ck_assert_str_eq(memscope_leaks_unchecked_text(MEMSCOPE_LEAKS_CHECKED), "");
+	ck_assert_ptr_nonnull(
+		strstr(memscope_leaks_unchecked_text(MEMSCOPE_LEAKS_NO_STEPS), "ProfilerStep#N"));
+	memscope_leaks_free(l);
+	memscope_strtab_free(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("leaks");
@@ -581,6 +743,8 @@ int main(void)
 	tcase_add_test(tc, op_of_finding_matches_brute_force);
 	tcase_add_test(tc, totals_text);
 	tcase_add_test(tc, across_matches_brute_force);
+	tcase_add_test(tc, oom_state_matches_brute_force);
+	tcase_add_test(tc, ends_and_unchecked);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

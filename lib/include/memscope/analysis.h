@@ -41,6 +41,10 @@ struct memscope_analysis {
 	int (*again)(const void *self, uint32_t *src, uint64_t *line, const char **why);
 	/* Drop what the second pass recomputes. 0 or a negative MEMSCOPE_E_* code. */
 	int (*rewind)(void *self);
+	/* May be NULL. Input src has been fed whole; s is its source, still open (its format, its
+	 * read's statistics). Called after every input of every pass the analysis is fed. 0, or a
+	 * negative MEMSCOPE_E_* code that stops the run. */
+	int (*input_end)(void *self, uint32_t src, const struct memscope_source *s);
 	/* The kinds of events it has no use for (bit 1u << kind): a run whose analyses all skip a
 	 * kind lets the readers leave it out (memscope_read_opts.skip_kinds). 0: none. */
 	uint32_t skip_kinds;

@@ -232,6 +232,36 @@ const struct memscope_leak_across *memscope_leaks_across(const struct memscope_l
  * group as memscope_leaks_across orders them; within one by input. */
 const size_t *memscope_leaks_across_groups(const struct memscope_leaks *l, size_t *n);
 
+/*
+ * How an input ended: what its blocks never freed are alive at (memscope_leaks_input_info.end),
+ * from its format (memscope_leaks_input_end).
+ */
+enum memscope_leaks_end {
+	MEMSCOPE_LEAKS_END_EXIT = 0, /* its program's exit: msMemScope's dumps and databases, a
+					recording of a program that ended; any input not known to
+					end otherwise */
+	MEMSCOPE_LEAKS_END_PROFILE,  /* the end of a profile: the Ascend profiler's outputs, an
+					Nsight Systems export */
+	MEMSCOPE_LEAKS_END_SNAPSHOT, /* the moment of a snapshot: a PyTorch memory snapshot */
+	MEMSCOPE_LEAKS_END_STOPPED,  /* a recording that stopped before its program ended: a
+					capture file cut short, read with --lenient */
+	MEMSCOPE_LEAKS_END_MIXED,    /* memscope_leaks_end_of every input: they ended in several
+					ways */
+};
+
+/*
+ * Why a kind of leak was not looked for in an input (memscope_leaks_checked); each but CHECKED
+ * means a report of no such leaks is no pass.
+ */
+enum memscope_leaks_unchecked {
+	MEMSCOPE_LEAKS_CHECKED = 0,
+	MEMSCOPE_LEAKS_NOT_ASKED, /* the kind is not in memscope_leaks_opts.kinds */
+	MEMSCOPE_LEAKS_NO_BLOCKS, /* the input has no MALLOC or FREE rows: nothing to check */
+	MEMSCOPE_LEAKS_NO_STEPS,  /* step leaks: no process of the input has steps */
+	MEMSCOPE_LEAKS_NO_MARKS,  /* marked range: no process and device of the input has marks
+				     A, B and C */
+};
+
 /* What the analysis saw of one input. */
 struct memscope_leaks_input_info {
 	uint64_t n_events;
@@ -241,13 +271,59 @@ struct memscope_leaks_input_info {
 	uint64_t n_op_rows;    /* ATen and ATB op start and end rows */
 	uint64_t n_block_rows; /* MALLOC and FREE rows: none, nothing to check (samples only) */
 	int has_steps;	       /* one of its processes has steps */
+	enum memscope_leaks_end end; /* how it ended (memscope_leaks_input_end; EXIT unless told) */
+	uint64_t n_ooms;	     /* its out-of-memory events (memscope_leaks_ooms) */
 };
 /* The input numbered src (all zero for one that fed no event; borrowed, as the results). */
 const struct memscope_leaks_input_info *memscope_leaks_input(
 	const struct memscope_leaks *l, uint32_t src);
+/*
+ * Say how input src ended, from its format and its read's statistics (a capture cut short is a
+ * recording stopped before its program ended): memscope_run calls it through the analysis
+ * interface once the input is read; a caller that feeds events itself calls it after an
+ * input's events (before finish), or inputs count as ended at exit. stats may be NULL.
+ * 0 or MEMSCOPE_E_NOMEM.
+ */
+int memscope_leaks_input_end(struct memscope_leaks *l, uint32_t src, enum memscope_format format,
+	const struct memscope_read_stats *stats);
 
-/* memscope_leaks_totals: every input */
+/*
+ * How input src ended; for MEMSCOPE_LEAKS_ALL_INPUTS the way every input that fed events ended,
+ * MEMSCOPE_LEAKS_END_MIXED when they differ (EXIT when none fed any).
+ */
+enum memscope_leaks_end memscope_leaks_end_of(const struct memscope_leaks *l, uint32_t src);
+
+/*
+ * What the reports call the blocks alive when an input ended: "unreleased at exit", "alive at
+ * the end of the profile", "alive at the end of the snapshot", "alive when the recording
+ * stopped", "alive at the end of each input" (MIXED). Static.
+ */
+const char *memscope_leaks_end_text(enum memscope_leaks_end end);
+
+/* memscope_leaks_checked, memscope_leaks_unchecked_inputs: every input */
 #define MEMSCOPE_LEAKS_ALL_INPUTS UINT32_MAX
+
+/*
+ * Whether leaks of kind (one enum memscope_leak_kind) were looked for in input src, and why not:
+ * NOT_ASKED before NO_BLOCKS before NO_STEPS or NO_MARKS. After finish.
+ */
+enum memscope_leaks_unchecked memscope_leaks_checked(
+	const struct memscope_leaks *l, unsigned kind, uint32_t src);
+
+/*
+ * Why as the reports say it, one line without the kind: "no allocations or frees", "no steps:
+ * neither mstx "step start" ranges, SYSTEM STEP rows nor ProfilerStep#N ops", "no device has
+ * the three Mark rows", "not asked for"; "" for CHECKED. Static.
+ */
+const char *memscope_leaks_unchecked_text(enum memscope_leaks_unchecked why);
+
+/*
+ * How many of the first n_inputs inputs kind was asked for in and not checked (NOT_ASKED counts
+ * none); *why (may be NULL) gets the reason of the first of them (CHECKED when none).
+ */
+size_t memscope_leaks_unchecked_inputs(const struct memscope_leaks *l, unsigned kind,
+	size_t n_inputs, enum memscope_leaks_unchecked *why);
+
 /* room for every pool in memscope_leaks_totals */
 #define MEMSCOPE_LEAKS_MAX_POOLS 64
 /* The findings of one kind in one pool. */
@@ -283,6 +359,37 @@ int memscope_leaks_nested(const struct memscope_leaks *l, unsigned kind, uint32_
  */
 const char *memscope_leaks_totals_text(
 	char *buf, size_t size, const struct memscope_leaks_total *t, size_t n, int nested);
+/* An out-of-memory event (OOM_DETAIL OOM_TRIGGER: a PyTorch snapshot's oom entry, msMemScope's
+ * failed halMemAlloc) and the allocator's state then. */
+struct memscope_leaks_oom {
+	uint32_t src;
+	uint64_t pid; /* MEMSCOPE_ID_NONE for none (a snapshot's) */
+	int32_t device;
+	uint64_t ts_ns, line;
+	int64_t requested;   /* bytes asked for: its size, or msMemScope's req_size; -1 unknown */
+	int64_t device_free; /* free bytes the device reported (device_free attr); -1 unknown */
+	int64_t reserved, allocated; /* the allocator's, from attrs of those names; -1 unknown */
+	/*
+	 * The blocks of its device (and process) alive at that moment, per pool ascending, as
+	 * memscope_leaks_totals gives them (nested: memscope_pools_nested of their pools); known
+	 * for the first MEMSCOPE_LEAKS_OOM_STATES events only (n_pools 0 after them)
+	 */
+	struct memscope_leaks_total pools[16];
+	size_t n_pools;
+	int partial; /* blocks freed after it were read before it (rows out of time order): the
+			bytes above are a lower bound */
+	/* who held the most of those bytes: an owner tag (string id) or, for blocks without one,
+	 * the Python stack, else the C stack of their MALLOC (stack ids); 0 when unknown */
+	uint32_t top_owner, top_stack_py, top_stack_c;
+	uint64_t top_bytes, top_blocks;
+};
+/* the out-of-memory events whose allocator state is worked out */
+#define MEMSCOPE_LEAKS_OOM_STATES 16
+
+/* The out-of-memory events of every input (*n of them), by input then time. Borrowed, as the
+ * results. */
+const struct memscope_leaks_oom *memscope_leaks_ooms(const struct memscope_leaks *l, size_t *n);
+
 /* mark groups by input, then in order of the first row of their (input, process, device) */
 const struct memscope_mark_group *memscope_leaks_mark_groups(
 	const struct memscope_leaks *l, size_t *n);
