@@ -1304,10 +1304,8 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 		fprintf(r->out, "%" PRIu64, b->alloc_id);
 	else
 		fputs("null", r->out);
-	fprintf(r->out, ",\"event_id\":%" PRIu64, b->alloc_event_id);
-	json_file(r, b);
-	fprintf(r->out, ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64, b->alloc_line,
-		b->alloc_ts_ns);
+	fprintf(r->out, ",\"event_id\":%" PRIu64 ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64,
+		b->alloc_event_id, b->alloc_line, b->alloc_ts_ns);
 	if (x->kind == MEMSCOPE_LEAK_STEP)
 		fprintf(r->out,
 			",\"alloc_step\":%" PRIu64 ",\"detected_step\":%" PRIu64
@@ -1391,7 +1389,6 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 	fputs("],\"first\":", r->out);
 	if (x) {
 		fprintf(r->out, "{\"line\":%" PRIu64, x->blk.alloc_line);
-		json_file(r, &x->blk);
 		json_pid(r->out, x->blk.pid);
 		json_cstr(r->out, memscope_device_text(x->blk.device, dev));
 		fputs(",\"ptr\":", r->out);
