@@ -585,7 +585,7 @@ tr = [{"action": "segment_alloc", "addr": A, "size": 20 * MiB, "stream": 0, "tim
 pickle.dump({"segments": [seg], "device_traces": [tr]}, open(sys.argv[1], "wb"), protocol=4)
 PY
 expect_status 1 "$L" --fail-on-finding "$WORK/oom.pickle"
-if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000030 s: asked for 4\.00 GiB, device free 5\.00 MiB; 3 blocks alive at the end of the snapshot (.*), the largest group CUDA_CACHING 3\.00 MiB in 2 blocks, at train\.py(3): forward; step leaks not checked (no steps)$' &&
+if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000030 s: asked for 4\.00 GiB, device free 5\.00 MiB, reserved 20\.0 MiB, allocated 3\.00 MiB; 3 blocks alive at the end of the snapshot (.*), the largest group CUDA_CACHING 3\.00 MiB in 2 blocks, at train\.py(3): forward; step leaks not checked (no steps)$' &&
 	grep -q '^Out of memory: 1 event$' "$WORK/out" &&
 	grep -q '^   alive then: CUDA 20\.0 MiB in 1 block, CUDA_CACHING 3\.00 MiB in 2 blocks, not summed: CUDA_CACHING lies inside CUDA$' "$WORK/out" &&
 	grep -q '^   largest holder: 3\.00 MiB in 2 blocks, at train\.py(3): forward$' "$WORK/out" &&
@@ -597,7 +597,8 @@ if python3 - "$WORK/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 o, = d["ooms"]
-assert (o["device"], o["requested"], o["device_free"], o["reserved"]) == ("0", 4 << 30, 5 << 20, None), o
+assert (o["device"], o["requested"], o["device_free"], o["reserved"], o["allocated"]) == (
+    "0", 4 << 30, 5 << 20, 20 << 20, 3 << 20), o
 assert o["alive"]["pools"] == [{"pool": "CUDA", "blocks": 1, "bytes": 20 << 20},
                                {"pool": "CUDA_CACHING", "blocks": 2, "bytes": 3 << 20}], o
 h = o["alive"]["largest_holder"]
