@@ -310,7 +310,8 @@ static int no_blocks(const struct leaks_opts *o, const struct memscope_leaks *l,
  * *unchecked set when an input had nothing to check, or no steps when --kinds asked for step
  * leaks (what --fail-on-finding fails on).
  */
-static int report(const struct leaks_opts *o, const struct memscope_leaks *l, int *unchecked)
+static int report(const struct leaks_opts *o, const struct memscope_leaks *l,
+	const struct memscope_strtab *st, int *unchecked)
 {
 	const struct memscope_leaks_stats *s = memscope_leaks_stats(l);
 	const struct memscope_steps *steps = memscope_leaks_steps(l);
@@ -326,7 +327,8 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l, in
 			"%s:%" PRIu64 ": FREE with no live MALLOC (a block allocated before the "
 			"input starts, or freed twice); %" PRIu64
 			" such row(s), counted and skipped",
-			o->inputs[s->unmatched_src], s->unmatched_line, s->n_unmatched_free);
+			memscope_event_file(st, s->unmatched_file, o->inputs[s->unmatched_src]),
+			s->unmatched_line, s->n_unmatched_free);
 	if (s->n_replaced)
 		cli_msg(&tool,
 			"%" PRIu64 " MALLOC row(s) on an address still live: the old block counts "
@@ -431,7 +433,7 @@ int main(int argc, char **argv)
 	/* the report is never written over an input, nor over a file without --force */
 	if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs, o.n_inputs)))
 		goto out;
-	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l, &unchecked)))
+	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l, st, &unchecked)))
 		goto out;
 	s = memscope_leaks_stats(l);
 	/* a check asked for that could not run is no pass, nor a report: an error (findings

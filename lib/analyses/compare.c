@@ -49,6 +49,7 @@ struct memscope_compare_side {
 	struct u64map dev_at; /* device -> its index in devs */
 	uint64_t seq;
 	uint64_t first_line[2]; /* first PTA, MINDSPORE row (0: none) */
+	uint32_t first_file[2]; /* their memscope_event.file */
 	uint64_t first_seq[2];
 	struct memscope_steps *steps; /* the input's steps, for --step */
 	/* what an empty comparison is explained by (memscope_compare_run) */
@@ -163,6 +164,7 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 
 		if (!s->first_line[f]) {
 			s->first_line[f] = ev->line ? ev->line : 1;
+			s->first_file[f] = ev->file;
 			s->first_seq[f] = s->seq;
 		}
 	}
@@ -990,7 +992,9 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		int other = fw == W_PTA; /* index of the other pool in first_line */
 
 		if (fw && sides[i]->first_line[other])
-			return memscope_error_set(err, MEMSCOPE_E_INVALID, sides[i]->name,
+			return memscope_error_set(err, MEMSCOPE_E_INVALID,
+				memscope_event_file(
+					sides[i]->st, sides[i]->first_file[other], sides[i]->name),
 				sides[i]->first_line[other],
 				"%s pool row in a %s comparison: the inputs mix PyTorch and "
 				"MindSpore",

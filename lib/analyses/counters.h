@@ -35,8 +35,9 @@ struct counters {
 /* Intern what the samples need in st. 0 or MEMSCOPE_E_NOMEM. */
 int counters_init(struct counters *c, struct memscope_strtab *st);
 void counters_free(struct counters *c);
-/* One event: a COUNTER's sample kept, any other ignored. 0 or MEMSCOPE_E_NOMEM. */
-int counters_feed(struct counters *c, const struct memscope_event *ev);
+/* One event: a COUNTER's sample kept, any other ignored; shift_ns is what was taken off its time
+ * (clocks_event: a file recorded apart), kept as its track's. 0 or MEMSCOPE_E_NOMEM. */
+int counters_feed(struct counters *c, const struct memscope_event *ev, int64_t shift_ns);
 /* Every track's samples in time order, the tracks by input, process, device, subtype, name.
  * 0 or MEMSCOPE_E_NOMEM (then the store is as before, but possibly some tracks sorted). */
 int counters_finish(struct counters *c, const struct memscope_strtab *st);

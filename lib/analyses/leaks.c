@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/clocks.h"
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
@@ -104,6 +105,7 @@ struct memscope_leaks {
 	struct memscope_strtab *st;
 	struct memscope_steps *steps;
 	struct memscope_blocks *blocks;
+	struct clocks clocks; /* a folder's files recorded far apart: each its own time 0 */
 	struct lproc *procs, *last_proc;
 	struct mgroup *mgroups, *last_mg;
 	struct fgroup *fgroups, *last_fg;
@@ -297,6 +299,7 @@ void memscope_leaks_free(struct memscope_leaks *l)
 	free(l->info);
 	free(l->frames);
 	u64map_free(&l->clean_stacks);
+	clocks_free(&l->clocks);
 	free(l);
 }
 
@@ -642,14 +645,20 @@ static int grow_info(struct memscope_leaks *l, uint32_t src)
 static int note_input(struct memscope_leaks *l, const struct memscope_event *ev)
 {
 	struct memscope_leaks_input_info *in;
+	int64_t shift;
+	uint64_t ts;
 
 	if (ev->src >= MAX_INFO)
 		return 0;
 	if (grow_info(l, ev->src))
 		return MEMSCOPE_E_NOMEM;
 	in = &l->info[ev->src];
-	if (!in->n_events++ || ev->ts_ns < in->first_ts_ns)
-		in->first_ts_ns = ev->ts_ns;
+	/* time 0 of a file recorded far apart is its own (memscope_leaks_origin) */
+	if (clocks_feed(&l->clocks, ev, &shift))
+		return MEMSCOPE_E_NOMEM;
+	ts = clocks_time(ev->ts_ns, shift);
+	if (!in->n_events++ || ts < in->first_ts_ns)
+		in->first_ts_ns = ts;
 	in->n_block_rows += ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE;
 	return 0;
 }
@@ -782,6 +791,7 @@ static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct me
 	case MEMSCOPE_PAIR_UNMATCHED_FREE:
 		if (!l->stats.n_unmatched_free++) {
 			l->stats.unmatched_src = ev->src;
+			l->stats.unmatched_file = ev->file;
 			l->stats.unmatched_line = ev->line;
 		}
 		return 0;
@@ -1889,6 +1899,12 @@ const struct memscope_leaks_input_info *memscope_leaks_input(
 	static const struct memscope_leaks_input_info none;
 
 	return src < l->n_info ? &l->info[src] : &none;
+}
+
+uint64_t memscope_leaks_origin(const struct memscope_leaks *l, uint32_t src, uint32_t file)
+{
+	return memscope_leaks_input(l, src)->first_ts_ns +
+	       (uint64_t)clocks_shift(&l->clocks, src, file);
 }
 
 int memscope_leaks_input_end(struct memscope_leaks *l, uint32_t src, enum memscope_format format,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/clocks.h"
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
@@ -78,6 +79,7 @@ struct memscope_peak {
 	struct clock *clock; /* per input, [0, cap_clock): from feed */
 	size_t cap_clock;
 	struct counters ctr;	     /* the profiler's samples */
+	struct clocks clocks;	     /* the clocks of the inputs' files */
 	uint64_t axis_from, axis_to; /* memscope_peak_axis */
 	long peak_track;	     /* memscope_peak_track_of_peak */
 	int finished, cut;
@@ -118,6 +120,7 @@ void memscope_peak_free(struct memscope_peak *p)
 	for (i = 0; i < p->cap_clock; i++)
 		u64map_free(&p->clock[i].procs);
 	counters_free(&p->ctr);
+	clocks_free(&p->clocks);
 	memscope_blocks_free(p->blocks);
 	memscope_steps_free(p->steps);
 	free(p->recs);
@@ -306,15 +309,20 @@ static int add_live(struct memscope_peak *p, const struct memscope_event *ev)
 int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 {
 	unsigned sub = ev->subtype;
+	struct memscope_event tmp;
 	struct rec *r;
 	size_t len;
 	int rc;
 	struct clock *k;
 	uint64_t first, last;
+	int64_t shift;
 
 	/* a memory plan's block has no time: not a row of the input's times */
 	if (ev->kind == MEMSCOPE_KIND_PLAN)
 		return 0;
+	/* a file recorded far apart: drawn on its input's first clock */
+	if (!(ev = clocks_event(&p->clocks, ev, &tmp, &shift)))
+		return MEMSCOPE_E_NOMEM;
 	if ((rc = memscope_steps_feed(p->steps, ev)) < 0)
 		return rc;
 	if (grow_array(&p->clock, &p->cap_clock, (size_t)ev->src + 1, sizeof(*p->clock)))
@@ -357,7 +365,7 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 			return MEMSCOPE_E_NOMEM;
 		return 0;
 	case MEMSCOPE_KIND_COUNTER:
-		return counters_feed(&p->ctr, ev);
+		return counters_feed(&p->ctr, ev, shift);
 	default:
 		return 0;
 	}
@@ -773,6 +781,11 @@ long memscope_peak_samples_of(const struct memscope_peak *p, size_t k)
 const struct memscope_steps *memscope_peak_steps(const struct memscope_peak *p)
 {
 	return p->steps;
+}
+
+int memscope_peak_clock_note(const struct memscope_peak *p, uint32_t src, char *buf, size_t n)
+{
+	return clocks_note(&p->clocks, src, p->st, buf, n);
 }
 
 const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/clocks.h"
 #include "../core/u64map.h"
 #include "memscope/batch.h"
 #include "memscope/memscope.h"
@@ -14,7 +15,8 @@
 
 struct tally {
 	struct u64map pids;
-	uint64_t first_ns, last_ns; /* rows with a time (0: none yet) */
+	struct clocks clocks;	    /* a folder's files recorded apart: spans measured apart */
+	uint64_t first_ns, last_ns; /* rows with a time (0: none yet), on the first clock */
 	uint64_t n_access;
 	int32_t device; /* the device of the blocks; INT32_MIN: none yet */
 	int devices;	/* distinct devices of blocks seen: 0, 1, or 2 for several */
@@ -23,7 +25,10 @@ struct tally {
 static int tally_feed(void *self, const struct memscope_event *ev)
 {
 	struct tally *t = self;
+	struct memscope_event tmp;
 
+	if (!(ev = clocks_event(&t->clocks, ev, &tmp, NULL)))
+		return MEMSCOPE_E_NOMEM;
 	if (ev->ts_ns && ev->kind != MEMSCOPE_KIND_PLAN) {
 		if (!t->first_ns || ev->ts_ns < t->first_ns)
 			t->first_ns = ev->ts_ns;
@@ -388,6 +393,7 @@ failed : {
 }
 out:
 	u64map_free(&t.pids);
+	clocks_free(&t.clocks);
 	memscope_inefficient_free(a);
 	memscope_peak_free(p);
 	memscope_leaks_free(l);

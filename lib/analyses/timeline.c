@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/clocks.h"
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "analysis_impl.h"
@@ -35,7 +36,8 @@ struct memscope_timeline {
 	struct memscope_steps *steps; /* NULL with live_only */
 	struct memscope_timeline_step *spans;
 	size_t n_spans, cap_spans;
-	struct counters ctr; /* the profiler's samples (not with live_only) */
+	struct counters ctr;  /* the profiler's samples (not with live_only) */
+	struct clocks clocks; /* the clocks of the inputs' files */
 	int finished, cut;
 };
 
@@ -72,6 +74,7 @@ void memscope_timeline_free(struct memscope_timeline *t)
 	free(t->spans);
 	free(t->recs);
 	counters_free(&t->ctr);
+	clocks_free(&t->clocks);
 	free(t);
 }
 
@@ -166,12 +169,17 @@ static int note_row(struct memscope_timeline *t, const struct memscope_event *ev
 int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_event *ev)
 {
 	struct memscope_timeline_point *r;
+	struct memscope_event tmp;
 	unsigned sub = ev->subtype;
+	int64_t shift;
 	size_t last;
 
 	/* a memory plan's block has no time: not a row of the input's span */
 	if (ev->kind == MEMSCOPE_KIND_PLAN)
 		return 0;
+	/* a file recorded far apart: drawn on its input's first clock */
+	if (!(ev = clocks_event(&t->clocks, ev, &tmp, &shift)))
+		return MEMSCOPE_E_NOMEM;
 	if (note_row(t, ev) || (t->steps && memscope_steps_feed(t->steps, ev) < 0))
 		return MEMSCOPE_E_NOMEM;
 	switch (ev->kind) {
@@ -209,7 +217,7 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 			return add(t, ev, MEMSCOPE_TL_MARK) ? 0 : MEMSCOPE_E_NOMEM;
 		return 0;
 	case MEMSCOPE_KIND_COUNTER:
-		return t->live_only ? 0 : counters_feed(&t->ctr, ev);
+		return t->live_only ? 0 : counters_feed(&t->ctr, ev, shift);
 	default:
 		return 0;
 	}
@@ -381,6 +389,12 @@ const struct memscope_timeline_input *memscope_timeline_input(
 	const struct memscope_timeline *t, uint32_t src)
 {
 	return src < t->n_in && t->in[src].has ? &t->in[src].pub : NULL;
+}
+
+int memscope_timeline_clock_note(
+	const struct memscope_timeline *t, uint32_t src, char *buf, size_t n)
+{
+	return clocks_note(&t->clocks, src, t->st, buf, n);
 }
 
 const struct memscope_timeline_step *memscope_timeline_steps(
@@ -1026,7 +1040,7 @@ static int ctr_add_track(struct counters *c, const struct memscope_counter_track
 	return 0;
 }
 
-int counters_feed(struct counters *c, const struct memscope_event *ev)
+int counters_feed(struct counters *c, const struct memscope_event *ev, int64_t shift_ns)
 {
 	struct memscope_counter_sample s = { ev->ts_ns, 0, { 0 } };
 	const struct memscope_attr *a;
@@ -1061,7 +1075,8 @@ int counters_feed(struct counters *c, const struct memscope_event *ev)
 				.pid = ev->pid,
 				.subtype = ev->subtype,
 				.pool = ev->subtype == MEMSCOPE_SUB_POOL_SAMPLE ? ev->pool : 0,
-				.name = ev->name };
+				.name = ev->name,
+				.shift_ns = shift_ns };
 
 			if (ctr_add_track(c, &like))
 				return MEMSCOPE_E_NOMEM;

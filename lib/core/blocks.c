@@ -183,6 +183,7 @@ int memscope_blocks_feed(
 	x->b.alloc_ts_ns = ev->ts_ns;
 	x->b.alloc_event_id = ev->id;
 	x->b.alloc_line = ev->line;
+	x->b.file = ev->file;
 	x->b.pool = ev->pool;
 	x->b.stack_py = ev->stack_py;
 	x->b.stack_c = ev->stack_c;

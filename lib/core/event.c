@@ -215,6 +215,13 @@ uint32_t memscope_event_op(const struct memscope_event *ev)
 		       : 0;
 }
 
+const char *memscope_event_file(const struct memscope_strtab *st, uint32_t file, const char *input)
+{
+	const char *s = file && st ? memscope_strtab_str(st, file, NULL) : NULL;
+
+	return s ? s : input;
+}
+
 const struct memscope_attr *memscope_event_attr(const struct memscope_event *ev, uint32_t key)
 {
 	uint32_t i;

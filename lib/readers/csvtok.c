@@ -155,10 +155,47 @@ int csvtok_row(
 	return CSVTOK_ROW;
 }
 
+int csv_sniff_text(const unsigned char *p, size_t n)
+{
+	const unsigned char *nl;
+
+	n = n < 4096 ? n : 4096;
+	nl = memchr(p, '\n', n);
+	return !memchr(p, '\0', nl ? (size_t)(nl - p) : n);
+}
+
+/*
+ * Whether the row that csvtok_row took from p[0..used) (blank lines before it included; line is
+ * where they start) holds a NUL byte: 1 and e saying where (line, column, field), else 0. A
+ * field of text never holds one; copied on, it would cut the outputs' text short.
+ */
+static int has_nul(const struct memscope_source *src, const struct csvtok *t, const char *p,
+	size_t used, uint64_t line, struct memscope_error *e)
+{
+	const char *q = memchr(p, '\0', used), *s, *bol = p;
+	size_t off;
+	unsigned i, field = 1;
+
+	if (!q)
+		return 0;
+	off = (size_t)(q - p);
+	for (s = p; s < q; s++)
+		if (*s == '\n' || (*s == '\r' && s[1] != '\n'))
+			line++, bol = s + 1;
+	for (i = 1; i < t->n && i < CSVTOK_MAX_FIELDS && t->f[i].raw_off <= off; i++)
+		field = i + 1;
+	memscope_error_set(e, MEMSCOPE_E_INVALID, src->name, line,
+		"NUL byte at column %zu, in field %u%s (binary data in a text file: a damaged "
+		"file?)",
+		(size_t)(q - bol) + 1, field, field == CSVTOK_MAX_FIELDS ? " or after it" : "");
+	return 1;
+}
+
 int csv_read_rows(
 	struct memscope_source *src, csv_row_fn row, void *ctx, struct memscope_error *err)
 {
 	struct csvtok tok;
+	struct memscope_error bad;
 	struct window w;
 	uint64_t line = 1; /* where the next row starts */
 	int rc;
@@ -168,18 +205,21 @@ int csv_read_rows(
 	if (!rc && w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0)
 		w.start = 3; /* UTF-8 byte order mark */
 	while (!rc) {
+		const char *p = w.data + w.start;
+		uint64_t lead, from = line;
 		size_t used;
-		uint64_t lead;
 		int r;
 
-		r = csvtok_row(&tok, w.data + w.start, w.len - w.start, w.final, &used, &lead);
+		r = csvtok_row(&tok, p, w.len - w.start, w.final, &used, &lead);
 		w.start += used;
 		line += lead;
 		if (r == CSVTOK_ROW) {
 			uint64_t at = line;
 
 			line += tok.row_nl;
-			rc = row(ctx, tok.f, tok.n, at);
+			/* a row with a NUL byte is bad (skipped when lenient), never handed on */
+			rc = has_nul(src, &tok, p, used, from, &bad) ? source_bad(src, &bad, err)
+								     : row(ctx, tok.f, tok.n, at);
 		} else if (r == CSVTOK_MORE) {
 			rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
 			if (rc == MEMSCOPE_E_INVALID)

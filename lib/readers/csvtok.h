@@ -55,6 +55,10 @@ enum csvtok_status {
 int csvtok_row(
 	struct csvtok *t, const char *p, size_t n, int final, size_t *used, uint64_t *lead_nl);
 
+/* Whether p[0..n), the first bytes of an input, may be a CSV: no NUL byte in its first line
+ * (within 4 KiB). The CSV sniffers' test; a NUL byte further on is csv_read_rows' to name. */
+int csv_sniff_text(const unsigned char *p, size_t n);
+
 struct memscope_source;
 struct memscope_error;
 
@@ -64,7 +68,8 @@ typedef int (*csv_row_fn)(void *ctx, const struct csvtok_field *f, unsigned n, u
 /*
  * Every row of src (the header too: it is the first) to row, streamed through src's window,
  * after a UTF-8 byte order mark. Returns 0 at the end of input, row's status, or MEMSCOPE_E_
- * INVALID (a row over CSVTOK_MAX_ROW_BYTES), MEMSCOPE_E_TRUNCATED (the file ends inside a
+ * INVALID (a row over CSVTOK_MAX_ROW_BYTES, a NUL byte in a row: its line and column named),
+ * MEMSCOPE_E_TRUNCATED (the file ends inside a
  * quoted field), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM, with err naming src's line.
  */
 int csv_read_rows(

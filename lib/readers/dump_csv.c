@@ -38,7 +38,7 @@ static int dump_csv_sniff(
 	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
 {
 	(void)name, (void)err;
-	return sniff_text(p, n) && dump_rows_header_like(p, n, eof);
+	return csv_sniff_text(p, n) && dump_rows_header_like(p, n, eof);
 }
 
 const struct reader dump_csv_reader = {

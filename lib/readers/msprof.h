@@ -6,6 +6,7 @@
 #include "reader.h"
 
 struct prof_trace;
+struct clocks;
 
 /*
  * One profiler output, shared by the readers of its files: a folder's, or one file's alone. Its
@@ -18,6 +19,9 @@ struct prof_ctx {
 	uint64_t next_id;    /* the last ID given */
 	uint64_t next_block; /* the last allocation_id given */
 	int mindspore;	     /* a MindSpore output: memory_record's MB are 1000 KB */
+	uint32_t file;	     /* a folder's file being read: its path's string id (the events'
+				memscope_event.file); 0 for a file read alone */
+	struct clocks *clocks; /* a folder's: whether its files were recorded far apart */
 	/* a timeline loaded and not yet delivered: its events go before the first memory row's,
 	 * which gives them their device (prof_deliver) */
 	struct prof_trace *pending;

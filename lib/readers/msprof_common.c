@@ -1,6 +1,7 @@
 /* What the Ascend profiler readers share: the output's state, delivery, and its numbers. */
 #include <string.h>
 
+#include "../core/clocks.h"
 #include "msprof.h"
 
 void prof_ctx_init(struct prof_ctx *c)
@@ -13,6 +14,8 @@ void prof_ctx_init(struct prof_ctx *c)
 int prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn, void *ctx,
 	struct memscope_event *ev, struct memscope_error *err)
 {
+	int64_t shift;
+
 	if (c->pending) {
 		struct prof_trace *t = c->pending;
 		int rc;
@@ -28,6 +31,9 @@ int prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event
 	ev->src = src->opts.src;
 	if (ev->pid == MEMSCOPE_ID_NONE)
 		ev->pid = c->pid;
+	if (c->clocks && clocks_feed(c->clocks, ev, &shift))
+		return memscope_error_set(
+			err, MEMSCOPE_E_NOMEM, src->name, ev->line, "out of memory");
 	return source_deliver(src, fn, ctx, ev);
 }
 

@@ -139,6 +139,14 @@ struct pcsv {
 	struct ev_attrs ax;
 };
 
+/* The last n bytes of a path at most, for messages that quote it: the file's name is its end. */
+static const char *tail(const char *path, size_t n)
+{
+	size_t len = strlen(path);
+
+	return len > n ? path + len - n : path;
+}
+
 /* A field of the row, trimmed; "" when the column is absent. */
 static const char *field(const struct pcsv *p, enum col c, size_t *len)
 {
@@ -212,8 +220,7 @@ static int get_bytes_wrapped(struct pcsv *p, enum col c, int64_t *v, int wrapped
 	}
 	if (!exact && p->n_rounded++ == 0)
 		snprintf(p->first_rounded, sizeof(p->first_rounded), "%.200s:%llu, %s",
-			strrchr(p->src->name, '/') ? strrchr(p->src->name, '/') + 1 : p->src->name,
-			(unsigned long long)p->line, p->header[c]);
+			tail(p->src->name, 200), (unsigned long long)p->line, p->header[c]);
 	return 1;
 }
 
@@ -316,6 +323,7 @@ static void event_init(struct pcsv *p, struct memscope_event *ev, unsigned kind,
 	ev->tid = MEMSCOPE_ID_NONE;
 	ev->name = MEMSCOPE_STR_NA;
 	ev->line = p->line;
+	ev->file = p->c->file;
 	ev->attrs = p->ax.a;
 }
 
@@ -800,7 +808,7 @@ static int msprof_csv_sniff(
 	int pos[N_COLS];
 
 	(void)name, (void)err;
-	return sniff_text(p, n) && first_line_table(p, n, eof, pos) != T_NONE;
+	return csv_sniff_text(p, n) && first_line_table(p, n, eof, pos) != T_NONE;
 }
 
 static int msprof_csv_read(

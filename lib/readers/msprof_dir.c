@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/clocks.h"
 #include "msprof.h"
 
 /* The files of an output, in the order they are read: the timeline first (its ops and steps go
@@ -151,6 +152,49 @@ static void dir_clear(struct prof_dir *d)
 	d->n = 0;
 }
 
+/* What a file that is not a regular one is, for messages ("a FIFO"). */
+static const char *file_type(mode_t m)
+{
+	return S_ISDIR(m)    ? "a folder"
+	       : S_ISFIFO(m) ? "a FIFO (named pipe)"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "a special file";
+}
+
+/*
+ * Whether the memory file at path (named so by the folder) is a regular file that can be read as
+ * one, a link to one too: 0 and *sb its status, else MEMSCOPE_E_INVALID naming it and saying what
+ * it is instead (a FIFO, a folder, a device, a link to nothing), or MEMSCOPE_E_IO. No profiler
+ * writes such a file: read, a pipe would block the read or end it early, a device never end, a
+ * folder read as nothing. A file given alone as an input is read as it comes (a FIFO too).
+ */
+static int regular(const char *path, struct stat *sb, struct memscope_error *err)
+{
+	struct stat lsb;
+	int e;
+
+	if (stat(path, sb) == 0)
+		return S_ISREG(sb->st_mode)
+			       ? 0
+			       : memscope_error_set(err, MEMSCOPE_E_INVALID, path, 0,
+					 "%s%s, not a regular file: not read%s",
+					 lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)
+						 ? "a symbolic link to "
+						 : "is ",
+					 file_type(sb->st_mode),
+					 S_ISFIFO(sb->st_mode) ? " (given alone as an input, a "
+								 "FIFO is read as it comes)"
+							       : "");
+	e = errno;
+	if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode))
+		return memscope_error_set(err, MEMSCOPE_E_INVALID, path, 0,
+			"a symbolic link to a file that cannot be reached (%s): not read",
+			strerror(e));
+	return memscope_error_set(err, MEMSCOPE_E_IO, path, 0, "cannot read: %s", strerror(e));
+}
+
 /* The memory files of folder dir into d->files. 0 (perhaps none found) or the error. */
 static int scan(struct prof_dir *d, const char *dir, const char *name, struct memscope_error *err)
 {
@@ -174,9 +218,9 @@ static int scan(struct prof_dir *d, const char *dir, const char *name, struct me
 			rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
 			break;
 		}
-		if (stat(f.path, &sb) || !S_ISREG(sb.st_mode)) {
+		if ((rc = regular(f.path, &sb, err))) {
 			free(f.path);
-			continue;
+			break;
 		}
 		f.size = (uint64_t)sb.st_size;
 		d->files[d->n++] = f;
@@ -541,11 +585,14 @@ static int prof_dir_read(
 {
 	struct prof_dir *d = src->dir;
 	struct dir_progress prog = { src, 0 };
+	struct clocks clocks = { 0 };
 	struct prof_ctx c;
+	char note[600];
 	size_t i;
 	int rc = 0;
 
 	prof_ctx_init(&c);
+	c.clocks = &clocks;
 	c.mindspore = mindspore_output(d->real);
 	/* a MindSpore memory_record says so in its header: its blocks are MindSpore's too */
 	for (i = 0; !rc && !c.mindspore && i < d->n; i++)
@@ -563,6 +610,13 @@ static int prof_dir_read(
 		if (unwanted(src, d->files[i].kind)) {
 			prog.base += d->files[i].size;
 			continue;
+		}
+		/* the events name their file: locations say where in the folder they are */
+		if (memscope_strtab_intern(
+			    src->st, d->files[i].path, strlen(d->files[i].path), &c.file)) {
+			rc = memscope_error_set(
+				err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+			break;
 		}
 		rc = open_file(&s, src, &d->files[i], &prog, err);
 		if (rc)
@@ -588,6 +642,10 @@ static int prof_dir_read(
 		rc = prof_trace_emit(t, src, &c, fn, ctx, err);
 	}
 	prof_trace_free(c.pending);
+	/* files recorded days apart: said once, from the rule the analyses' pictures follow */
+	if (!rc && clocks_note(&clocks, src->opts.src, src->st, note, sizeof(note)))
+		source_notice(src, "%s", note);
+	clocks_free(&clocks);
 	return rc;
 }
 

@@ -18,7 +18,8 @@ struct slice {
 	uint64_t pid, tid; /* MEMSCOPE_ID_NONE when not written */
 	uint64_t line;
 	uint32_t name, stack;
-	uint32_t seq; /* file order */
+	uint32_t seq;  /* file order */
+	uint32_t file; /* the slice's file (prof_ctx.file): the timeline may come in several */
 };
 
 /* A sample of one NPU MEM series. */
@@ -29,6 +30,7 @@ struct counter {
 	uint64_t line;
 	uint32_t name;
 	uint32_t seq;
+	uint32_t file; /* as the slices' */
 };
 
 /* A process_name metadata event: whether the process is "NPU MEM". */
@@ -812,6 +814,7 @@ static int keep_slice(struct loader *L, const struct elem *e)
 	if (grow_array(&t->slices, &t->cap_slices, t->n_slices + 1, sizeof(*t->slices)))
 		return nomem(L);
 	s.line = e->line;
+	s.file = L->c->file;
 	s.seq = (uint32_t)t->n_slices;
 	t->slices[t->n_slices++] = s;
 	if (s.pid != MEMSCOPE_ID_NONE) {
@@ -867,6 +870,7 @@ static int keep_counter(struct loader *L, const struct elem *e, int which)
 		return nomem(L);
 	k.name = L->series_id[which];
 	k.line = e->line;
+	k.file = L->c->file;
 	k.seq = (uint32_t)t->n_counters;
 	t->counters[t->n_counters++] = k;
 	return 0;
@@ -1130,8 +1134,7 @@ int prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct
 		source_notice(src,
 			"%llu counter value%s rounded to whole bytes (the exporter rounded the KB "
 			"figure; first at %s:%llu)",
-			(unsigned long long)L.n_rounded, L.n_rounded == 1 ? "" : "s",
-			strrchr(src->name, '/') ? strrchr(src->name, '/') + 1 : src->name,
+			(unsigned long long)L.n_rounded, L.n_rounded == 1 ? "" : "s", src->name,
 			(unsigned long long)L.first_rounded);
 	*out = L.t;
 	L.t = NULL;
@@ -1196,6 +1199,7 @@ static int emit_op(struct memscope_source *src, struct prof_ctx *c, memscope_eve
 	ev.name = s->name;
 	ev.stack_py = end ? 0 : s->stack;
 	ev.line = s->line;
+	ev.file = s->file;
 	return prof_deliver(src, c, fn, ctx, &ev, err);
 }
 
@@ -1224,6 +1228,7 @@ static int emit_counter(struct memscope_source *src, struct prof_ctx *c, memscop
 	ev.attrs = &a;
 	ev.n_attrs = 1;
 	ev.line = k->line;
+	ev.file = k->file;
 	return prof_deliver(src, c, fn, ctx, &ev, err);
 }
 

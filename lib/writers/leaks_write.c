@@ -130,6 +130,12 @@ static const char *input_name(const struct report *r, uint32_t src)
 	return src < r->n_inputs && r->inputs[src].name ? r->inputs[src].name : "-";
 }
 
+/* The file b's MALLOC line is in: its input, or the file of an input folder. */
+static const char *block_file(const struct report *r, const struct memscope_block *b)
+{
+	return memscope_event_file(r->st, b->file, input_name(r, b->src));
+}
+
 /* the Ptr column as the input writes it; N/A for a block without an address */
 static void ptr_text(const struct report *r, const struct memscope_block *b, char *buf, size_t n)
 {
@@ -139,6 +145,16 @@ static void ptr_text(const struct report *r, const struct memscope_block *b, cha
 		snprintf(buf, n, "%" PRIu64, b->ptr);
 	else
 		snprintf(buf, n, "0x%016" PRIx64, b->ptr);
+}
+
+/* ,"file":NAME when b's MALLOC line is in a file of an input folder (a profiler output), its
+ * line then that file's; nothing for a line of the input itself */
+static void json_file(const struct report *r, const struct memscope_block *b)
+{
+	if (!b->file)
+		return;
+	fputs(",\"file\":", r->out);
+	json_cstr(r->out, block_file(r, b));
 }
 
 /* ,"pid":N — null for N/A (a profiler output without a timeline) — then ,"device": */
@@ -601,10 +617,10 @@ static void text_group(const struct report *r, const struct memscope_leak_group 
 		ptr[0] = ',', ptr[1] = ' ';
 		ptr_text(r, &x->blk, ptr + 2, sizeof(ptr) - 2);
 		fputs("   first ", r->out);
-		text_cstr(r->out, input_name(r, x->blk.src));
+		text_cstr(r->out, block_file(r, &x->blk));
 		fprintf(r->out, ":%" PRIu64 " at %s (%sdevice %s%s)\n", x->blk.alloc_line,
 			memscope_seconds_text(t, sizeof(t), x->blk.alloc_ts_ns,
-				memscope_leaks_input(r->l, x->blk.src)->first_ts_ns),
+				memscope_leaks_origin(r->l, x->blk.src, x->blk.file)),
 			pid, memscope_device_text(x->blk.device, dev),
 			x->blk.flags & MEMSCOPE_BLOCK_NO_PTR ? "" : ptr);
 	}
@@ -1304,8 +1320,10 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 		fprintf(r->out, "%" PRIu64, b->alloc_id);
 	else
 		fputs("null", r->out);
-	fprintf(r->out, ",\"event_id\":%" PRIu64 ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64,
-		b->alloc_event_id, b->alloc_line, b->alloc_ts_ns);
+	fprintf(r->out, ",\"event_id\":%" PRIu64, b->alloc_event_id);
+	json_file(r, b);
+	fprintf(r->out, ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64, b->alloc_line,
+		b->alloc_ts_ns);
 	if (x->kind == MEMSCOPE_LEAK_STEP)
 		fprintf(r->out,
 			",\"alloc_step\":%" PRIu64 ",\"detected_step\":%" PRIu64
@@ -1389,6 +1407,7 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 	fputs("],\"first\":", r->out);
 	if (x) {
 		fprintf(r->out, "{\"line\":%" PRIu64, x->blk.alloc_line);
+		json_file(r, &x->blk);
 		json_pid(r->out, x->blk.pid);
 		json_cstr(r->out, memscope_device_text(x->blk.device, dev));
 		fputs(",\"ptr\":", r->out);

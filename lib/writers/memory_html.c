@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/clocks.h"
 #include "../core/internal.h"
 #include "memscope/memscope.h"
 #include "memscope/peak.h"
@@ -124,7 +125,7 @@ static void track_label(const struct page *g, const struct memscope_peak_track *
 static void sample_label(const struct page *g, const struct scurve *c)
 {
 	const struct memscope_counter_track *t = &g->ctr[c->track];
-	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX], lab[48];
 	size_t len;
 	const char *name = memscope_strtab_str(g->st, t->name, &len);
 	int single = t->subtype == MEMSCOPE_SUB_NPU_MEM && t->series == 1u << MEMSCOPE_CTR_USED;
@@ -134,6 +135,7 @@ static void sample_label(const struct page *g, const struct scurve *c)
 		single ? "" : series_word[c->series], memscope_counter_source(t->subtype),
 		memscope_device_text(t->device, dev));
 	put_process(g, t->pid);
+	fputs(clocks_label(t->shift_ns, lab, sizeof(lab)), g->out);
 	if (g->n_inputs > 1) {
 		fputs(", ", g->out);
 		html_cstr(g->out, input_name(g, t->src));
@@ -1034,6 +1036,26 @@ static int sample_at(
 	return found;
 }
 
+/* Under the plot, for each input whose files were recorded far apart in time: which, and that
+ * each is drawn from the input's start. */
+static void clock_notes(const struct page *g)
+{
+	char note[600];
+	uint32_t x;
+
+	for (x = 0; x < g->n_inputs; x++) {
+		if (!memscope_peak_clock_note(g->p, x, note, sizeof(note)))
+			continue;
+		fputs("<p class=\"note clock\">", g->out);
+		if (g->n_inputs > 1) {
+			html_cstr(g->out, input_name(g, x));
+			fputs(": ", g->out);
+		}
+		html_cstr(g->out, note);
+		fputs(".</p>\n", g->out);
+	}
+}
+
 /* Under the plot, where live bytes are drawn beside memory_record's allocated bytes of their
  * pool: the live bytes count only the blocks allocated in the input, from 0 (an Ascend
  * profiler's window starts with blocks allocated before it), the allocated bytes every block. */
@@ -1403,6 +1425,7 @@ int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const cha
 		"</svg>\n<div id=\"tip\" hidden=\"hidden\"></div>\n</div>\n",
 		PLOT_Y, PLOT_Y + PLOT_H, PLOT_X, PLOT_Y, PLOT_W, PLOT_H);
 	live_note(&g);
+	clock_notes(&g);
 	if (count > MAX_BANDS)
 		fprintf(out, "<p class=\"note\">%llu steps: too many to shade at this width.</p>\n",
 			(unsigned long long)count);

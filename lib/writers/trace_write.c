@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../analyses/opstack.h"
+#include "../core/clocks.h"
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "memscope/blocks.h"
@@ -296,7 +297,7 @@ static void counter_track(struct writer *w, const struct memscope_counter_track 
 	struct memscope_counter_iter it;
 	struct memscope_counter_sample s;
 	const char *name;
-	char dev[24] = "";
+	char dev[24] = "", lab[48];
 	size_t len, j, n, seq = 0;
 	unsigned main = t->subtype == MEMSCOPE_SUB_NPU_MEM	   ? 1u << MEMSCOPE_CTR_USED
 			: t->subtype == MEMSCOPE_SUB_MODULE_SAMPLE ? 1u << MEMSCOPE_CTR_TOTAL
@@ -326,7 +327,9 @@ static void counter_track(struct writer *w, const struct memscope_counter_track 
 				memscope_counter_source(t->subtype));
 		if (!(main & 1u << j))
 			n += (size_t)snprintf(h + n, sizeof(k[j].head) - n, " %s", what[j]);
-		n += (size_t)snprintf(h + n, sizeof(k[j].head) - n, "\",\"ph\":\"C\",\"ts\":");
+		/* a file recorded far apart, drawn from the input's start: said in its name */
+		n += (size_t)snprintf(h + n, sizeof(k[j].head) - n,
+			"%s\",\"ph\":\"C\",\"ts\":", clocks_label(t->shift_ns, lab, sizeof(lab)));
 		k[j].head_len = n;
 	}
 	memscope_counter_iter_init(&it, t);
@@ -423,13 +426,33 @@ static void hal_holds(struct writer *w, size_t i, size_t j)
 		snprintf(w->hal_holds + len, sizeof(w->hal_holds) - len, ")");
 }
 
+/* ,"clocks":["input N: ..."] when an input's files were recorded far apart in time (their rows
+ * drawn from its start), nothing else. */
+static void clock_notes(FILE *out, const struct memscope_timeline *t, size_t n_inputs)
+{
+	char note[600], text[640];
+	uint32_t x;
+	int n = 0;
+
+	for (x = 0; x < n_inputs; x++) {
+		if (!memscope_timeline_clock_note(t, x, note, sizeof(note)))
+			continue;
+		snprintf(text, sizeof(text), "input %u: %s", x + 1, note);
+		fputs(n++ ? "," : ",\"clocks\":[", out);
+		json_cstr(out, text);
+	}
+	if (n)
+		fputc(']', out);
+}
+
 /* The metadata of process pid of input src: its name, labels, place, and the steps' thread. */
 static void proc_meta(struct writer *w, uint32_t src, uint64_t pid, const char *const *inputs,
 	size_t n_inputs, uint64_t tid_steps)
 {
 	const char *in = src < n_inputs ? inputs[src] : NULL;
 	const char *base = in && strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-	char text[1200], num[24];
+	char text[1200], num[24], clock[600];
+	int clocks = memscope_timeline_clock_note(w->t, src, clock, sizeof(clock));
 
 	if (in && strcmp(in, "-") == 0)
 		base = in = "standard input";
@@ -449,8 +472,9 @@ static void proc_meta(struct writer *w, uint32_t src, uint64_t pid, const char *
 		"\"name\":",
 		w->stats.processes ? "," : "", w->tpid);
 	json_cstr(w->out, text);
-	snprintf(text, sizeof(text), "input %u: %s%s%s%s", src + 1, in ? in : "?",
-		w->hal_holds[0] ? "; " : "", w->hal_holds[0] ? w->outer : "", w->hal_holds);
+	snprintf(text, sizeof(text), "input %u: %s%s%s%s%s%s", src + 1, in ? in : "?",
+		w->hal_holds[0] ? "; " : "", w->hal_holds[0] ? w->outer : "", w->hal_holds,
+		clocks ? "; " : "", clocks ? clock : "");
 	fprintf(w->out,
 		"}},{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":%llu,\"args\":{"
 		"\"labels\":",
@@ -711,8 +735,10 @@ int memscope_timeline_write_chrome_opts(FILE *out, const struct memscope_timelin
 	w.stats.mb = w.mb;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":", out);
 	json_cstr(out, producer ? producer : "libmemscope");
-	fprintf(out, ",\"origin_s\":%llu,\"resolution_ns\":%llu},\"traceEvents\":[",
+	fprintf(out, ",\"origin_s\":%llu,\"resolution_ns\":%llu",
 		(unsigned long long)(w.origin_ns / 1000000000), (unsigned long long)w.tick_ns);
+	clock_notes(out, t, n_inputs);
+	fputs("},\"traceEvents\":[", out);
 	/* every process, of the points, the steps and the samples, in (input, pid) order */
 	while (!rc && (i < n_points || k < n_spans || c < n_ctr)) {
 		uint32_t src = UINT32_MAX;

@@ -252,7 +252,7 @@ expect_status 3 "$D" -o bad.db badhead.csv
 expect_err_line '^memscope-db: badhead.csv:1: not a python_trace CSV'
 printf '1,MALLOC,PTA,N/A,1,1,1,0,0x1,"{a:x\001y}",,\n' | cat baseline.csv - | tr '\001' '\000' >nul.csv
 expect_status 3 "$D" -o bad.db nul.csv
-expect_err_line '^memscope-db: nul.csv:123: Attr holds a NUL byte'
+expect_err_line '^memscope-db: nul.csv:123: NUL byte at column 35, in field 10 '
 expect_absent bad.db
 head -c 3000 baseline.db >cut.db
 expect_status 3 "$D" --to-csv -o cut.csv cut.db

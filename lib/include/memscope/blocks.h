@@ -80,6 +80,7 @@ struct memscope_block {
 	uint32_t owner;	   /* string id of the MALLOC's `owner` attr; 0 when none or the map has no
 			      string table */
 	uint32_t op;	   /* the op the MALLOC names (memscope_event_op), 0 when none */
+	uint32_t file;	   /* the MALLOC's memscope_event.file: 0 when in the input itself */
 	uint64_t n_access; /* ACCESS rows fed while the block was live */
 	uint64_t first_access_ts_ns, last_access_ts_ns; /* their earliest and latest times */
 	uint64_t tag; /* the caller's value, set by memscope_blocks_tag (0 until then) */

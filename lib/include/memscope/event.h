@@ -166,7 +166,12 @@ struct memscope_event {
 	uint32_t n_attrs;
 	const struct memscope_attr *attrs;
 	uint32_t src;  /* input index given in memscope_read_opts */
-	uint64_t line; /* first line of the row (CSV) or record number from 1 (capture) */
+	uint32_t file; /* when the input is a folder of files (a profiler output), string id of
+			  the file the row is in, its path as the input's name and the folders
+			  below it ("x_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_memory.csv");
+			  0: the input itself (memscope_event_file) */
+	uint64_t line; /* first line of the row (CSV) or record number from 1 (capture), in the
+			  file */
 };
 
 /* Canonical dump text of a kind / subtype ("MALLOC", "PTA", ...); NULL for UNKNOWN or out of range.
@@ -194,6 +199,15 @@ const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_M
  * for every other kind. Analyses that weigh blocks by op take it before the thread's open ops.
  */
 uint32_t memscope_event_op(const struct memscope_event *ev);
+
+struct memscope_strtab;
+
+/*
+ * The name of the file a location (an event's, a block's: src, file, line) is in, for messages
+ * and reports: file's text in st when file is set (memscope_event.file), else input, the name of
+ * input src as given. Borrowed from st or input; input when st does not hold file.
+ */
+const char *memscope_event_file(const struct memscope_strtab *st, uint32_t file, const char *input);
 
 /* First attr with key id `key`, or NULL. */
 const struct memscope_attr *memscope_event_attr(const struct memscope_event *ev, uint32_t key);

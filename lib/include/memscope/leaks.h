@@ -162,6 +162,7 @@ struct memscope_leaks_stats {
 	uint64_t n_alloc, n_free, n_shadow_free;
 	uint64_t n_unmatched_free; /* FREE rows with no live block: double free or no MALLOC */
 	uint32_t unmatched_src;	   /* where the first one was */
+	uint32_t unmatched_file;   /* (its memscope_event.file) */
 	uint64_t unmatched_line;
 	uint64_t n_replaced; /* MALLOC on a live address: the old block counts as freed there */
 	uint64_t n_shadow_not_exit; /* shadow frees before the end of their process (the block was
@@ -277,6 +278,10 @@ struct memscope_leaks_input_info {
 /* The input numbered src (all zero for one that fed no event; borrowed, as the results). */
 const struct memscope_leaks_input_info *memscope_leaks_input(
 	const struct memscope_leaks *l, uint32_t src);
+/* Time 0 of the text report for a row of input src read from file (memscope_event.file): the
+ * input's first_ts_ns, on the file's own clock when it was recorded far apart from the input's
+ * first files (formats/msprof.md "Files far apart in time"). */
+uint64_t memscope_leaks_origin(const struct memscope_leaks *l, uint32_t src, uint32_t file);
 /*
  * Say how input src ended, from its format and its read's statistics (a capture cut short is a
  * recording stopped before its program ended): memscope_run calls it through the analysis

@@ -170,6 +170,9 @@ long memscope_peak_samples_of(const struct memscope_peak *p, size_t k);
 /* The steps of every process (fed every event, resolved at finish); borrowed until the analysis
  * is freed. */
 const struct memscope_steps *memscope_peak_steps(const struct memscope_peak *p);
+/* As memscope_timeline_clock_note: whether input src's files were recorded far apart in time,
+ * and the line that says so. */
+int memscope_peak_clock_note(const struct memscope_peak *p, uint32_t src, char *buf, size_t n);
 /* The string table of memscope_peak_new. */
 const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p);
 
@@ -184,8 +187,10 @@ const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p
  * the pointer (the highest of each curve in the pixel's time); and the owners at the peak with
  * bytes and share. Bytes are written in binary units (memscope_bytes_text). inputs[src] names input
  * src (n_inputs of them), shown by the shortest ending of '/'-separated parts that tells the inputs
- * apart. The file's size follows the tracks and steps drawn, not the points. 0, MEMSCOPE_E_NOMEM or
- * MEMSCOPE_E_IO.
+ * apart. The rows of a file recorded far apart in time from its input's first ones are drawn from
+ * the input's start (memscope_peak_clock_note: a note under the plot, and their curves' labels
+ * end in " (own clock, 342.1 days later)"). The file's size follows the tracks and steps drawn,
+ * not the points. 0, MEMSCOPE_E_NOMEM or MEMSCOPE_E_IO.
  */
 int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const char *const *inputs,
 	size_t n_inputs, struct memscope_error *err);

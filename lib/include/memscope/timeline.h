@@ -20,8 +20,10 @@ struct memscope_strtab;
  * `total` (reserved) attrs where the rows carry them; op rows (ATen, ATB) as slices per thread;
  * MSTX marks as instants; the training steps of every process (memscope/steps.h); the
  * profiler's samples (COUNTER events, memscope_timeline_counters). PLAN events have no time: they
- * are ignored. Feed every event, finish, optionally cut to a window (memscope_timeline_window),
- * write. Memory grows with the MALLOC/FREE rows of the pools, the op and mark rows (64 bytes
+ * are ignored. The rows of a file recorded far apart in time from its input's first files (a
+ * profiler folder's: memscope_timeline_clock_note) are drawn from the input's first row, their
+ * times shifted by the same amount; every time below is on that axis. Feed every event, finish,
+ * optionally cut to a window (memscope_timeline_window), write. Memory grows with the MALLOC/FREE rows of the pools, the op and mark rows (64 bytes
  * each), the step boundary rows (memscope_steps), the samples (5 to 15 bytes each) and about 48
  * bytes per (input, process): the output is a timeline, as long as the input's history. One
  * object, one thread.
@@ -121,6 +123,9 @@ struct memscope_counter_track {
 	uint16_t pool;	    /* POOL: the pool of its component when that is exactly one (PTA, GE,
 			       MindSpore's MINDSPORE: memscope_event.pool), else 0 */
 	uint32_t name;	    /* string id of the events' name */
+	int64_t shift_ns;   /* its file was recorded far apart from its input's first ones: ns
+			       taken off its samples' times, which start with the input's (formats/
+			       msprof.md "Files far apart in time"); 0 for nearly every track */
 	uint64_t n_samples; /* (in the window, after a cut) */
 	uint64_t first_ts_ns, last_ts_ns; /* its first and last sample */
 	/* the time its last value holds to: its process's last row of any kind (after a cut, the
@@ -278,7 +283,10 @@ struct memscope_timeline_chrome_stats {
  * there); "i" marks; and the steps as "X" slices "step N" on a thread named "steps" (tid: the
  * smallest from 1 that no op or mark of the process has). Timestamps are microseconds, exact to the
  * ns (up to three decimals), since otherData.origin_s: the earliest input's first row rounded down
- * to a second; otherData.resolution_ns is the tick the samples were left out at (0: none).
+ * to a second; otherData.resolution_ns is the tick the samples were left out at (0: none). An
+ * input whose files were recorded far apart (memscope_timeline_clock_note) has the note in its
+ * process labels and in otherData.clocks ("input N: NOTE"), and the counters of a shifted file
+ * end in " (own clock, 342.1 days later)".
  * inputs[src] names input src (n_inputs of them); producer as memscope_flame_write_speedscope's; o
  * NULL: defaults; stats may be NULL. 0, MEMSCOPE_E_NOMEM or MEMSCOPE_E_IO (stats filled either
  * way).
@@ -291,6 +299,15 @@ int memscope_timeline_write_chrome_opts(FILE *out, const struct memscope_timelin
 int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
 	const char *const *inputs, size_t n_inputs, const char *producer,
 	struct memscope_error *err);
+
+/*
+ * When the files of input src were recorded far apart in time (a profiler folder's, formats/
+ * msprof.md "Files far apart in time"): 1 and one line into buf (n bytes, NUL-terminated) naming
+ * them and the gap, the text of the reader's notice; else 0. Their rows are drawn from the input's
+ * first one: each counter track says so (memscope_counter_track.shift_ns).
+ */
+int memscope_timeline_clock_note(
+	const struct memscope_timeline *t, uint32_t src, char *buf, size_t n);
 
 /* The analysis interface of a struct memscope_timeline (memscope/analysis.h). */
 extern const struct memscope_analysis memscope_timeline_analysis;
