@@ -1,11 +1,13 @@
 /* Reader of the memscope_dump table of an SQLite database (msMemScope's --format=db, memscope-db's
  * output): rows become events exactly as the same rows of a dump CSV would. */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +28,9 @@ struct db_state {
 	/* the part read (memscope_read_opts.parts): its rowids first..last, n_rows of them */
 	int64_t first_row, last_row;
 	uint64_t n_rows, n_read;
-	int ranged; /* only that range is read */
+	int ranged;	  /* only that range is read */
+	void *image;	  /* a WAL-mode database as its WAL makes it (wal_image), or NULL */
+	size_t image_len; /* its bytes */
 };
 
 /* One input of a database of several (memscope_sources), as db_scan_parts checks it. */
@@ -37,8 +41,7 @@ struct db_range {
 
 static int db_fail(struct db_state *d, int code, uint64_t line, const char *what)
 {
-	return memscope_error_set(d->err, code, d->src->name, line, "%s: %s", what,
-		d->db ? sqlite3_errmsg(d->db) : "cannot open");
+	return db_error(d->db, code, d->src->name, line, what, d->err);
 }
 
 /* A column as the text a CSV field would hold: integers in decimal, NULL as a null field. */
@@ -203,33 +206,213 @@ static const char select_rows[] =
 /* one input's rows: a range of the rowid b-tree, no scan */
 static const char where_range[] = " WHERE rowid BETWEEN ?1 AND ?2";
 
+/* How long a read waits for another process's lock on a database (a writer at work) before it
+ * gives up: the man pages say it (memscope(7)). */
+#define DB_BUSY_MS 10000
+
+/* SQLite's POSIX locks: the bytes from 1 GiB, PENDING, RESERVED and the 510 SHARED ones
+ * (formats/sqlite.md "Databases being written"). */
+#define DB_LOCK_FIRST 0x40000000
+#define DB_LOCK_BYTES 512
+
+int db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, const char *what,
+	struct memscope_error *err)
+{
+	if (db && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY)
+		return memscope_error_set(err, MEMSCOPE_E_IO, name, line,
+			"the database is locked by another process (a writer at work, such as an "
+			"export being written): still locked after %d s; try again when it is done",
+			DB_BUSY_MS / 1000);
+	return memscope_error_set(
+		err, code, name, line, "%s: %s", what, db ? sqlite3_errmsg(db) : "cannot open");
+}
+
+/* Whether another process has the database open: a connection in WAL mode holds a SHARED lock
+ * for as long as it is open, one in rollback mode a lock while it reads or writes. 1 when it
+ * cannot be told. */
+static int db_held(int fd)
+{
+	struct flock fl = { 0 };
+
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = DB_LOCK_FIRST;
+	fl.l_len = DB_LOCK_BYTES;
+	if (fcntl(fd, F_GETLK, &fl) < 0)
+		return 1;
+	return fl.l_type != F_UNLCK;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* SQLite's WAL checksum of n bytes (a multiple of 8) on s: 32-bit words, big-endian or not. */
+static void wal_sum(int big, const unsigned char *p, size_t n, uint32_t s[2])
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint32_t a = big ? be32(p + i)
+				 : (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
+					     (uint32_t)p[i + 2] << 16 | (uint32_t)p[i + 3] << 24;
+		uint32_t b = big ? be32(p + i + 4)
+				 : (uint32_t)p[i + 4] | (uint32_t)p[i + 5] << 8 |
+					     (uint32_t)p[i + 6] << 16 | (uint32_t)p[i + 7] << 24;
+
+		s[0] += a + s[1];
+		s[1] += b + s[0];
+	}
+}
+
+/* What a WAL file commits (formats/sqlite.md "WAL"): its first n_frames frames of pgsz-byte
+ * pages, after which the database is n_pages pages long; n_frames 0: nothing. */
+struct wal_scan {
+	uint32_t pgsz;
+	uint64_t n_frames, n_pages;
+};
+
+/* The frames of the WAL open on fd (size bytes) that SQLite's recovery would keep: those with
+ * the header's salts and a running checksum that holds, up to the last commit frame. */
+static int wal_scan(int fd, uint64_t size, struct wal_scan *w)
+{
+	unsigned char h[32], *f = NULL;
+	uint32_t s[2] = { 0, 0 }, salt[2];
+	uint64_t i, n;
+	int big;
+
+	memset(w, 0, sizeof(*w));
+	if (size < sizeof(h) || pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return 0;
+	big = h[3] & 1;
+	w->pgsz = be32(h + 8);
+	if ((be32(h) & ~1u) != 0x377f0682 || be32(h + 4) != 3007000 || w->pgsz < 512 ||
+		w->pgsz > 65536 || (w->pgsz & (w->pgsz - 1)))
+		return 0; /* not a WAL SQLite would replay: it ignores it */
+	wal_sum(big, h, 24, s);
+	if (s[0] != be32(h + 24) || s[1] != be32(h + 28))
+		return 0;
+	salt[0] = be32(h + 16);
+	salt[1] = be32(h + 20);
+	n = (size - sizeof(h)) / (24 + (uint64_t)w->pgsz);
+	if (!(f = malloc(24 + (size_t)w->pgsz)))
+		return MEMSCOPE_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		if (pread(fd, f, 24 + (size_t)w->pgsz, (off_t)(32 + i * (24 + w->pgsz))) !=
+				(ssize_t)(24 + w->pgsz) ||
+			be32(f) == 0 || be32(f + 8) != salt[0] || be32(f + 12) != salt[1])
+			break;
+		wal_sum(big, f, 8, s);
+		wal_sum(big, f + 24, w->pgsz, s);
+		if (s[0] != be32(f + 16) || s[1] != be32(f + 20))
+			break;
+		if (be32(f + 4)) { /* a commit: the database's size in pages after it */
+			w->n_frames = i + 1;
+			w->n_pages = be32(f + 4);
+		}
+	}
+	free(f);
+	return 0;
+}
+
 /*
- * Open the file read-only. A database in WAL mode (the reference's) would get -wal and -shm files
- * beside it just for being read; when it has no -wal file (all its data is in the file) it is
- * opened as immutable instead, which creates nothing.
+ * The database as its WAL makes it, for a file in WAL mode that no process has open and whose
+ * WAL commits something: the file mapped copy-on-write, the committed frames' pages written over
+ * it, read through SQLite's in-memory database; nothing made beside the file, nothing locked. 1
+ * when the WAL commits nothing (the file is the whole database), 0 with d->image set, or the
+ * error (d->err set).
  */
-static int open_file(struct db_state *d)
+static int wal_image(struct db_state *d)
 {
 	const struct memscope_source *src = d->src;
-	struct buf uri = { 0 };
+	struct wal_scan w;
+	struct stat sb, wb;
 	char *wal = NULL;
-	const char *p;
-	int rc, wal_mode = src->peek_len > 18 && src->buf[18] == 2;
+	unsigned char *m = MAP_FAILED;
+	uint64_t len = 0, i;
+	int fd = -1, rc = 1;
 
-	if (wal_mode && asprintf(&wal, "%s-wal", src->name) < 0)
-		return SQLITE_NOMEM;
-	if (!wal_mode || access(wal, F_OK) == 0) {
-		char *path = db_file_path(src->name);
-
-		free(wal);
-		rc = path ? sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READONLY, NULL)
-			  : SQLITE_NOMEM;
-		free(path);
-		return rc;
+	if (asprintf(&wal, "%s-wal", src->name) < 0)
+		return memscope_error_set(d->err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	if ((fd = open(wal, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = errno == ENOENT ? 1
+				     : memscope_error_set(d->err, MEMSCOPE_E_IO, src->name, 0,
+					       "cannot read its WAL %s: %s", wal, strerror(errno));
+		goto out;
 	}
+	if (fstat(fd, &wb) || fstat(src->fd, &sb)) {
+		rc = memscope_error_set(
+			d->err, MEMSCOPE_E_IO, src->name, 0, "%s: %s", wal, strerror(errno));
+		goto out;
+	}
+	if ((rc = wal_scan(fd, (uint64_t)wb.st_size, &w)) || !w.n_frames) {
+		rc = rc ? memscope_error_set(d->err, rc, src->name, 0, "out of memory") : 1;
+		goto out;
+	}
+	len = w.n_pages * w.pgsz;
+	/* a commit names the size it leaves: no larger than the file and the WAL's pages make */
+	if (len > (uint64_t)sb.st_size + (uint64_t)wb.st_size || len > SIZE_MAX / 2) {
+		rc = memscope_error_set(d->err, MEMSCOPE_E_INVALID, src->name, 0,
+			"its WAL %s commits a database of %llu pages, more than it and the file "
+			"hold",
+			wal, (unsigned long long)w.n_pages);
+		goto out;
+	}
+	m = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m != MAP_FAILED && sb.st_size &&
+		mmap(m, (size_t)((uint64_t)sb.st_size < len ? (uint64_t)sb.st_size : len),
+			PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, src->fd,
+			0) == MAP_FAILED) {
+		munmap(m, (size_t)len);
+		m = MAP_FAILED;
+	}
+	if (m == MAP_FAILED) {
+		rc = memscope_error_set(d->err, MEMSCOPE_E_NOMEM, src->name, 0,
+			"cannot map the database with its WAL: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < w.n_frames; i++) {
+		unsigned char pg[4];
+		uint64_t at = 32 + i * (24 + (uint64_t)w.pgsz);
+
+		if (pread(fd, pg, 4, (off_t)at) != 4) {
+			rc = memscope_error_set(
+				d->err, MEMSCOPE_E_IO, src->name, 0, "%s: cut while read", wal);
+			goto out;
+		}
+		if (be32(pg) > w.n_pages) /* a page the commit truncated away */
+			continue;
+		if (pread(fd, m + (be32(pg) - 1) * (uint64_t)w.pgsz, w.pgsz, (off_t)(at + 24)) !=
+			(ssize_t)w.pgsz) {
+			rc = memscope_error_set(
+				d->err, MEMSCOPE_E_IO, src->name, 0, "%s: cut while read", wal);
+			goto out;
+		}
+	}
+	m[18] = m[19] = 1; /* read as a rollback-mode database: the in-memory one has no WAL */
+	d->image = m;
+	d->image_len = (size_t)len;
+	m = MAP_FAILED;
+	rc = 0;
+out:
+	if (m != MAP_FAILED)
+		munmap(m, (size_t)len);
+	if (fd >= 0)
+		close(fd);
 	free(wal);
-	rc = buf_append(&uri, "file:", 5);
-	for (p = src->name; *p && !rc; p++) {
+	return rc;
+}
+
+/* file:NAME?immutable=1 opened: a database read without locks, which creates nothing. */
+static int open_immutable(struct db_state *d)
+{
+	struct buf uri = { 0 };
+	const char *p;
+	int rc = buf_append(&uri, "file:", 5);
+
+	for (p = d->src->name; *p && !rc; p++) {
 		char esc[4];
 
 		if (*p == '%' || *p == '?' || *p == '#') {
@@ -247,6 +430,46 @@ static int open_file(struct db_state *d)
 	return rc;
 }
 
+/*
+ * Open the file read-only, creating nothing beside it and never reading a database half written
+ * (formats/sqlite.md "Databases being written"). A database another process has open (a writer
+ * at work) is opened as SQLite opens it, waiting up to DB_BUSY_MS for its locks. One in WAL mode
+ * that no process has open would get -shm (and -wal) files beside it just for being read, or
+ * could not be read at all from a read-only folder: it is read as its WAL makes it (wal_image),
+ * or, when the WAL commits nothing, as immutable. 0 or the error (d->err set).
+ */
+static int open_file(struct db_state *d)
+{
+	const struct memscope_source *src = d->src;
+	int rc, wal_mode = src->peek_len > 18 && src->buf[18] == 2, how = 1;
+	int held = !wal_mode || db_held(src->fd);
+
+	if (!held && (how = wal_image(d)) < 0)
+		return how;
+	if (how == 0) { /* the image: SQLite's in-memory database over it, read-only */
+		rc = sqlite3_open_v2(":memory:", &d->db, SQLITE_OPEN_READWRITE, NULL);
+		if (rc == SQLITE_OK &&
+			sqlite3_deserialize(d->db, "main", d->image, (sqlite3_int64)d->image_len,
+				(sqlite3_int64)d->image_len,
+				SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
+			rc = SQLITE_NOMEM;
+	} else if (!held) {
+		rc = open_immutable(d);
+	} else {
+		char *path = db_file_path(src->name);
+
+		rc = path ? sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READONLY, NULL)
+			  : SQLITE_NOMEM;
+		free(path);
+		if (rc == SQLITE_OK)
+			sqlite3_busy_timeout(d->db, DB_BUSY_MS);
+	}
+	if (rc != SQLITE_OK)
+		return db_error(d->db, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_IO,
+			src->name, 0, "cannot open the database", d->err);
+	return 0;
+}
+
 /* Open the source's database (memory or file); SQLite's quirk of taking a double-quoted name
  * that names no column for a string is turned off, so a missing column is an error. */
 static int open_conn(struct db_state *d)
@@ -262,9 +485,8 @@ static int open_conn(struct db_state *d)
 	} else if (src->fd == 0 && strcmp(src->name, "-") == 0) {
 		return memscope_error_set(d->err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
 			"a database cannot be read from standard input");
-	} else if ((rc = open_file(d)) != SQLITE_OK) {
-		return db_fail(d, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_IO, 0,
-			"cannot open the database");
+	} else if ((rc = open_file(d))) {
+		return rc;
 	}
 	sqlite3_db_config(d->db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)NULL);
 	sqlite3_db_config(d->db, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)NULL);
@@ -546,6 +768,8 @@ static void db_close(struct db_state *d)
 {
 	sqlite3_finalize(d->rows);
 	sqlite3_close(d->db);
+	if (d->image)
+		munmap(d->image, d->image_len);
 	buf_free(&d->attr);
 }
 
@@ -739,7 +963,7 @@ static int db_sniff(
 /* The Nsight Systems export reader (nsys.c), which db_refine hands an export to. */
 extern const struct reader nsys_reader;
 
-int db_open(struct memscope_source *src, struct sqlite3 **out, struct memscope_error *err)
+int db_open(struct memscope_source *src, struct db_conn *c, struct memscope_error *err)
 {
 	struct db_state d = { 0 };
 	int rc;
@@ -748,32 +972,51 @@ int db_open(struct memscope_source *src, struct sqlite3 **out, struct memscope_e
 	d.err = err;
 	rc = open_conn(&d);
 	if (rc) {
-		sqlite3_close(d.db);
-		d.db = NULL;
+		db_close(&d);
+		memset(&d, 0, sizeof(d));
 	}
-	*out = d.db;
+	c->db = d.db;
+	c->image = d.image;
+	c->image_len = d.image_len;
 	return rc;
 }
 
-void db_refine(struct memscope_source *src)
+void db_conn_close(struct db_conn *c)
 {
-	sqlite3 *db = NULL;
+	sqlite3_close(c->db);
+	if (c->image)
+		munmap(c->image, c->image_len);
+	memset(c, 0, sizeof(*c));
+}
+
+int db_refine(struct memscope_source *src, struct memscope_error *err)
+{
+	struct db_conn c = { 0 };
 	sqlite3_stmt *st = NULL;
+	int rc = 0, step = SQLITE_ERROR;
 
 	/* one query of the schema; a database it fails on stays a database, whose read says why */
-	if (db_open(src, &db, NULL) == 0 &&
-		sqlite3_prepare_v2(db,
-			"SELECT count(*) FILTER (WHERE name = 'CUDA_GPU_MEMORY_USAGE_EVENTS'), "
+	if (db_open(src, &c, NULL) == 0 &&
+		sqlite3_prepare_v2(c.db,
+			"SELECT count(*) FILTER (WHERE name IN ('CUDA_GPU_MEMORY_USAGE_EVENTS', "
+			"'TARGET_INFO_SESSION_START_TIME', 'ANALYSIS_DETAILS', 'TARGET_INFO_GPU', "
+			"'ENUM_NSYS_EVENT_TYPE', 'NVTX_EVENTS') OR name GLOB "
+			"'CUPTI_ACTIVITY_KIND_*'), "
 			"count(*) FILTER (WHERE name IN ('memscope_dump', 'leaks_dump')) FROM "
 			"sqlite_master WHERE type = 'table'",
-			-1, &st, NULL) == SQLITE_OK &&
-		sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 &&
+			-1, &st, NULL) == SQLITE_OK)
+		step = sqlite3_step(st);
+	if (step == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 &&
 		sqlite3_column_int64(st, 1) == 0) {
 		src->reader = &nsys_reader;
 		src->format = nsys_reader.format;
+	} else if (c.db && (sqlite3_errcode(c.db) & 0xff) == SQLITE_BUSY) {
+		/* still locked after the wait: said now, not after another wait by the read */
+		rc = db_error(c.db, MEMSCOPE_E_IO, src->name, 0, "locked", err);
 	}
 	sqlite3_finalize(st);
-	sqlite3_close(db);
+	db_conn_close(&c);
+	return rc;
 }
 
 const struct reader db_reader = {
@@ -817,7 +1060,11 @@ int memscope_source_parts(
 			"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
 			"('memscope_dump', 'leaks_dump') ORDER BY name = 'leaks_dump'",
 			-1, &st, NULL) != SQLITE_OK) {
-		memscope_error_clear(err);
+		/* but one another process kept locked: said now, not after a wait per read */
+		if (d.db && (sqlite3_errcode(d.db) & 0xff) == SQLITE_BUSY)
+			rc = db_fail(&d, MEMSCOPE_E_IO, 0, "locked");
+		else
+			memscope_error_clear(err);
 		goto out;
 	}
 	step = sqlite3_step(st);
@@ -826,8 +1073,7 @@ int memscope_source_parts(
 	sqlite3_finalize(st);
 	rc = step == SQLITE_ROW ? db_scan_parts(&d, table, 0, NULL, fn, ctx) : 1;
 out:
-	if (d.db)
-		sqlite3_close(d.db);
+	db_close(&d);
 	if (fd >= 0)
 		close(fd);
 	return rc;

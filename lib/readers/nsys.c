@@ -121,6 +121,7 @@ struct nsys {
 	memscope_event_fn fn;
 	void *ctx;
 	struct memscope_error *err;
+	struct db_conn conn; /* the database; db is its connection */
 	sqlite3 *db;
 	/* merged in this order on equal times: memory rows, range ends, NVTX starts and marks */
 	struct cursor mem, end, start;
@@ -139,9 +140,11 @@ struct nsys {
 
 static int sql_fail(struct nsys *r, int rc, const char *what)
 {
-	return memscope_error_set(r->err,
-		rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_INVALID, r->src->name, 0,
-		"cannot read %s: %s", what, sqlite3_errmsg(r->db));
+	char text[96];
+
+	snprintf(text, sizeof(text), "cannot read %s", what);
+	return db_error(r->db, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_INVALID,
+		r->src->name, 0, text, r->err);
 }
 
 static int nomem(struct nsys *r, uint64_t line)
@@ -955,12 +958,16 @@ static int setup(struct nsys *r)
 	struct memscope_strtab *st = r->src->st;
 	int rc;
 
-	if ((rc = db_open(r->src, &r->db, r->err)))
+	if ((rc = db_open(r->src, &r->conn, r->err)))
 		return rc;
+	r->db = r->conn.db;
 	if ((rc = has_table(r, T_MEM)) <= 0)
 		return rc ? rc
 			  : memscope_error_set(r->err, MEMSCOPE_E_INVALID, r->src->name, 0,
-				    "database has no %s table", T_MEM);
+				    "an Nsight Systems export without the %s table: it was "
+				    "recorded without --cuda-memory-usage=true (nsys profile "
+				    "--cuda-memory-usage=true records CUDA allocations and frees)",
+				    T_MEM);
 	if (memscope_strtab_intern(st, "kind", 4, &r->key_kind) ||
 		memscope_strtab_intern(st, "name", 4, &r->key_name) ||
 		memscope_strtab_intern(st, "correlation", 11, &r->key_corr) ||
@@ -1022,7 +1029,7 @@ static int nsys_read(
 	sqlite3_finalize(r->start.st);
 	sqlite3_finalize(r->end.st);
 	sqlite3_finalize(r->string_id);
-	sqlite3_close(r->db);
+	db_conn_close(&r->conn);
 	u64map_free(&r->open);
 	free(r);
 	return rc;

@@ -83,21 +83,41 @@ int reader_detect(const struct reader **out, const unsigned char *p, size_t n, i
 /* The reader of format f; NULL for MEMSCOPE_FORMAT_UNKNOWN. */
 const struct reader *reader_of(enum memscope_format f);
 
-/*
- * src's SQLite database opened as the database reader opens it (a file read-only, as immutable
- * when in WAL mode without a -wal file; memory deserialized read-only), double-quoted strings off:
- * 0 and *out the connection (the caller sqlite3_close's it), or the error (err set, *out NULL):
- * MEMSCOPE_E_UNSUPPORTED (standard input), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM.
- */
+/* An open database: the connection, and the memory it reads when it is a WAL-mode file read as
+ * its WAL makes it (db_read.c's wal_image; NULL otherwise). */
 struct sqlite3;
-int db_open(struct memscope_source *src, struct sqlite3 **out, struct memscope_error *err);
+struct db_conn {
+	struct sqlite3 *db;
+	void *image;
+	size_t image_len;
+};
+
+/*
+ * src's SQLite database opened as the database reader opens it (formats/sqlite.md "Databases
+ * being written": a file read-only, waiting for another process's locks for a bounded time; in
+ * WAL mode and open by no other process, as its WAL makes it or as immutable; memory deserialized
+ * read-only), double-quoted strings off: 0 and *c the connection (the caller closes it with
+ * db_conn_close), or the error (err set, *c zeroed): MEMSCOPE_E_UNSUPPORTED (standard input),
+ * MEMSCOPE_E_IO, MEMSCOPE_E_INVALID (a WAL that commits more than there is), MEMSCOPE_E_NOMEM.
+ */
+int db_open(struct memscope_source *src, struct db_conn *c, struct memscope_error *err);
+/* Close what db_open opened (a zeroed c is fine); c is zeroed. */
+void db_conn_close(struct db_conn *c);
+/*
+ * SQLite's error on db (NULL: none opened) as ours, into err: a database still locked by another
+ * process after the busy timeout is MEMSCOPE_E_IO, said so; anything else code with "what:
+ * SQLite's message". Returns the code set.
+ */
+int db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, const char *what,
+	struct memscope_error *err);
 /*
  * After the detection took src for a database: an Nsight Systems export (a table
- * CUDA_GPU_MEMORY_USAGE_EVENTS, no memscope_dump or leaks_dump: formats/nsys.md) gets the nsys
- * reader and format. One query of the schema; a database that cannot be opened or read stays a
- * database, whose read says what is wrong with it.
+ * CUDA_GPU_MEMORY_USAGE_EVENTS or another of nsys' own, no memscope_dump or leaks_dump:
+ * formats/nsys.md) gets the nsys reader and format. One query of the schema; a database that
+ * cannot be opened or read stays a database, whose read says what is wrong with it, but one
+ * another process kept locked for the busy timeout: 0, or MEMSCOPE_E_IO (err says so).
  */
-void db_refine(struct memscope_source *src);
+int db_refine(struct memscope_source *src, struct memscope_error *err);
 
 /*
  * The attrs of the event a reader builds (its attrs point at a): text borrowed from the input or

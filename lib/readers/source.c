@@ -71,8 +71,9 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	if (rc)
 		return rc;
 	src->format = src->reader->format;
-	if (src->format == MEMSCOPE_FORMAT_DB && !src->z)
-		db_refine(src); /* an Nsight Systems export is read by its own reader */
+	/* an Nsight Systems export is read by its own reader */
+	if (src->format == MEMSCOPE_FORMAT_DB && !src->z && (rc = db_refine(src, err)))
+		return rc;
 	if (src->opts.parts && src->opts.parts[src->opts.src] > 1 &&
 		src->format != MEMSCOPE_FORMAT_DB)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0,

@@ -104,4 +104,132 @@ for x in leak nsys_numbering big; do
 done
 grep -q other.sqlite batch.csv && bad "batch read other.sqlite" || ok
 
+# 6. an export recorded without --cuda-memory-usage=true (no memory table, nsys' other tables):
+# refused, saying so (issue 29)
+python3 -c 'import shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2]); c.execute("DROP TABLE CUDA_GPU_MEMORY_USAGE_EVENTS"); c.commit()' "$D/leak.sqlite" nomem.sqlite
+expect_status 3 "$BIN/memscope-leaks" nomem.sqlite
+expect_err_line "^memscope-leaks: nomem\.sqlite: an Nsight Systems export without the CUDA_GPU_MEMORY_USAGE_EVENTS table: it was recorded without --cuda-memory-usage=true "
+
+# 7. an export being written (a writer's BEGIN EXCLUSIVE, issue 35): read once the lock goes
+# (within the busy timeout, 10 s), else one line naming the file, exit 4
+# hold SECONDS FILE: a writer holds FILE exclusively for SECONDS, in the background ($HOLDER),
+# once it holds it
+hold() {
+	rm -f held
+	python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[2], isolation_level=None); c.execute("BEGIN EXCLUSIVE")
+open("held", "w").close(); time.sleep(float(sys.argv[1])); c.execute("COMMIT")' "$@" &
+	HOLDER=$!
+	n=0
+	while [ ! -e held ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+}
+cp "$D/leak.sqlite" locked.sqlite
+"$C" -q -o unlocked.csv locked.sqlite
+hold 2 locked.sqlite
+expect_status 0 "$C" -q -o waited.csv locked.sqlite
+expect_same waited.csv unlocked.csv
+wait "$HOLDER"
+hold 15 locked.sqlite
+t0=$(date +%s)
+expect_status 4 "$C" -q -o gave_up.csv locked.sqlite
+t1=$(date +%s)
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
+expect_err_line "^memscope-convert: locked\.sqlite: the database is locked by another process \(a writer at work, such as an export being written\): still locked after 10 s"
+expect_absent gave_up.csv
+[ $((t1 - t0)) -ge 9 ] && [ $((t1 - t0)) -le 14 ] && ok || bad "locked: gave up after $((t1 - t0)) s, not 10"
+
+# 8. WAL mode (issue 35): an export whose WAL holds three committed blocks and a transaction
+# never committed (spilled into it), with no -shm: read as SQLite reads it (the reference: a
+# copy checkpointed by SQLite), from a read-only mount too, leaving nothing beside it
+# mkwal FROM TO: TO a copy of FROM in WAL mode with that WAL, its writer gone (no -shm)
+mkwal() {
+	python3 -c 'import os, shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2], isolation_level=None)
+c.execute("PRAGMA journal_mode=WAL"); c.execute("PRAGMA wal_autocheckpoint=0")
+kind = c.execute("SELECT id FROM ENUM_CUDA_MEM_KIND WHERE name LIKE \"%KIND_DEVICE\"").fetchone()[0]
+op = c.execute("SELECT id FROM ENUM_CUDA_DEV_MEM_EVENT_OPER WHERE name LIKE \"%_ALLOCATION\"").fetchone()[0]
+pid = c.execute("SELECT globalPid FROM CUDA_GPU_MEMORY_USAGE_EVENTS LIMIT 1").fetchone()[0]
+ins = ("INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS (start, globalPid, deviceId, contextId, address, "
+       "pc, bytes, memKind, memoryOperationType, correlationId) VALUES (?, ?, 0, 1, ?, 0, ?, ?, ?, ?)")
+for t in range(3):
+    c.execute(ins, (90000 + t, pid, 0x7770000000 + t * 0x1000000, 123456789 + t, kind, op, 900 + t))
+c.execute("PRAGMA cache_size=2"); c.execute("BEGIN")
+for i in range(3000):
+    c.execute(ins, (100000 + i, pid, 0x7800000000 + i * 4096, 4096, kind, op, 5000 + i))
+os.remove(sys.argv[2] + "-shm")
+os._exit(0)' "$1" "$2"
+}
+mkdir -p wal ref
+mkwal "$D/leak.sqlite" wal/w.sqlite
+cp wal/w.sqlite wal/w.sqlite-wal ref/
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+c.execute("PRAGMA journal_mode=DELETE"); c.close()' ref/w.sqlite
+ls -a wal >wal.before
+(cd ref && "$C" -q -o ../ref.csv w.sqlite)
+grep -q "size:123456791" ref.csv && ok || bad "WAL: the reference has not the WAL's blocks"
+if [ "$(id -u)" -eq 0 ] && unshare --mount sh -c 'mount --bind -o ro wal wal' 2>/dev/null; then
+	# shellcheck disable=SC2016 # the inner shell's arguments
+	expect_status 0 unshare --mount sh -c 'mount --bind -o ro wal wal && cd wal && exec "$1" -q -o - w.sqlite' sh "$C"
+	mv "$WORK/out" ro.csv
+	expect_same ro.csv ref.csv
+else
+	echo "SKIP: WAL on a read-only mount: not root, or unshare --mount fails"
+fi
+(cd wal && "$C" -q -o ../rw.csv w.sqlite) && ok || bad "WAL: read in a writable folder failed"
+expect_same rw.csv ref.csv
+ls -a wal >wal.after
+expect_same wal.after wal.before
+# with a process that has it open (a writer at work): read as SQLite reads it
+python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1]); c.execute("SELECT count(*) FROM StringIds").fetchall()
+open("held", "w").close(); time.sleep(20)' wal/w.sqlite &
+HOLDER=$!
+rm -f held
+n=0
+while [ ! -e held ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+(cd wal && "$C" -q -o ../open.csv w.sqlite) && ok || bad "WAL held open: read failed"
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+expect_same open.csv ref.csv
+# a WAL that commits nothing: the file alone, as SQLite reads it
+rm -rf wal2 && mkdir wal2
+python3 -c 'import os, shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2], isolation_level=None); c.execute("PRAGMA journal_mode=WAL")
+c.execute("PRAGMA cache_size=2"); c.execute("BEGIN")
+for i in range(3000):
+    c.execute("INSERT INTO StringIds (value) VALUES (?)", ("x" * 100,))
+os.remove(sys.argv[2] + "-shm")
+os._exit(0)' "$D/leak.sqlite" wal2/w.sqlite
+ls -a wal2 >wal2.before
+(cd wal2 && "$C" -q -o ../nothing.csv w.sqlite) && ok || bad "WAL without commits: read failed"
+(cd "$D" && "$C" -q -o "$WORK/file_only.csv" leak.sqlite)
+sed 's/leak\.sqlite/w.sqlite/' file_only.csv | cmp -s - nothing.csv && ok || bad "WAL without commits: not the file's rows"
+ls -a wal2 >wal2.after
+expect_same wal2.after wal2.before
+# a hostile WAL (checksums right) whose commit says the database is a million pages: refused
+python3 -c 'import shutil, sqlite3, struct, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2]); c.execute("PRAGMA journal_mode=WAL"); c.close()
+def sums(data, s):
+    s0, s1 = s
+    for i in range(0, len(data), 8):
+        a, b = struct.unpack("<II", data[i:i + 8])
+        s0 = (s0 + a + s1) & 0xffffffff
+        s1 = (s1 + b + s0) & 0xffffffff
+    return s0, s1
+hdr = struct.pack(">IIIIII", 0x377f0682, 3007000, 4096, 0, 1234, 5678)
+s = sums(hdr, (0, 0))
+page = open(sys.argv[2], "rb").read(4096)
+fh = struct.pack(">IIII", 1, 1000000, 1234, 5678)
+s2 = sums(page, sums(fh[:8], s))
+open(sys.argv[2] + "-wal", "wb").write(hdr + struct.pack(">II", *s) + fh + struct.pack(">II", *s2) + page)' "$D/leak.sqlite" huge.sqlite
+expect_status 3 "$C" -q -o huge.csv huge.sqlite
+expect_err_line "^memscope-convert: huge\.sqlite: its WAL huge\.sqlite-wal commits a database of 1000000 pages, more than it and the file hold$"
+
 finish
