@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -465,6 +466,13 @@ static int transcode(const struct record_opts *o, const char *spool_dir, const s
 	if (rc == MEMSCOPE_E_IO && !err.file[0] && (fflush(out->f) || ferror(out->f))) {
 		/* the output's error: flushing again tells why */
 		cli_msg(&tool, "%s: write failed: %s", name, strerror(errno));
+		return CLI_EXIT_IO;
+	}
+	if (rc && st.unstarted) { /* the shim said why, if it could */
+		struct statvfs v;
+		cli_msg(&tool,
+			"%s: not written: nothing was recorded (the spool could not be written%s)",
+			name, !statvfs(spool_dir, &v) && !v.f_bavail ? ": its disk is full" : "");
 		return CLI_EXIT_IO;
 	}
 	if (rc) {

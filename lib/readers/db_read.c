@@ -475,6 +475,7 @@ static int open_file(struct db_state *d)
 static int open_conn(struct db_state *d)
 {
 	struct memscope_source *src = d->src;
+	struct stat sb;
 	int rc;
 
 	if (src->fd < 0) {
@@ -485,6 +486,11 @@ static int open_conn(struct db_state *d)
 	} else if (src->fd == 0 && strcmp(src->name, "-") == 0) {
 		return memscope_error_set(d->err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
 			"a database cannot be read from standard input");
+	} else if (fstat(src->fd, &sb) || !S_ISREG(sb.st_mode)) {
+		/* SQLite reads a file by its name, at any offset: a pipe would hang or fail */
+		return memscope_error_set(d->err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"a database cannot be read from a pipe or device: SQLite needs it as a "
+			"regular file");
 	} else if ((rc = open_file(d))) {
 		return rc;
 	}

@@ -93,6 +93,7 @@ struct thread {
 
 struct spool {
 	const char *path;
+	int unstarted; /* the file has no header: the shim could not write it */
 	const unsigned char *map;
 	size_t size;
 	struct spool_header h;
@@ -162,6 +163,15 @@ static void map_holes(int fd, unsigned char *m, size_t size)
 	}
 }
 
+/* A spool file the shim made but could not write its header into (the disk full as the
+ * recording started, formats/record.md 1.3): nothing was recorded. */
+static int unstarted(struct spool *s)
+{
+	s->unstarted = 1;
+	return memscope_error_set(s->err, MEMSCOPE_E_IO, s->path, 0,
+		"nothing recorded: the shim could not write the spool's header");
+}
+
 static int load(struct spool *s)
 {
 	struct stat sb;
@@ -175,8 +185,7 @@ static int load(struct spool *s)
 		goto out;
 	}
 	if ((uint64_t)sb.st_size < sizeof(struct spool_header)) {
-		rc = memscope_error_set(s->err, MEMSCOPE_E_INVALID, s->path, 0,
-			"not a memscope-record spool (%lld bytes)", (long long)sb.st_size);
+		rc = unstarted(s);
 		goto out;
 	}
 	s->size = (size_t)sb.st_size;
@@ -188,7 +197,9 @@ static int load(struct spool *s)
 	map_holes(fd, m, s->size);
 	s->map = m;
 	memcpy(&s->h, s->map, sizeof(s->h));
-	if (memcmp(s->h.magic, SPOOL_MAGIC, 8))
+	if (!memcmp(s->h.magic, "\0\0\0\0\0\0\0\0", 8))
+		rc = unstarted(s);
+	else if (memcmp(s->h.magic, SPOOL_MAGIC, 8))
 		rc = memscope_error_set(
 			s->err, MEMSCOPE_E_INVALID, s->path, 0, "not a memscope-record spool");
 	else if (s->h.version != SPOOL_VERSION || s->h.header_len != SPOOL_HEADER_LEN ||
@@ -761,8 +772,10 @@ int memscope_record_transcode(const char *path, FILE *out, const struct memscope
 	s.st_out = st;
 	s.base_tick = UINT64_MAX;
 	snprintf(st->exit_text, sizeof(st->exit_text), "unknown");
-	if ((rc = load(&s)))
+	if ((rc = load(&s))) {
+		st->unstarted = s.unstarted;
 		goto out;
+	}
 	st->pid = s.h.pid;
 	s.ev.pid = s.h.pid;
 	s.ev.device = MEMSCOPE_DEVICE_HOST;

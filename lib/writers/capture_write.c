@@ -1,5 +1,6 @@
 /* Writer of our binary capture format (formats/capture.md): delta-coded, interned, self-describing
  * records. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -557,8 +558,9 @@ int memscope_capture_writer_write(struct memscope_capture_writer *w,
 			rc = 0;
 	}
 	if (rc)
-		return memscope_error_set(err, rc, NULL, 0, "%s",
-			rc == MEMSCOPE_E_IO ? "write failed" : memscope_strerror(rc));
+		return memscope_error_set(err, rc, NULL, 0, "%s%s",
+			rc == MEMSCOPE_E_IO ? "write failed: " : memscope_strerror(rc),
+			rc == MEMSCOPE_E_IO ? strerror(errno ? errno : EIO) : "");
 	w->prev_id = ev->id;
 	w->prev_ts = ev->ts_ns;
 	w->n_events++;
@@ -584,8 +586,9 @@ int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *
 		rc = put_record(w, CAP_META, p, n);
 	}
 	if (rc)
-		return memscope_error_set(err, rc, NULL, 0, "%s",
-			rc == MEMSCOPE_E_IO ? "write failed" : memscope_strerror(rc));
+		return memscope_error_set(err, rc, NULL, 0, "%s%s",
+			rc == MEMSCOPE_E_IO ? "write failed: " : memscope_strerror(rc),
+			rc == MEMSCOPE_E_IO ? strerror(errno ? errno : EIO) : "");
 	return 0;
 }
 
@@ -621,6 +624,7 @@ int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct mem
 	if (!rc)
 		rc = outbuf_flush(&w->o);
 	if (rc || fflush(w->o.out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+			strerror(errno ? errno : EIO));
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* Writer of the reference's memscope_dump CSV layout, byte for byte as the reference spells rows.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,7 +210,8 @@ int memscope_csv_writer_write(
 	if (rc && w->nomem)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	if (rc)
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+			strerror(errno ? errno : EIO));
 	return 0;
 }
 
@@ -218,9 +220,11 @@ int memscope_csv_writer_finish(struct memscope_csv_writer *w, struct memscope_er
 	if (!w->header_done) {
 		w->header_done = 1;
 		if (outbuf_put(&w->o, header, sizeof(header) - 1))
-			return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+			return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+				strerror(errno ? errno : EIO));
 	}
 	if (outbuf_flush(&w->o) || fflush(w->o.out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+			strerror(errno ? errno : EIO));
 	return 0;
 }

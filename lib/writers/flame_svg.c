@@ -1,5 +1,6 @@
 /* An interactive SVG flame graph of one metric (memscope_flame_write_svg); its script is
  * flame_svg.js, embedded at build time. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -530,6 +531,7 @@ int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned
 	free(open);
 	free(items);
 	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+			strerror(errno ? errno : EIO));
 	return 0;
 }

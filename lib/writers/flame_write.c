@@ -1,5 +1,6 @@
 /* Writers of memory by allocation site: speedscope JSON and folded stacks
  * (formats/flame.md). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,7 +138,8 @@ int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, c
 	if (rc)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+			strerror(errno ? errno : EIO));
 	return 0;
 }
 
@@ -204,6 +206,7 @@ int memscope_flame_write_folded(
 		fprintf(out, " %llu\n", (unsigned long long)e[i].weight);
 	}
 	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+			strerror(errno ? errno : EIO));
 	return 0;
 }

@@ -248,11 +248,14 @@ static void write_lost(void)
 /* Recording stops for good: one line, and the header says why. */
 static void stop(const char *what, int err)
 {
-	int on = ST_ON;
+	int s = atomic_load(&g.state);
 	uint64_t e = (uint64_t)(err > 0 ? err : EIO);
 
-	if (!atomic_compare_exchange_strong(&g.state, &on, ST_STOPPED))
-		return;
+	/* from recording, or from starting (the spool could not be made: said all the same) */
+	do
+		if (s != ST_ON && s != ST_PASS)
+			return;
+	while (!atomic_compare_exchange_weak(&g.state, &s, ST_STOPPED));
 	say(what, err);
 	put_header(&e, sizeof(e), offsetof(struct spool_header, stopped));
 }

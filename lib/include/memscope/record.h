@@ -25,6 +25,8 @@ struct memscope_record_stats {
 	int stopped;   /* errno of the write error that stopped the recording early, or 0; the
 			  capture then ends with a STOPPED record (formats/capture.md §3.1) */
 	uint64_t lost; /* with stopped: the calls not recorded after it, UINT64_MAX: not known */
+	int unstarted; /* the spool has no header (the shim could not write it): nothing recorded;
+			  the transcoding fails with MEMSCOPE_E_IO */
 	uint64_t n_events, n_threads, n_allocs, n_frees, n_marks;
 	uint64_t n_unmatched;	   /* frees of blocks the recording never saw allocated */
 	uint64_t n_reused;	   /* allocations at an address still live (its free unseen) */
@@ -63,7 +65,8 @@ void memscope_record_now(int clock, uint64_t *tick, uint64_t *mono_ns);
  * on out: its events in time order, stacks symbolized from the modules the process had loaded
  * (their files read now), the process's facts as META records. info may be NULL. *st is filled
  * as far as the spool was read, also on failure. Malformed records end their segment (counted in
- * n_bad_segments); a bad header is an error. 0, MEMSCOPE_E_IO (path or out), MEMSCOPE_E_INVALID
+ * n_bad_segments); a bad header is an error. 0, MEMSCOPE_E_IO (path or out; a spool whose header
+ * was never written: st->unstarted), MEMSCOPE_E_INVALID
  * or MEMSCOPE_E_UNSUPPORTED (not a spool of this version), MEMSCOPE_E_NOMEM; err says which.
  */
 int memscope_record_transcode(const char *path, FILE *out, const struct memscope_record_info *info,
