@@ -124,6 +124,71 @@ START_TEST(every_prefix_reads_complete_records_then_truncation)
 }
 END_TEST
 
+/* A capture of baseline.csv's events written as a recording stopped early (lost: the calls
+ * after the stop, UINT64_MAX not known), into *len bytes; its events into *full. */
+static char *stopped_capture(struct tread *full, uint64_t lost, size_t *len)
+{
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+	struct memscope_capture_writer *w;
+	struct memscope_error err;
+	size_t i;
+
+	ck_assert_int_eq(tread_file(full, testdata("baseline.csv"), NULL), 0);
+	w = memscope_capture_writer_new(f, full->st);
+	for (i = 0; i < memscope_evbuf_count(full->evs); i++)
+		ck_assert_int_eq(
+			memscope_capture_writer_write(w, memscope_evbuf_get(full->evs, i), &err),
+			0);
+	memscope_capture_writer_stop(w, "No space left on device", lost);
+	ck_assert_int_eq(memscope_capture_writer_finish(w, &err), 0);
+	memscope_capture_writer_free(w);
+	fclose(f);
+	return out;
+}
+
+START_TEST(a_recording_stopped_early_is_refused_but_leniently)
+{
+	static const uint64_t lost[] = { 42, 1, UINT64_MAX };
+	static const char *const said[] = {
+		"42 later calls (allocations, frees, markers) not recorded",
+		"1 later call (allocations, frees, markers) not recorded",
+		"how many later calls were not recorded is not known"
+	};
+	size_t k;
+
+	for (k = 0; k < 3; k++) {
+		struct tread full, strict, len;
+		struct memscope_read_opts lo = { .lenient = 1 };
+		size_t cap_len, n;
+		char *cap = stopped_capture(&full, lost[k], &cap_len), want[256];
+
+		n = memscope_evbuf_count(full.evs);
+		snprintf(want, sizeof(want),
+			"recording incomplete: stopped by a write error (No space left on device) "
+			"after %zu events; %s",
+			n, said[k]);
+		/* strict: every event delivered, then the file refused as incomplete */
+		ck_assert_int_eq(tread_mem(&strict, cap, cap_len, NULL), MEMSCOPE_E_TRUNCATED);
+		ck_assert_uint_eq(memscope_evbuf_count(strict.evs), n);
+		ck_assert_str_eq(strict.err.msg, want);
+		/* lenient: read, the stop kept where a cut is */
+		ck_assert_int_eq(tread_mem(&len, cap, cap_len, &lo), 0);
+		ck_assert_uint_eq(memscope_evbuf_count(len.evs), n);
+		ck_assert_int_eq(len.stats.cut.code, MEMSCOPE_E_TRUNCATED);
+		ck_assert_str_eq(len.stats.cut.msg, want);
+		/* the last record is STOPPED, in place of END; a cut before it is a plain cut */
+		tread_free(&strict);
+		ck_assert_int_eq(tread_mem(&strict, cap, cap_len - 1, NULL), MEMSCOPE_E_TRUNCATED);
+		ck_assert_ptr_nonnull(strstr(strict.err.msg, "truncated capture file"));
+		tread_free(&strict);
+		tread_free(&len);
+		tread_free(&full);
+		free(cap);
+	}
+}
+END_TEST
+
 /* A host malloc/free stream as the capture shim records it. */
 static void host_event(struct memscope_event *ev, uint64_t id, unsigned kind, uint64_t alloc_id,
 	uint64_t ptr, int64_t size, uint64_t ts, unsigned func)
@@ -664,6 +729,7 @@ int main(void)
 	tcase_add_test(tc, csv_capture_csv_is_byte_identical);
 	tcase_add_test(tc, stacks_survive_the_capture_format);
 	tcase_add_test(tc, every_prefix_reads_complete_records_then_truncation);
+	tcase_add_test(tc, a_recording_stopped_early_is_refused_but_leniently);
 	tcase_add_test(tc, host_stream_is_compact_and_exact);
 	tcase_add_test(tc, interleaved_threads_are_compact_and_exact);
 	tcase_add_test(tc, thread_slots_are_bounded);
