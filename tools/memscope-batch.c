@@ -35,10 +35,12 @@ static const struct cli_option options[] = {
 		NULL },
 	{ "format", 0, OPT_FORMAT, "FORMAT",
 		"text, json (JSON lines) or csv (default: from -o's ending, else text)", NULL },
-	{ "fail-on-leak", 0, OPT_FAIL_ON_LEAK, NULL, "exit 1 when an input has leaks of --kinds",
+	{ "fail-on-leak", 0, OPT_FAIL_ON_LEAK, NULL,
+		"exit 1 when an input has leaks of --kinds; say which inputs they could not be "
+		"checked in",
 		NULL },
 	{ "kinds", 0, OPT_KINDS, "LIST",
-		"leaks --fail-on-leak counts: step, exit or all (default step)", NULL },
+		"leaks --fail-on-leak counts: step, exit or all (default all)", NULL },
 	{ "max-peak", 0, OPT_MAX_PEAK, "SIZE",
 		"exit 1 when an input's peak is above SIZE; K, M, G, T suffixes", NULL },
 	{ "list", 0, OPT_LIST, NULL, "print the inputs found, with rank and device, and exit",
@@ -62,7 +64,8 @@ static const struct cli_tool tool = {
 	"files with their python_trace files), capture files and Ascend profiler folders; see\n"
 	"memscope-batch(1).\n\n"
 	"Exit status: 0 ok, 1 findings (with --fail-on-leak or --max-peak), 2 usage error,\n"
-	"3 an input invalid, 4 an input unreadable or an I/O or internal error.",
+	"3 an input invalid, or leaks --fail-on-leak counts not checkable (and none found),\n"
+	"4 an input unreadable or an I/O or internal error.",
 };
 
 /* options; main sets every default, beside its flag */
@@ -72,6 +75,7 @@ struct batch_opts {
 	uint64_t shard, n_shards;	   /* --shard I/N */
 	int merge;			   /* --merge */
 	int list;			   /* --list */
+	int kinds_given;		   /* --kinds */
 	enum memscope_batch_format format; /* --format */
 	struct memscope_batch_opts fail;   /* --fail-on-leak, --kinds, --max-peak */
 	struct cli_common common;	   /* -o, -f, -q, --lenient */
@@ -219,6 +223,7 @@ static int parse_args(int argc, char **argv, struct batch_opts *o)
 	}
 	o->paths = (const char *const *)argv + optind;
 	o->n_paths = (size_t)(argc - optind);
+	o->kinds_given = kinds_given;
 	if ((rc = check_modes(o, format_given, jobs_given, kinds_given)) ||
 		(!o->merge && (rc = check_paths(o))))
 		return rc;
@@ -797,10 +802,11 @@ int main(int argc, char **argv)
 		.sharded = 0,		       /* --shard: every input */
 		.merge = 0,		       /* --merge */
 		.list = 0,		       /* --list */
+		.kinds_given = 0,	       /* --kinds */
 		.format = MEMSCOPE_BATCH_TEXT, /* --format: text, or -o's ending */
 		.fail.fail_on_leak = 0,	       /* --fail-on-leak: leaks leave the status 0 */
-		/* --kinds step: blocks unreleased at exit are in nearly every dump */
-		.fail.fail_kinds = MEMSCOPE_LEAK_STEP,
+		/* --kinds all: a gate on step leaks alone passes inputs without steps */
+		.fail.fail_kinds = MEMSCOPE_LEAK_STEP | MEMSCOPE_LEAK_EXIT,
 		.fail.has_max_peak = 0,	  /* --max-peak: none */
 		.common.output = "-",	  /* -o: standard output */
 		.common.force = 0,	  /* -f: never over an existing file */
@@ -838,12 +844,22 @@ int main(int argc, char **argv)
 		goto out;
 	if ((status = write_result(&o, &r, o.merge ? merged : r.b, w.n, hash, &res)))
 		goto out;
-	/* a shard that wrote its part has done its job: the merge says what failed */
-	status = o.sharded			    ? 0
-		 : res.n_error			    ? CLI_EXIT_IO
-		 : res.n_invalid		    ? CLI_EXIT_INVALID
-		 : res.n_leaking || res.n_over_peak ? CLI_EXIT_FINDINGS
-						    : 0;
+	/* a gate says what it could not check, -q or not */
+	if (!o.sharded && res.n_unchecked) {
+		char line[2048];
+
+		cli_msg(&tool, "%s",
+			memscope_batch_unchecked_text(
+				line, sizeof(line), o.merge ? merged : r.b, &o.fail));
+	}
+	/* a shard that wrote its part has done its job: the merge says what failed; a check asked
+	 * for that could not run is no pass (findings elsewhere are still findings) */
+	status = o.sharded						     ? 0
+		 : res.n_error						     ? CLI_EXIT_IO
+		 : res.n_invalid					     ? CLI_EXIT_INVALID
+		 : res.n_leaking || res.n_over_peak			     ? CLI_EXIT_FINDINGS
+		 : res.n_unchecked_all || (o.kinds_given && res.n_unchecked) ? CLI_EXIT_INVALID
+									     : 0;
 	if (!o.common.quiet)
 		say_done(&o, &r, &res, cli_now_seconds() - t0);
 out:

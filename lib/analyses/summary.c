@@ -18,6 +18,7 @@ struct tally {
 	struct clocks clocks;	    /* a folder's files recorded apart: spans measured apart */
 	uint64_t first_ns, last_ns; /* rows with a time (0: none yet), on the first clock */
 	uint64_t n_access;
+	uint64_t pid;	/* the first process id seen */
 	int32_t device; /* the device of the blocks; INT32_MIN: none yet */
 	int devices;	/* distinct devices of blocks seen: 0, 1, or 2 for several */
 };
@@ -35,9 +36,12 @@ static int tally_feed(void *self, const struct memscope_event *ev)
 		if (ev->ts_ns > t->last_ns)
 			t->last_ns = ev->ts_ns;
 	}
-	if (ev->pid != MEMSCOPE_ID_NONE && !u64map_get(&t->pids, ev->pid, NULL, NULL) &&
-		u64map_put(&t->pids, ev->pid, 0, 0))
-		return MEMSCOPE_E_NOMEM;
+	if (ev->pid != MEMSCOPE_ID_NONE && !u64map_get(&t->pids, ev->pid, NULL, NULL)) {
+		if (u64map_put(&t->pids, ev->pid, 0, 0))
+			return MEMSCOPE_E_NOMEM;
+		if (t->pids.n == 1)
+			t->pid = ev->pid;
+	}
 	if (ev->kind == MEMSCOPE_KIND_ACCESS)
 		t->n_access++;
 	if (ev->kind == MEMSCOPE_KIND_MALLOC && ev->device != MEMSCOPE_DEVICE_NONE &&
@@ -80,6 +84,13 @@ static int set_str(struct memscope_summary *s, enum memscope_sum_field f, const 
 	return 0;
 }
 
+/* A byte count as a figure: one beyond what a figure holds is held at its highest, which says it
+ * overflowed (MEMSCOPE_SUM_OVERFLOW). */
+static int64_t bytes_figure(uint64_t bytes)
+{
+	return bytes >= (uint64_t)MEMSCOPE_SUM_OVERFLOW ? MEMSCOPE_SUM_OVERFLOW : (int64_t)bytes;
+}
+
 void memscope_summary_clear(struct memscope_summary *s)
 {
 	size_t f;
@@ -89,15 +100,79 @@ void memscope_summary_clear(struct memscope_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* What every summary has, read or not: index, input, rank, device. 0 or MEMSCOPE_E_NOMEM. */
+/* whether c may be in a host name */
+static int host_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '.';
+}
+
+/* The host of one path component HOST_PID_TIMESTAMP_ascend_pt (or _ascend_ms), name[0, n):
+ * its length, 0 when it is none. */
+static size_t node_of_component(const char *name, size_t n)
+{
+	static const char *const ends[2] = { "_ascend_pt", "_ascend_ms" };
+	size_t k, at, digits, fields;
+
+	for (k = 0; k < 2; k++)
+		if (n > strlen(ends[k]) &&
+			!memcmp(name + n - strlen(ends[k]), ends[k], strlen(ends[k])))
+			break;
+	if (k == 2)
+		return 0;
+	at = n - strlen(ends[k]);
+	/* back over _PID_TIMESTAMP: two runs of digits, each after a '_' */
+	for (fields = 0; fields < 2; fields++) {
+		for (digits = 0; at > 0 && name[at - 1] >= '0' && name[at - 1] <= '9'; at--)
+			digits++;
+		if (!digits || !at || name[at - 1] != '_')
+			return 0;
+		at--;
+	}
+	for (k = 0; k < at; k++)
+		if (!host_char(name[k]))
+			return 0;
+	return at;
+}
+
+size_t memscope_node_of_path(const char *path, char *buf, size_t size)
+{
+	const char *end = path + strlen(path), *start;
+	size_t n;
+
+	if (size)
+		buf[0] = '\0';
+	while (end > path) {
+		while (end > path && end[-1] == '/')
+			end--;
+		for (start = end; start > path && start[-1] != '/'; start--)
+			;
+		if ((n = node_of_component(start, (size_t)(end - start)))) {
+			if (n >= size)
+				return 0;
+			memcpy(buf, start, n);
+			buf[n] = '\0';
+			return n;
+		}
+		end = start;
+	}
+	return 0;
+}
+
+/* What every summary has, read or not: index, input, rank, device, node. 0 or NOMEM. */
 static int set_identity(
 	struct memscope_summary *s, const struct memscope_batch_input *in, uint64_t index)
 {
+	char node[256];
+
 	memscope_summary_clear(s);
 	set_num(s, MEMSCOPE_SUM_INDEX, (int64_t)index);
 	if (in->rank >= 0)
 		set_num(s, MEMSCOPE_SUM_RANK, in->rank);
 	if (in->device[0] && set_str(s, MEMSCOPE_SUM_DEVICE, in->device))
+		return MEMSCOPE_E_NOMEM;
+	if (memscope_node_of_path(in->path, node, sizeof(node)) &&
+		set_str(s, MEMSCOPE_SUM_NODE, node))
 		return MEMSCOPE_E_NOMEM;
 	return set_str(s, MEMSCOPE_SUM_INPUT, in->path);
 }
@@ -216,7 +291,7 @@ static int peak_figures(
 	if (set_str(s, MEMSCOPE_SUM_PEAK_POOL, memscope_subtype_name(t[k].pool)))
 		return MEMSCOPE_E_NOMEM;
 	if (n_owners) {
-		set_num(s, MEMSCOPE_SUM_PEAK_OWNER_BYTES, (int64_t)own[0].bytes);
+		set_num(s, MEMSCOPE_SUM_PEAK_OWNER_BYTES, bytes_figure(own[0].bytes));
 		if (set_str(s, MEMSCOPE_SUM_PEAK_OWNER, memscope_strtab_str(st, own[0].name, NULL)))
 			return MEMSCOPE_E_NOMEM;
 	}
@@ -274,16 +349,11 @@ static int read_traces(const struct memscope_batch_input *in, struct memscope_st
 	return rc;
 }
 
-/* A byte count as a figure: one beyond what a figure holds is held at its highest. */
-static int64_t bytes_figure(uint64_t bytes)
-{
-	return bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
-}
-
 /*
  * The leaks of kind into field count and the one after it (their bytes): those of every pool but
  * HAL when a pool carved out of HAL is among them (memscope_leaks_nested), which would count
- * memory twice, as memscope-leaks' text says ("not summed: PTA lies inside HAL").
+ * memory twice, as memscope-leaks' text says ("not summed: PTA lies inside HAL"). Unknown when
+ * the kind could not be checked (memscope_leaks_checked).
  */
 static void leak_figures(struct memscope_summary *s, const struct memscope_leaks *l, unsigned kind,
 	enum memscope_sum_field count)
@@ -293,6 +363,8 @@ static void leak_figures(struct memscope_summary *s, const struct memscope_leaks
 	int nested = memscope_leaks_nested(l, kind, 0);
 	uint64_t blocks = 0, bytes = 0;
 
+	if (memscope_leaks_checked(l, kind, 0) != MEMSCOPE_LEAKS_CHECKED)
+		return;
 	for (i = 0; i < n; i++) {
 		if (nested && t[i].pool < 64 &&
 			(MEMSCOPE_POOL_BIT(t[i].pool) & MEMSCOPE_POOLS_OUTER))
@@ -302,6 +374,22 @@ static void leak_figures(struct memscope_summary *s, const struct memscope_leaks
 	}
 	set_num(s, count, (int64_t)blocks);
 	set_num(s, count + 1, bytes_figure(bytes));
+}
+
+/* not_checked: which leaks could not be checked and why, the library's words: "step leaks: no
+ * steps: ...", "step and exit leaks: no allocations or frees", "" when none. 0 or NOMEM. */
+static int not_checked(struct memscope_summary *s, const struct memscope_leaks *l)
+{
+	enum memscope_leaks_unchecked step = memscope_leaks_checked(l, MEMSCOPE_LEAK_STEP, 0);
+	enum memscope_leaks_unchecked exit = memscope_leaks_checked(l, MEMSCOPE_LEAK_EXIT, 0);
+	char text[256] = "";
+
+	if (exit != MEMSCOPE_LEAKS_CHECKED)
+		snprintf(text, sizeof(text), "step and exit leaks: %s",
+			memscope_leaks_unchecked_text(exit));
+	else if (step != MEMSCOPE_LEAKS_CHECKED)
+		snprintf(text, sizeof(text), "step leaks: %s", memscope_leaks_unchecked_text(step));
+	return set_str(s, MEMSCOPE_SUM_NOT_CHECKED, text);
 }
 
 /* The figures of the analyses and of the read. 0 or NOMEM. */
@@ -319,10 +407,12 @@ static int figures(struct memscope_summary *s, const struct seen *w, const struc
 	if (!(s->has & UINT64_C(1) << MEMSCOPE_SUM_DEVICE) && t->devices == 1 &&
 		set_str(s, MEMSCOPE_SUM_DEVICE, memscope_device_text(t->device, dev)))
 		return MEMSCOPE_E_NOMEM;
-	set_num(s, MEMSCOPE_SUM_BYTES, (int64_t)w->stats.bytes);
+	set_num(s, MEMSCOPE_SUM_BYTES, bytes_figure(w->stats.bytes));
 	set_num(s, MEMSCOPE_SUM_EVENTS, (int64_t)w->stats.n_events);
 	set_num(s, MEMSCOPE_SUM_SKIPPED, (int64_t)w->stats.n_skipped);
 	set_num(s, MEMSCOPE_SUM_PROCESSES, (int64_t)t->pids.n);
+	if (t->pids.n == 1 && t->pid <= (uint64_t)INT64_MAX)
+		set_num(s, MEMSCOPE_SUM_PID, (int64_t)t->pid);
 	set_num(s, MEMSCOPE_SUM_SPAN_NS, (int64_t)(t->last_ns - t->first_ns));
 	memscope_steps_foreach(memscope_peak_steps(p), most_steps, &steps);
 	set_num(s, MEMSCOPE_SUM_STEPS, (int64_t)steps);
@@ -331,6 +421,8 @@ static int figures(struct memscope_summary *s, const struct seen *w, const struc
 	set_num(s, MEMSCOPE_SUM_ACCESSES, (int64_t)t->n_access);
 	leak_figures(s, l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_SUM_EXIT_LEAKS);
 	leak_figures(s, l, MEMSCOPE_LEAK_STEP, MEMSCOPE_SUM_STEP_LEAKS);
+	if (not_checked(s, l))
+		return MEMSCOPE_E_NOMEM;
 	if (t->n_access) {
 		const struct memscope_inefficient_stats *is = memscope_inefficient_stats(a);
 
@@ -377,7 +469,8 @@ int memscope_summary_read(struct memscope_summary *s, const struct memscope_batc
 			(rc = read_traces(in, st, &o, &rows, &trace_bytes, err)))
 			goto failed;
 	}
-	w.stats.bytes += trace_bytes;
+	if (__builtin_add_overflow(w.stats.bytes, trace_bytes, &w.stats.bytes))
+		w.stats.bytes = UINT64_MAX;
 	if ((rc = set_identity(s, in, index)) || (rc = figures(s, &w, &t, l, p, a, st)))
 		goto nomem;
 	set_num(s, MEMSCOPE_SUM_TRACE_ROWS, (int64_t)rows);

@@ -16,13 +16,23 @@ static const char *const field_names[MEMSCOPE_SUM_COUNT_] = { "index", "input", 
 	"allocations", "frees", "accesses", "exit_leaks", "exit_leak_bytes", "step_leaks",
 	"step_leak_bytes", "peak_bytes", "peak_pool", "peak_ns", "peak_step", "peak_owner",
 	"peak_owner_bytes", "pool_peaks", "growth_per_step", "inefficient_blocks",
-	"inefficient_bytes", "trace_rows" };
+	"inefficient_bytes", "trace_rows", "pid", "node", "not_checked" };
 
 /* the text fields; every other is a number */
 #define TEXT_FIELDS                                                                                \
-	(BIT(MEMSCOPE_SUM_INPUT) | BIT(MEMSCOPE_SUM_DEVICE) | BIT(MEMSCOPE_SUM_FORMAT) |           \
-		BIT(MEMSCOPE_SUM_STATUS) | BIT(MEMSCOPE_SUM_ERROR) | BIT(MEMSCOPE_SUM_PEAK_POOL) | \
+	(BIT(MEMSCOPE_SUM_INPUT) | BIT(MEMSCOPE_SUM_DEVICE) | BIT(MEMSCOPE_SUM_NODE) |             \
+		BIT(MEMSCOPE_SUM_FORMAT) | BIT(MEMSCOPE_SUM_STATUS) | BIT(MEMSCOPE_SUM_ERROR) |    \
+		BIT(MEMSCOPE_SUM_NOT_CHECKED) | BIT(MEMSCOPE_SUM_PEAK_POOL) |                      \
 		BIT(MEMSCOPE_SUM_PEAK_OWNER) | BIT(MEMSCOPE_SUM_POOL_PEAKS))
+
+/* the byte figures: held at MEMSCOPE_SUM_OVERFLOW when they overflowed */
+#define BYTE_FIELDS                                                                                \
+	(BIT(MEMSCOPE_SUM_BYTES) | BIT(MEMSCOPE_SUM_EXIT_LEAK_BYTES) |                             \
+		BIT(MEMSCOPE_SUM_STEP_LEAK_BYTES) | BIT(MEMSCOPE_SUM_PEAK_BYTES) |                 \
+		BIT(MEMSCOPE_SUM_PEAK_OWNER_BYTES) | BIT(MEMSCOPE_SUM_INEFFICIENT_BYTES))
+
+/* the suffix of the JSON key that says a byte figure overflowed ("bytes_overflowed") */
+#define OVERFLOWED "_overflowed"
 
 const char *memscope_batch_field_name(enum memscope_sum_field f)
 {
@@ -37,6 +47,12 @@ static int has(const struct memscope_summary *s, enum memscope_sum_field f)
 static int is_ok(const struct memscope_summary *s)
 {
 	return has(s, MEMSCOPE_SUM_STATUS) && !strcmp(s->str[MEMSCOPE_SUM_STATUS], "ok");
+}
+
+/* Whether v of figure f is a byte figure that overflowed (MEMSCOPE_SUM_OVERFLOW). */
+static int overflowed(size_t f, int64_t v)
+{
+	return (BYTE_FIELDS & BIT(f)) && v == MEMSCOPE_SUM_OVERFLOW;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -79,6 +95,9 @@ static void json_fields(FILE *out, const struct memscope_summary *s)
 			json_cstr(out, s->str[f]);
 		else
 			fprintf(out, "%" PRId64, s->num[f]);
+		/* memscope-leaks' rule (json_bytes): the figure, then that it overflowed */
+		if (has(s, f) && overflowed(f, s->num[f]))
+			fprintf(out, ",\"%s_overflowed\":true", field_names[f]);
 	}
 }
 
@@ -240,7 +259,7 @@ static int jp_number(struct jparse *j, int64_t *v)
 }
 
 /* What one value of a flat object is. */
-enum jtype { J_NULL, J_NUM, J_STR, J_OBJ /* of numbers, as "k=v;k=v" text */ };
+enum jtype { J_NULL, J_NUM, J_STR, J_OBJ /* of numbers, as "k=v;k=v" text */, J_TRUE };
 
 /*
  * Walk the flat object of line[0, len): fn(ctx, key, type, num, text) per member (text in
@@ -281,6 +300,8 @@ static int jp_object(const char *line, size_t len,
 		jp_space(&j);
 		if (j.end - j.p >= 4 && !memcmp(j.p, "null", 4)) {
 			j.p += 4, type = J_NULL;
+		} else if (j.end - j.p >= 4 && !memcmp(j.p, "true", 4)) {
+			j.p += 4, type = J_TRUE;
 		} else if (j.p < j.end && *j.p == '"') {
 			if ((rc = jp_string(&j)))
 				goto out;
@@ -334,11 +355,20 @@ static int summary_member(
 	void *ctx, const char *key, enum jtype type, int64_t num, const char *text)
 {
 	struct memscope_summary *s = ctx;
-	size_t f;
+	size_t f, n = strlen(key), k = strlen(OVERFLOWED);
 
+	/* "KEY_overflowed":true after a byte figure held at its highest: what its value says */
+	if (n > k && !memcmp(key + n - k, OVERFLOWED, k)) {
+		for (f = 0; f < MEMSCOPE_SUM_COUNT_ &&
+			    (strlen(field_names[f]) != n - k || memcmp(field_names[f], key, n - k));
+			f++)
+			;
+		return f == MEMSCOPE_SUM_COUNT_ || type != J_TRUE || !has(s, f) ||
+		       !overflowed(f, s->num[f]);
+	}
 	for (f = 0; f < MEMSCOPE_SUM_COUNT_ && strcmp(field_names[f], key); f++)
 		;
-	if (f == MEMSCOPE_SUM_COUNT_ || (s->has & BIT(f)))
+	if (f == MEMSCOPE_SUM_COUNT_ || (s->has & BIT(f)) || type == J_TRUE)
 		return 1;
 	if (type != J_NULL && (type == J_OBJ) != (f == MEMSCOPE_SUM_POOL_PEAKS))
 		return 1; /* pool_peaks an object, nothing else one */
@@ -441,7 +471,7 @@ int memscope_batch_part_header(FILE *out, uint64_t n_inputs, uint64_t list_hash,
 	uint64_t shard, uint64_t n_shards)
 {
 	fprintf(out,
-		"{\"memscope-batch\":\"part\",\"version\":1,\"inputs\":%" PRIu64
+		"{\"memscope-batch\":\"part\",\"version\":2,\"inputs\":%" PRIu64
 		",\"list\":\"%016" PRIx64 "\",\"lenient\":%d,\"shard\":%" PRIu64
 		",\"shards\":%" PRIu64 "}\n",
 		n_inputs, list_hash, lenient ? 1 : 0, shard, n_shards);
@@ -467,7 +497,7 @@ static int head_member(void *ctx, const char *key, enum jtype type, int64_t num,
 		;
 	if (k == 7 || (h->seen & 1 << k) || type == J_NULL || type == J_OBJ ||
 		(type == J_STR) != (k == 0 || k == 3) || (k == 0 && strcmp(text, "part")) ||
-		(k == 1 && num != 1) || (k != 3 && num < 0))
+		(k == 1 && num != 2) || (k != 3 && num < 0) || type == J_TRUE)
 		return 1;
 	if (k == 3) {
 		errno = 0;
@@ -614,21 +644,26 @@ int memscope_batch_complete(const struct memscope_batch *b, struct memscope_erro
 /* ------------------------------------------------------------------------------------------ */
 /* the figures across inputs */
 
-/* The figures compared across inputs, with the smallest distance from the median that counts. */
+/*
+ * The figures compared across inputs, with the smallest distance from the median that counts;
+ * inputs stand out by the memory figures only (a file's size or its events are no finding).
+ */
 static const struct across_figure {
 	enum memscope_sum_field f;
-	int64_t floor; /* a distance from the median at or below this never stands out */
-	int leak;      /* a leak figure: inputs that have it when most have none stand out */
+	int64_t floor;	   /* a distance from the median at or below this never stands out */
+	int leak;	   /* a leak figure: inputs that have it when most have none stand out */
+	int stands;	   /* inputs may stand out by it */
+	const char *words; /* what the text calls it */
 } across_figures[] = {
-	{ MEMSCOPE_SUM_BYTES, 1 << 20, 0 },
-	{ MEMSCOPE_SUM_EVENTS, 100, 0 },
-	{ MEMSCOPE_SUM_SPAN_NS, 1000000000, 0 },
-	{ MEMSCOPE_SUM_ALLOCATIONS, 100, 0 },
-	{ MEMSCOPE_SUM_PEAK_BYTES, 1 << 20, 0 },
-	{ MEMSCOPE_SUM_GROWTH_PER_STEP, 64 << 10, 0 },
-	{ MEMSCOPE_SUM_STEP_LEAK_BYTES, 0, 1 },
-	{ MEMSCOPE_SUM_EXIT_LEAK_BYTES, 0, 1 },
-	{ MEMSCOPE_SUM_INEFFICIENT_BYTES, 1 << 20, 0 },
+	{ MEMSCOPE_SUM_BYTES, 1 << 20, 0, 0, "file size" },
+	{ MEMSCOPE_SUM_EVENTS, 100, 0, 0, "events" },
+	{ MEMSCOPE_SUM_SPAN_NS, 1000000000, 0, 0, "time span" },
+	{ MEMSCOPE_SUM_ALLOCATIONS, 100, 0, 0, "allocations" },
+	{ MEMSCOPE_SUM_PEAK_BYTES, 1 << 20, 0, 1, "peak" },
+	{ MEMSCOPE_SUM_GROWTH_PER_STEP, 64 << 10, 0, 1, "growth per step" },
+	{ MEMSCOPE_SUM_STEP_LEAK_BYTES, 0, 1, 1, "step leaks" },
+	{ MEMSCOPE_SUM_EXIT_LEAK_BYTES, 0, 1, 1, "exit leaks" },
+	{ MEMSCOPE_SUM_INEFFICIENT_BYTES, 1 << 20, 0, 0, "inefficient memory" },
 };
 #define N_ACROSS (sizeof(across_figures) / sizeof(across_figures[0]))
 
@@ -704,17 +739,18 @@ static void across_of(
 static int stands_out(
 	const struct memscope_summary *s, const struct across_figure *a, const struct across *r)
 {
-	if (!is_ok(s) || !has(s, a->f) || r->n < 3)
+	if (!a->stands || !is_ok(s) || !has(s, a->f) || r->n < 3)
 		return 0;
 	if (r->only_some)
 		return s->num[a->f] > 0;
 	return dist(s->num[a->f], r->median) > r->limit;
 }
 
-/* max / median as text ("-" when the median is not above 0). */
+/* max / median as a number ("-" when the median is not above 0 or the highest overflowed:
+ * JSON null, CSV empty). */
 static const char *imbalance(char *buf, size_t n, const struct across *r)
 {
-	if (r->median <= 0)
+	if (r->median <= 0 || r->max == MEMSCOPE_SUM_OVERFLOW)
 		return "-";
 	snprintf(buf, n, "%.2f", (double)r->max / (double)r->median);
 	return buf;
@@ -732,13 +768,36 @@ struct report {
 	char *names_buf;
 };
 
-/* Whether s fails the run for a pipeline: leaks of the kinds asked, a peak above the limit. */
+/* Whether s has leaks of the kinds o counts: a leak figure known and above 0. */
+static int leaks_of(const struct memscope_summary *s, const struct memscope_batch_opts *o)
+{
+	return ((o->fail_kinds & MEMSCOPE_LEAK_STEP) && has(s, MEMSCOPE_SUM_STEP_LEAKS) &&
+		       s->num[MEMSCOPE_SUM_STEP_LEAKS] > 0) ||
+	       ((o->fail_kinds & MEMSCOPE_LEAK_EXIT) && has(s, MEMSCOPE_SUM_EXIT_LEAKS) &&
+		       s->num[MEMSCOPE_SUM_EXIT_LEAKS] > 0);
+}
+
+/* Whether s fails the run for a pipeline: leaks of the kinds asked. */
 static int leaking(const struct memscope_summary *s, const struct memscope_batch_opts *o)
 {
-	return is_ok(s) &&
-	       (((o->fail_kinds & MEMSCOPE_LEAK_STEP) && s->num[MEMSCOPE_SUM_STEP_LEAKS] > 0) ||
-		       ((o->fail_kinds & MEMSCOPE_LEAK_EXIT) &&
-			       s->num[MEMSCOPE_SUM_EXIT_LEAKS] > 0));
+	return o->fail_on_leak && is_ok(s) && leaks_of(s, o);
+}
+
+/* Whether no kind --fail-on-leak counts could be checked in s, which was read. */
+static int unchecked_all(const struct memscope_summary *s, const struct memscope_batch_opts *o)
+{
+	return o->fail_on_leak && is_ok(s) &&
+	       (!(o->fail_kinds & MEMSCOPE_LEAK_STEP) || !has(s, MEMSCOPE_SUM_STEP_LEAKS)) &&
+	       (!(o->fail_kinds & MEMSCOPE_LEAK_EXIT) || !has(s, MEMSCOPE_SUM_EXIT_LEAKS));
+}
+
+/* Whether a kind --fail-on-leak counts could not be checked in s, which was read: its figure is
+ * unknown (no steps, no blocks; not_checked says why). */
+static int unchecked(const struct memscope_summary *s, const struct memscope_batch_opts *o)
+{
+	return o->fail_on_leak && is_ok(s) &&
+	       (((o->fail_kinds & MEMSCOPE_LEAK_STEP) && !has(s, MEMSCOPE_SUM_STEP_LEAKS)) ||
+		       ((o->fail_kinds & MEMSCOPE_LEAK_EXIT) && !has(s, MEMSCOPE_SUM_EXIT_LEAKS)));
 }
 
 static int over_peak(const struct memscope_summary *s, const struct memscope_batch_opts *o)
@@ -772,6 +831,19 @@ static void csv_value(FILE *out, const struct memscope_summary *s, size_t f)
 		fprintf(out, "%" PRId64, s->num[f]);
 }
 
+/* The CSV column overflowed of a summary: its byte figures that overflowed, by ';'. */
+static void csv_overflowed(FILE *out, const struct memscope_summary *s)
+{
+	const char *sep = "";
+	size_t f;
+
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++)
+		if (has(s, f) && overflowed(f, s->num[f])) {
+			fprintf(out, "%s%s", sep, field_names[f]);
+			sep = ";";
+		}
+}
+
 static void write_csv(struct report *rp)
 {
 	static const char *const rows[] = { "min", "median", "max", "imbalance" };
@@ -782,7 +854,7 @@ static void write_csv(struct report *rp)
 	fputs("row", out);
 	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++)
 		fprintf(out, ",%s", field_names[f]);
-	fputs(",stands_out\n", out);
+	fputs(",stands_out,overflowed\n", out);
 	for (i = 0; i < rp->b->n; i++) {
 		fputs("input", out);
 		for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++) {
@@ -791,9 +863,13 @@ static void write_csv(struct report *rp)
 		}
 		fputc(',', out);
 		put_stands_out(rp, i, ";", 0);
+		fputc(',', out);
+		csv_overflowed(out, &rp->b->s[i]);
 		fputc('\n', out);
 	}
 	for (w = 0; w < 4; w++) {
+		const char *sep = "";
+
 		fputs(rows[w], out);
 		for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++) {
 			char buf[32];
@@ -803,32 +879,47 @@ static void write_csv(struct report *rp)
 				;
 			if (k == N_ACROSS || !rp->r[k].n)
 				continue;
-			if (w == 3)
-				fputs(rp->r[k].median > 0 ? imbalance(buf, sizeof(buf), &rp->r[k])
-							  : "",
-					out);
-			else
+			if (w < 3)
 				fprintf(out, "%" PRId64,
 					w == 0	 ? rp->r[k].min
 					: w == 1 ? rp->r[k].median
 						 : rp->r[k].max);
+			else if (strcmp(imbalance(buf, sizeof(buf), &rp->r[k]), "-"))
+				fputs(buf, out); /* none: empty */
 		}
-		fputs(",\n", out);
+		fputs(",,", out);
+		for (k = 0; w < 3 && k < N_ACROSS; k++)
+			if (rp->r[k].n &&
+				overflowed(across_figures[k].f, w == 0	 ? rp->r[k].min
+								: w == 1 ? rp->r[k].median
+									 : rp->r[k].max)) {
+				fprintf(out, "%s%s", sep, field_names[across_figures[k].f]);
+				sep = ";";
+			}
+		fputc('\n', out);
 	}
 }
 
-/* The inputs that fail the run by fails as a JSON array of indexes ([] for fails NULL). */
-static void json_failing(struct report *rp,
-	int (*fails)(const struct memscope_summary *s, const struct memscope_batch_opts *o))
+/* The inputs that pred says of as a JSON array of indexes. */
+static void json_inputs(struct report *rp,
+	int (*pred)(const struct memscope_summary *s, const struct memscope_batch_opts *o))
 {
 	const char *sep = "";
 	uint64_t i;
 
 	fputc('[', rp->out);
-	for (i = 0; fails && i < rp->b->n; i++)
-		if (fails(&rp->b->s[i], rp->o))
+	for (i = 0; i < rp->b->n; i++)
+		if (pred(&rp->b->s[i], rp->o))
 			fprintf(rp->out, "%s%" PRIu64, sep, i), sep = ",";
 	fputc(']', rp->out);
+}
+
+/* ,"key":v of figure f, and ,"key_overflowed":true when it overflowed (memscope-leaks' rule) */
+static void json_figure(FILE *out, const char *key, size_t f, int64_t v)
+{
+	fprintf(out, ",\"%s\":%" PRId64, key, v);
+	if (overflowed(f, v))
+		fprintf(out, ",\"%s_overflowed\":true", key);
 }
 
 static void write_json(struct report *rp, const struct memscope_batch_result *res)
@@ -846,18 +937,20 @@ static void write_json(struct report *rp, const struct memscope_batch_result *re
 	}
 	for (k = 0; k < N_ACROSS; k++) {
 		const struct across *r = &rp->r[k];
+		size_t f = across_figures[k].f;
 		const char *sep = "";
 		char buf[32];
 
 		if (!r->n)
 			continue;
-		fprintf(out,
-			"{\"type\":\"across\",\"figure\":\"%s\",\"inputs\":%" PRIu64
-			",\"min\":%" PRId64 ",\"min_input\":%" PRIu64 ",\"median\":%" PRId64
-			",\"max\":%" PRId64 ",\"max_input\":%" PRIu64
-			",\"imbalance\":%s,\"stand_out\":[",
-			field_names[across_figures[k].f], r->n, r->min, r->min_at, r->median,
-			r->max, r->max_at, r->median > 0 ? imbalance(buf, sizeof(buf), r) : "null");
+		fprintf(out, "{\"type\":\"across\",\"figure\":\"%s\",\"inputs\":%" PRIu64,
+			field_names[f], r->n);
+		json_figure(out, "min", f, r->min);
+		fprintf(out, ",\"min_input\":%" PRIu64, r->min_at);
+		json_figure(out, "median", f, r->median);
+		json_figure(out, "max", f, r->max);
+		fprintf(out, ",\"max_input\":%" PRIu64 ",\"imbalance\":%s,\"stand_out\":[",
+			r->max_at, strcmp(imbalance(buf, sizeof(buf), r), "-") ? buf : "null");
 		for (i = 0; i < rp->b->n; i++)
 			if (stands_out(&rp->b->s[i], &across_figures[k], r))
 				fprintf(out, "%s%" PRIu64, sep, i), sep = ",";
@@ -865,18 +958,29 @@ static void write_json(struct report *rp, const struct memscope_batch_result *re
 	}
 	fprintf(out,
 		"{\"type\":\"summary\",\"inputs\":%" PRIu64 ",\"read\":%" PRIu64
-		",\"invalid\":%" PRIu64 ",\"error\":%" PRIu64 ",\"bytes\":%" PRIu64
-		",\"leaking\":%" PRIu64 ",\"leaking_inputs\":",
-		res->n_inputs, res->n_ok, res->n_invalid, res->n_error, res->bytes, res->n_leaking);
-	json_failing(rp, rp->o->fail_on_leak ? leaking : NULL);
+		",\"invalid\":%" PRIu64 ",\"error\":%" PRIu64,
+		res->n_inputs, res->n_ok, res->n_invalid, res->n_error);
+	json_bytes(out, "bytes", res->bytes);
+	fprintf(out, ",\"leaking\":%" PRIu64 ",\"leaking_inputs\":", res->n_leaking);
+	json_inputs(rp, leaking);
+	fprintf(out, ",\"unchecked\":%" PRIu64 ",\"unchecked_inputs\":", res->n_unchecked);
+	json_inputs(rp, unchecked);
 	fprintf(out, ",\"over_peak\":%" PRIu64 ",\"over_peak_inputs\":", res->n_over_peak);
-	json_failing(rp, over_peak);
+	json_inputs(rp, over_peak);
 	fputs("}\n", out);
 }
 
-/* A number of figure f as text: bytes in binary units, times in seconds, counts as they are. */
+/* A number of figure f as text: bytes in binary units (held at its highest: "more than 8.00 EiB
+ * (the total overflowed)"), times in seconds, counts as they are. */
 static const char *num_text(char *buf, size_t n, size_t f, int64_t v)
 {
+	char b[MEMSCOPE_BYTES_TEXT_MAX];
+
+	if (overflowed(f, v)) {
+		snprintf(buf, n, "more than %s (the total overflowed)",
+			memscope_bytes_text(b, sizeof(b), (uint64_t)v));
+		return buf;
+	}
 	switch (f) {
 	case MEMSCOPE_SUM_BYTES:
 	case MEMSCOPE_SUM_PEAK_BYTES:
@@ -914,7 +1018,7 @@ static const char *field_text(char *buf, size_t n, const struct memscope_summary
 	return buf;
 }
 
-/* "#12 rank 3 device 0 (short name)": how the text names input i. */
+/* "#12 rank 3 device 0 pid 77 node host1 (short name)": how the text names input i. */
 static void text_who(struct report *rp, uint64_t i)
 {
 	const struct memscope_summary *s = &rp->b->s[i];
@@ -927,6 +1031,13 @@ static void text_who(struct report *rp, uint64_t i)
 		memscope_text_escape(name, sizeof(name), s->str[MEMSCOPE_SUM_DEVICE],
 			strlen(s->str[MEMSCOPE_SUM_DEVICE]));
 		fprintf(rp->out, " device %s", name);
+	}
+	if (has(s, MEMSCOPE_SUM_PID))
+		fprintf(rp->out, " pid %" PRId64, s->num[MEMSCOPE_SUM_PID]);
+	if (has(s, MEMSCOPE_SUM_NODE)) {
+		memscope_text_escape(name, sizeof(name), s->str[MEMSCOPE_SUM_NODE],
+			strlen(s->str[MEMSCOPE_SUM_NODE]));
+		fprintf(rp->out, " node %s", name);
 	}
 	memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
 	fprintf(rp->out, " (%s)", name);
@@ -943,7 +1054,7 @@ static const char *count_bytes(
 	if (!s->num[count])
 		return "0";
 	snprintf(buf, n, "%" PRId64 " (%s)", s->num[count],
-		memscope_bytes_text(b, sizeof(b), (uint64_t)s->num[bytes]));
+		num_text(b, sizeof(b), bytes, s->num[bytes]));
 	return buf;
 }
 
@@ -951,19 +1062,23 @@ static const char *count_bytes(
 static void text_row(struct report *rp, uint64_t i)
 {
 	const struct memscope_summary *s = &rp->b->s[i];
-	char rank_buf[32], dev_buf[32], ev[32], span[40], peak[MEMSCOPE_BYTES_TEXT_MAX], at[32],
-		grow[MEMSCOPE_BYTES_TEXT_MAX + 1], step[96], exit[96], ineff[96], name[1024];
+	char rank_buf[32], dev_buf[32], pid_buf[32], node_buf[64], ev[32], span[40],
+		peak[MEMSCOPE_BYTES_TEXT_MAX], at[32], grow[MEMSCOPE_BYTES_TEXT_MAX + 1], step[96],
+		exit[96], ineff[96], name[1024];
 	const char *rank = field_text(rank_buf, sizeof(rank_buf), s, MEMSCOPE_SUM_RANK);
 	const char *dev = field_text(dev_buf, sizeof(dev_buf), s, MEMSCOPE_SUM_DEVICE);
+	const char *pid = field_text(pid_buf, sizeof(pid_buf), s, MEMSCOPE_SUM_PID);
+	const char *node = field_text(node_buf, sizeof(node_buf), s, MEMSCOPE_SUM_NODE);
 
 	memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
 	if (!is_ok(s)) {
-		fprintf(rp->out, "%4" PRIu64 " %4s %4s  %-s, not read  %s\n", i, rank, dev,
-			field_text(ev, sizeof(ev), s, MEMSCOPE_SUM_STATUS), name);
+		fprintf(rp->out, "%4" PRIu64 " %4s %4s %8s %-12s  %-s, not read  %s\n", i, rank,
+			dev, pid, node, field_text(ev, sizeof(ev), s, MEMSCOPE_SUM_STATUS), name);
 		return;
 	}
-	fprintf(rp->out, "%4" PRIu64 " %4s %4s %8s %11s %10s %4s %10s %15s %15s %15s  %s\n", i,
-		rank, dev, field_text(ev, sizeof(ev), s, MEMSCOPE_SUM_EVENTS),
+	fprintf(rp->out,
+		"%4" PRIu64 " %4s %4s %8s %-12s %8s %11s %10s %4s %10s %15s %15s %15s  %s\n", i,
+		rank, dev, pid, node, field_text(ev, sizeof(ev), s, MEMSCOPE_SUM_EVENTS),
 		field_text(span, sizeof(span), s, MEMSCOPE_SUM_SPAN_NS),
 		field_text(peak, sizeof(peak), s, MEMSCOPE_SUM_PEAK_BYTES),
 		field_text(at, sizeof(at), s, MEMSCOPE_SUM_PEAK_STEP),
@@ -986,6 +1101,21 @@ static const char *value_at(char *buf, size_t n, size_t f, int64_t v, uint64_t a
 	return buf;
 }
 
+/* The highest against the median as text: "2.50" (max / median), "3.00 MiB vs 0" when the
+ * median is 0 and the highest is not (no ratio says how far that is), "-" else. */
+static const char *ratio_text(char *buf, size_t n, size_t f, const struct across *r)
+{
+	char t[MEMSCOPE_BYTES_TEXT_MAX + 1];
+
+	if (r->median > 0)
+		return imbalance(buf, n, r);
+	if (r->median == 0 && r->max > 0) {
+		snprintf(buf, n, "%s vs 0", num_text(t, sizeof(t), f, r->max));
+		return buf;
+	}
+	return "-";
+}
+
 /* The inputs that stand out in figure k, under a line saying which. 1 when there is one. */
 static int text_stand_out(struct report *rp, size_t k)
 {
@@ -999,11 +1129,12 @@ static int text_stand_out(struct report *rp, size_t k)
 	if (!n_out)
 		return 0;
 	if (r->only_some)
-		fprintf(rp->out, "  %s: above 0 on %" PRIu64 " of %" PRIu64 " inputs\n",
-			field_names[f], r->n_nonzero, r->n);
+		fprintf(rp->out, "  %s: above 0 on %" PRIu64 " of %" PRIu64 " inputs (median %s)\n",
+			across_figures[k].words, r->n_nonzero, r->n,
+			num_text(m, sizeof(m), f, r->median));
 	else
 		fprintf(rp->out, "  %s: %" PRIu64 " input%s far from the median %s\n",
-			field_names[f], n_out, n_out == 1 ? "" : "s",
+			across_figures[k].words, n_out, n_out == 1 ? "" : "s",
 			num_text(m, sizeof(m), f, r->median));
 	for (i = 0; i < rp->b->n; i++)
 		if (stands_out(&rp->b->s[i], &across_figures[k], r)) {
@@ -1014,21 +1145,63 @@ static int text_stand_out(struct report *rp, size_t k)
 	return 1;
 }
 
-/* The inputs that fail the run (leaks of the kinds asked, a peak above the limit), or "none". */
-static void text_failing(struct report *rp,
-	int (*fails)(const struct memscope_summary *s, const struct memscope_batch_opts *o))
+/* The inputs pred says of, one line each with what follow adds, or "none". */
+static void text_list(struct report *rp,
+	int (*pred)(const struct memscope_summary *s, const struct memscope_batch_opts *o), int why)
 {
 	uint64_t i, n = 0;
+	char text[512];
 
-	for (i = 0; i < rp->b->n; i++)
-		if (fails(&rp->b->s[i], rp->o)) {
-			fputs("  ", rp->out);
-			text_who(rp, i);
-			fputc('\n', rp->out);
-			n++;
+	for (i = 0; i < rp->b->n; i++) {
+		const struct memscope_summary *s = &rp->b->s[i];
+
+		if (!pred(s, rp->o))
+			continue;
+		fputs("  ", rp->out);
+		text_who(rp, i);
+		if (why && has(s, MEMSCOPE_SUM_NOT_CHECKED)) {
+			memscope_text_escape(text, sizeof(text), s->str[MEMSCOPE_SUM_NOT_CHECKED],
+				strlen(s->str[MEMSCOPE_SUM_NOT_CHECKED]));
+			fprintf(rp->out, ": %s", text);
 		}
+		fputc('\n', rp->out);
+		n++;
+	}
 	if (!n)
 		fputs("  none\n", rp->out);
+}
+
+/* leak kinds in words: "step", "exit", "step or exit" */
+static const char *kinds_words(unsigned kinds)
+{
+	return kinds == MEMSCOPE_LEAK_STEP   ? "step"
+	       : kinds == MEMSCOPE_LEAK_EXIT ? "exit"
+					     : "step or exit";
+}
+
+/* what --fail-on-leak counts, in words */
+static const char *kinds_text(const struct memscope_batch_opts *o)
+{
+	return kinds_words(o->fail_kinds);
+}
+
+/* The kinds --fail-on-leak counts that some input read could not be checked for. */
+static unsigned unchecked_kinds(const struct memscope_batch *b, const struct memscope_batch_opts *o)
+{
+	unsigned kinds = 0;
+	uint64_t i;
+
+	for (i = 0; i < b->n; i++) {
+		const struct memscope_summary *s = &b->s[i];
+
+		if (!b->taken[i] || !unchecked(s, o))
+			continue;
+		if ((o->fail_kinds & MEMSCOPE_LEAK_STEP) && !has(s, MEMSCOPE_SUM_STEP_LEAKS))
+			kinds |= MEMSCOPE_LEAK_STEP;
+		if ((o->fail_kinds & MEMSCOPE_LEAK_EXIT) && !has(s, MEMSCOPE_SUM_EXIT_LEAKS))
+			kinds |= MEMSCOPE_LEAK_EXIT;
+	}
+	return kinds;
 }
 
 static void write_text(struct report *rp, const struct memscope_batch_result *res)
@@ -1038,15 +1211,16 @@ static void write_text(struct report *rp, const struct memscope_batch_result *re
 	uint64_t i;
 	size_t k;
 	int any = 0;
-	char lo[96], mid[64], hi[96], ratio[32], name[1024];
+	char lo[96], mid[96], hi[96], ratio[96], name[1024];
 
-	fprintf(out, "%4s %4s %4s %8s %11s %10s %4s %10s %15s %15s %15s  %s\n", "#", "RANK", "DEV",
-		"EVENTS", "SPAN", "PEAK", "STEP", "GROWTH", "STEP LEAKS", "EXIT LEAKS",
-		"INEFFICIENT", "INPUT");
+	fprintf(out, "%4s %4s %4s %8s %-12s %8s %11s %10s %4s %10s %15s %15s %15s  %s\n", "#",
+		"RANK", "DEV", "PID", "NODE", "EVENTS", "TIME SPAN", "PEAK", "STEP", "GROWTH",
+		"STEP LEAKS", "EXIT LEAKS", "INEFFICIENT", "INPUT");
 	for (i = 0; i < b->n; i++)
 		text_row(rp, i);
-	fputs("(STEP: the step of the peak; GROWTH: live bytes added per step; leaks and "
-	      "inefficient memory: blocks (bytes))\n",
+	fputs("(PID: the process of its events; NODE: the host its path names; STEP: the step of "
+	      "the peak;\n GROWTH: live bytes added per step; leaks and inefficient memory: "
+	      "blocks (bytes), - not checked)\n",
 		out);
 	if (res->n_invalid + res->n_error) {
 		fprintf(out, "\nnot read (%" PRIu64 "):\n", res->n_invalid + res->n_error);
@@ -1059,43 +1233,113 @@ static void write_text(struct report *rp, const struct memscope_batch_result *re
 				fprintf(out, "  #%" PRIu64 " %s\n", i, name);
 			}
 	}
-	fprintf(out, "\nacross %" PRIu64 " input%s read: %20s %12s %20s %10s\n", res->n_ok,
+	fprintf(out, "\nacross %" PRIu64 " input%s read: %22s %14s %22s %14s\n", res->n_ok,
 		res->n_ok == 1 ? "" : "s", "lowest", "median", "highest", "max/median");
 	for (k = 0; k < N_ACROSS; k++) {
 		const struct across *r = &rp->r[k];
 		size_t f = across_figures[k].f;
 
 		if (r->n)
-			fprintf(out, "  %-20s %20s %12s %20s %10s\n", field_names[f],
+			fprintf(out, "  %-20s %22s %14s %22s %14s\n", across_figures[k].words,
 				value_at(lo, sizeof(lo), f, r->min, r->min_at),
 				num_text(mid, sizeof(mid), f, r->median),
 				value_at(hi, sizeof(hi), f, r->max, r->max_at),
-				imbalance(ratio, sizeof(ratio), r));
+				ratio_text(ratio, sizeof(ratio), f, r));
 	}
-	fputs("\nstand out:\n", out);
+	fputs("\nstand out (by peak, growth per step, step and exit leaks):\n", out);
 	for (k = 0; k < N_ACROSS; k++)
 		any |= text_stand_out(rp, k);
 	if (!any)
 		fputs("  none\n", out);
 	fprintf(out,
 		"\n%" PRIu64 " input%s: %" PRIu64 " read, %" PRIu64 " invalid, %" PRIu64
-		" not readable; %s read\n",
+		" not readable; %s of files read\n",
 		res->n_inputs, res->n_inputs == 1 ? "" : "s", res->n_ok, res->n_invalid,
 		res->n_error, memscope_bytes_text(lo, sizeof(lo), res->bytes));
 	if (rp->o->fail_on_leak) {
 		fprintf(out, "%" PRIu64 " input%s with %s leaks:\n", res->n_leaking,
-			res->n_leaking == 1 ? "" : "s",
-			rp->o->fail_kinds == MEMSCOPE_LEAK_STEP	  ? "step"
-			: rp->o->fail_kinds == MEMSCOPE_LEAK_EXIT ? "exit"
-								  : "step or exit");
-		text_failing(rp, leaking);
+			res->n_leaking == 1 ? "" : "s", kinds_text(rp->o));
+		text_list(rp, leaking, 0);
+		if (res->n_unchecked) {
+			fprintf(out, "%" PRIu64 " input%s where %s leaks could not be checked:\n",
+				res->n_unchecked, res->n_unchecked == 1 ? "" : "s",
+				kinds_words(unchecked_kinds(b, rp->o)));
+			text_list(rp, unchecked, 1);
+		}
 	}
 	if (rp->o->has_max_peak) {
 		fprintf(out, "%" PRIu64 " input%s above --max-peak %s:\n", res->n_over_peak,
 			res->n_over_peak == 1 ? "" : "s",
 			memscope_bytes_text(lo, sizeof(lo), rp->o->max_peak));
-		text_failing(rp, over_peak);
+		text_list(rp, over_peak, 0);
 	}
+}
+
+/* The short reason of a not_checked text: "no steps" of "step leaks: no steps: neither ...". */
+static size_t short_why(const char *s, const char **at)
+{
+	const char *p = strstr(s, ": ");
+
+	*at = p ? p + 2 : s;
+	p = strchr(*at, ':');
+	return p ? (size_t)(p - *at) : strlen(*at);
+}
+
+const char *memscope_batch_unchecked_text(
+	char *buf, size_t size, const struct memscope_batch *b, const struct memscope_batch_opts *o)
+{
+	uint64_t i, n = 0, n_ok = 0, named = 0;
+	size_t at = 0, len = 0;
+	const char *why = "", *first = "";
+	int same = 1;
+
+#define PUT(...)                                                                                   \
+	do {                                                                                       \
+		int w_ = snprintf(buf + at, at < size ? size - at : 0, __VA_ARGS__);               \
+		at += w_ > 0 ? (size_t)w_ : 0;                                                     \
+		at = at < size ? at : size;                                                        \
+	} while (0)
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < b->n; i++) {
+		const struct memscope_summary *s = &b->s[i];
+		const char *w = "";
+		size_t wl = 0;
+
+		n_ok += is_ok(s);
+		if (!b->taken[i] || !unchecked(s, o))
+			continue;
+		if (has(s, MEMSCOPE_SUM_NOT_CHECKED))
+			wl = short_why(s->str[MEMSCOPE_SUM_NOT_CHECKED], &w);
+		if (!n++)
+			why = w, len = wl, first = w;
+		else if (wl != len || memcmp(w, why, wl))
+			same = 0;
+	}
+	if (!n)
+		return buf;
+	PUT("%s leaks not checked in %" PRIu64 " of %" PRIu64 " input%s read",
+		kinds_words(unchecked_kinds(b, o)), n, n_ok, n_ok == 1 ? "" : "s");
+	if (same && len)
+		PUT(" (%.*s)", (int)len, first);
+	PUT(":");
+	for (i = 0; i < b->n && named <= 8; i++) {
+		const struct memscope_summary *s = &b->s[i];
+		char name[256];
+
+		if (!b->taken[i] || !unchecked(s, o))
+			continue;
+		if (named++ == 8) {
+			PUT(" ...");
+			break;
+		}
+		memscope_text_escape(name, sizeof(name), s->str[MEMSCOPE_SUM_INPUT],
+			strlen(s->str[MEMSCOPE_SUM_INPUT]));
+		PUT("%s #%" PRIu64 " (%s)", named > 1 ? "," : "", i, name);
+	}
+#undef PUT
+	return buf;
 }
 
 int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct memscope_batch *b,
@@ -1129,9 +1373,15 @@ int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct
 			res->n_invalid++;
 		else
 			res->n_error++;
-		if (has(s, MEMSCOPE_SUM_BYTES))
-			res->bytes += (uint64_t)s->num[MEMSCOPE_SUM_BYTES];
-		res->n_leaking += o->fail_on_leak && leaking(s, o);
+		/* a figure held at its highest adds up to more than a sum holds */
+		if (has(s, MEMSCOPE_SUM_BYTES) &&
+			(overflowed(MEMSCOPE_SUM_BYTES, s->num[MEMSCOPE_SUM_BYTES]) ||
+				__builtin_add_overflow(res->bytes,
+					(uint64_t)s->num[MEMSCOPE_SUM_BYTES], &res->bytes)))
+			res->bytes = MEMSCOPE_BYTES_OVERFLOW;
+		res->n_leaking += leaking(s, o);
+		res->n_unchecked += unchecked(s, o);
+		res->n_unchecked_all += unchecked_all(s, o);
 		res->n_over_peak += over_peak(s, o);
 	}
 	/* the short names of the inputs: only the text report shows them */

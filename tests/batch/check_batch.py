@@ -202,9 +202,15 @@ def main():
         check(records[a["max_input"]][fig] == max(vals) if isinstance(a["max_input"], int)
               else True, f"across {fig}: max_input {a['max_input']}")
 
-    # CSV: the same records, the same columns
+    # CSV: the same records, the same columns; a JSON record's KEY_overflowed flags are the CSV's
+    # column overflowed
     with open(csv_path, newline="") as f:
         rows = list(csv.reader(f))
+    for rec in records:
+        rec["overflowed"] = [k[:-len("_overflowed")] for k in list(rec) if k.endswith("_overflowed")]
+        for k in rec["overflowed"]:
+            check(rec[k] == 2**63 - 1, f"{rec['input']}: {k} overflowed at {rec[k]}")
+            del rec[k + "_overflowed"]
     keys = [k for k in records[0] if k != "type"] if records else []
     check(rows[0] == ["row"] + keys, f"CSV header {rows[0][:5]}...")
     body = [r for r in rows[1:] if r and r[0] == "input"]
@@ -228,10 +234,11 @@ def main():
     # are the planted ones
     if text_path:
         text = open(text_path).read()
-        part = re.split(r"(?m)^stand out:$", text, maxsplit=1)
-        if check(len(part) == 2, "text: no \"stand out:\" section"):
+        part = re.split(r"(?m)^stand out( \(by [^)]*\))?:$", text, maxsplit=1)
+        if check(len(part) == 3, "text: no \"stand out:\" section"):
             named = set()
-            for m in re.finditer(r"(?m)^ +#(\d+) rank (\d+) device (\d+) \(([^)]*)\):", part[1]):
+            for m in re.finditer(r"(?m)^ +#(\d+) rank (\d+) device (\d+)(?: pid \d+)?(?: node \S+)? "
+                                 r"\(([^)]*)\):", part[2]):
                 rec = records[int(m.group(1))]
                 check(rec["input"].endswith("/" + m.group(4))
                       and (rec["rank"], rec["device"]) == (int(m.group(2)), m.group(3)),

@@ -67,7 +67,9 @@ local_run() {
 	if [ "$n" -ge $((2 * $4)) ] && [ "$(grep -c '^input,' "$WORK/local.csv")" -eq "$n" ]; then ok; else
 		bad "local run: $n inputs listed, $(grep -c '^input,' "$WORK/local.csv") rows"
 	fi
-	n_bad=$(awk -F, '$1 == "input" && $7 != "ok"' "$WORK/local.csv" | wc -l) # no comma in its paths
+	# the status column by its name (no comma in the tree's paths)
+	n_bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i }
+		$1 == "input" && $c != "ok"' "$WORK/local.csv" | wc -l)
 	if [ "$n_bad" -ge 1 ] && [ "$(wc -l <"$WORK/local.err")" -eq "$n_bad" ] && [ "$want" -eq 3 ]; then ok; else
 		bad "local run: $n_bad inputs failed, exit $want (wanted 3): $(cat "$WORK/local.err")"
 	fi

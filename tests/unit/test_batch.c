@@ -70,6 +70,13 @@ START_TEST(summary_equals_analyses)
 	ck_assert_int_eq(s.num[MEMSCOPE_SUM_ACCESSES], 0);
 	ck_assert(!(s.has & UINT64_C(1) << MEMSCOPE_SUM_INEFFICIENT_BYTES));
 	ck_assert_str_eq(s.str[MEMSCOPE_SUM_DEVICE], "0");
+	/* no steps: step leaks unknown, not 0, and why; its one process */
+	ck_assert(!(s.has & UINT64_C(1) << MEMSCOPE_SUM_STEP_LEAKS));
+	ck_assert(!(s.has & UINT64_C(1) << MEMSCOPE_SUM_STEP_LEAK_BYTES));
+	ck_assert_str_eq(s.str[MEMSCOPE_SUM_NOT_CHECKED],
+		"step leaks: no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows nor "
+		"ProfilerStep#N ops");
+	ck_assert(s.has & UINT64_C(1) << MEMSCOPE_SUM_PID);
 	memscope_summary_clear(&s);
 	memscope_leaks_free(l);
 	memscope_peak_free(p);
@@ -175,7 +182,8 @@ START_TEST(lines_round_trip)
 
 		ck_assert_int_eq(memscope_batch_add_line(one, l, strlen(l), "t", 1, &err), 0);
 		r1 = report(one, MEMSCOPE_BATCH_TEXT, &o, NULL);
-		ck_assert_ptr_nonnull(strstr(r1, "\n   0    -    -        3 "));
+		ck_assert_ptr_nonnull(
+			strstr(r1, "\n   0    -    -        - -                   3 "));
 		free(r1);
 		memscope_batch_free(one);
 	}
@@ -311,12 +319,12 @@ START_TEST(across_and_outliers)
 	char *csv = report(b, MEMSCOPE_BATCH_CSV, &o, &res), *json, *text, *line;
 
 	/* the outsized peak and the two leaking inputs stand out, nothing else does */
-	ck_assert_ptr_nonnull(strstr(csv, ",peak_bytes\n"));
-	ck_assert_ptr_nonnull(strstr(csv, ",step_leak_bytes\n"));
+	ck_assert_ptr_nonnull(strstr(csv, ",peak_bytes,\n"));
+	ck_assert_ptr_nonnull(strstr(csv, ",step_leak_bytes,\n"));
 	line = strstr(csv, "input,6,");
 	ck_assert_ptr_nonnull(line);
-	ck_assert_ptr_nonnull(strstr(line, ",peak_bytes\n"));
-	ck_assert_int_eq((int)(strstr(csv, ",peak_bytes\n") - line) < 400, 1);
+	ck_assert_ptr_nonnull(strstr(line, ",peak_bytes,\n"));
+	ck_assert_int_eq((int)(strstr(csv, ",peak_bytes,\n") - line) < 400, 1);
 	ck_assert_uint_eq(res.n_leaking, 2);
 	ck_assert_uint_eq(res.n_over_peak, 1);
 	ck_assert_uint_eq(res.n_ok, 10);
@@ -329,7 +337,11 @@ START_TEST(across_and_outliers)
 	ck_assert_ptr_nonnull(strstr(json, "\"figure\":\"step_leak_bytes\""));
 	ck_assert_ptr_nonnull(strstr(json, "\"stand_out\":[2,8]"));
 	text = report(b, MEMSCOPE_BATCH_TEXT, &o, NULL);
-	ck_assert_ptr_nonnull(strstr(text, "step_leak_bytes: above 0 on 2 of 10 inputs"));
+	ck_assert_ptr_nonnull(strstr(text, "step leaks: above 0 on 2 of 10 inputs (median 0 B)"));
+	/* stand out by the memory figures only, named in the user's words */
+	ck_assert_ptr_null(strstr(text, "step_leak_bytes"));
+	ck_assert_ptr_null(strstr(text, "span_ns"));
+	ck_assert_ptr_nonnull(strstr(text, "\n  step leaks "));
 	ck_assert_ptr_nonnull(strstr(text, "#6 rank 6 device 0"));
 	/* the inputs failing the run are named */
 	ck_assert_ptr_nonnull(strstr(text, "1 input above --max-peak 200 MiB:\n  #6 rank 6"));
@@ -340,6 +352,116 @@ START_TEST(across_and_outliers)
 	free(json);
 	free(text);
 	memscope_batch_free(b);
+}
+END_TEST
+
+/* A byte figure past what a figure holds: held at its highest and said to have overflowed in
+ * every format, as memscope-leaks says its totals did; the flag reads back from a part, only
+ * where it is true. */
+START_TEST(overflowed_figures)
+{
+	struct memscope_batch *b = memscope_batch_new(3, 1, 0);
+	struct memscope_batch_opts o = { 1, MEMSCOPE_LEAK_STEP | MEMSCOPE_LEAK_EXIT, 0, 0 };
+	struct memscope_batch_result res;
+	struct memscope_error err;
+	char *text, *json, *csv, *line = NULL, *again = NULL;
+	size_t len = 0;
+	FILE *f;
+	const char *l[3] = {
+		"{\"index\":0,\"input\":\"a.db\",\"status\":\"ok\",\"bytes\":100,"
+		"\"exit_leaks\":3,\"exit_leak_bytes\":9223372036854775807,"
+		"\"exit_leak_bytes_overflowed\":true,\"step_leaks\":0,\"step_leak_bytes\":0}",
+		"{\"index\":1,\"input\":\"b.csv\",\"status\":\"ok\",\"bytes\":100,"
+		"\"exit_leaks\":1,\"exit_leak_bytes\":5,\"step_leaks\":0,\"step_leak_bytes\":0}",
+		"{\"index\":2,\"input\":\"c.csv\",\"status\":\"ok\",\"bytes\":100,"
+		"\"exit_leaks\":0,\"exit_leak_bytes\":0,\"not_checked\":\"step leaks: no steps: "
+		"x\"}",
+	};
+	const char *bad[3] = {
+		/* not a byte figure, a figure not at its highest, a flag that is not true */
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\",\"events\":9223372036854775807,"
+		"\"events_overflowed\":true}",
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\",\"bytes\":5,"
+		"\"bytes_overflowed\":true}",
+		"{\"index\":0,\"input\":\"a\",\"status\":\"ok\",\"bytes\":9223372036854775807,"
+		"\"bytes_overflowed\":null}",
+	};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(memscope_batch_add_line(b, l[i], strlen(l[i]), "t", 1, &err), 0);
+	for (i = 0; i < 3; i++) {
+		struct memscope_batch *x = memscope_batch_new(1, 1, 0);
+
+		ck_assert_int_eq(memscope_batch_add_line(x, bad[i], strlen(bad[i]), "t", 1, &err),
+			MEMSCOPE_E_INVALID);
+		memscope_batch_free(x);
+	}
+	text = report(b, MEMSCOPE_BATCH_TEXT, &o, &res);
+	ck_assert_ptr_nonnull(strstr(text, "3 (more than 8.00 EiB (the total overflowed))"));
+	ck_assert_ptr_nonnull(strstr(text, "more than 8.00 EiB (the total overflowed) (#0)"));
+	/* the unchecked input is named, with why */
+	ck_assert_uint_eq(res.n_unchecked, 1);
+	ck_assert_uint_eq(res.n_unchecked_all, 0);
+	ck_assert_uint_eq(res.n_leaking, 2);
+	ck_assert_ptr_nonnull(strstr(text, "1 input where step leaks could not be checked:\n  #2 "
+					   "(c.csv): step leaks: no steps: x\n"));
+	json = report(b, MEMSCOPE_BATCH_JSON, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(json, "\"exit_leak_bytes\":9223372036854775807,"
+					   "\"exit_leak_bytes_overflowed\":true,"));
+	ck_assert_ptr_nonnull(strstr(json, "\"max\":9223372036854775807,\"max_overflowed\":true"));
+	ck_assert_ptr_nonnull(strstr(json, "\"unchecked\":1,\"unchecked_inputs\":[2]"));
+	ck_assert_ptr_null(strstr(json, "\"exit_leak_bytes\":5,\"exit_leak_bytes_overflowed"));
+	csv = report(b, MEMSCOPE_BATCH_CSV, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(csv, ",stands_out,overflowed\n"));
+	ck_assert_ptr_nonnull(strstr(csv, ",exit_leak_bytes\ninput,1,"));
+	ck_assert_ptr_nonnull(strstr(csv, "\nmax,"));
+	ck_assert_ptr_nonnull(strstr(strstr(csv, "\nmax,"), ",,exit_leak_bytes\n"));
+	/* the part line reads back the same */
+	f = open_memstream(&line, &len);
+	ck_assert_int_eq(memscope_summary_write(f, memscope_batch_get(b, 0)), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(line, "\"exit_leak_bytes_overflowed\":true"));
+	{
+		struct memscope_batch *c = memscope_batch_new(1, 1, 0);
+
+		ck_assert_int_eq(
+			memscope_batch_add_line(c, line, strlen(line) - 1, "t", 1, &err), 0);
+		f = open_memstream(&again, &len);
+		ck_assert_int_eq(memscope_summary_write(f, memscope_batch_get(c, 0)), 0);
+		fclose(f);
+		ck_assert_str_eq(again, line);
+		memscope_batch_free(c);
+	}
+	free(line);
+	free(again);
+	free(text);
+	free(json);
+	free(csv);
+	memscope_batch_free(b);
+}
+END_TEST
+
+/* The node a profiler folder's name gives. */
+START_TEST(node_of_path)
+{
+	char buf[64];
+
+	ck_assert_uint_eq(memscope_node_of_path("/x/worker-3.lab_12345_20250101120000123_ascend_pt/"
+						"ASCEND_PROFILER_OUTPUT/operator_memory.csv",
+				  buf, sizeof(buf)),
+		12);
+	ck_assert_str_eq(buf, "worker-3.lab");
+	ck_assert_uint_eq(memscope_node_of_path("n1_7_8_ascend_ms", buf, sizeof(buf)), 2);
+	ck_assert_str_eq(buf, "n1");
+	ck_assert_uint_eq(
+		memscope_node_of_path("rank0/msmemscope_4000_2025_ascend/x.csv", buf, sizeof(buf)),
+		0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_uint_eq(memscope_node_of_path("_7_8_ascend_pt", buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(memscope_node_of_path("a b_7_8_ascend_pt", buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(memscope_node_of_path("host_x_8_ascend_pt", buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(memscope_node_of_path("h_7_8_ascend_pt", buf, 1), 0);
 }
 END_TEST
 
@@ -354,6 +476,8 @@ int main(void)
 	tcase_add_test(tc, lines_refused);
 	tcase_add_test(tc, parts_merge);
 	tcase_add_test(tc, across_and_outliers);
+	tcase_add_test(tc, overflowed_figures);
+	tcase_add_test(tc, node_of_path);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -26,18 +26,19 @@ enum memscope_sum_field {
 	MEMSCOPE_SUM_FORMAT,	  /* text: memscope_format_name */
 	MEMSCOPE_SUM_STATUS,	  /* text: "ok", "invalid" (exit 3) or "error" (exit 4) */
 	MEMSCOPE_SUM_ERROR,	  /* text: why it could not be read ("" when ok) */
-	MEMSCOPE_SUM_BYTES,	  /* bytes read (decompressed ones when compressed) */
+	MEMSCOPE_SUM_BYTES,	  /* bytes read (decompressed ones when compressed), its
+				     python_trace files' too: the files' size */
 	MEMSCOPE_SUM_EVENTS,	  /* events delivered */
 	MEMSCOPE_SUM_SKIPPED,	  /* bad rows skipped (--lenient) */
 	MEMSCOPE_SUM_PROCESSES,	  /* distinct process ids */
 	MEMSCOPE_SUM_SPAN_NS,	  /* last timestamp - first */
 	MEMSCOPE_SUM_STEPS,	  /* most steps of any process */
 	MEMSCOPE_SUM_ALLOCATIONS, /* MALLOC rows (memscope-leaks' count) */
-	MEMSCOPE_SUM_FREES,
-	MEMSCOPE_SUM_ACCESSES, /* ACCESS rows */
-	MEMSCOPE_SUM_EXIT_LEAKS,
+	MEMSCOPE_SUM_FREES,	  /* FREE rows but the reference's shadow ones */
+	MEMSCOPE_SUM_ACCESSES,	  /* ACCESS rows */
+	MEMSCOPE_SUM_EXIT_LEAKS,  /* blocks alive at its end (unknown: no blocks to check) */
 	MEMSCOPE_SUM_EXIT_LEAK_BYTES,
-	MEMSCOPE_SUM_STEP_LEAKS,
+	MEMSCOPE_SUM_STEP_LEAKS, /* unknown when not checked (no steps, no blocks) */
 	MEMSCOPE_SUM_STEP_LEAK_BYTES,
 	MEMSCOPE_SUM_PEAK_BYTES,       /* live bytes of the peak's track at the peak */
 	MEMSCOPE_SUM_PEAK_POOL,	       /* text: its pool */
@@ -50,11 +51,31 @@ enum memscope_sum_field {
 	MEMSCOPE_SUM_INEFFICIENT_BLOCKS,
 	MEMSCOPE_SUM_INEFFICIENT_BYTES,
 	MEMSCOPE_SUM_TRACE_ROWS, /* rows of its python_trace files */
+	/* after the first ones, so that their columns stay where they were */
+	MEMSCOPE_SUM_PID,	  /* the process of its events when they have one */
+	MEMSCOPE_SUM_NODE,	  /* text: the host its path names (memscope_node_of_path) */
+	MEMSCOPE_SUM_NOT_CHECKED, /* text: what leaks were not checked and why ("" none):
+				     "step leaks: no steps: neither ..." */
 	MEMSCOPE_SUM_COUNT_
 };
 
 /* "index", "input", ..., "trace_rows": the JSON key and CSV column of field f. */
 const char *memscope_batch_field_name(enum memscope_sum_field f);
+
+/*
+ * Byte figures (bytes, peak_bytes, the leak, owner and inefficient bytes) are held at INT64_MAX
+ * when their true value is that or more: such a figure overflowed, and every report says so as
+ * memscope-leaks does (text "more than 8.00 EiB (the total overflowed)", JSON
+ * "KEY_overflowed":true after it, CSV the column overflowed naming it).
+ */
+#define MEMSCOPE_SUM_OVERFLOW INT64_MAX
+
+/*
+ * The node (host) a path names: a torch_npu or MindSpore profiler folder
+ * HOST_PID_TIMESTAMP_ascend_pt (or _ascend_ms), its deepest such component, gives HOST. Written
+ * into buf (size bytes); returns its length, 0 (buf "") when the path names none.
+ */
+size_t memscope_node_of_path(const char *path, char *buf, size_t size);
 
 /* One input's summary: num[f] for a number field, str[f] (owned) for a text one, each set only
  * when bit f of has is. */
@@ -163,7 +184,8 @@ enum memscope_batch_format {
 /* What fails a run for a pipeline (exit status 1). */
 struct memscope_batch_opts {
 	int fail_on_leak;    /* an input has leaks of fail_kinds */
-	unsigned fail_kinds; /* MEMSCOPE_LEAK_STEP | MEMSCOPE_LEAK_EXIT bits (memscope/leaks.h) */
+	unsigned fail_kinds; /* MEMSCOPE_LEAK_STEP | MEMSCOPE_LEAK_EXIT bits (memscope/leaks.h):
+				what --fail-on-leak counts, and says when it could not check */
 	int has_max_peak;    /* an input's peak_bytes is above max_peak */
 	uint64_t max_peak;
 };
@@ -172,15 +194,27 @@ struct memscope_batch_opts {
 struct memscope_batch_result {
 	uint64_t n_inputs, n_ok, n_invalid, n_error;
 	uint64_t n_leaking;   /* inputs with leaks of opts.fail_kinds (counted with fail_on_leak) */
-	uint64_t n_over_peak; /* inputs above max_peak */
-	uint64_t bytes;	      /* bytes read over every input */
+	uint64_t n_unchecked; /* inputs read where a kind of opts.fail_kinds could not be checked
+				 (counted with fail_on_leak): memscope_batch_unchecked_text */
+	uint64_t n_unchecked_all; /* of those, the inputs where none of them could be */
+	uint64_t n_over_peak;	  /* inputs above max_peak */
+	uint64_t bytes;		  /* bytes read over every input (MEMSCOPE_BYTES_OVERFLOW: more) */
 };
+
+/*
+ * What a gate of o could not check in b, one line for its user, into buf (size bytes): "step
+ * leaks not checked in 3 of 5 inputs (no steps): #0 rank 0 (a.csv), #1 ..." (at most 8 named,
+ * "..." after them); "" when o gates no leaks or every input read was checked. Returns buf.
+ */
+const char *memscope_batch_unchecked_text(char *buf, size_t size, const struct memscope_batch *b,
+	const struct memscope_batch_opts *o);
 
 /*
  * Write the report of a complete b in format fmt: every input in order, then across the inputs
  * read, per figure, the lowest, the median (the lower middle one), the highest and max/median,
- * and the inputs that stand out (formats of man memscope-batch(1)). res (may be NULL) gets the
- * counts. 0 or MEMSCOPE_E_IO (errno set), MEMSCOPE_E_NOMEM.
+ * and the inputs that stand out by their peak, leaks or growth per step (formats of man
+ * memscope-batch(1)); with o's gates, the inputs that fail them and those a gate could not
+ * check. res (may be NULL) gets the counts. 0 or MEMSCOPE_E_IO (errno set), MEMSCOPE_E_NOMEM.
  */
 int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct memscope_batch *b,
 	const struct memscope_batch_opts *o, struct memscope_batch_result *res);
