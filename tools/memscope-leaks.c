@@ -456,16 +456,20 @@ int main(int argc, char **argv)
 	if ((status = cli_out_commit(&tool, &out)))
 		goto out;
 	if (!o.common.quiet) {
-		char steps[48] = "step leaks not checked";
+		char steps[48] = "step leaks not checked", ooms[48] = "";
+		size_t n_oom;
 
 		/* what could not be checked is no count of 0 */
 		if (memscope_leaks_unchecked_inputs(l, MEMSCOPE_LEAK_STEP, o.n_inputs, NULL) <
 			o.n_inputs)
 			snprintf(steps, sizeof(steps), "%" PRIu64 " step leak(s)", s->n_step_leaks);
+		/* the biggest finding first */
+		if (memscope_leaks_ooms(l, &n_oom) && n_oom)
+			snprintf(ooms, sizeof(ooms), "%zu out-of-memory event(s), ", n_oom);
 		cli_msg(&tool,
-			"%s, %" PRIu64 " marked-range leak(s), %" PRIu64 " %s (%s), from %" PRIu64
+			"%s%s, %" PRIu64 " marked-range leak(s), %" PRIu64 " %s (%s), from %" PRIu64
 			" events",
-			steps, s->n_mark_leaks, s->n_exit_leaks,
+			ooms, steps, s->n_mark_leaks, s->n_exit_leaks,
 			memscope_leaks_end_text(
 				memscope_leaks_end_of(l, MEMSCOPE_LEAKS_ALL_INPUTS)),
 			memscope_leaks_totals_text(total, sizeof(total), t,

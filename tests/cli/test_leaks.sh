@@ -591,7 +591,7 @@ if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000030 s: ask
 	grep -q '^   largest holder: 3\.00 MiB in 2 blocks, at train\.py(3): forward$' "$WORK/out" &&
 	grep -q '^Alive at the end of the snapshot: 3 blocks ' "$WORK/out" && ! grep -qi 'at exit' "$WORK/out" &&
 	grep -q '^summary: .*; alive at the end of the snapshot 3 (' "$WORK/out" &&
-	grep -q '^memscope-leaks: step leaks not checked, 0 marked-range leak(s), 3 alive at the end of the snapshot (' "$WORK/err"; then ok; else bad "snapshot oom: $(cat "$WORK/out" "$WORK/err")"; fi
+	grep -q '^memscope-leaks: 1 out-of-memory event(s), step leaks not checked, 0 marked-range leak(s), 3 alive at the end of the snapshot (' "$WORK/err"; then ok; else bad "snapshot oom: $(cat "$WORK/out" "$WORK/err")"; fi
 expect_status 0 "$L" -q --format json "$WORK/oom.pickle"
 if python3 - "$WORK/out" <<'PY'
 import json, sys
