@@ -282,6 +282,7 @@ const struct memscope_leaks_input_info *memscope_leaks_input(
  * input's first_ts_ns, on the file's own clock when it was recorded far apart from the input's
  * first files (formats/msprof.md "Files far apart in time"). */
 uint64_t memscope_leaks_origin(const struct memscope_leaks *l, uint32_t src, uint32_t file);
+
 /*
  * Say how input src ended, from its format and its read's statistics (a capture cut short is a
  * recording stopped before its program ended): memscope_run calls it through the analysis
