@@ -775,8 +775,15 @@ static int run_inputs(
 		return CLI_EXIT_IO;
 	}
 	if (!w->n) {
-		cli_msg(&tool, "no input found in the %s given (see memscope-batch(1), INPUTS)",
-			o->n_paths == 1 ? "PATH" : "PATHs");
+		if (o->n_paths == 1)
+			cli_msg(&tool,
+				"%s: no input found under it (see memscope-batch(1), INPUTS)",
+				o->paths[0]);
+		else
+			cli_msg(&tool,
+				"no input found under the %zu PATHs given (%s, ...; see "
+				"memscope-batch(1), INPUTS)",
+				o->n_paths, o->paths[0]);
 		return CLI_EXIT_INVALID;
 	}
 	if (!(r->b = memscope_batch_new(w->n, *hash, o->common.read.lenient)) ||

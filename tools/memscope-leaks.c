@@ -196,17 +196,20 @@ static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 {
 	const struct leaks_opts *o = ctx;
 	uint64_t ignored = memscope_steps_ignored(p), misnumbered = memscope_steps_misnumbered(p);
+	char proc[48] = ""; /* "process 123: ", none for an input without pids (a snapshot) */
 
+	if (pid != MEMSCOPE_ID_NONE)
+		snprintf(proc, sizeof(proc), "process %" PRIu64 ": ", pid);
 	if (misnumbered)
 		cli_msg(&tool,
-			"%s: process %" PRIu64 ": %" PRIu64 " ProfilerStep op(s) ignored: their "
+			"%s: %s%" PRIu64 " ProfilerStep op(s) ignored: their "
 			"number is not above the step before theirs",
-			o->inputs[src], pid, misnumbered);
+			o->inputs[src], proc, misnumbered);
 	if (memscope_steps_source(p) != MEMSCOPE_STEPS_NONE && ignored)
 		cli_msg(&tool,
-			"%s: process %" PRIu64 ": %" PRIu64 " step row(s) of another kind ignored: "
+			"%s: %s%" PRIu64 " step row(s) of another kind ignored: "
 			"its steps come from %s",
-			o->inputs[src], pid, ignored,
+			o->inputs[src], proc, ignored,
 			memscope_steps_source_name(memscope_steps_source(p)));
 	return 0;
 }

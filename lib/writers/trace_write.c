@@ -3,6 +3,7 @@
  * samples) in one unit, with the samples that cannot change the curve left out, op and step
  * slices, marks. */
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "../analyses/opstack.h"
@@ -774,7 +775,8 @@ out:
 	if (rc)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed");
+		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
+			strerror(errno ? errno : EIO));
 	return 0;
 }
 

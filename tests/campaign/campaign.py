@@ -1205,16 +1205,10 @@ ALL_VARIANTS = {**VARIANTS, **EXTRA_VARIANTS}
 # PATH that does not exist for a usage error.
 FORMS = {"dir": (3, False), "zero": (3, False), "dangling": (4, False), "fifo-db": (3, False)}
 BATCH_FORMS = {"dir": (3, False), "zero": (3, True), "dangling": (2, False), "fifo-db": (3, True)}
-# Runs known to fail, in other helpers' areas, until they are mended: (mode, tool, label
+# Runs known to fail until they are mended (none now): (mode, tool, label
 # start) -> why. Such a run failing is counted apart (not a campaign failure), one passing is
 # said so the mark can go.
-XFAIL = {
-    ("nonregular", "batch", "in.csv dir"):
-        "memscope-batch: an empty folder's line does not name it ('no input found in the PATH "
-        "given')",
-    ("fulldisk", "export", "chrome-trace"):
-        "trace_write.c: 'out.json: write failed' without why (No space left on device)",
-}
+XFAIL = {}
 NO_SPACE_RE = re.compile(rb"No space left on device|disk is full")
 # run in a mount namespace of its own: a 1 MiB tmpfs at $1, full but for $3 bytes; the command;
 # what it left there listed into $2
