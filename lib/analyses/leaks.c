@@ -144,6 +144,7 @@ struct memscope_leaks {
 	int late;
 	uint32_t late_src;
 	uint64_t late_line;
+	const char *late_why; /* static text: what was out of time order */
 	int oom;
 };
 
@@ -527,12 +528,16 @@ static int judge(struct memscope_leaks *l, const struct memscope_block *b, const
 	return rc ? rc : judge_mark(l, b, freed, free_pos);
 }
 
-static void set_late(struct memscope_leaks *l, const struct memscope_event *ev)
+#define LATE_BOUNDARY "step or mark row out of time order"
+
+/* The first row out of time order (src, line: why, a static text): a second pass is needed. */
+static void set_late(struct memscope_leaks *l, uint32_t src, uint64_t line, const char *why)
 {
 	if (!l->late) {
 		l->late = 1;
-		l->late_src = ev->src;
-		l->late_line = ev->line;
+		l->late_src = src;
+		l->late_line = line;
+		l->late_why = why;
 	}
 }
 
@@ -540,7 +545,7 @@ static void set_late(struct memscope_leaks *l, const struct memscope_event *ev)
 static void check_late(struct memscope_leaks *l, struct lproc *p, const struct memscope_event *ev)
 {
 	if (memscope_pos_cmp(memscope_pos_of(ev), p->max_mem) < 0)
-		set_late(l, ev);
+		set_late(l, ev->src, ev->line, LATE_BOUNDARY);
 }
 
 /* A Mark row with the text; one out of time order needs the second pass, sorted. */
@@ -557,7 +562,7 @@ static int add_mark(struct memscope_leaks *l, const struct memscope_event *ev)
 	m->g.n_marks++;
 	if (m->n && memscope_pos_cmp(at, m->marks[m->n - 1].pos) < 0) {
 		m->dirty = 1;
-		set_late(l, ev);
+		set_late(l, ev->src, ev->line, LATE_BOUNDARY);
 	}
 	m->marks[m->n++] = (struct mark_at){ at, ev->line };
 	return 0;
@@ -1810,13 +1815,17 @@ int memscope_leaks_finish(struct memscope_leaks *l)
 {
 	uint32_t src;
 	uint64_t line;
+	size_t i;
 	int rc;
 
-	if (!l->complete && !l->late && memscope_steps_out_of_order(l->steps, &src, &line)) {
-		l->late = 1;
-		l->late_src = src;
-		l->late_line = line;
-	}
+	if (!l->complete && !l->late && memscope_steps_out_of_order(l->steps, &src, &line))
+		set_late(l, src, line, LATE_BOUNDARY);
+	/* blocks freed before an out-of-memory row that came after them (a snapshot's oom
+	 * entries follow its trace) were judged without it: the second pass knows every one */
+	for (i = 0; !l->complete && i < l->n_ooms && i < MEMSCOPE_LEAKS_OOM_STATES; i++)
+		if (l->ooms[i].partial)
+			set_late(l, l->ooms[i].src, l->ooms[i].line,
+				"out-of-memory row after rows later than it");
 	if ((rc = memscope_blocks_foreach_live(l->blocks, on_live, l)) ||
 		(rc = finish_shadowed(l)) || (rc = kernel_indexes(l)) || (rc = finish_fluct(l)) ||
 		(rc = finish_marks(l)) || (rc = finish_ops(l)) || (rc = finish_fields(l)) ||
@@ -2185,7 +2194,9 @@ ANALYSIS_CREATE(memscope_leaks)
 
 static int leaks_again(const void *self, uint32_t *src, uint64_t *line, const char **why)
 {
-	*why = "step or mark row out of time order";
+	const struct memscope_leaks *l = self;
+
+	*why = l->late_why;
 	return memscope_leaks_needs_rewind(self, src, line);
 }
 

@@ -182,7 +182,9 @@ struct memscope_leaks_stats {
  * right when no boundary row comes after a MALLOC/FREE row with a later time of its process (true
  * of the reference's files, which write boundaries as they happen and blocks when freed). When
  * one does, memscope_leaks_needs_rewind says so after finish: rewind and feed the same events
- * again, and the second pass judges with every boundary known.
+ * again, and the second pass judges with every boundary known. An out-of-memory row that comes
+ * after rows later than it (a PyTorch snapshot's oom entries follow its trace) asks for the
+ * second pass too, so that what was alive at it is exact.
  */
 struct memscope_leaks;
 
@@ -200,7 +202,8 @@ int memscope_leaks_feed(struct memscope_leaks *l, const struct memscope_event *e
 /* After the last event: the exit check, kernel indexes, fluctuation, result order. 0 or NOMEM. */
 int memscope_leaks_finish(struct memscope_leaks *l);
 
-/* 1 when a boundary came late (first one at *src, *line), so a second pass is needed. */
+/* 1 when a boundary or an out-of-memory row came late (first one at *src, *line), so a second
+ * pass is needed. */
 int memscope_leaks_needs_rewind(const struct memscope_leaks *l, uint32_t *src, uint64_t *line);
 
 /* Keep every boundary (in time order), drop everything else. 0 or MEMSCOPE_E_NOMEM. */
