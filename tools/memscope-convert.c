@@ -269,6 +269,11 @@ int main(int argc, char **argv)
 		status = cli_error(&tool, &err);
 		goto out;
 	}
+	/* a cut or stopped input read with --lenient: the capture says so too, so that it never
+	 * reads as a whole run (a CSV has no such mark: the note printed is all) */
+	if (c.cap && memscope_source_stats(src)->cut.code)
+		memscope_capture_writer_stop(c.cap, MEMSCOPE_CAPTURE_STOP_INPUT,
+			memscope_source_stats(src)->cut.msg, UINT64_MAX);
 	rc = c.csv ? memscope_csv_writer_finish(c.csv, &c.werr)
 		   : memscope_capture_writer_finish(c.cap, &c.werr);
 	if (!rc && c.z)

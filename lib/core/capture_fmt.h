@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "memscope/capture.h"
 #include "memscope/event.h"
 
 #define CAP_MAGIC "\x89MSCAP\r\n"
@@ -35,7 +36,8 @@ enum cap_record {
 
 /* causes of a STOPPED record */
 enum cap_stop {
-	CAP_STOP_WRITE = 1, /* a write error of the recorder (a full disk) */
+	CAP_STOP_WRITE = MEMSCOPE_CAPTURE_STOP_WRITE, /* a write error of the recorder */
+	CAP_STOP_INPUT = MEMSCOPE_CAPTURE_STOP_INPUT, /* converted from an incomplete input */
 };
 
 /* op of a HOST_T record (its first varint is slot << 2 | op): the compact host record it stands for

@@ -506,9 +506,11 @@ static int on_stopped(struct cap_state *cs, struct cur *c)
 	/* the cause's text is escaped by memscope_error_set */
 	memscope_error_set(&cs->stop, MEMSCOPE_E_TRUNCATED, cs->src->name, 0,
 		"recording incomplete: stopped %s%s%.*s%s after %llu event%s; %s",
-		cause == CAP_STOP_WRITE ? "by a write error" : "early", k ? " (" : "", k,
-		(const char *)c->p, k ? ")" : "", (unsigned long long)cs->n_events,
-		cs->n_events == 1 ? "" : "s", rest);
+		cause == CAP_STOP_WRITE	  ? "by a write error"
+		: cause == CAP_STOP_INPUT ? "before it was converted"
+					  : "early",
+		k ? " (" : "", k, (const char *)c->p, k ? ")" : "",
+		(unsigned long long)cs->n_events, cs->n_events == 1 ? "" : "s", rest);
 	cs->ended = 1;
 	return 0;
 }

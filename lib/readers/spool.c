@@ -829,7 +829,8 @@ int memscope_record_transcode(const char *path, FILE *out, const struct memscope
 		if (s.live.e[i].used)
 			st->live_bytes += s.live.e[i].b;
 	if (st->stopped) /* the capture says so: readers refuse it unless lenient */
-		memscope_capture_writer_stop(w, strerror(st->stopped), st->lost);
+		memscope_capture_writer_stop(
+			w, MEMSCOPE_CAPTURE_STOP_WRITE, strerror(st->stopped), st->lost);
 	if ((rc = memscope_capture_writer_meta(w, "process.exit", st->exit_text, err)) ||
 		(rc = memscope_capture_writer_finish(w, err)))
 		goto fail;

@@ -37,7 +37,7 @@ struct memscope_capture_writer {
 	int32_t cur_device;
 	uint64_t n_events;
 	int started;
-	int stopped;	    /* finish writes STOPPED, not END (memscope_capture_writer_stop) */
+	int stopped; /* a cause: finish writes STOPPED, not END (memscope_capture_writer_stop) */
 	uint64_t stop_lost; /* its calls not recorded after the stop, UINT64_MAX: not known */
 	char stop_why[128]; /* its cause in words */
 	struct live_ring host_live; /* host serial -> (ptr, size) */
@@ -592,9 +592,10 @@ int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *
 	return 0;
 }
 
-void memscope_capture_writer_stop(struct memscope_capture_writer *w, const char *why, uint64_t lost)
+void memscope_capture_writer_stop(struct memscope_capture_writer *w,
+	enum memscope_capture_stop cause, const char *why, uint64_t lost)
 {
-	w->stopped = 1;
+	w->stopped = cause;
 	w->stop_lost = lost;
 	snprintf(w->stop_why, sizeof(w->stop_why), "%s", why ? why : "");
 }
@@ -605,7 +606,7 @@ static int put_stopped(struct memscope_capture_writer *w)
 	unsigned char p[3 * 10 + sizeof(w->stop_why)];
 	size_t n = varint_put(p, w->n_events), k = strlen(w->stop_why);
 
-	n += varint_put(p + n, CAP_STOP_WRITE);
+	n += varint_put(p + n, (uint64_t)w->stopped);
 	n += varint_put(p + n, w->stop_lost == UINT64_MAX ? 0 : w->stop_lost + 1);
 	memcpy(p + n, w->stop_why, k);
 	return put_record(w, CAP_STOPPED, p, n + k);

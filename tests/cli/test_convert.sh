@@ -124,6 +124,18 @@ sys.exit(bad != 0)
 X
 [ "$prefix_bad" -eq 0 ] && ok || bad "$prefix_bad prefixes misbehaved"
 
+# a cut capture converted with --lenient into a capture: the new file is not a whole run either
+# (a STOPPED record of cause 2): refused strictly, naming the input's cut; read with --lenient
+head -c $((size - 5)) baseline.mscap >cut.mscap
+expect_status 0 "$C" -q --lenient -o recut.mscap cut.mscap
+expect_status 3 "$C" -o recut.csv recut.mscap
+expect_err_line 'recut\.mscap: recording incomplete: stopped before it was converted \(truncated capture file: .*\) after [0-9]+ events; '
+expect_absent recut.csv
+expect_status 0 "$C" -q --lenient -t csv -o recut.csv recut.mscap
+expect_status 0 "$C" -q --lenient -t csv -o cut.csv cut.mscap
+expect_same recut.csv cut.csv
+rm -f recut.csv cut.csv
+
 # compressed inputs (gzip, zstd; by content, not name): the same output as the plain input
 D="$BIN/memscope-db"
 L="$BIN/memscope-leaks"

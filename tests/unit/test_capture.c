@@ -140,7 +140,8 @@ static char *stopped_capture(struct tread *full, uint64_t lost, size_t *len)
 		ck_assert_int_eq(
 			memscope_capture_writer_write(w, memscope_evbuf_get(full->evs, i), &err),
 			0);
-	memscope_capture_writer_stop(w, "No space left on device", lost);
+	memscope_capture_writer_stop(
+		w, MEMSCOPE_CAPTURE_STOP_WRITE, "No space left on device", lost);
 	ck_assert_int_eq(memscope_capture_writer_finish(w, &err), 0);
 	memscope_capture_writer_free(w);
 	fclose(f);

@@ -32,15 +32,22 @@ int memscope_capture_writer_write(struct memscope_capture_writer *w,
 int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *key,
 	const char *value, struct memscope_error *err);
 
+/* What stopped a recording early (the cause of a STOPPED record, formats/capture.md §3.1). */
+enum memscope_capture_stop {
+	MEMSCOPE_CAPTURE_STOP_WRITE = 1, /* a write error of the recorder (a full disk) */
+	MEMSCOPE_CAPTURE_STOP_INPUT = 2, /* written from an input read leniently that was incomplete
+					  * (cut, or itself stopped early) */
+};
+
 /*
  * Mark what is written as a recording that stopped early: finish then ends the file with a
  * STOPPED record in place of END (formats/capture.md §3.1), which readers refuse unless lenient.
- * why (copied, cut at 127 bytes): the cause in words, e.g. "No space left on device"; lost: the
- * calls the recorder saw and did not record after the stop, UINT64_MAX when not known. Any time
- * before finish.
+ * cause: enum memscope_capture_stop; why (copied, cut at 127 bytes): the cause in words, e.g.
+ * "No space left on device"; lost: the calls the recorder saw and did not record after the stop,
+ * UINT64_MAX when not known. Any time before finish.
  */
-void memscope_capture_writer_stop(
-	struct memscope_capture_writer *w, const char *why, uint64_t lost);
+void memscope_capture_writer_stop(struct memscope_capture_writer *w,
+	enum memscope_capture_stop cause, const char *why, uint64_t lost);
 
 /* Write the end record (END, or STOPPED after memscope_capture_writer_stop) and flush. Without it
  * the file reads as truncated. */
