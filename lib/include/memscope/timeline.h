@@ -23,10 +23,10 @@ struct memscope_strtab;
  * are ignored. The rows of a file recorded far apart in time from its input's first files (a
  * profiler folder's: memscope_timeline_clock_note) are drawn from the input's first row, their
  * times shifted by the same amount; every time below is on that axis. Feed every event, finish,
- * optionally cut to a window (memscope_timeline_window), write. Memory grows with the MALLOC/FREE rows of the pools, the op and mark rows (64 bytes
- * each), the step boundary rows (memscope_steps), the samples (5 to 15 bytes each) and about 48
- * bytes per (input, process): the output is a timeline, as long as the input's history. One
- * object, one thread.
+ * optionally cut to a window (memscope_timeline_window), write. Memory grows with the MALLOC/FREE
+ * rows of the pools, the op and mark rows (64 bytes each), the step boundary rows (memscope_steps),
+ * the samples (5 to 15 bytes each) and about 48 bytes per (input, process): the output is a
+ * timeline, as long as the input's history. One object, one thread.
  */
 struct memscope_timeline;
 
