@@ -2115,12 +2115,6 @@ const char *memscope_leaks_totals_text(
 	uint64_t pools = 0, sum = 0;
 	size_t i, at = 0;
 
-#define PUT(...)                                                                                   \
-	do {                                                                                       \
-		int w_ = snprintf(buf + at, at < size ? size - at : 0, __VA_ARGS__);               \
-		at += w_ > 0 ? (size_t)w_ : 0;                                                     \
-		at = at < size ? at : size;                                                        \
-	} while (0)
 	if (!size)
 		return buf;
 	buf[0] = '\0';
@@ -2130,32 +2124,33 @@ const char *memscope_leaks_totals_text(
 			sum = MEMSCOPE_BYTES_OVERFLOW;
 	}
 	if (!n) {
-		PUT("%s", memscope_bytes_text(b, sizeof(b), 0));
+		ms__text_put(buf, size, &at, "%s", memscope_bytes_text(b, sizeof(b), 0));
 		return buf;
 	}
 	if (n == 1) {
-		PUT("%s %s", memscope_subtype_name(t[0].pool),
+		ms__text_put(buf, size, &at, "%s %s", memscope_subtype_name(t[0].pool),
 			memscope_bytes_text(b, sizeof(b), t[0].bytes));
 		return buf;
 	}
 	nested = nested && memscope_pools_nested(pools);
 	if (!nested)
-		PUT("%s: ", memscope_bytes_text(b, sizeof(b), sum));
+		ms__text_put(buf, size, &at, "%s: ", memscope_bytes_text(b, sizeof(b), sum));
 	for (i = 0; i < n; i++)
-		PUT("%s%s %s in %" PRIu64 " block%s", i ? ", " : "",
+		ms__text_put(buf, size, &at, "%s%s %s in %" PRIu64 " block%s", i ? ", " : "",
 			memscope_subtype_name(t[i].pool),
 			memscope_bytes_text(b, sizeof(b), t[i].bytes), t[i].n,
 			t[i].n == 1 ? "" : "s");
 	if (nested) {
 		int k = 0;
 
-		PUT(", not summed: ");
+		ms__text_put(buf, size, &at, ", not summed: ");
 		for (i = 0; i < n; i++)
 			if (t[i].pool < 64 && (MEMSCOPE_POOL_BIT(t[i].pool) & MEMSCOPE_POOLS_INNER))
-				PUT("%s%s", k++ ? ", " : "", memscope_subtype_name(t[i].pool));
-		PUT(" %s inside %s", k > 1 ? "lie" : "lies", memscope_pools_outer_name(pools));
+				ms__text_put(buf, size, &at, "%s%s", k++ ? ", " : "",
+					memscope_subtype_name(t[i].pool));
+		ms__text_put(buf, size, &at, " %s inside %s", k > 1 ? "lie" : "lies",
+			memscope_pools_outer_name(pools));
 	}
-#undef PUT
 	return buf;
 }
 

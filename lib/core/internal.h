@@ -17,6 +17,11 @@ struct buf {
 int buf_reserve(struct buf *b, size_t n);
 int buf_append(struct buf *b, const void *p, size_t n);
 
+/* printf at *at into buf (size bytes): the text is cut at the end of buf, which stays
+ * NUL-terminated when size > 0, and *at moves past what was written (to size at most). */
+void ms__text_put(char *buf, size_t size, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /*
  * An append-only arena: memory handed out never moves and is freed all at once. Zero-initialise;
  * footprint counts the bytes it holds.

@@ -1,5 +1,7 @@
 /* Implementation of the private helpers in internal.h. */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +38,18 @@ int buf_append(struct buf *b, const void *p, size_t n)
 		memcpy(b->p + b->len, p, n);
 	b->len += n;
 	return 0;
+}
+
+void ms__text_put(char *buf, size_t size, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(buf + *at, *at < size ? size - *at : 0, fmt, ap);
+	va_end(ap);
+	*at += w > 0 ? (size_t)w : 0;
+	*at = *at < size ? *at : size;
 }
 
 int grow_array(void *pp, size_t *cap, size_t need, size_t elem)

@@ -1293,12 +1293,6 @@ const char *memscope_batch_unchecked_text(
 	const char *why = "", *first = "";
 	int same = 1;
 
-#define PUT(...)                                                                                   \
-	do {                                                                                       \
-		int w_ = snprintf(buf + at, at < size ? size - at : 0, __VA_ARGS__);               \
-		at += w_ > 0 ? (size_t)w_ : 0;                                                     \
-		at = at < size ? at : size;                                                        \
-	} while (0)
 	if (!size)
 		return buf;
 	buf[0] = '\0';
@@ -1319,11 +1313,12 @@ const char *memscope_batch_unchecked_text(
 	}
 	if (!n)
 		return buf;
-	PUT("%s leaks not checked in %" PRIu64 " of %" PRIu64 " input%s read",
+	ms__text_put(buf, size, &at,
+		"%s leaks not checked in %" PRIu64 " of %" PRIu64 " input%s read",
 		kinds_words(unchecked_kinds(b, o)), n, n_ok, n_ok == 1 ? "" : "s");
 	if (same && len)
-		PUT(" (%.*s)", (int)len, first);
-	PUT(":");
+		ms__text_put(buf, size, &at, " (%.*s)", (int)len, first);
+	ms__text_put(buf, size, &at, ":");
 	for (i = 0; i < b->n && named <= 8; i++) {
 		const struct memscope_summary *s = &b->s[i];
 		char name[256];
@@ -1331,14 +1326,13 @@ const char *memscope_batch_unchecked_text(
 		if (!b->taken[i] || !unchecked(s, o))
 			continue;
 		if (named++ == 8) {
-			PUT(" ...");
+			ms__text_put(buf, size, &at, " ...");
 			break;
 		}
 		memscope_text_escape(name, sizeof(name), s->str[MEMSCOPE_SUM_INPUT],
 			strlen(s->str[MEMSCOPE_SUM_INPUT]));
-		PUT("%s #%" PRIu64 " (%s)", named > 1 ? "," : "", i, name);
+		ms__text_put(buf, size, &at, "%s #%" PRIu64 " (%s)", named > 1 ? "," : "", i, name);
 	}
-#undef PUT
 	return buf;
 }
 
