@@ -87,6 +87,22 @@ static void unknown_long(const struct cli_tool *t, const char *arg)
 		cli_msg(t, "unknown option '%.*s'", (int)(name - arg + n), arg);
 }
 
+/* Whether arg is "--NAME=x" for a flag (or a prefix of one's name) whose value is val: what
+ * getopt's '?' with optopt val means then, rather than an unknown short option -val. */
+static int flag_given_value(const struct cli_tool *t, const char *arg, int val)
+{
+	size_t i, n;
+
+	if (strncmp(arg, "--", 2) || !strchr(arg, '='))
+		return 0;
+	n = strcspn(arg + 2, "=");
+	for (i = 0; t->opts[i].name; i++)
+		if (!t->opts[i].arg && t->opts[i].val == val &&
+			!strncmp(t->opts[i].name, arg + 2, n))
+			return 1;
+	return 0;
+}
+
 int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 {
 	static struct option longs[MAX_OPTS + 1];
@@ -125,10 +141,12 @@ int cli_getopt(const struct cli_tool *t, int argc, char **argv)
 	if (c == '?') {
 		const char *arg = optind > 0 ? argv[optind - 1] : "";
 
-		/* getopt's optopt: 0 for an unknown long option, the val of a flag given "=x" */
+		/* getopt's optopt: 0 for an unknown long option, the val of a flag given "=x";
+		 * an unknown short option inside a bundle ("-Zq") leaves optind on it, so arg is
+		 * then the argument before it */
 		if (!optopt)
 			unknown_long(t, arg);
-		else if (!strncmp(arg, "--", 2) && strchr(arg, '='))
+		else if (flag_given_value(t, arg, optopt))
 			cli_msg(t, "option '%.*s' takes no argument", (int)strcspn(arg, "="), arg);
 		else
 			cli_msg(t, "unknown option '-%c'", optopt);

@@ -139,6 +139,12 @@ if [ "$(head -1 "$WORK/err")" = "memscope-db: unknown option '--fromat': did you
 # far from every option: no guess
 expect_status 2 "$BIN/memscope-leaks" --colour "$T/leaks.csv"
 if [ "$(head -1 "$WORK/err")" = "memscope-leaks: unknown option '--colour'" ]; then ok; else bad "$(cat "$WORK/err")"; fi
+# a flag given a value is said so; an unknown short option in a bundle after a "--name=value"
+# is that option, not the one before it
+expect_status 2 "$BIN/memscope-leaks" --quiet=1 "$T/leaks.csv"
+if [ "$(head -1 "$WORK/err")" = "memscope-leaks: option '--quiet' takes no argument" ]; then ok; else bad "$(cat "$WORK/err")"; fi
+expect_status 2 "$BIN/memscope-leaks" --output=x.json -Zq "$T/leaks.csv"
+if [ "$(head -1 "$WORK/err")" = "memscope-leaks: unknown option '-Z'" ]; then ok; else bad "$(cat "$WORK/err")"; fi
 
 # --- 6. default outputs in the current folder, never beside the input -------------------------
 mkdir -p data here
