@@ -32,6 +32,14 @@ static size_t file_of(struct clocks *c, uint32_t src, uint32_t file)
 	return c->last = c->n_files++;
 }
 
+/* ts less from, saturated at +-INT64_MAX (a gap past it is hostile input, kept with its sign). */
+static int64_t gap_ns(uint64_t ts, uint64_t from)
+{
+	if (ts >= from)
+		return ts - from > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(ts - from);
+	return from - ts > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(from - ts);
+}
+
 /* The clock a file whose first timed row is at ts joins: one of src's near ts, else a new one.
  * Its index, or CLOCKS_NONE on OOM. */
 static uint32_t clock_for(struct clocks *c, uint32_t src, uint64_t ts)
@@ -52,10 +60,8 @@ static uint32_t clock_for(struct clocks *c, uint32_t src, uint64_t ts)
 	if (c->n_spans >= CLOCKS_NONE ||
 		grow_array(&c->spans, &c->cap_spans, c->n_spans + 1, sizeof(*c->spans)))
 		return CLOCKS_NONE;
-	c->spans[c->n_spans] = (struct clocks_span){ src, ts, ts, ts,
-		!first			? 0
-		: ts >= first->first_ns ? (int64_t)(ts - first->first_ns)
-					: -(int64_t)(first->first_ns - ts) };
+	c->spans[c->n_spans] =
+		(struct clocks_span){ src, ts, ts, ts, first ? gap_ns(ts, first->first_ns) : 0 };
 	return (uint32_t)c->n_spans++;
 }
 

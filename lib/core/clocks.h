@@ -25,7 +25,8 @@ struct clocks_span {
 	uint32_t src;
 	uint64_t first_ns;     /* its first row as delivered */
 	uint64_t lo_ns, hi_ns; /* its rows' earliest and latest times */
-	int64_t shift_ns;      /* taken off its times: 0 for an input's first clock */
+	int64_t shift_ns;      /* taken off its times: 0 for an input's first clock (a gap past
+				  2^63 ns saturated at +-INT64_MAX) */
 };
 
 struct clocks_file {
@@ -51,15 +52,17 @@ void clocks_free(struct clocks *c);
  */
 int clocks_feed(struct clocks *c, const struct memscope_event *ev, int64_t *shift_ns);
 
-/* The time of ev on its input's first clock: its ts_ns less shift_ns, 0 kept as "no time". */
+/* The time of ev on its input's first clock: its ts_ns less shift_ns (at least 1, at most
+ * UINT64_MAX), 0 kept as "no time". */
 static inline uint64_t clocks_time(uint64_t ts_ns, int64_t shift_ns)
 {
-	int64_t t;
+	uint64_t back = shift_ns < 0 ? 0 - (uint64_t)shift_ns : (uint64_t)shift_ns;
 
 	if (!ts_ns || !shift_ns)
 		return ts_ns;
-	t = (int64_t)ts_ns - shift_ns;
-	return t > 0 ? (uint64_t)t : 1;
+	if (shift_ns > 0)
+		return ts_ns > back ? ts_ns - back : 1;
+	return ts_ns > UINT64_MAX - back ? UINT64_MAX : ts_ns + back;
 }
 
 /*

@@ -123,6 +123,27 @@ START_TEST(inputs_apart_and_files_alone)
 }
 END_TEST
 
+/* Times that are hostile input: gaps past 2^63 ns keep their sign (saturated), times on the
+ * first clock never wrap. */
+START_TEST(gaps_past_int64)
+{
+	struct clocks c = { 0 };
+	char lab[64];
+
+	ck_assert_int_eq(feed(&c, 0, file_a, 1000, 0), 0);
+	ck_assert_int_eq(feed(&c, 0, file_b, UINT64_MAX - 1000, 0), INT64_MAX);
+	ck_assert_uint_eq(
+		clocks_time(UINT64_MAX - 1000, INT64_MAX), UINT64_MAX - 1000 - (uint64_t)INT64_MAX);
+	ck_assert_ptr_nonnull(strstr(clocks_label(INT64_MAX, lab, sizeof(lab)), "later"));
+	ck_assert_int_eq(feed(&c, 1, file_a, UINT64_MAX - 1000, 0), 0);
+	ck_assert_int_eq(feed(&c, 1, file_b, 1000, 0), -INT64_MAX);
+	ck_assert_uint_eq(clocks_time(1000, -INT64_MAX), 1000 + (uint64_t)INT64_MAX);
+	ck_assert_uint_eq(clocks_time(UINT64_MAX - 5, -INT64_MAX), UINT64_MAX);
+	ck_assert_uint_eq(clocks_time(5, INT64_MAX), 1);
+	clocks_free(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("clocks");
@@ -131,6 +152,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, far_file_gets_its_own_clock);
 	tcase_add_test(tc, inputs_apart_and_files_alone);
+	tcase_add_test(tc, gaps_past_int64);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
