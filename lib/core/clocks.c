@@ -54,7 +54,9 @@ static uint32_t clock_for(struct clocks *c, uint32_t src, uint64_t ts)
 			continue;
 		if (!first)
 			first = k;
-		if (ts + CLOCKS_GAP_NS >= k->lo_ns && ts <= k->hi_ns + CLOCKS_GAP_NS)
+		/* within CLOCKS_GAP_NS of its rows, said without wrapping past UINT64_MAX */
+		if (ts >= k->lo_ns - (k->lo_ns < CLOCKS_GAP_NS ? k->lo_ns : CLOCKS_GAP_NS) &&
+			ts - (ts < CLOCKS_GAP_NS ? ts : CLOCKS_GAP_NS) <= k->hi_ns)
 			return (uint32_t)i;
 	}
 	if (c->n_spans >= CLOCKS_NONE ||

@@ -140,6 +140,10 @@ START_TEST(gaps_past_int64)
 	ck_assert_uint_eq(clocks_time(1000, -INT64_MAX), 1000 + (uint64_t)INT64_MAX);
 	ck_assert_uint_eq(clocks_time(UINT64_MAX - 5, -INT64_MAX), UINT64_MAX);
 	ck_assert_uint_eq(clocks_time(5, INT64_MAX), 1);
+	/* near the end of the range: within 24 hours is the same clock */
+	ck_assert_int_eq(feed(&c, 2, file_a, UINT64_MAX - 1000, 0), 0);
+	ck_assert_int_eq(feed(&c, 2, file_b, UINT64_MAX - 500, 0), 0);
+	ck_assert_uint_eq(clocks_count(&c, 2), 1);
 	clocks_free(&c);
 }
 END_TEST
