@@ -279,9 +279,24 @@ static void report(const struct ineff_opts *o, const struct memscope_inefficient
 	if (s->n_other_access)
 		cli_msg(&tool, "%" PRIu64 " ACCESS row(s) of pools other than PTA and ATB ignored",
 			s->n_other_access);
-	if (!s->n_accesses && s->n_mallocs)
-		cli_msg(&tool, "no ACCESS rows: nothing can be flagged (trace with "
-			       "--events=...,access)");
+}
+
+/* Each input nothing of could be flagged, on stderr (also with -q: it changes the verdict). The
+ * number of them. */
+static size_t report_unchecked(const struct ineff_opts *o, const struct memscope_inefficient *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < o->n_inputs; i++) {
+		const char *why = memscope_inefficient_input_note(a, (uint32_t)i);
+
+		if (!why)
+			continue;
+		n++;
+		cli_msg(&tool, "%s: %s (record with msmemscope --events=...,access)",
+			strcmp(o->inputs[i], "-") ? o->inputs[i] : "standard input", why);
+	}
+	return n;
 }
 
 /* Write the annotated copy of the input into out. 0 or an exit status (reported). */
@@ -349,6 +364,7 @@ int main(int argc, char **argv)
 	struct memscope_inefficient *a = NULL;
 	const struct memscope_inefficient_stats *s;
 	char total[MEMSCOPE_BYTES_TEXT_MAX];
+	size_t n_unchecked;
 	int status;
 
 	memscope_inefficient_opts_init(&o.ineff);
@@ -377,6 +393,7 @@ int main(int argc, char **argv)
 	if ((status = analyse(&o, st, a)))
 		goto out;
 	report(&o, a);
+	n_unchecked = report_unchecked(&o, a);
 	if ((status = write_outputs(&o, st, a)))
 		goto out;
 	s = memscope_inefficient_stats(a);
@@ -389,6 +406,8 @@ int main(int argc, char **argv)
 			s->n_type[0], s->n_type[1], s->n_type[2], s->n_events);
 	if (o.fail_on_finding && s->n_blocks)
 		status = CLI_EXIT_FINDINGS;
+	else if (o.fail_on_finding && n_unchecked) /* a check that could not run is no pass */
+		status = CLI_EXIT_INVALID;
 out:
 	memscope_inefficient_free(a);
 	memscope_strtab_free(st);

@@ -102,6 +102,8 @@ struct memscope_inefficient {
 	size_t n_slots, cap_slots;
 	uint32_t free_slot; /* head of the free list + 1 (0: empty) */
 	struct u64map by_id, by_ptr;
+	uint8_t *accessed; /* per input (src): 1 once it had an ACCESS row of PTA or ATB */
+	size_t n_accessed;
 	int oom, finished;
 };
 
@@ -165,6 +167,7 @@ void memscope_inefficient_free(struct memscope_inefficient *a)
 	}
 	free(a->found);
 	free(a->slots);
+	free(a->accessed);
 	u64map_free(&a->by_id);
 	u64map_free(&a->by_ptr);
 	free(a);
@@ -287,6 +290,23 @@ static struct chunk *room(struct iproc *p)
 	return c;
 }
 
+/* Input src had an ACCESS row the model judges by. 0 or MEMSCOPE_E_NOMEM. */
+static int mark_accessed(struct memscope_inefficient *a, uint32_t src)
+{
+	if (src >= a->n_accessed) {
+		size_t n = (size_t)src + 1;
+		uint8_t *x = realloc(a->accessed, n);
+
+		if (!x)
+			return MEMSCOPE_E_NOMEM;
+		memset(x + a->n_accessed, 0, n - a->n_accessed);
+		a->accessed = x;
+		a->n_accessed = n;
+	}
+	a->accessed[src] = 1;
+	return 0;
+}
+
 int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memscope_event *ev)
 {
 	struct chunk *c;
@@ -310,7 +330,21 @@ int memscope_inefficient_feed(struct memscope_inefficient *a, const struct memsc
 		return MEMSCOPE_E_NOMEM;
 	c->r[c->n++] = r;
 	a->stats.rows_held++;
+	if (r.kind == R_ACCESS && mark_accessed(a, ev->src))
+		return MEMSCOPE_E_NOMEM;
 	return 0;
+}
+
+int memscope_inefficient_input_checked(const struct memscope_inefficient *a, uint32_t src)
+{
+	return src < a->n_accessed && a->accessed[src];
+}
+
+const char *memscope_inefficient_input_note(const struct memscope_inefficient *a, uint32_t src)
+{
+	return memscope_inefficient_input_checked(a, src)
+		       ? NULL
+		       : "no memory access events (ACCESS rows): not checked";
 }
 
 /* ---- the replay ---- */

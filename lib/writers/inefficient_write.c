@@ -132,6 +132,10 @@ static void write_text(const struct report *r)
 		" APIs, minimum size %s)\n",
 		s->n_blocks, memscope_bytes_text(total, sizeof(total), s->bytes), o->idle_threshold,
 		buf);
+	for (i = 0; i < r->n_names; i++)
+		if (memscope_inefficient_input_note(r->a, (uint32_t)i))
+			fprintf(r->out, "%s: %s\n", input_name(r, (uint32_t)i),
+				memscope_inefficient_input_note(r->a, (uint32_t)i));
 	for (i = 0; i < n; i++) {
 		fputc('\n', r->out);
 		text_block(r, i + 1, memscope_inefficient_get(r->a, i));
@@ -218,6 +222,26 @@ static void js_block(const struct report *r, size_t rank, const struct memscope_
 	fputc('}', r->out);
 }
 
+/* ,"not_checked":[{"input":...,"why":...},...]: the inputs nothing of could be flagged */
+static void js_not_checked(const struct report *r)
+{
+	size_t i, k = 0;
+
+	fputs(",\"not_checked\":[", r->out);
+	for (i = 0; i < r->n_names; i++) {
+		const char *why = memscope_inefficient_input_note(r->a, (uint32_t)i);
+
+		if (!why)
+			continue;
+		fputs(k++ ? ",{\"input\":" : "{\"input\":", r->out);
+		json_cstr(r->out, input_name(r, (uint32_t)i));
+		fputs(",\"why\":", r->out);
+		json_cstr(r->out, why);
+		fputc('}', r->out);
+	}
+	fputc(']', r->out);
+}
+
 static void js_summary(const struct report *r)
 {
 	const struct memscope_inefficient_stats *s = memscope_inefficient_stats(r->a);
@@ -240,10 +264,12 @@ static void js_summary(const struct report *r)
 		",\"apis\":{\"PTA\":%" PRIu64 ",\"ATB\":%" PRIu64 "},\"ops\":%" PRIu64
 		",\"mallocs\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"accesses\":%" PRIu64
 		",\"untracked\":%" PRIu64 ",\"replaced\":%" PRIu64 ",\"shadow_rows\":%" PRIu64
-		",\"other_pool_accesses\":%" PRIu64 ",\"alive_at_end\":%" PRIu64 "}",
+		",\"other_pool_accesses\":%" PRIu64 ",\"alive_at_end\":%" PRIu64,
 		o->idle_threshold, o->min_size, s->n_events, s->n_apis[MEMSCOPE_INEFF_PTA],
 		s->n_apis[MEMSCOPE_INEFF_ATB], s->n_ops, s->n_mallocs, s->n_frees, s->n_accesses,
 		s->n_untracked, s->n_replaced, s->n_shadow, s->n_other_access, s->n_alive_at_end);
+	js_not_checked(r);
+	fputc('}', r->out);
 }
 
 static void write_json(const struct report *r)

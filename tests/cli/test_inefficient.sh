@@ -132,10 +132,22 @@ expect_same "$WORK/out" rules_t3.txt
 # findings and the exit status
 expect_status 1 "$I" -q --fail-on-finding -o "$WORK/r.txt" rules.csv
 if head -1 "$WORK/r.txt" | grep -q '^Inefficient memory: 4 block(s)'; then ok; else bad "--fail-on-finding report"; fi
-expect_status 0 "$I" -q --fail-on-finding "$SRC/testdata/baseline.csv"
+# an input without ACCESS rows could not be checked: no pass with --fail-on-finding (3), a line
+# naming it on stderr (also with -q) and in the report, text and JSON; still 0 without the option
+expect_status 3 "$I" -q --fail-on-finding "$SRC/testdata/baseline.csv"
 if grep -q '^Inefficient memory: 0 block(s)' "$WORK/out"; then ok; else bad "baseline.csv report"; fi
+expect_err_line "^memscope-inefficient: $SRC/testdata/baseline.csv: no memory access events \\(ACCESS rows\\): not checked"
+if grep -qx "$SRC/testdata/baseline.csv: no memory access events (ACCESS rows): not checked" "$WORK/out"; then ok; else bad "not-checked line in the report: $(head -3 "$WORK/out")"; fi
 expect_status 0 "$I" "$SRC/testdata/baseline.csv"
-if grep -q 'no ACCESS rows: nothing can be flagged' "$WORK/err"; then ok; else bad "no-ACCESS note: $(cat "$WORK/err")"; fi
+if grep -q 'baseline.csv: no memory access events (ACCESS rows): not checked' "$WORK/err"; then ok; else bad "no-ACCESS note: $(cat "$WORK/err")"; fi
+# one input checked, the other not: the unchecked one is still named and still no pass
+expect_status 3 "$I" -q --fail-on-finding --kinds temporary_idleness "$SRC/testdata/leaks.csv" rules.csv
+expect_err_line "leaks.csv: no memory access events \\(ACCESS rows\\): not checked"
+expect_status 1 "$I" -q --fail-on-finding "$SRC/testdata/leaks.csv" rules.csv
+expect_status 0 "$I" -q --format json "$SRC/testdata/leaks.csv" rules.csv
+if grep -q '"not_checked":\[{"input":"[^"]*leaks.csv","why":"no memory access events (ACCESS rows): not checked"}\]' "$WORK/out"; then ok; else bad "JSON not_checked: $(tail -c 300 "$WORK/out")"; fi
+expect_status 0 "$I" -q --format json rules.csv
+if grep -q '"not_checked":\[\]' "$WORK/out"; then ok; else bad "JSON not_checked empty"; fi
 expect_status 0 "$I" -q "$SRC/testdata/memscope_dump_20250428113810.csv"
 
 # usage errors (2), invalid input (3), I/O (4); never an output left behind

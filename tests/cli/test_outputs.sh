@@ -74,7 +74,8 @@ for t in convert compare leaks inefficient db export; do
 			s2=$?
 		fi
 		if [ "$s1$s2" = 02 ] || [ "$s1$s2" = 20 ]; then ok; else bad "$t ($fs): race exit statuses $s1 and $s2, wanted one 0 and one 2"; fi
-		cat race1.err race2.err >race.err
+		# in.csv has no ACCESS rows: memscope-inefficient names it on every run
+		cat race1.err race2.err | grep -v ': no memory access events (ACCESS rows): not checked' >race.err
 		if [ "$(wc -l <race.err)" -eq 1 ] && grep -q "^memscope-$t: race.out: exists" race.err; then ok; else bad "$t ($fs): race stderr: $(cat race.err)"; fi
 		if [ "$t" = db ]; then # a database is not byte-identical run to run: check its rows
 			[ "$(sqlite3 race.out 'select count(*) from memscope_dump')" = "$(sqlite3 solo.out 'select count(*) from memscope_dump')" ] && ok || bad "db: race output incomplete"
@@ -119,6 +120,7 @@ wait
 # place leaves no report either
 rm -f rep.txt ann.csv
 LD_PRELOAD=$FAULT MEMSCOPE_FAULT_CREATE=ann.csv expect_status 2 "$BIN/memscope-inefficient" -q -o rep.txt --annotate ann.csv in.csv
+sed -i '/: no memory access events (ACCESS rows): not checked/d' "$WORK/err" # in.csv has none
 expect_err_line '^memscope-inefficient: ann.csv: exists: written by another run meanwhile'
 [ ! -e rep.txt ] && [ ! -s ann.csv ] && [ -z "$(ls ./*.tmp.* 2>/dev/null)" ] && ok || bad "--annotate race: $(ls rep.txt ann.csv 2>&1)"
 rm -f ann.csv

@@ -137,6 +137,16 @@ const struct memscope_inefficient_stats *memscope_inefficient_stats(
 const struct memscope_inefficient_opts *memscope_inefficient_opts(
 	const struct memscope_inefficient *a);
 
+/*
+ * Whether input src was checked: 1 when it had an ACCESS row of the PTA or ATB pools (not a
+ * shadow row), 0 otherwise (nothing of it can be flagged: a pass would be no pass).
+ */
+int memscope_inefficient_input_checked(const struct memscope_inefficient *a, uint32_t src);
+
+/* Why input src was not checked ("no memory access events (ACCESS rows): not checked", static),
+ * or NULL when it was. */
+const char *memscope_inefficient_input_note(const struct memscope_inefficient *a, uint32_t src);
+
 enum memscope_ineff_format {
 	MEMSCOPE_INEFF_TEXT, /* ranked blocks with their evidence, then the summary per type */
 	MEMSCOPE_INEFF_JSON, /* {"blocks":[...],"summary":{...}} */
