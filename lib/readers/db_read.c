@@ -382,7 +382,8 @@ static int wal_image(struct db_state *d)
 				d->err, MEMSCOPE_E_IO, src->name, 0, "%s: cut while read", wal);
 			goto out;
 		}
-		if (be32(pg) > w.n_pages) /* a page the commit truncated away */
+		/* a page the commit truncated away; 0 only if the file changed since the scan */
+		if (!be32(pg) || be32(pg) > w.n_pages)
 			continue;
 		if (pread(fd, m + (be32(pg) - 1) * (uint64_t)w.pgsz, w.pgsz, (off_t)(at + 24)) !=
 			(ssize_t)w.pgsz) {
