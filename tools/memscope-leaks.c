@@ -321,17 +321,22 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l,
 	size_t n, i;
 	const struct memscope_mark_group *g = memscope_leaks_mark_groups(l, &n);
 	uint64_t most = 0;
+	size_t n_unmatched = 0;
 	int checked = 0;
 	/* --kinds step with --fail-on-finding: no steps fails, so it is said with -q too */
 	int steps_asked = o->kinds_given && (o->leaks.kinds & MEMSCOPE_LEAK_STEP);
 
+	for (i = 0; i < o->n_inputs; i++)
+		n_unmatched += memscope_leaks_input(l, (uint32_t)i)->n_unmatched_free != 0;
+	/* the first such row, and how many inputs the count is over */
 	if (s->n_unmatched_free)
 		cli_msg(&tool,
 			"%s:%" PRIu64 ": FREE with no live MALLOC (a block allocated before the "
 			"input starts, or freed twice); %" PRIu64
-			" such row(s), counted and skipped",
+			" such row(s)%s%.0zu%s, counted and skipped",
 			memscope_event_file(st, s->unmatched_file, o->inputs[s->unmatched_src]),
-			s->unmatched_line, s->n_unmatched_free);
+			s->unmatched_line, s->n_unmatched_free, n_unmatched > 1 ? " in " : "",
+			n_unmatched > 1 ? n_unmatched : 0, n_unmatched > 1 ? " inputs" : "");
 	if (s->n_replaced)
 		cli_msg(&tool,
 			"%" PRIu64 " MALLOC row(s) on an address still live: the old block counts "
@@ -349,17 +354,36 @@ static int report(const struct leaks_opts *o, const struct memscope_leaks *l,
 			cli_msg(&tool, "out of memory");
 			return CLI_EXIT_IO;
 		}
-		/* an input without blocks has had its line */
-		for (i = 0; i < o->n_inputs; i++)
-			no_steps[i] = memscope_leaks_checked(l, MEMSCOPE_LEAK_STEP, (uint32_t)i) ==
-				      MEMSCOPE_LEAKS_NO_STEPS;
+		/* an input without blocks has had its line; 1 no steps, 2 too few */
+		for (i = 0; i < o->n_inputs; i++) {
+			enum memscope_leaks_unchecked w =
+				memscope_leaks_checked(l, MEMSCOPE_LEAK_STEP, (uint32_t)i);
+
+			no_steps[i] = w == MEMSCOPE_LEAKS_NO_STEPS    ? 1
+				      : w == MEMSCOPE_LEAKS_FEW_STEPS ? 2
+								      : 0;
+		}
 		for (i = 0; steps_asked && i < o->n_inputs; i++)
-			*unchecked |= no_steps[i];
+			*unchecked |= no_steps[i] != 0;
 		/* a gate says what it could not check, -q or not */
 		snprintf(one, sizeof(one), " (%s)", why);
 		snprintf(several, sizeof(several), ": %s", why);
 		if (!o->common.quiet || o->fail_on_leak)
 			note_inputs(o, no_steps, 1, "step leaks not checked", one, several);
+		/* too few steps: the figures of the single input, else the rule */
+		why = memscope_leaks_unchecked_text(MEMSCOPE_LEAKS_FEW_STEPS);
+		snprintf(several, sizeof(several), ": %s", why);
+		for (i = 0; i < o->n_inputs && no_steps[i] != 2; i++)
+			;
+		if (i < o->n_inputs) {
+			char say[200];
+
+			snprintf(one, sizeof(one), " (%s)",
+				memscope_leaks_unchecked_say(
+					l, MEMSCOPE_LEAK_STEP, (uint32_t)i, say, sizeof(say)));
+		}
+		if (!o->common.quiet || o->fail_on_leak)
+			note_inputs(o, no_steps, 2, "step leaks not checked", one, several);
 		free(no_steps);
 	}
 	if (o->format != MEMSCOPE_LEAKS_REFERENCE && o->leaks.group_by == MEMSCOPE_LEAKS_BY_STACK &&
@@ -459,27 +483,35 @@ int main(int argc, char **argv)
 	if ((status = cli_out_commit(&tool, &out)))
 		goto out;
 	if (!o.common.quiet) {
-		char steps[48] = "step leaks not checked", ooms[48] = "";
+		char steps[48] = "", marks[48] = "",
+		     exits[MEMSCOPE_LEAKS_TOTALS_TEXT_MAX + 80] = "", ooms[48] = "";
+		const unsigned kinds = memscope_leaks_opts(l)->kinds;
 		size_t n_oom;
 
-		/* what could not be checked is no count of 0 */
-		if (memscope_leaks_unchecked_inputs(l, MEMSCOPE_LEAK_STEP, o.n_inputs, NULL) <
-			o.n_inputs)
-			snprintf(steps, sizeof(steps), "%" PRIu64 " step leak(s)", s->n_step_leaks);
 		/* the biggest finding first */
 		if (memscope_leaks_ooms(l, &n_oom) && n_oom)
 			snprintf(ooms, sizeof(ooms), "%zu out-of-memory event(s), ", n_oom);
-		cli_msg(&tool,
-			"%s%s, %" PRIu64 " marked-range leak(s), %" PRIu64 " %s (%s), from %" PRIu64
-			" events",
-			ooms, steps, s->n_mark_leaks, s->n_exit_leaks,
-			memscope_leaks_end_text(
-				memscope_leaks_end_of(l, MEMSCOPE_LEAKS_ALL_INPUTS)),
-			memscope_leaks_totals_text(total, sizeof(total), t,
-				memscope_leaks_totals(
-					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS, t),
-				memscope_leaks_nested(
-					l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS)),
+		/* a kind not asked for says nothing; one not checked is no count of 0 */
+		if ((kinds & MEMSCOPE_LEAK_STEP) &&
+			memscope_leaks_unchecked_inputs(l, MEMSCOPE_LEAK_STEP, o.n_inputs, NULL) <
+				o.n_inputs)
+			snprintf(steps, sizeof(steps), "%" PRIu64 " step leak(s), ",
+				s->n_step_leaks);
+		else if (kinds & MEMSCOPE_LEAK_STEP)
+			snprintf(steps, sizeof(steps), "step leaks not checked, ");
+		if ((kinds & MEMSCOPE_LEAK_MARK) && o.leaks.mark)
+			snprintf(marks, sizeof(marks), "%" PRIu64 " marked-range leak(s), ",
+				s->n_mark_leaks);
+		if (kinds & MEMSCOPE_LEAK_EXIT)
+			snprintf(exits, sizeof(exits), "%" PRIu64 " %s (%s), ", s->n_exit_leaks,
+				memscope_leaks_end_text(
+					memscope_leaks_end_of(l, MEMSCOPE_LEAKS_ALL_INPUTS)),
+				memscope_leaks_totals_text(total, sizeof(total), t,
+					memscope_leaks_totals(l, MEMSCOPE_LEAK_EXIT,
+						MEMSCOPE_LEAKS_ALL_INPUTS, t),
+					memscope_leaks_nested(
+						l, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS)));
+		cli_msg(&tool, "%s%s%s%sfrom %" PRIu64 " events", ooms, steps, marks, exits,
 			s->n_events);
 	}
 	if (o.fail_on_leak && s->n_step_leaks + s->n_mark_leaks + s->n_exit_leaks)

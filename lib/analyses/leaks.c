@@ -96,6 +96,10 @@ struct oom_state {
 
 /* what an owner of bytes at an out-of-memory event is (oom_owner_key) */
 enum { OOM_BY_OWNER = 1, OOM_BY_PY, OOM_BY_C };
+/* which blocks an owner's sum at an out-of-memory event counts: all, or those of no outer pool
+ * (HAL, CUDA), the one family of a device that has pools carved out of one (the pool totals'
+ * rule, memscope_pools_default: never a block and the segment holding it) */
+enum { OOM_ALL = 0, OOM_UNNESTED = 1 };
 
 struct memscope_leaks {
 	struct memscope_leaks_opts o;
@@ -461,10 +465,11 @@ static int judge_mark(struct memscope_leaks *l, const struct memscope_block *b, 
 	return 0;
 }
 
-/* The key of oom_owners: the event's index, what names the owner, its id. */
-static uint64_t oom_owner_key(size_t oom, unsigned by, uint32_t id)
+/* The key of oom_owners: the event's index, which blocks (OOM_ALL or OOM_UNNESTED), what names
+ * the owner, its id. */
+static uint64_t oom_owner_key(size_t oom, unsigned family, unsigned by, uint32_t id)
 {
-	return (uint64_t)oom << 40 | (uint64_t)by << 32 | id;
+	return (uint64_t)oom << 40 | (uint64_t)family << 36 | (uint64_t)by << 32 | id;
 }
 
 /* Whether block b was alive at out-of-memory event o: of its input, device and process (a
@@ -493,6 +498,7 @@ static int oom_account(struct memscope_leaks *l, const struct memscope_block *b,
 	for (i = 0; i < l->n_ooms && i < MEMSCOPE_LEAKS_OOM_STATES && !rc; i++) {
 		struct oom_state *st = &l->oom_state[i];
 		uint64_t bytes = 0, n = 0, k;
+		unsigned f;
 
 		if (!alive_at(&l->ooms[i], b, freed, free_pos))
 			continue;
@@ -500,15 +506,22 @@ static int oom_account(struct memscope_leaks *l, const struct memscope_block *b,
 			add_bytes(&st->bytes[b->pool], b->size);
 			st->n[b->pool]++;
 		}
-		k = b->owner	  ? oom_owner_key(i, OOM_BY_OWNER, b->owner)
-		    : b->stack_py ? oom_owner_key(i, OOM_BY_PY, b->stack_py)
-		    : b->stack_c  ? oom_owner_key(i, OOM_BY_C, b->stack_c)
+		k = b->owner	  ? oom_owner_key(i, 0, OOM_BY_OWNER, b->owner)
+		    : b->stack_py ? oom_owner_key(i, 0, OOM_BY_PY, b->stack_py)
+		    : b->stack_c  ? oom_owner_key(i, 0, OOM_BY_C, b->stack_c)
 				  : 0;
 		if (!k)
 			continue;
-		u64map_get(&l->oom_owners, k, &bytes, &n);
-		add_bytes(&bytes, b->size);
-		rc = u64map_put(&l->oom_owners, k, bytes, n + 1);
+		/* every block, and the blocks of no outer pool apart: finish_ooms keeps one */
+		for (f = OOM_ALL; f <= OOM_UNNESTED && !rc; f++) {
+			if (f == OOM_UNNESTED && b->pool < 64 &&
+				(MEMSCOPE_POOL_BIT(b->pool) & MEMSCOPE_POOLS_OUTER))
+				break;
+			bytes = n = 0;
+			u64map_get(&l->oom_owners, k | (uint64_t)f << 36, &bytes, &n);
+			add_bytes(&bytes, b->size);
+			rc = u64map_put(&l->oom_owners, k | (uint64_t)f << 36, bytes, n + 1);
+		}
 	}
 	return rc;
 }
@@ -799,6 +812,8 @@ static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct me
 			l->stats.unmatched_file = ev->file;
 			l->stats.unmatched_line = ev->line;
 		}
+		if (ev->src < l->n_info)
+			l->info[ev->src].n_unmatched_free++;
 		return 0;
 	default:
 		return r < 0 ? r : 0;
@@ -1727,9 +1742,23 @@ static int note_steps(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 {
 	struct memscope_leaks *l = ctx;
 
+	struct memscope_leaks_input_info *in;
+	uint64_t n, s, k;
+	struct memscope_pos end;
+
 	(void)pid;
-	if (src < l->n_info && memscope_steps_source(p) != MEMSCOPE_STEPS_NONE)
-		l->info[src].has_steps = 1;
+	if (src >= l->n_info || memscope_steps_source(p) == MEMSCOPE_STEPS_NONE)
+		return 0;
+	in = &l->info[src];
+	in->has_steps = 1;
+	n = memscope_steps_count(p);
+	in->n_steps = n > in->n_steps ? n : in->n_steps;
+	/* judge_step's rule for the first step it may judge: later ones reach no further */
+	if (l->o.skip_steps < n &&
+		(s = memscope_steps_number(p, l->o.skip_steps + 1)) != MEMSCOPE_STEP_NONE &&
+		s + l->o.min_steps_alive >= s &&
+		memscope_steps_end_from(p, s + l->o.min_steps_alive, &k, &end))
+		in->step_room = 1;
 	return 0;
 }
 
@@ -1772,17 +1801,23 @@ static void finish_ooms(struct memscope_leaks *l)
 		const struct u64map_entry *e = &l->oom_owners.e[k];
 		struct memscope_leaks_oom *o;
 		uint32_t id = (uint32_t)e->key;
+		uint64_t seen = 0;
 
 		if (!e->used || (e->key >> 40) >= l->n_ooms)
 			continue;
 		o = &l->ooms[e->key >> 40];
+		for (i = 0; i < o->n_pools; i++)
+			seen |= o->pools[i].pool < 64 ? MEMSCOPE_POOL_BIT(o->pools[i].pool) : 0;
+		if ((unsigned)(e->key >> 36 & 0xf) !=
+			(seen & MEMSCOPE_POOLS_INNER ? OOM_UNNESTED : OOM_ALL))
+			continue;
 		if (e->a < o->top_bytes || (e->a == o->top_bytes && o->top_blocks))
 			continue;
 		o->top_bytes = e->a;
 		o->top_blocks = e->b;
-		o->top_owner = (e->key >> 32 & 0xff) == OOM_BY_OWNER ? id : 0;
-		o->top_stack_py = (e->key >> 32 & 0xff) == OOM_BY_PY ? id : 0;
-		o->top_stack_c = (e->key >> 32 & 0xff) == OOM_BY_C ? id : 0;
+		o->top_owner = (e->key >> 32 & 0xf) == OOM_BY_OWNER ? id : 0;
+		o->top_stack_py = (e->key >> 32 & 0xf) == OOM_BY_PY ? id : 0;
+		o->top_stack_c = (e->key >> 32 & 0xf) == OOM_BY_C ? id : 0;
 	}
 	if (!l->complete && l->n_ooms > 1)
 		qsort(l->ooms, l->n_ooms, sizeof(*l->ooms), cmp_oom);
@@ -1993,6 +2028,8 @@ enum memscope_leaks_unchecked memscope_leaks_checked(
 		return MEMSCOPE_LEAKS_NO_BLOCKS;
 	if (kind == MEMSCOPE_LEAK_STEP && !in->has_steps)
 		return MEMSCOPE_LEAKS_NO_STEPS;
+	if (kind == MEMSCOPE_LEAK_STEP && !in->step_room)
+		return MEMSCOPE_LEAKS_FEW_STEPS;
 	if (kind != MEMSCOPE_LEAK_MARK)
 		return MEMSCOPE_LEAKS_CHECKED;
 	for (i = 0; i < l->n_mg_out; i++)
@@ -2013,9 +2050,34 @@ const char *memscope_leaks_unchecked_text(enum memscope_leaks_unchecked why)
 		       "ProfilerStep#N ops";
 	case MEMSCOPE_LEAKS_NO_MARKS:
 		return "no device has the three Mark rows";
+	case MEMSCOPE_LEAKS_FEW_STEPS:
+		return "too few steps: a step leak needs a step after the --skip-steps ones and "
+		       "an ended step --min-steps-alive after it";
 	default:
 		return "";
 	}
+}
+
+const char *memscope_leaks_unchecked_say(
+	const struct memscope_leaks *l, unsigned kind, uint32_t src, char *buf, size_t size)
+{
+	enum memscope_leaks_unchecked why = memscope_leaks_checked(l, kind, src);
+	const struct memscope_leaks_input_info *in = memscope_leaks_input(l, src);
+	uint64_t need = l->o.skip_steps + 1 + l->o.min_steps_alive;
+
+	if (!size)
+		return buf;
+	if (why != MEMSCOPE_LEAKS_FEW_STEPS)
+		snprintf(buf, size, "%s", memscope_leaks_unchecked_text(why));
+	else if (need > l->o.skip_steps && need > l->o.min_steps_alive)
+		snprintf(buf, size,
+			"%" PRIu64 " step%s: a step leak needs %" PRIu64 " (--skip-steps %" PRIu64
+			", then a step and one ended --min-steps-alive %" PRIu64 " later)",
+			in->n_steps, in->n_steps == 1 ? "" : "s", need, l->o.skip_steps,
+			l->o.min_steps_alive);
+	else
+		snprintf(buf, size, "%s", memscope_leaks_unchecked_text(why));
+	return buf;
 }
 
 size_t memscope_leaks_unchecked_inputs(const struct memscope_leaks *l, unsigned kind,

@@ -1038,7 +1038,7 @@ static void text_why(const struct report *r, unsigned why, int long_text)
 {
 	unsigned w, k = 0;
 
-	for (w = MEMSCOPE_LEAKS_NO_BLOCKS; w <= MEMSCOPE_LEAKS_NO_MARKS; w++) {
+	for (w = MEMSCOPE_LEAKS_NO_BLOCKS; w <= MEMSCOPE_LEAKS_FEW_STEPS; w++) {
 		const char *t = memscope_leaks_unchecked_text((enum memscope_leaks_unchecked)w);
 		const char *colon = strchr(t, ':');
 
@@ -1146,9 +1146,17 @@ static void text_answer_to(struct report *r)
 			fputs(" in ", r->out);
 			text_cstr(r->out, input_name(r, oom[0].src));
 		}
+		/* who held the most then: the out-of-memory moment, apart from the end state */
+		if (oom[0].top_bytes) {
+			fprintf(r->out, "; the largest holder then %s in %" PRIu64 " block%s",
+				memscope_bytes_text(b, sizeof(b), oom[0].top_bytes),
+				oom[0].top_blocks, oom[0].top_blocks == 1 ? "" : "s");
+			text_holder(
+				r, oom[0].top_owner, 0, oom[0].top_stack_py, oom[0].top_stack_c);
+		}
 		if (n_oom > 1)
 			fprintf(r->out, " (%zu out-of-memory events in all)", n_oom);
-		sep = "; ";
+		sep = "; apart from it, ";
 	}
 	for (k = 0; k < 3 && main == 3; k++)
 		if (counts[k])

@@ -568,7 +568,10 @@ then ok; else bad "steps not checked, json"; fi
 # a PyTorch snapshot with an oom entry (written by Python's own pickle): the out-of-memory event
 # first, with the allocator's state then and who held the most (a block freed after it counted:
 # the reader hands the oom entry on after the trace, the second pass sees it); the blocks held
-# when the snapshot was taken are alive at its end, not unreleased at exit
+# when the snapshot was taken are alive at its end, not unreleased at exit; the largest holder
+# counts the caching allocator's blocks, not also the segment holding them (made at the same
+# line: 24 MiB in 4 blocks before); the first line says the out-of-memory moment apart from the
+# end state
 python3 - "$WORK/oom.pickle" <<'PY'
 import pickle, sys
 T, A, MiB = 1738780408789613, 0x7F3A00000000, 1 << 20
@@ -579,7 +582,7 @@ seg = {"device": 0, "address": A, "total_size": 20 * MiB, "allocated_size": 3 * 
        "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
        "blocks": [blk(A, 2 * MiB, "active_allocated"), blk(A + 2 * MiB, MiB, "active_allocated"),
                   blk(A + 3 * MiB, 17 * MiB, "inactive")]}
-tr = [{"action": "segment_alloc", "addr": A, "size": 20 * MiB, "stream": 0, "time_us": T, "frames": []},
+tr = [{"action": "segment_alloc", "addr": A, "size": 20 * MiB, "stream": 0, "time_us": T, "frames": fr},
       {"action": "alloc", "addr": A, "size": 2 * MiB, "stream": 0, "time_us": T + 10, "frames": fr},
       {"action": "alloc", "addr": A + 2 * MiB, "size": MiB, "stream": 0, "time_us": T + 20, "frames": fr},
       {"action": "alloc", "addr": A + 3 * MiB, "size": MiB, "stream": 0, "time_us": T + 25, "frames": fr},
@@ -589,13 +592,13 @@ tr = [{"action": "segment_alloc", "addr": A, "size": 20 * MiB, "stream": 0, "tim
 pickle.dump({"segments": [seg], "device_traces": [tr]}, open(sys.argv[1], "wb"), protocol=4)
 PY
 expect_status 1 "$L" --fail-on-finding "$WORK/oom.pickle"
-if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000030 s: asked for 4\.00 GiB, device free 5\.00 MiB, reserved 20\.0 MiB, allocated 4\.00 MiB; 3 blocks alive at the end of the snapshot (.*), the largest group CUDA_CACHING 3\.00 MiB in 2 blocks, at train\.py(3): forward; step leaks not checked (no steps)$' &&
+if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000030 s: asked for 4\.00 GiB, device free 5\.00 MiB, reserved 20\.0 MiB, allocated 4\.00 MiB; the largest holder then 4\.00 MiB in 3 blocks, at train\.py(3): forward; apart from it, 3 blocks alive at the end of the snapshot (.*), the largest group CUDA_CACHING 3\.00 MiB in 2 blocks, at train\.py(3): forward; step leaks not checked (no steps)$' &&
 	grep -q '^Out of memory: 1 event$' "$WORK/out" &&
 	grep -q '^   alive then: CUDA 20\.0 MiB in 1 block, CUDA_CACHING 4\.00 MiB in 3 blocks, not summed: CUDA_CACHING lies inside CUDA$' "$WORK/out" &&
 	grep -q '^   largest holder: 4\.00 MiB in 3 blocks, at train\.py(3): forward$' "$WORK/out" &&
 	grep -q '^Alive at the end of the snapshot: 3 blocks ' "$WORK/out" && ! grep -qi 'at exit' "$WORK/out" &&
 	grep -q '^summary: .*; alive at the end of the snapshot 3 (' "$WORK/out" &&
-	grep -q '^memscope-leaks: 1 out-of-memory event(s), step leaks not checked, 0 marked-range leak(s), 3 alive at the end of the snapshot (' "$WORK/err"; then ok; else bad "snapshot oom: $(cat "$WORK/out" "$WORK/err")"; fi
+	grep -q '^memscope-leaks: 1 out-of-memory event(s), step leaks not checked, 3 alive at the end of the snapshot (' "$WORK/err"; then ok; else bad "snapshot oom: $(cat "$WORK/out" "$WORK/err")"; fi
 expect_status 0 "$L" -q --format json "$WORK/oom.pickle"
 if python3 - "$WORK/out" <<'PY'
 import json, sys
@@ -614,6 +617,23 @@ assert s["inputs"][0]["end"] == "snapshot" and s["inputs"][0]["ooms"] == 1
 PY
 then ok; else bad "snapshot oom, json"; fi
 
+# a step check that could not run for want of steps is no 0: the profiler folder has one step
+# (ProfilerStep#50), skipped by --skip-steps 1, and with --skip-steps 0 no later step to be alive
+# at; --fail-on-finding fails as for no steps (exit 3). The stderr summary names only the kinds
+# asked for, never "0 marked-range leak(s)" without --mark
+expect_status 3 "$L" --kinds step --fail-on-finding "$T/msprof/torch_npu_level0_rank0_ascend_pt"
+if grep -q '^memscope-leaks: .*torch_npu_level0_rank0_ascend_pt: step leaks not checked (1 step: a step leak needs 3 (--skip-steps 1, then a step and one ended --min-steps-alive 1 later))$' "$WORK/err" &&
+	! grep -q 'step leaks 0' "$WORK/out" "$WORK/err"; then ok; else bad "one step: $(cat "$WORK/out" "$WORK/err")"; fi
+expect_status 0 "$L" --kinds step --skip-steps 0 "$T/msprof/torch_npu_level0_rank0_ascend_pt"
+if grep -q 'step leaks not checked (1 step: a step leak needs 2 (--skip-steps 0, ' "$WORK/err" &&
+	grep -q '^summary: step leaks: not checked (too few steps: ' "$WORK/out" &&
+	grep -q '^memscope-leaks: step leaks not checked, from [0-9]* events$' "$WORK/err"; then ok; else bad "one step, skip 0: $(cat "$WORK/out" "$WORK/err")"; fi
+expect_status 0 "$L" steps_mstx.csv
+if tail -1 "$WORK/err" | grep -q '^memscope-leaks: [0-9]* step leak(s), [0-9]* unreleased at exit (.*), from [0-9]* events$'; then ok; else bad "no mark, stderr: $(cat "$WORK/err")"; fi
+# FREE rows without a MALLOC in two inputs: the count says it is over both
+expect_status 0 "$L" -q --kinds exit "$T/memscope_dump_20250428113810.csv" "$T/memscope_dump_20250428113811.csv"
+if grep -q '^memscope-leaks: .*memscope_dump_20250428113810\.csv:261: FREE with no live MALLOC (.*); 14 such row(s) in 2 inputs, counted and skipped$' "$WORK/err"; then ok; else bad "unmatched frees of 2 inputs: $(cat "$WORK/err")"; fi
+
 # msMemScope's OOM_TRIGGER row (its req_size), written after a FREE of a later time: the second
 # pass counts the block that FREE ends as alive then
 printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)' \
@@ -622,7 +642,7 @@ printf '%s\n' 'ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Devic
 	'3,FREE,PTA,N/A,300,7,7,0,0x20,"{allocation_id:2,addr:0x20,size:-2048}",,' \
 	'4,OOM_DETAIL,OOM_TRIGGER,OOM_Trigger,250,7,7,0,N/A,"{func:halMemAlloc,req_size:8589934592,flag:0}",,' >"$WORK/oom.csv"
 expect_status 0 "$L" -q "$WORK/oom.csv"
-if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000000 s (process 7): asked for 8\.00 GiB; 1 block unreleased at exit (PTA 1\.00 MiB); ' &&
+if head -1 "$WORK/out" | grep -q '^Out of memory on device 0 at 0\.000000 s (process 7): asked for 8\.00 GiB; the largest holder then 1\.00 MiB in 1 block, owner PTA@model@weight; apart from it, 1 block unreleased at exit (PTA 1\.00 MiB); ' &&
 	grep -q '^   alive then: PTA 1\.00 MiB$' "$WORK/out" &&
 	grep -q '^   largest holder: 1\.00 MiB in 1 block, owner PTA@model@weight$' "$WORK/out"; then ok; else bad "dump oom: $(cat "$WORK/out")"; fi
 expect_status 0 "$L" --format json "$WORK/oom.csv"

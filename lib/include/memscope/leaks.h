@@ -264,6 +264,9 @@ enum memscope_leaks_unchecked {
 	MEMSCOPE_LEAKS_NO_STEPS,  /* step leaks: no process of the input has steps */
 	MEMSCOPE_LEAKS_NO_MARKS,  /* marked range: no process and device of the input has marks
 				     A, B and C */
+	MEMSCOPE_LEAKS_FEW_STEPS, /* step leaks: steps, but no process has one after the
+				     --skip-steps ones and an ended step --min-steps-alive after it
+				     (one step alone checks nothing) */
 };
 
 /* What the analysis saw of one input. */
@@ -275,6 +278,9 @@ struct memscope_leaks_input_info {
 	uint64_t n_op_rows;    /* ATen and ATB op start and end rows */
 	uint64_t n_block_rows; /* MALLOC and FREE rows: none, nothing to check (samples only) */
 	int has_steps;	       /* one of its processes has steps */
+	int step_room;	       /* one of its processes has steps enough for a step leak */
+	uint64_t n_steps;      /* the most steps a process of it has */
+	uint64_t n_unmatched_free;   /* its FREE rows with no live block (stats.n_unmatched_free) */
 	enum memscope_leaks_end end; /* how it ended (memscope_leaks_input_end; EXIT unless told) */
 	uint64_t n_ooms;	     /* its out-of-memory events (memscope_leaks_ooms) */
 };
@@ -314,7 +320,7 @@ const char *memscope_leaks_end_text(enum memscope_leaks_end end);
 
 /*
  * Whether leaks of kind (one enum memscope_leak_kind) were looked for in input src, and why not:
- * NOT_ASKED before NO_BLOCKS before NO_STEPS or NO_MARKS. After finish.
+ * NOT_ASKED before NO_BLOCKS before NO_STEPS, FEW_STEPS or NO_MARKS. After finish.
  */
 enum memscope_leaks_unchecked memscope_leaks_checked(
 	const struct memscope_leaks *l, unsigned kind, uint32_t src);
@@ -322,9 +328,18 @@ enum memscope_leaks_unchecked memscope_leaks_checked(
 /*
  * Why as the reports say it, one line without the kind: "no allocations or frees", "no steps:
  * neither mstx "step start" ranges, SYSTEM STEP rows nor ProfilerStep#N ops", "no device has
- * the three Mark rows", "not asked for"; "" for CHECKED. Static.
+ * the three Mark rows", "too few steps: ...", "not asked for"; "" for CHECKED. Static.
  */
 const char *memscope_leaks_unchecked_text(enum memscope_leaks_unchecked why);
+
+/*
+ * Why kind was not checked in input src, with its figures where the reason has some ("1 step:
+ * a step leak needs 3 (--skip-steps 1, then a step and one --min-steps-alive 1 later)"), else
+ * memscope_leaks_unchecked_text's; into buf (size bytes, NUL-terminated, cut short when full).
+ * Returns buf. After finish.
+ */
+const char *memscope_leaks_unchecked_say(
+	const struct memscope_leaks *l, unsigned kind, uint32_t src, char *buf, size_t size);
 
 /*
  * How many of the first n_inputs inputs kind was asked for in and not checked (NOT_ASKED counts
