@@ -195,6 +195,8 @@ int memscope_blocks_feed(
 		x->b.flags |= MEMSCOPE_BLOCK_SHADOW_ALLOC;
 	if (ev->func)
 		x->b.flags |= MEMSCOPE_BLOCK_RECORDED;
+	if (memscope_event_attr(ev, MEMSCOPE_STR_BEFORE_TRACE))
+		x->b.flags |= MEMSCOPE_BLOCK_BEFORE_TRACE;
 	x->by_id = by_id;
 	x->seq = b->seq++;
 	b->oom = 0;

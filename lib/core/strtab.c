@@ -48,6 +48,7 @@ static const char *const well_known[MEMSCOPE_STR_WELL_KNOWN_COUNT] = {
 	[MEMSCOPE_STR_FUNC] = "func",
 	[MEMSCOPE_STR_PTR] = "ptr",
 	[MEMSCOPE_STR_MID] = "MID",
+	[MEMSCOPE_STR_BEFORE_TRACE] = "before_trace",
 };
 
 static int grow_slots(uint32_t **slots, uint32_t *mask, uint32_t n_items, const void *entries,

@@ -609,7 +609,12 @@ static void text_group(const struct report *r, const struct memscope_leak_group 
 	text_group_head(r, g->rank, g->pool, g->bytes, g->n, g->owner, g->differ);
 	text_steps(r, g);
 	fputc('\n', r->out);
-	text_group_op(r, g->op, g->differ, memscope_leaks_input(r->l, g->src)->n_op_rows != 0);
+	/* a block from before the recorded history has no op, nor a time of its own */
+	if (x && (x->blk.flags & MEMSCOPE_BLOCK_BEFORE_TRACE) && !g->op)
+		fputs("   allocated before the recorded history\n", r->out);
+	else
+		text_group_op(
+			r, g->op, g->differ, memscope_leaks_input(r->l, g->src)->n_op_rows != 0);
 	if (x) {
 		/* what the input says of the block: a profiler's has no process or address */
 		if (x->blk.pid != MEMSCOPE_ID_NONE)
@@ -618,10 +623,20 @@ static void text_group(const struct report *r, const struct memscope_leak_group 
 		ptr_text(r, &x->blk, ptr + 2, sizeof(ptr) - 2);
 		fputs("   first ", r->out);
 		text_cstr(r->out, block_file(r, &x->blk));
-		fprintf(r->out, ":%" PRIu64 " at %s (%sdevice %s%s)\n", x->blk.alloc_line,
+		/* a snapshot's position is its record number, not a line */
+		fprintf(r->out,
+			memscope_leaks_end_of(r->l, x->blk.src) == MEMSCOPE_LEAKS_END_SNAPSHOT
+				? " record %" PRIu64
+				: ":%" PRIu64,
+			x->blk.alloc_line);
+		if (x->blk.flags & MEMSCOPE_BLOCK_BEFORE_TRACE)
+			snprintf(t, sizeof(t), "before the recorded history");
+		else
 			memscope_seconds_text(t, sizeof(t), x->blk.alloc_ts_ns,
-				memscope_leaks_origin(r->l, x->blk.src, x->blk.file)),
-			pid, memscope_device_text(x->blk.device, dev),
+				memscope_leaks_origin(r->l, x->blk.src, x->blk.file));
+		fprintf(r->out, " %s%s (%sdevice %s%s)\n",
+			x->blk.flags & MEMSCOPE_BLOCK_BEFORE_TRACE ? "" : "at ", t, pid,
+			memscope_device_text(x->blk.device, dev),
 			x->blk.flags & MEMSCOPE_BLOCK_NO_PTR ? "" : ptr);
 	}
 	text_group_stacks(r, g->stack_py, g->stack_c, g->differ);

@@ -617,6 +617,29 @@ assert s["inputs"][0]["end"] == "snapshot" and s["inputs"][0]["ooms"] == 1
 PY
 then ok; else bad "snapshot oom, json"; fi
 
+# a snapshot's block alive before its trace starts (from its segments, before_trace) has no time
+# nor op of its own: "allocated before the recorded history", and a snapshot names a record, not
+# a line ("file.pickle record N", was "file.pickle:N at 0.000000 s" and "outside any op")
+python3 - "$WORK/pre.pickle" <<'PY'
+import pickle, sys
+T, A, MiB = 1738780408789613, 0x7F3A00000000, 1 << 20
+fr = [{"filename": "train.py", "line": 3, "name": "forward"}]
+blk = lambda a, n, st, f: {"address": a, "size": n, "requested_size": n, "state": st, "frames": f}
+seg = {"device": 0, "address": A, "total_size": 4 * MiB, "allocated_size": 3 * MiB,
+       "active_size": 3 * MiB, "requested_size": 3 * MiB, "stream": 0, "segment_type": "large",
+       "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
+       "blocks": [blk(A, 2 * MiB, "active_allocated", []), blk(A + 2 * MiB, MiB, "active_allocated", fr),
+                  blk(A + 3 * MiB, MiB, "inactive", [])]}
+tr = [{"action": "alloc", "addr": A + 2 * MiB, "size": MiB, "stream": 0, "time_us": T + 20, "frames": fr},
+      {"action": "op_start", "addr": 0, "size": 0, "stream": 0, "time_us": T + 21, "frames": []}][:1]
+pickle.dump({"segments": [seg], "device_traces": [tr]}, open(sys.argv[1], "wb"), protocol=4)
+PY
+expect_status 0 "$L" -q --kinds exit "$WORK/pre.pickle"
+if grep -q '^   allocated before the recorded history$' "$WORK/out" &&
+	grep -q '^   first .*pre\.pickle record [0-9]* before the recorded history (device 0, 0x00007f3a00000000)$' "$WORK/out" &&
+	grep -q '^   first .*pre\.pickle record [0-9]* at 0\.0000[0-9]* s (device 0, 0x00007f3a00200000)$' "$WORK/out" &&
+	! grep -q 'pre\.pickle:[0-9]' "$WORK/out"; then ok; else bad "before the trace: $(cat "$WORK/out")"; fi
+
 # a step check that could not run for want of steps is no 0: the profiler folder has one step
 # (ProfilerStep#50), skipped by --skip-steps 1, and with --skip-steps 0 no later step to be alive
 # at; --fail-on-finding fails as for no steps (exit 3). The stderr summary names only the kinds

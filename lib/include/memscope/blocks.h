@@ -96,6 +96,10 @@ enum memscope_block_flag {
 						  profiler's blocks); ptr is 0 */
 	MEMSCOPE_BLOCK_RECORDED = 1u << 5,     /* its MALLOC names the host call that made it
 						  (func: memscope-record's events) */
+	MEMSCOPE_BLOCK_BEFORE_TRACE = 1u << 6, /* allocated before the recorded history: its
+						  MALLOC has the before_trace attr (a PyTorch
+						  snapshot's block from its segments), its time
+						  is not its own */
 };
 
 /*

@@ -28,6 +28,7 @@ enum memscope_str {
 	MEMSCOPE_STR_FUNC,
 	MEMSCOPE_STR_PTR,
 	MEMSCOPE_STR_MID,
+	MEMSCOPE_STR_BEFORE_TRACE, /* a PyTorch snapshot's block alive before its trace starts */
 	MEMSCOPE_STR_WELL_KNOWN_COUNT
 };
 
