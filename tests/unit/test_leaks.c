@@ -731,6 +731,45 @@ START_TEST(ends_and_unchecked)
 }
 END_TEST
 
+/* Steps too few for a step leak are "not checked", not a check that found 0: with --skip-steps
+ * 1 and --min-steps-alive 1, two SYSTEM STEP rows (steps 1, 2 ended, 3 running) leave step 2 no
+ * ended step 3; a third row gives it one. */
+START_TEST(too_few_steps_unchecked)
+{
+	struct memscope_strtab *st = memscope_strtab_new();
+	int n_steps;
+
+	for (n_steps = 1; n_steps <= 3; n_steps++) {
+		struct memscope_leaks *l = memscope_leaks_new(NULL, st);
+		struct row r[4];
+		char say[200];
+		int i;
+
+		mk_block(&r[0], MEMSCOPE_KIND_MALLOC, 5, 0, 0);
+		ck_assert_int_eq(memscope_leaks_feed(l, &r[0].ev), 0);
+		for (i = 1; i <= n_steps; i++) {
+			mk(&r[i], MEMSCOPE_KIND_SYSTEM, MEMSCOPE_SUB_STEP, 10 * (uint64_t)i,
+				MEMSCOPE_STR_NA);
+			ck_assert_int_eq(memscope_leaks_feed(l, &r[i].ev), 0);
+		}
+		ck_assert_int_eq(memscope_leaks_finish(l), 0);
+		ck_assert_int_eq(memscope_leaks_checked(l, MEMSCOPE_LEAK_STEP, 0),
+			n_steps < 3 ? MEMSCOPE_LEAKS_FEW_STEPS : MEMSCOPE_LEAKS_CHECKED);
+		ck_assert_uint_eq(memscope_leaks_unchecked_inputs(l, MEMSCOPE_LEAK_STEP, 1, NULL),
+			n_steps < 3);
+		memscope_leaks_unchecked_say(l, MEMSCOPE_LEAK_STEP, 0, say, sizeof(say));
+		if (n_steps < 3)
+			ck_assert_ptr_nonnull(strstr(say, "a step leak needs 3 (--skip-steps 1, "));
+		else
+			ck_assert_str_eq(say, "");
+		memscope_leaks_free(l);
+	}
+	ck_assert_ptr_nonnull(
+		strstr(memscope_leaks_unchecked_text(MEMSCOPE_LEAKS_FEW_STEPS), "too few steps"));
+	memscope_strtab_free(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("leaks");
@@ -745,6 +784,7 @@ int main(void)
 	tcase_add_test(tc, across_matches_brute_force);
 	tcase_add_test(tc, oom_state_matches_brute_force);
 	tcase_add_test(tc, ends_and_unchecked);
+	tcase_add_test(tc, too_few_steps_unchecked);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
