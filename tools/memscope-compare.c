@@ -80,7 +80,10 @@ static int split_inputs(const char *arg, struct compare_opts *o)
 	a1 = cli_trim(a1, &n1);
 	if (!sep || strchr(sep + seplen, ',') || strstr(sep + seplen, "\xef\xbc\x8c") || !n0 ||
 		!n1) {
-		cli_msg(&tool, "--input: expected exactly two files, BASE,COMPARE: '%s'", arg);
+		cli_msg(&tool,
+			"--input: expected exactly two files separated by a comma, BASE,COMPARE "
+			"(no space after the comma unless quoted): '%s'",
+			arg);
 		return CLI_EXIT_USAGE;
 	}
 	o->inputs[0] = strndup(a0, n0);
@@ -264,6 +267,28 @@ static void say_default(const struct compare_opts *o, struct memscope_compare_si
 		a ? o->inputs[0] : "", a && b ? ", " : "", b ? o->inputs[1] : "");
 }
 
+/* Warn when BASE and COMPARE name one file (device and inode), likely a mistake. */
+static void say_same_file(const struct compare_opts *o)
+{
+	struct stat a, b;
+
+	if (stat(o->inputs[0], &a) || stat(o->inputs[1], &b) || a.st_dev != b.st_dev ||
+		a.st_ino != b.st_ino)
+		return;
+	cli_msg(&tool,
+		"warning: %s and %s are the same file, compared with itself: give two different "
+		"inputs",
+		o->inputs[0], o->inputs[1]);
+}
+
+/* a row callback that writes nothing: the trial run before writing in place */
+static int count_row(void *ctx, const struct memscope_compare_row *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
+
 static int read_side(const struct compare_opts *o, int i, struct memscope_strtab *st,
 	struct memscope_compare_side *side)
 {
@@ -329,6 +354,14 @@ int main(int argc, char **argv)
 	if (status)
 		goto out;
 	c.st = st;
+	/* standard output or a device cannot be taken back: a comparison that fails writes
+	 * nothing there either, so it is made once without writing first */
+	if (!c.out.tmp && !c.out.reserved &&
+		(rc = memscope_compare_run(
+			 sides[0], sides[1], &o.cmp, st, count_row, NULL, &stats, &err))) {
+		status = cli_error(&tool, &err);
+		goto out;
+	}
 	rc = memscope_compare_run(sides[0], sides[1], &o.cmp, st, on_row, &c, &stats, &err);
 	if (rc) {
 		if (c.write_failed)
@@ -349,6 +382,7 @@ int main(int argc, char **argv)
 	}
 	if (!o.measure_given && o.cmp.metric != MEMSCOPE_METRIC_REFERENCE && !o.common.quiet)
 		say_default(&o, sides);
+	say_same_file(&o);
 	if (stats.n_named_unopen)
 		cli_msg(&tool,
 			"%llu MALLOCs name an op that was not running in their process then: "

@@ -20,7 +20,8 @@ enum row_what {
 	W_FREE = 64,   /* (with a pool bit) the row is a FREE */
 	W_USED = 128,  /* (with a pool bit) the row has `used` */
 	W_NAMED = 256, /* (with a pool bit) a MALLOC that names its op (memscope_event_op): name */
-	W_POOLS = W_PTA | W_MS | W_ATB,
+	W_CUDA = 512,  /* a CUDA_CACHING pool row: PyTorch's caching allocator on CUDA */
+	W_POOLS = W_PTA | W_MS | W_ATB | W_CUDA,
 };
 
 struct cmp_row {
@@ -36,7 +37,9 @@ struct cmp_row {
 
 struct cmp_dev {
 	int32_t device;
-	int bad_name; /* an element name starting with = + - @: the reference drops the list */
+	int bad_name;	   /* an element name starting with = + - @: the reference drops the list */
+	int64_t cuda_live; /* bytes of its live CUDA_CACHING blocks so far, in input order (wraps)
+			    */
 	struct cmp_row *rows;
 	size_t n, cap;
 };
@@ -48,9 +51,11 @@ struct memscope_compare_side {
 	size_t n_devs, cap_devs;
 	struct u64map dev_at; /* device -> its index in devs */
 	uint64_t seq;
-	uint64_t first_line[2]; /* first PTA, MINDSPORE row (0: none) */
-	uint32_t first_file[2]; /* their memscope_event.file */
-	uint64_t first_seq[2];
+	uint64_t first_line[3]; /* first PTA, MINDSPORE, CUDA_CACHING row (0: none) */
+	uint32_t first_file[3]; /* their memscope_event.file */
+	uint64_t first_seq[3];
+	uint64_t n_pool_rows;	      /* framework-pool rows (W_POOLS) of a numbered device */
+	uint64_t n_used_rows[3];      /* those of PTA, MINDSPORE, CUDA_CACHING with `used` */
 	struct memscope_steps *steps; /* the input's steps, for --step */
 	/* what an empty comparison is explained by (memscope_compare_run) */
 	int profiler;			 /* rows only an Ascend profiler output has */
@@ -153,14 +158,17 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 		what = W_PTA;
 	else if (ev->subtype == MEMSCOPE_SUB_MINDSPORE)
 		what = W_MS;
+	else if (ev->subtype == MEMSCOPE_SUB_CUDA_CACHING &&
+		 (ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE))
+		what = W_CUDA;
 	s->seq++;
 	if (what & (W_OP | W_START)) {
 		s->n_ops++;
 		s->n_ops_no_device += ev->device < 0;
 	}
 	s->n_kernels += what == W_KERNEL;
-	if (what & (W_PTA | W_MS)) {
-		int f = what == W_MS;
+	if (what & (W_PTA | W_MS | W_CUDA)) {
+		int f = what == W_MS ? 1 : what == W_CUDA ? 2 : 0;
 
 		if (!s->first_line[f]) {
 			s->first_line[f] = ev->line ? ev->line : 1;
@@ -182,11 +190,27 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	r->pid = (uint32_t)ev->pid;
 	r->size = (ev->flags & MEMSCOPE_EV_SIZE) ? ev->size : 0;
 	r->used = (ev->flags & MEMSCOPE_EV_USED) ? ev->used : 0;
+	if (what == W_CUDA && !(ev->flags & MEMSCOPE_EV_USED)) {
+		/* a snapshot carries no `used`: its live blocks' bytes (those alive before its
+		 * trace come first, from its segments) */
+		uint64_t sz = r->size < 0 ? 0 - (uint64_t)r->size : (uint64_t)r->size;
+
+		d->cuda_live = (int64_t)((uint64_t)d->cuda_live +
+					 (ev->kind == MEMSCOPE_KIND_FREE ? 0 - sz : sz));
+		r->used = d->cuda_live;
+		what |= W_USED;
+	}
+	if (what & W_POOLS) {
+		s->n_pool_rows++;
+		if ((what & (W_PTA | W_MS | W_CUDA)) &&
+			((ev->flags & MEMSCOPE_EV_USED) || (what & W_USED)))
+			s->n_used_rows[(what & W_MS) ? 1 : (what & W_CUDA) ? 2 : 0]++;
+	}
 	r->tid = (uint32_t)ev->tid;
 	r->name = ev->name;
 	if (what & W_POOLS) {
 		what |= ev->kind == MEMSCOPE_KIND_FREE ? W_FREE : 0;
-		what |= (ev->flags & MEMSCOPE_EV_USED) ? W_USED : 0;
+		what |= (ev->flags & MEMSCOPE_EV_USED) ? W_USED : 0; /* (or set above) */
 		what |= memscope_event_op(ev) ? W_NAMED : 0;
 	}
 	r->what = what;
@@ -896,6 +920,7 @@ static int nothing_in_common(struct memscope_compare_side *const *sides, unsigne
 	static const char *const elems[] = { "", "ops", "kernel launches",
 		"ops or kernel launches" };
 	static const char *const names[] = { "", "op", "kernel", "op,kernel" };
+	static const char *const elem[] = { "", "op", "kernel launch", "op or kernel launch" };
 	unsigned other = level == MEMSCOPE_COMPARE_OP	    ? MEMSCOPE_COMPARE_KERNEL
 			 : level == MEMSCOPE_COMPARE_KERNEL ? MEMSCOPE_COMPARE_OP
 							    : 0;
@@ -928,7 +953,8 @@ static int nothing_in_common(struct memscope_compare_side *const *sides, unsigne
 			"no %s of a numbered device%s, which the %s level compares: nothing to "
 			"compare %s's %llu %s with%s",
 			rows[level], in_step, names[level], has->name,
-			(unsigned long long)reach[lack == sides[0] ? 1 : 0].n, elems[level], hint);
+			(unsigned long long)reach[lack == sides[0] ? 1 : 0].n,
+			reach[lack == sides[0] ? 1 : 0].n == 1 ? elem[level] : elems[level], hint);
 	}
 	if (!shared)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
@@ -972,34 +998,44 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 	size_t shared = 0;
 	int32_t *devs = NULL;
 	size_t n_devs = 0, cap_devs = 0, i, j;
+	static const uint32_t fw_bits[3] = { W_PTA, W_MS, W_CUDA };
+	static const char *const fw_names[3] = { "PTA", "MINDSPORE", "CUDA_CACHING" };
 	uint32_t fw = 0;
-	int rc = 0;
+	int rc = 0, fwi = -1; /* the framework pool's index in first_line */
 
 	memset(e.stats, 0, sizeof(*e.stats));
 	memset(win, 0, sizeof(win));
 	memset(reach, 0, sizeof(reach));
-	/* the framework pool: the first PTA or MINDSPORE row seen, base first (formats/analyses.md
-	 * "Compare: sequences and values") */
-	for (i = 0; i < 2 && !fw; i++) {
+	/* the framework pool: the first PTA, MINDSPORE or CUDA_CACHING row seen, base first
+	 * (formats/analyses.md "Compare: sequences and values") */
+	for (i = 0; i < 2 && fwi < 0; i++) {
 		const struct memscope_compare_side *s = sides[i];
 
-		if (s->first_line[0] && (!s->first_line[1] || s->first_seq[0] < s->first_seq[1]))
-			fw = W_PTA;
-		else if (s->first_line[1])
-			fw = W_MS;
+		for (j = 0; j < 3; j++)
+			if (s->first_line[j] && (fwi < 0 || s->first_seq[j] < s->first_seq[fwi]))
+				fwi = (int)j;
 	}
-	for (i = 0; i < 2; i++) {
-		int other = fw == W_PTA; /* index of the other pool in first_line */
+	fw = fwi < 0 ? 0 : fw_bits[fwi];
+	for (i = 0; i < 2 && fwi >= 0; i++)
+		for (j = 0; j < 3; j++) {
+			const struct memscope_compare_side *s = sides[i];
 
-		if (fw && sides[i]->first_line[other])
+			if ((int)j == fwi || !s->first_line[j])
+				continue;
 			return memscope_error_set(err, MEMSCOPE_E_INVALID,
-				memscope_event_file(
-					sides[i]->st, sides[i]->first_file[other], sides[i]->name),
-				sides[i]->first_line[other],
-				"%s pool row in a %s comparison: the inputs mix PyTorch and "
-				"MindSpore",
-				other ? "MINDSPORE" : "PTA", other ? "PTA" : "MINDSPORE");
-	}
+				memscope_event_file(s->st, s->first_file[j], s->name),
+				s->first_line[j],
+				"%s pool row in a %s comparison: the inputs mix %s", fw_names[j],
+				fw_names[fwi],
+				j == 2 || fwi == 2 ? "CUDA and Ascend data"
+						   : "PyTorch and MindSpore");
+		}
+	for (i = 0; i < 2 && opts->metric == MEMSCOPE_METRIC_PEAK && fwi >= 0; i++)
+		if (sides[i]->first_line[fwi] && !sides[i]->n_used_rows[fwi])
+			return memscope_error_set(err, MEMSCOPE_E_INVALID, sides[i]->name, 0,
+				"--measure peak needs the pool's used bytes, which its %s rows do "
+				"not carry: use --measure delta",
+				fw_names[fwi]);
 	/* (a profiler output's ops are its timeline's: no reference refuses them) */
 	if (fw == W_MS && (level & MEMSCOPE_COMPARE_OP) && !base->profiler && !cmp->profiler)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, base->name, 0,
@@ -1063,6 +1099,15 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 		rc = memscope_compare_side_lacks(sides[i], level, err);
 	if (!rc && !e.stats->n_matched)
 		rc = nothing_in_common(sides, level, opts->step, reach, shared, st, err);
+	/* without framework-pool rows every element is valued 0: a table that hides that */
+	if (!rc && !base->n_pool_rows && !cmp->n_pool_rows)
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
+			"%s, %s: neither input has framework-pool rows (PTA, ATB, MINDSPORE or "
+			"CUDA_CACHING) of a numbered device: every %s would be valued 0",
+			base->name, cmp->name,
+			level == MEMSCOPE_COMPARE_KERNEL ? "kernel launch"
+			: level == MEMSCOPE_COMPARE_OP	 ? "op"
+							 : "element");
 out:
 	free(devs);
 	windows_free(&win[0]);

@@ -258,13 +258,13 @@ static const char *where_text(char *buf, size_t n, const struct memscope_compare
 	return buf;
 }
 
-/* "CSV line 24", "CSV lines 24, 46" or "CSV lines 24, 46, 68 and 3 more" */
+/* "line 24", "lines 24, 46" or "lines 24, 46, 68 and 3 more" (of the output CSV) */
 static const char *lines_text(char *buf, size_t n, const struct memscope_compare_group *g)
 {
 	size_t max = sizeof(g->index) / sizeof(g->index[0]), i, at;
 	uint64_t k = g->n_differ < max ? g->n_differ : max;
 
-	at = (size_t)snprintf(buf, n, "CSV line%s ", g->n_differ > 1 ? "s" : "");
+	at = (size_t)snprintf(buf, n, "line%s ", g->n_differ > 1 ? "s" : "");
 	/* the CSV's line: two header lines, then the rows */
 	for (i = 0; i < k && at < n; i++)
 		at += (size_t)snprintf(buf + at, n - at, "%s%llu", i ? ", " : "",
@@ -275,10 +275,15 @@ static const char *lines_text(char *buf, size_t n, const struct memscope_compare
 }
 
 /* One finding: a name whose rows differ, said in its own words. */
-static int group_line(const struct memscope_compare_summary *s, unsigned level,
-	const struct memscope_compare_group *g, const struct memscope_strtab *st,
+static int group_line(const struct memscope_compare_summary *s,
+	const struct memscope_compare_opts *opts, const struct memscope_compare_group *g,
+	const struct memscope_strtab *st, const char *output,
 	int (*line)(void *ctx, const char *text), void *ctx)
 {
+	static const char *const figures[] = { "msMemScope's", "--measure delta's",
+		"--measure peak's" };
+	unsigned level = opts->level ? opts->level : MEMSCOPE_COMPARE_OP;
+	int metric = opts->metric <= MEMSCOPE_METRIC_PEAK ? (int)opts->metric : 0;
 	char total[MEMSCOPE_BYTES_TEXT_MAX + 48], each[2 * MEMSCOPE_BYTES_TEXT_MAX + 32];
 	char where[96], at[96], lo[MEMSCOPE_BYTES_TEXT_MAX + 2], hi[MEMSCOPE_BYTES_TEXT_MAX + 2];
 	const char *name = memscope_strtab_str(st, g->name, NULL);
@@ -302,15 +307,18 @@ static int group_line(const struct memscope_compare_summary *s, unsigned level,
 			signed_text(lo, sizeof(lo), g->diff_min, 1, 0),
 			signed_text(hi, sizeof(hi), g->diff_max, 1, 0));
 	lines_text(at, sizeof(at), g);
+	/* the output's rows hold the CSV's values, which the ranking by own bytes is not */
 	if (s->own)
 		return emit_line(line, ctx,
-			"%s%s allocated %s in compare than in base, on device %d (%s; %s)", what,
-			name ? name : "", more_text(total, sizeof(total), g->diff), (int)g->device,
-			each, at);
+			"%s%s allocated %s in compare than in base, on device %d (%s; %s of %s "
+			"hold%s %s figures)",
+			what, name ? name : "", more_text(total, sizeof(total), g->diff),
+			(int)g->device, each, at, output ? output : "the output",
+			g->n_differ > 1 ? "" : "s", figures[metric]);
 	return emit_line(line, ctx,
-		"%s%s differs by %s between base and compare, on device %d (%s; %s)", what,
+		"%s%s differs by %s between base and compare, on device %d (%s; %s of %s)", what,
 		name ? name : "", signed_text(total, sizeof(total), g->diff, 1, 1), (int)g->device,
-		each, at);
+		each, at, output ? output : "the output");
 }
 
 /* One device's counts: how much matched, and (ranked by own allocations) their total. */
@@ -349,7 +357,7 @@ static int device_line(const struct memscope_compare_summary *s, unsigned level,
 /* What the CSV's values are, and (ranked by own allocations) what the ranking is. */
 static int meaning_lines(const struct memscope_compare_summary *s,
 	const struct memscope_compare_opts *opts, const struct memscope_strtab *st,
-	int (*line)(void *ctx, const char *text), void *ctx)
+	const char *output, int (*line)(void *ctx, const char *text), void *ctx)
 {
 	char a[MEMSCOPE_BYTES_TEXT_MAX + 2], b[MEMSCOPE_BYTES_TEXT_MAX + 2];
 	const struct memscope_compare_row *m = &s->max_row;
@@ -362,8 +370,8 @@ static int meaning_lines(const struct memscope_compare_summary *s,
 				 "element's allocation (a kernel launch has no start and end, so "
 				 "what it allocated itself cannot be told)");
 	rc = line(ctx, "what an op allocated: the bytes of the framework pools (PTA, ATB, "
-		       "MindSpore) it allocated minus freed between its START and END, on its "
-		       "thread, outside the ops nested in it");
+		       "MindSpore, CUDA_CACHING) it allocated minus freed between its START and "
+		       "END, on its thread, outside the ops nested in it");
 	if (rc)
 		return rc;
 	if (opts->metric == MEMSCOPE_METRIC_DELTA)
@@ -378,10 +386,10 @@ static int meaning_lines(const struct memscope_compare_summary *s,
 				 "allocation");
 	return emit_line(line, ctx,
 		"the CSV's values are msMemScope's: the size of the first framework-pool row at "
-		"or after each op, often a later op's allocation (CSV line %llu: %s at %s, which "
-		"itself allocated %s)",
-		(unsigned long long)m->index + 3, signed_text(a, sizeof(a), m->diff, 1, 0),
-		name ? name : "",
+		"or after each op, often a later op's allocation (line %llu of %s: %s at %s, "
+		"which itself allocated %s)",
+		(unsigned long long)m->index + 3, output ? output : "the output",
+		signed_text(a, sizeof(a), m->diff, 1, 0), name ? name : "",
 		m->has_own ? more_text(b, sizeof(b), m->diff_own) : "an unknown amount");
 }
 
@@ -400,7 +408,7 @@ int memscope_compare_summary_text(struct memscope_compare_summary *s,
 	if (!(top = memscope_compare_summary_top(s, &n)))
 		return MEMSCOPE_E_NOMEM;
 	for (i = 0; i < n && !rc; i++)
-		rc = group_line(s, level, top[i], st, line, ctx);
+		rc = group_line(s, opts, top[i], st, output, line, ctx);
 	if (!n && !rc && s->own)
 		rc = line(ctx, "no op allocated a different amount in compare than in base");
 	else if (!n && !rc)
@@ -420,7 +428,7 @@ int memscope_compare_summary_text(struct memscope_compare_summary *s,
 			more_text(d, sizeof(d), diff));
 	}
 	if (!rc)
-		rc = meaning_lines(s, opts, st, line, ctx);
+		rc = meaning_lines(s, opts, st, output, line, ctx);
 	if (!rc)
 		rc = emit_line(line, ctx, "%llu rows%s%s", (unsigned long long)stats->n_rows,
 			output ? " -> " : "", output ? output : "");

@@ -171,10 +171,10 @@ fi
 # lines; per device what matched and what the ops allocated, each byte once; what the CSV's
 # values (the reference's rule) are, with its largest difference, which randn did not allocate
 cat >summary_want <<'SUM'
-memscope-compare: torch._ops.aten._to_copy.default allocated 7.63 MiB more in compare than in base, on device 0 (2 ops only in compare, 3.81 MiB each; CSV lines 24, 46)
+memscope-compare: torch._ops.aten._to_copy.default allocated 7.63 MiB more in compare than in base, on device 0 (2 ops only in compare, 3.81 MiB each; lines 24, 46 of standard output hold msMemScope's figures)
 memscope-compare: device 0: 40 ops in both inputs, 0 only in base, 4 only in compare; ops allocated 7.63 MiB more in compare than in base, each allocation counted once
-memscope-compare: what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore) it allocated minus freed between its START and END, on its thread, outside the ops nested in it
-memscope-compare: the CSV's values are msMemScope's: the size of the first framework-pool row at or after each op, often a later op's allocation (CSV line 23: +3.81 MiB at torch._ops.aten.randn.default, which itself allocated 0 B more)
+memscope-compare: what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore, CUDA_CACHING) it allocated minus freed between its START and END, on its thread, outside the ops nested in it
+memscope-compare: the CSV's values are msMemScope's: the size of the first framework-pool row at or after each op, often a later op's allocation (line 23 of standard output: +3.81 MiB at torch._ops.aten.randn.default, which itself allocated 0 B more)
 memscope-compare: 44 rows -> standard output
 SUM
 expect_status 0 "$M" --input "$T/baseline.csv,$T/leaks.csv" -o -
@@ -184,7 +184,7 @@ expect_same "$WORK/out" "$T/compare/baseline_vs_leaks_expected.csv"
 for m in delta peak; do
 	expect_status 0 "$M" --measure $m --input "$T/baseline.csv,$T/leaks.csv" -o sample_$m.csv
 	head -n 2 "$WORK/err" >sample_$m.err
-	head -n 2 summary_want | sed 's/standard output/sample_'$m'.csv/' >sample_$m.want
+	head -n 2 summary_want | sed "s/standard output/sample_$m.csv/; s/msMemScope.s figures/--measure $m's figures/" >sample_$m.want
 	expect_same sample_$m.err sample_$m.want
 done
 # ranked by what each op allocated (own: 2 KiB, freed right after its END; next: 3 MiB), not by
@@ -206,26 +206,26 @@ printf '%s\n' "$HDR" '1,OP_LAUNCH,ATEN_START,own,10,1,1,0,N/A,,,' \
 	'9,OP_LAUNCH,ATEN_END,next,60,1,1,0,N/A,,,' '10,OP_LAUNCH,ATEN_END,lone,70,1,1,0,N/A,,,' \
 	'11,MALLOC,PTA,N/A,80,1,1,0,0x30,"{allocation_id:3,addr:0x30,size:512,total:8388608,used:3146240}",,' >sum_cmp.csv
 cat >sum_want <<'SUM'
-memscope-compare: next allocated 3.00 MiB more in compare than in base, on device 0 (1 op in both; CSV line 5)
-memscope-compare: own allocated 2.00 KiB more in compare than in base, on device 0 (1 op in both; CSV line 3)
+memscope-compare: next allocated 3.00 MiB more in compare than in base, on device 0 (1 op in both; line 5 of sum.csv holds msMemScope's figures)
+memscope-compare: own allocated 2.00 KiB more in compare than in base, on device 0 (1 op in both; line 3 of sum.csv holds msMemScope's figures)
 memscope-compare: device 0: 4 ops in both inputs, 0 only in base, 0 only in compare; ops allocated 3.00 MiB more in compare than in base, each allocation counted once; 1 unknown (an op END without its START)
 memscope-compare: outside every op: 1.50 KiB less in compare than in base (pool rows made while no op ran on their thread)
-memscope-compare: what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore) it allocated minus freed between its START and END, on its thread, outside the ops nested in it
-memscope-compare: the CSV's values are msMemScope's: the size of the first framework-pool row at or after each op, often a later op's allocation (CSV line 4: +3.00 MiB at before, which itself allocated 0 B more)
+memscope-compare: what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore, CUDA_CACHING) it allocated minus freed between its START and END, on its thread, outside the ops nested in it
+memscope-compare: the CSV's values are msMemScope's: the size of the first framework-pool row at or after each op, often a later op's allocation (line 4 of sum.csv: +3.00 MiB at before, which itself allocated 0 B more)
 memscope-compare: 4 rows -> sum.csv
 SUM
 expect_status 0 "$M" --input sum_base.csv,sum_cmp.csv -o sum.csv
 expect_same "$WORK/err" sum_want
 # the same pair by delta: the same findings, its own meaning line, the unmatched END reported
 expect_status 0 "$M" --measure delta --input sum_base.csv,sum_cmp.csv -o sum_delta.csv
-sed 's/sum.csv$/sum_delta.csv/; s/^memscope-compare: the CSV.s values are .*/memscope-compare: the CSV'"'"'s values (--measure delta): what each op allocated with the ops nested in it/' sum_want >sum_delta_want
+sed 's/sum.csv/sum_delta.csv/; s/msMemScope.s figures/--measure delta'"'"'s figures/; s/^memscope-compare: the CSV.s values are .*/memscope-compare: the CSV'"'"'s values (--measure delta): what each op allocated with the ops nested in it/' sum_want >sum_delta_want
 echo 'memscope-compare: 2 op END rows had no START (counted 0), 0 STARTs no END' >>sum_delta_want
 expect_same "$WORK/err" sum_delta_want
 # nested ops: what inner allocated counts once, not again in outer that ran it (the CSV's delta
 # values count it in both: 80 and 80)
 expect_status 0 "$M" --measure delta --input "$T/compare/metric_base.csv,$T/compare/metric_cmp.csv" -o nest.csv
 expect_same nest.csv "$T/compare/metric_delta_expected.csv"
-grep -Fqx 'memscope-compare: inner allocated 80 B more in compare than in base, on device 0 (1 op in both; CSV line 3)' "$WORK/err" &&
+grep -Fqx 'memscope-compare: inner allocated 80 B more in compare than in base, on device 0 (1 op in both; line 3 of nest.csv holds --measure delta'"'"'s figures)' "$WORK/err" &&
 	grep -Fqx 'memscope-compare: device 0: 2 ops in both inputs, 0 only in base, 0 only in compare; ops allocated 80 B more in compare than in base, each allocation counted once' "$WORK/err" &&
 	[ "$(grep -c 'allocated' "$WORK/err")" -eq 4 ] &&
 	ok || bad "nested summary: $(cat "$WORK/err")"
@@ -242,8 +242,8 @@ head -n 1 "$WORK/err" | grep -Fqx 'memscope-compare: no op allocated a different
 expect_status 0 "$M" --level kernel -o k.csv \
 	--input "$T/memscope_dump_20250428113810.csv,$T/memscope_dump_20250428113811.csv"
 cat >k_want <<'SUM'
-memscope-compare: kernel N/A differs by -512 B between base and compare, on device 0 (2 kernel launches: 1 in both, 1 only in base, from -18.5 KiB to +18.0 KiB; CSV lines 7, 8)
-memscope-compare: kernel N/A differs by -512 B between base and compare, on device 1 (1 kernel launch only in base; CSV line 14)
+memscope-compare: kernel N/A differs by -512 B between base and compare, on device 0 (2 kernel launches: 1 in both, 1 only in base, from -18.5 KiB to +18.0 KiB; lines 7, 8 of k.csv)
+memscope-compare: kernel N/A differs by -512 B between base and compare, on device 1 (1 kernel launch only in base; line 14 of k.csv)
 memscope-compare: device 0: 5 kernel launches in both inputs, 1 only in base, 0 only in compare
 memscope-compare: device 1: 5 kernel launches in both inputs, 1 only in base, 0 only in compare
 memscope-compare: these values are msMemScope's, as in the CSV: the size of the first framework-pool row at or after each element, often a later element's allocation (a kernel launch has no start and end, so what it allocated itself cannot be told)
@@ -269,7 +269,7 @@ expect_status 0 "$M" --input rankA_ascend_pt,rankB_ascend_pt -o prof.csv
 grep -q "^memscope-compare: the CSV's values (--measure delta)" "$WORK/err" && ok || bad "profiler summary: $(cat "$WORK/err")"
 # the first line names aten::mm, the op that allocated; the total counts each block once (not
 # again in the ops aten::mm ran in: +239 MiB before)
-head -n 1 "$WORK/err" | grep -Fqx 'memscope-compare: aten::mm allocated 79.6 MiB more in compare than in base, on device 0 (2 ops in both, from +15.6 MiB to +64.0 MiB; CSV lines 245, 302)' &&
+head -n 1 "$WORK/err" | grep -Fqx 'memscope-compare: aten::mm allocated 79.6 MiB more in compare than in base, on device 0 (2 ops in both, from +15.6 MiB to +64.0 MiB; lines 245, 302 of prof.csv hold --measure delta'"'"'s figures)' &&
 	grep -Fq '; ops allocated 79.6 MiB more in compare than in base, each allocation counted once' "$WORK/err" &&
 	ok || bad "profiler findings: $(cat "$WORK/err")"
 python3 - "$P" prof.csv >prof_check <<'PY'
@@ -398,4 +398,52 @@ cp "$T/baseline.csv" base.csv
 expect_status 2 "$M" -f --input "base.csv,$T/leaks.csv" -o base.csv
 expect_err_line 'output would overwrite the input'
 expect_same base.csv "$T/baseline.csv"
+# a CUDA input's framework pool is CUDA_CACHING, PyTorch's caching allocator (a snapshot's
+# blocks): the op's own bytes (delta), its peak from the live blocks (a snapshot has no `used`),
+# the next block's size (reference); not a table of zeros
+H='ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)'
+cat >cuda_base.csv <<ROWS
+$H
+1,OP_LAUNCH,ATEN_START,Optimizer.step,1000,1,1,0,N/A,,,
+2,MALLOC,CUDA_CACHING,N/A,1100,1,1,0,0x1000,"{size:1024,stream:0}",,
+3,FREE,CUDA_CACHING,N/A,1200,1,1,0,0x1000,"{size:1024,stream:0}",,
+4,OP_LAUNCH,ATEN_END,Optimizer.step,1300,1,1,0,N/A,,,
+5,MALLOC,CUDA_CACHING,N/A,1400,1,1,0,0x9000,"{size:512,stream:0}",,
+ROWS
+cat >cuda_cmp.csv <<ROWS
+$H
+1,OP_LAUNCH,ATEN_START,Optimizer.step,1000,1,1,0,N/A,,,
+2,MALLOC,CUDA_CACHING,N/A,1100,1,1,0,0x1000,"{size:4096,stream:0}",,
+3,MALLOC,CUDA_CACHING,N/A,1150,1,1,0,0x2000,"{size:2048,stream:0}",,
+4,FREE,CUDA_CACHING,N/A,1200,1,1,0,0x1000,"{size:4096,stream:0}",,
+5,OP_LAUNCH,ATEN_END,Optimizer.step,1300,1,1,0,N/A,,,
+6,MALLOC,CUDA_CACHING,N/A,1400,1,1,0,0x9000,"{size:512,stream:0}",,
+ROWS
+for mv in reference:512,512,0 delta:0,2048,2048 peak:1024,6144,5120; do
+	m=${mv%%:*}
+	expect_status 0 "$M" -q --measure $m --input cuda_base.csv,cuda_cmp.csv -o -
+	grep -qx "OP_LAUNCH,Optimizer.step,0,${mv#*:}" "$WORK/out" && ok || bad "CUDA_CACHING $m: $(cat "$WORK/out")"
+done
+expect_status 0 "$M" --input cuda_base.csv,cuda_cmp.csv -o cuda.csv
+head -n 1 "$WORK/err" | grep -Fqx 'memscope-compare: Optimizer.step allocated 2.00 KiB more in compare than in base, on device 0 (1 op in both; line 3 of cuda.csv holds msMemScope'"'"'s figures)' &&
+	grep -q 'framework pools (PTA, ATB, MindSpore, CUDA_CACHING)' "$WORK/err" && ok || bad "CUDA_CACHING summary: $(cat "$WORK/err")"
+# ... inputs without any framework-pool row: refused, not a table of zeros (nothing on stdout)
+grep -v CUDA_CACHING cuda_base.csv >nopool_base.csv
+grep -v CUDA_CACHING cuda_cmp.csv >nopool_cmp.csv
+expect_status 3 "$M" --input nopool_base.csv,nopool_cmp.csv -o -
+expect_err_line '^memscope-compare: nopool_base.csv, nopool_cmp.csv: neither input has framework-pool rows \(PTA, ATB, MINDSPORE or CUDA_CACHING\) of a numbered device: every op would be valued 0$'
+[ ! -s "$WORK/out" ] && ok || bad "no-pool refusal wrote: $(cat "$WORK/out")"
+# a comparison that fails writes nothing to standard output either (decided before writing);
+# one op is "1 op"
+sed 's/ATEN_END/KERNEL_LAUNCH/; /ATEN_START/d' cuda_cmp.csv >kernels_cmp.csv
+expect_status 3 "$M" --input cuda_base.csv,kernels_cmp.csv -o -
+expect_err_line "^memscope-compare: kernels_cmp.csv: no op END rows \(ATEN_END, ATB_END\) of a numbered device, which the op level compares: nothing to compare cuda_base.csv's 1 op with"
+[ ! -s "$WORK/out" ] && ok || bad "failed comparison wrote to stdout: $(cat "$WORK/out")"
+# a file compared with itself, by any name, is said
+ln -s cuda_base.csv same_link.csv
+expect_status 0 "$M" -q --input cuda_base.csv,same_link.csv -o -
+expect_err_line '^memscope-compare: warning: cuda_base.csv and same_link.csv are the same file, compared with itself: give two different inputs$'
+# the two inputs go in one argument, separated by a comma
+expect_status 2 "$M" --input cuda_base.csv cuda_cmp.csv -o -
+expect_err_line "^memscope-compare: --input: expected exactly two files separated by a comma, BASE,COMPARE \(no space after the comma unless quoted\): 'cuda_base.csv'$"
 finish

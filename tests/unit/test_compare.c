@@ -125,6 +125,12 @@ static void add_ops(struct memscope_compare_side *s, const int *seq, long n, uin
 		ev.name = names[i] = ids[seq[i]];
 		ck_assert_int_eq(memscope_compare_side_add(s, &ev), 0);
 	}
+	/* a framework-pool row after them (without one the comparison is refused) */
+	ev.kind = MEMSCOPE_KIND_MALLOC;
+	ev.subtype = MEMSCOPE_SUB_PTA;
+	ev.ts_ns = 1000 + 10 * (uint64_t)n;
+	ev.name = 0;
+	ck_assert_int_eq(memscope_compare_side_add(s, &ev), 0);
 }
 
 START_TEST(alignment_equals_the_reference_algorithm)
@@ -471,21 +477,22 @@ START_TEST(summary_text_lines)
 {
 	static const char *const want[] = {
 		"next allocated 3.00 MiB more in compare than in base, on device 0 (1 op in both; "
-		"CSV line 5)",
+		"line 5 of out.csv holds msMemScope's figures)",
 		"own allocated 2.00 KiB more in compare than in base, on device 0 (1 op in both; "
-		"CSV "
-		"line 3)",
+		"line 3 of out.csv holds msMemScope's figures)",
 		"device 0: 4 ops in both inputs, 0 only in base, 0 only in compare; ops allocated "
 		"3.00 MiB more in compare than in base, each allocation counted once; 1 unknown "
 		"(an "
 		"op END without its START)",
 		"outside every op: 512 B more in compare than in base (pool rows made while no op "
 		"ran on their thread)",
-		"what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore) it "
+		"what an op allocated: the bytes of the framework pools (PTA, ATB, MindSpore, "
+		"CUDA_CACHING) it "
 		"allocated minus freed between its START and END, on its thread, outside the ops "
 		"nested in it",
 		"the CSV's values are msMemScope's: the size of the first framework-pool row at or "
-		"after each op, often a later op's allocation (CSV line 4: +3.00 MiB at before, "
+		"after each op, often a later op's allocation (line 4 of out.csv: +3.00 MiB at "
+		"before, "
 		"which itself allocated 0 B more)",
 		"4 rows -> out.csv",
 	};
@@ -545,11 +552,12 @@ START_TEST(summary_text_extremes)
 	ck_assert_int_eq(
 		memscope_compare_summary_text(s, &opts, &stats, st, NULL, keep_line, &l), 0);
 	ck_assert_uint_eq(l.n, 4);
-	ck_assert_msg(strstr(l.text[0], name) &&
-			      strstr(l.text[0], " differs by less than -8.00 EiB (the total "
-						"overflowed) between base and compare, on device 1 "
-						"(2 kernel launches: 1 in both, 1 only in base, "
-						"from -8.00 EiB to -8.00 EiB; CSV lines 3, 4)"),
+	ck_assert_msg(
+		strstr(l.text[0], name) &&
+			strstr(l.text[0], " differs by less than -8.00 EiB (the total "
+					  "overflowed) between base and compare, on device 1 "
+					  "(2 kernel launches: 1 in both, 1 only in base, "
+					  "from -8.00 EiB to -8.00 EiB; lines 3, 4 of the output)"),
 		"%s", l.text[0]);
 	ck_assert_str_eq(l.text[1], "device 1: 1 kernel launch in both inputs, 1 only in base, 0 "
 				    "only in compare");
@@ -584,7 +592,7 @@ START_TEST(nothing_in_common)
 	} cases[] = {
 		{ ops_dev0, kernels, MEMSCOPE_COMPARE_OP,
 			"no op END rows (ATEN_END, ATB_END) of a numbered device, which the op "
-			"level compares: nothing to compare mem.csv's 1 ops with; it has "
+			"level compares: nothing to compare mem.csv's 1 op with; it has "
 			"KERNEL_LAUNCH rows, but mem.csv has none: no level has elements in both "
 			"inputs" },
 		{ kernels, kernels, MEMSCOPE_COMPARE_OP,
@@ -593,7 +601,7 @@ START_TEST(nothing_in_common)
 			"rows: compare those with --level kernel" },
 		{ both, ops_dev0, MEMSCOPE_COMPARE_KERNEL,
 			"no KERNEL_LAUNCH rows of a numbered device, which the kernel level "
-			"compares: nothing to compare mem.csv's 1 kernel launches with; both have "
+			"compares: nothing to compare mem.csv's 1 kernel launch with; both have "
 			"op END rows (ATEN_END, ATB_END): compare those with --level op" },
 		{ ops_dev0, ops_dev1, 0,
 			"mem.csv, mem.csv: the inputs share no device: the ops of the first are on "
