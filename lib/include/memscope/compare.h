@@ -53,7 +53,8 @@ int memscope_compare_side_lacks(
 
 /* The value of one element ("Allocated Memory"). */
 enum memscope_compare_metric {
-	/* the reference's: the size of the first framework-pool row at or after the element */
+	/* the reference's: the size of the first framework-pool row (PTA, MINDSPORE, or
+	 * CUDA_CACHING for a CUDA input) at or after the element */
 	MEMSCOPE_METRIC_REFERENCE = 0,
 	/* what the op allocated minus freed with the ops nested in it (op level only): its own
 	 * bytes (memscope_compare_row.base_own) plus those of the ops that ran in it on its thread
@@ -117,17 +118,19 @@ struct memscope_compare_stats {
  * device (ascending; the reference uses hash order), the op END and/or KERNEL_LAUNCH rows in
  * timestamp order, aligned by name with the reference's greedy Myers diff and its tie rule
  * (deletion before insertion);
- * each element's value is the size of the first row of the framework pool (PTA or MINDSPORE) at
- * or after it on its device, 0 if none; at the op level each row also carries its delta values
- * (memscope_compare_row.has_delta). fn gets every row in output order and returns 0 to go
- * on. With opts->step, each input is first cut to that step, per process: the N-th mstx
- * "step start" range (Range_start to the next Range_end of its thread), or, when the input has
- * no such range, the span ending at its N-th SYSTEM STEP row (msmemscope.step() ends step n),
- * or its ProfilerStep#N op (memscope_steps_span).
- * st is the table both sides' events came from. Errors (MEMSCOPE_E_INVALID, with the input and
- * line in err): an input mixing PTA and MINDSPORE rows, op level on MINDSPORE (but when a side
- * is a profiler output's, memscope_compare_side_profiler), an input without step N; and, when no
- * device has a row, the first side that lacks what the level compares
+ * each element's value is the size of the first row of the framework pool (PTA, MINDSPORE or
+ * CUDA_CACHING) at or after it on its device, 0 if none; at the op level each row also carries its
+ * delta values (memscope_compare_row.has_delta). fn gets every row in output order and returns 0 to
+ * go on. With opts->step, each input is first cut to that step, per process: the N-th mstx "step
+ * start" range (Range_start to the next Range_end of its thread), or, when the input has no such
+ * range, the span ending at its N-th SYSTEM STEP row (msmemscope.step() ends step n), or its
+ * ProfilerStep#N op (memscope_steps_span). st is the table both sides' events came from. Errors
+ * (MEMSCOPE_E_INVALID, with the input and line in err): an input mixing framework pools (PTA,
+ * MINDSPORE, CUDA_CACHING), inputs of which neither has a framework-pool row (PTA, ATB, MINDSPORE,
+ * CUDA_CACHING) of a numbered device, the peak metric on a pool without `used` (a CUDA_CACHING row
+ * without one takes the device's live CUDA_CACHING bytes so far), op level on MINDSPORE (but when a
+ * side is a profiler output's, memscope_compare_side_profiler), an input without step N; and, when
+ * no device has a row, the first side that lacks what the level compares
  * (memscope_compare_side_lacks, in the profiler's terms; otherwise no rows is no error:
  * stats->n_rows is 0). Sorts the sides' rows in place. stats may be NULL.
  */
