@@ -632,10 +632,80 @@ static int files_take(char **path)
 	return rc;
 }
 
+/* one input file's identity, for files_dedup */
+struct file_key {
+	dev_t dev;
+	ino_t ino;
+	size_t at; /* its place in files.paths */
+};
+
+static int file_key_cmp(const void *pa, const void *pb)
+{
+	const struct file_key *x = pa, *y = pb;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * files.paths from first on, the second and later names of one file (same device and inode: the
+ * same name twice, a link, a file also found under a folder given) moved after the others, each
+ * said in a note line: read twice, its blocks would be counted twice. *n_kept: the names before
+ * them. Standard input and names that cannot be looked at stay (their read says why). 0 or
+ * MEMSCOPE_E_NOMEM.
+ */
+static int files_dedup(const struct cli_tool *t, size_t first, size_t *n_kept)
+{
+	size_t n = files.n - first, n_keys = 0, i, j;
+	struct file_key *keys = calloc(n ? n : 1, sizeof(*keys));
+	unsigned char *drop = calloc(n ? n : 1, 1);
+	const char **order = calloc(n ? n : 1, sizeof(*order));
+	int rc = 0;
+
+	*n_kept = n;
+	if (!keys || !drop || !order) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct stat sb;
+
+		if (strcmp(files.paths[first + i], "-") && !stat(files.paths[first + i], &sb))
+			keys[n_keys++] = (struct file_key){ sb.st_dev, sb.st_ino, first + i };
+	}
+	qsort(keys, n_keys, sizeof(*keys), file_key_cmp);
+	for (i = 1, j = 0; i < n_keys; i++) {
+		if (keys[i].dev != keys[j].dev || keys[i].ino != keys[j].ino) {
+			j = i;
+			continue;
+		}
+		drop[keys[i].at - first] = 1;
+		cli_msg(t, "%s: the same as %s, listed once", files.paths[keys[i].at],
+			files.paths[keys[j].at]);
+	}
+	/* the names kept first, in their order, then those dropped: still owned by the list */
+	for (i = 0, j = 0; i < n; i++)
+		if (!drop[i])
+			order[j++] = files.paths[first + i];
+	*n_kept = j;
+	for (i = 0; i < n; i++)
+		if (drop[i])
+			order[j++] = files.paths[first + i];
+	memcpy(files.paths + first, order, n * sizeof(*order));
+out:
+	free(keys);
+	free(drop);
+	free(order);
+	return rc;
+}
+
 int cli_input_files(const struct cli_tool *t, int argc, char **argv, int traces,
 	const char *const **paths, size_t *n)
 {
-	size_t first = files.n, i, k;
+	size_t first = files.n, n_kept, i, k;
 	int a, rc = 0;
 
 	for (a = optind; a < argc && !rc; a++) {
@@ -656,12 +726,15 @@ int cli_input_files(const struct cli_tool *t, int argc, char **argv, int traces,
 			}
 		memscope_walk_free(&w);
 	}
+	n_kept = files.n - first;
+	if (!rc)
+		rc = files_dedup(t, first, &n_kept);
 	if (rc == MEMSCOPE_E_NOMEM) {
 		cli_msg(t, "out of memory");
 		rc = CLI_EXIT_IO;
 	}
 	*paths = files.paths + first;
-	*n = files.n - first;
+	*n = n_kept;
 	return rc;
 }
 

@@ -119,9 +119,11 @@ printf 'a/x.csv;b.py(2): B 200\nb/x.csv;b.py(2): B 200\n' >samename.expected
 expect_status 0 "$E" -q --format folded a/x.csv b/x.csv
 head -2 "$WORK/out" | sort | cmp -s - samename.expected && ok || bad "a/x.csv b/x.csv: $(cat "$WORK/out")"
 cp peak.csv x.csv
+# (peak.csv named twice is one input, listed once: cli.c)
 expect_status 0 "$E" -q --format folded "$WORK/a/x.csv" x.csv peak.csv peak.csv - <hal.csv
+grep -qx 'memscope-export: peak.csv: the same as peak.csv, listed once' "$WORK/err" && ok || bad "peak.csv twice: $(cat "$WORK/err")"
 cut -d';' -f1 "$WORK/out" | sort -u >roots.got
-printf '%s\n' 'a/x.csv' 'peak.csv (input 2)' 'peak.csv (input 3)' 'standard input' 'x.csv' >roots.want
+printf '%s\n' 'a/x.csv' 'peak.csv' 'standard input' 'x.csv' >roots.want
 expect_same roots.got roots.want
 # the peak of several inputs is the highest of one input; count and allocated add up per root
 expect_status 0 "$E" -q --format folded --metric peak -o peak2.folded peak.csv hal.csv
@@ -264,16 +266,17 @@ grep -qx 'memscope-export: op rows that made no frame: 1 ends with no open op of
 	ok || bad "deep.csv: op rows not reported: $(cat "$WORK/err")"
 # several inputs are apart: an op of one is not open in another; added up with --merge, each under
 # its root frame without
-expect_status 0 "$E" -q --format folded --group-by op --merge -o ops2.folded ops.csv ops.csv
+cp ops.csv ops-copy.csv # (one file named twice would be read once)
+expect_status 0 "$E" -q --format folded --group-by op --merge -o ops2.folded ops.csv ops-copy.csv
 expect_status 0 python3 -c 'import sys
 a = dict(l.rsplit(" ", 1) for l in open(sys.argv[1]).read().splitlines())
 b = dict(l.rsplit(" ", 1) for l in open(sys.argv[2]).read().splitlines())
 sys.exit(0 if a.keys() == b.keys() and all(int(b[k]) == 2 * int(a[k]) for k in a) else 1)' ops.op.got ops2.folded
-expect_status 0 "$E" -q --format folded --group-by op -o ops3.folded ops.csv ./ops.csv
+expect_status 0 "$E" -q --format folded --group-by op -o ops3.folded ops.csv ./ops-copy.csv
 expect_status 0 python3 -c 'import sys
 a = sorted(l for l in open(sys.argv[1]).read().splitlines())
 b = sorted(l.split(";", 1)[1] for l in open(sys.argv[2]).read().splitlines() if l.startswith(sys.argv[3]))
-sys.exit(0 if a == b else 1)' ops.op.got ops3.folded './ops.csv;'
+sys.exit(0 if a == b else 1)' ops.op.got ops3.folded 'ops-copy.csv;'
 # one input of several without op rows does not make the others fall back to op
 expect_status 0 "$E" -q --format folded -o mixed.folded peak.csv baseline.csv
 grep -q '^peak.csv;b.py(2): B 200$' mixed.folded && grep -q '^baseline.csv;\[PTA, no stack\] ' mixed.folded &&

@@ -178,6 +178,27 @@ for t in leaks inefficient export convert db; do
 	expect_status 3 "$BIN/memscope-$t" -o notes.$ext notes.csv
 	expect_err_line "^memscope-$t: notes.csv: not a capture file, a database, an Nsight Systems export, a PyTorch memory snapshot, .* or a memscope_dump CSV$"
 done
+
+# --- 8. one file named twice (the same name, a link, a folder holding it) is read once --------
+mkdir -p twice
+cp "$T/leaks.csv" twice/a.csv
+ln -s a.csv twice/b.csv
+ln -s twice/a.csv twice-lnk.csv
+expect_status 0 "$BIN/memscope-leaks" -q twice/a.csv twice/a.csv
+expect_err_line "^memscope-leaks: twice/a.csv: the same as twice/a.csv, listed once$"
+expect_out_has "^10 blocks unreleased at exit"
+expect_status 0 "$BIN/memscope-leaks" -q --format json -o dup.json twice/a.csv twice-lnk.csv
+expect_err_line "^memscope-leaks: twice-lnk.csv: the same as twice/a.csv, listed once$"
+expect_status 0 "$BIN/memscope-leaks" -q --format json -o one.json twice/a.csv
+if cmp -s dup.json one.json; then ok; else bad "a file named twice: not the report of it once"; fi
+for t in inefficient export db; do
+	case $t in db) ext=db ;; *) ext=json ;; esac
+	"$BIN/memscope-$t" -q -o twice.$ext twice-lnk.csv twice >/dev/null 2>err.txt
+	if grep -q "^memscope-$t: twice/a.csv: the same as twice-lnk.csv, listed once$" err.txt; then ok; else bad "$t: duplicate not said: $(cat err.txt)"; fi
+done
+"$BIN/memscope-db" -q -o once.db twice/a.csv 2>/dev/null || bad "db twice/a.csv"
+if [ "$(sqlite3 twice.db 'select count(*) from memscope_dump')" = "$(sqlite3 once.db 'select count(*) from memscope_dump')" ]; then ok; else bad "db: a file named twice stored twice"; fi
+
 expect_status 2 "$BIN/memscope-leaks"
 expect_err_line "^memscope-leaks: no INPUT given \(a dump CSV, capture file, database, PyTorch memory snapshot, Nsight Systems export, Ascend profiler output or a folder of them; - for stdin\)$"
 finish
