@@ -281,6 +281,36 @@ static void say_same_file(const struct compare_opts *o)
 		o->inputs[0], o->inputs[1]);
 }
 
+/*
+ * Refuse an input that is a folder of several inputs in one line (exit 2), before the read
+ * whose notes about the folder's files would come first. 0 otherwise (the read says the rest).
+ */
+static int folder_of_several(const struct compare_opts *o)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < 2 && !rc; i++) {
+		const char *path = o->inputs[i];
+		struct memscope_error err;
+		struct memscope_walk w;
+		struct stat sb;
+
+		if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
+			continue;
+		memscope_error_clear(&err);
+		if (!memscope_walk(&path, 1, &w, NULL, NULL, &err) && w.n > 1) {
+			cli_msg(&tool,
+				"%s: a folder of %zu inputs (%s, ...), read here as one input: "
+				"give "
+				"one of them",
+				path, w.n, w.inputs[0].path);
+			rc = CLI_EXIT_USAGE;
+		}
+		memscope_walk_free(&w);
+	}
+	return rc;
+}
+
 /* a row callback that writes nothing: the trial run before writing in place */
 static int count_row(void *ctx, const struct memscope_compare_row *r)
 {
@@ -329,6 +359,8 @@ int main(int argc, char **argv)
 		status = status < 0 ? CLI_EXIT_OK : status;
 		goto out;
 	}
+	if ((status = folder_of_several(&o)))
+		goto out;
 	st = memscope_strtab_new();
 	sides[0] = memscope_compare_side_new(o.inputs[0], st);
 	sides[1] = memscope_compare_side_new(o.inputs[1], st);

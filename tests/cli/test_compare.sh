@@ -446,4 +446,9 @@ expect_err_line '^memscope-compare: warning: cuda_base.csv and same_link.csv are
 # the two inputs go in one argument, separated by a comma
 expect_status 2 "$M" --input cuda_base.csv cuda_cmp.csv -o -
 expect_err_line "^memscope-compare: --input: expected exactly two files separated by a comma, BASE,COMPARE \(no space after the comma unless quoted\): 'cuda_base.csv'$"
+# a folder of several inputs is one line, not the notes about its files first
+mkdir -p several/sub && cp cuda_base.csv cuda_cmp.csv several/ &&
+	cp "$T/msprof-quirks/bad_fields/operator_memory.csv" several/sub/
+expect_status 2 "$M" --input several,cuda_cmp.csv -o -
+expect_err_line '^memscope-compare: several: a folder of 2 inputs \(several/cuda_base.csv, \.\.\.\), read here as one input: give one of them$'
 finish
