@@ -16,14 +16,15 @@ static const char *const field_names[MEMSCOPE_SUM_COUNT_] = { "index", "input", 
 	"allocations", "frees", "accesses", "exit_leaks", "exit_leak_bytes", "step_leaks",
 	"step_leak_bytes", "peak_bytes", "peak_pool", "peak_ns", "peak_step", "peak_owner",
 	"peak_owner_bytes", "pool_peaks", "growth_per_step", "inefficient_blocks",
-	"inefficient_bytes", "trace_rows", "pid", "node", "not_checked" };
+	"inefficient_bytes", "trace_rows", "pid", "node", "not_checked", "end" };
 
 /* the text fields; every other is a number */
 #define TEXT_FIELDS                                                                                \
 	(BIT(MEMSCOPE_SUM_INPUT) | BIT(MEMSCOPE_SUM_DEVICE) | BIT(MEMSCOPE_SUM_NODE) |             \
 		BIT(MEMSCOPE_SUM_FORMAT) | BIT(MEMSCOPE_SUM_STATUS) | BIT(MEMSCOPE_SUM_ERROR) |    \
 		BIT(MEMSCOPE_SUM_NOT_CHECKED) | BIT(MEMSCOPE_SUM_PEAK_POOL) |                      \
-		BIT(MEMSCOPE_SUM_PEAK_OWNER) | BIT(MEMSCOPE_SUM_POOL_PEAKS))
+		BIT(MEMSCOPE_SUM_PEAK_OWNER) | BIT(MEMSCOPE_SUM_POOL_PEAKS) |                      \
+		BIT(MEMSCOPE_SUM_END))
 
 /* the byte figures: held at MEMSCOPE_SUM_OVERFLOW when they overflowed */
 #define BYTE_FIELDS                                                                                \
@@ -42,6 +43,13 @@ const char *memscope_batch_field_name(enum memscope_sum_field f)
 static int has(const struct memscope_summary *s, enum memscope_sum_field f)
 {
 	return (s->has & BIT(f)) != 0;
+}
+
+/* Whether input s ended at its program's exit: what is alive then is a leak (summaries of
+ * older parts have no end: exit). */
+static int at_exit(const struct memscope_summary *s)
+{
+	return !has(s, MEMSCOPE_SUM_END) || !strcmp(s->str[MEMSCOPE_SUM_END], "exit");
 }
 
 static int is_ok(const struct memscope_summary *s)
@@ -662,7 +670,7 @@ static const struct across_figure {
 	{ MEMSCOPE_SUM_PEAK_BYTES, 1 << 20, 0, 1, "peak" },
 	{ MEMSCOPE_SUM_GROWTH_PER_STEP, 64 << 10, 0, 1, "growth per step" },
 	{ MEMSCOPE_SUM_STEP_LEAK_BYTES, 0, 1, 1, "step leaks" },
-	{ MEMSCOPE_SUM_EXIT_LEAK_BYTES, 0, 1, 1, "exit leaks" },
+	{ MEMSCOPE_SUM_EXIT_LEAK_BYTES, 0, 1, 1, "alive at end" },
 	{ MEMSCOPE_SUM_INEFFICIENT_BYTES, 1 << 20, 0, 0, "inefficient memory" },
 };
 #define N_ACROSS (sizeof(across_figures) / sizeof(across_figures[0]))
@@ -1090,6 +1098,70 @@ static void text_row(struct report *rp, uint64_t i)
 		count_bytes(ineff, sizeof(ineff), s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS,
 			MEMSCOPE_SUM_INEFFICIENT_BYTES),
 		name);
+	if (!at_exit(s) && has(s, MEMSCOPE_SUM_EXIT_LEAKS))
+		fprintf(rp->out, "%*s(AT END: alive at the end of the %s, not a leak by itself)\n",
+			10, "", s->str[MEMSCOPE_SUM_END]);
+}
+
+static size_t short_why(const char *s, const char **at);
+
+/* The first line, an answer: "2 of 5 inputs leak at exit (largest: #3 rank 3, 7.63 MiB); 1 holds
+ * memory at the end of its snapshot or profile; 2 could not be step-checked (no steps)". */
+static void text_answer(struct report *rp, const struct memscope_batch_result *res)
+{
+	const struct memscope_batch *b = rp->b;
+	uint64_t i, n_exit = 0, n_other = 0, n_step_unchecked = 0, best = 0;
+	int64_t best_bytes = -1;
+	const char *why = NULL;
+	size_t why_len = 0;
+	char bytes[MEMSCOPE_BYTES_TEXT_MAX], rank[32], name[512];
+
+	for (i = 0; i < b->n; i++) {
+		const struct memscope_summary *s = &b->s[i];
+
+		if (!is_ok(s))
+			continue;
+		if (!has(s, MEMSCOPE_SUM_STEP_LEAKS)) {
+			if (!n_step_unchecked++ && has(s, MEMSCOPE_SUM_NOT_CHECKED))
+				why_len = short_why(s->str[MEMSCOPE_SUM_NOT_CHECKED], &why);
+		}
+		if (!has(s, MEMSCOPE_SUM_EXIT_LEAKS) || s->num[MEMSCOPE_SUM_EXIT_LEAKS] <= 0)
+			continue;
+		if (!at_exit(s)) {
+			n_other++;
+			continue;
+		}
+		if (!n_exit++ || s->num[MEMSCOPE_SUM_EXIT_LEAK_BYTES] > best_bytes) {
+			best = i;
+			best_bytes = s->num[MEMSCOPE_SUM_EXIT_LEAK_BYTES];
+		}
+	}
+	fprintf(rp->out, "%" PRIu64 " of %" PRIu64 " input%s read leak%s at exit", n_exit,
+		res->n_ok, res->n_ok == 1 ? "" : "s", res->n_ok == 1 ? "s" : "");
+	if (n_exit) {
+		const struct memscope_summary *s = &b->s[best];
+
+		fprintf(rp->out, " (largest: #%" PRIu64, best);
+		if (has(s, MEMSCOPE_SUM_RANK))
+			fprintf(rp->out, " rank %s",
+				field_text(rank, sizeof(rank), s, MEMSCOPE_SUM_RANK));
+		memscope_text_escape(name, sizeof(name), rp->names[best], strlen(rp->names[best]));
+		fprintf(rp->out, " %s, %s)", name,
+			best_bytes == MEMSCOPE_SUM_OVERFLOW
+				? "more than 8.00 EiB"
+				: memscope_bytes_text(bytes, sizeof(bytes), (uint64_t)best_bytes));
+	}
+	if (n_other)
+		fprintf(rp->out,
+			"; %" PRIu64 " hold%s memory at the end of a snapshot, profile or stopped "
+			"recording (not a leak by itself)",
+			n_other, n_other == 1 ? "s" : "");
+	if (n_step_unchecked)
+		fprintf(rp->out, "; %" PRIu64 " could not be step-checked (%.*s)", n_step_unchecked,
+			why ? (int)why_len : 7, why ? why : "unknown");
+	if (res->n_invalid + res->n_error)
+		fprintf(rp->out, "; %" PRIu64 " not read", res->n_invalid + res->n_error);
+	fputs("\n\n", rp->out);
 }
 
 /* "1.20 GiB (#3)": a figure across inputs and the input that has it. */
@@ -1213,14 +1285,17 @@ static void write_text(struct report *rp, const struct memscope_batch_result *re
 	int any = 0;
 	char lo[96], mid[96], hi[96], ratio[96], name[1024];
 
+	text_answer(rp, res);
 	fprintf(out, "%4s %4s %4s %8s %-12s %8s %11s %10s %4s %10s %15s %15s %15s  %s\n", "#",
 		"RANK", "DEV", "PID", "NODE", "EVENTS", "TIME SPAN", "PEAK", "STEP", "GROWTH",
-		"STEP LEAKS", "EXIT LEAKS", "INEFFICIENT", "INPUT");
+		"STEP LEAKS", "AT END", "INEFFICIENT", "INPUT");
 	for (i = 0; i < b->n; i++)
 		text_row(rp, i);
 	fputs("(PID: the process of its events; NODE: the host its path names; STEP: the step of "
 	      "the peak;\n GROWTH: live bytes added per step; leaks and inefficient memory: "
-	      "blocks (bytes), - not checked)\n",
+	      "blocks (bytes), - not checked;\n AT END: blocks alive at the input's end, a leak at "
+	      "a program's exit; HAL blocks not counted where\n PTA, ATB or MindSpore blocks lie "
+	      "inside them (memscope-leaks lists both pools))\n",
 		out);
 	if (res->n_invalid + res->n_error) {
 		fprintf(out, "\nnot read (%" PRIu64 "):\n", res->n_invalid + res->n_error);
@@ -1246,7 +1321,8 @@ static void write_text(struct report *rp, const struct memscope_batch_result *re
 				value_at(hi, sizeof(hi), f, r->max, r->max_at),
 				ratio_text(ratio, sizeof(ratio), f, r));
 	}
-	fputs("\nstand out (by peak, growth per step, step and exit leaks):\n", out);
+	fputs("\nstand out (by peak, growth per step, step leaks and memory alive at the end):\n",
+		out);
 	for (k = 0; k < N_ACROSS; k++)
 		any |= text_stand_out(rp, k);
 	if (!any)

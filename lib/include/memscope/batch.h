@@ -31,12 +31,14 @@ enum memscope_sum_field {
 	MEMSCOPE_SUM_EVENTS,	  /* events delivered */
 	MEMSCOPE_SUM_SKIPPED,	  /* bad rows skipped (--lenient) */
 	MEMSCOPE_SUM_PROCESSES,	  /* distinct process ids */
-	MEMSCOPE_SUM_SPAN_NS,	  /* last timestamp - first */
+	MEMSCOPE_SUM_SPAN_NS,	  /* last timestamp - first (unknown: no row has a time) */
 	MEMSCOPE_SUM_STEPS,	  /* most steps of any process */
 	MEMSCOPE_SUM_ALLOCATIONS, /* MALLOC rows (memscope-leaks' count) */
 	MEMSCOPE_SUM_FREES,	  /* FREE rows but the reference's shadow ones */
 	MEMSCOPE_SUM_ACCESSES,	  /* ACCESS rows */
-	MEMSCOPE_SUM_EXIT_LEAKS,  /* blocks alive at its end (unknown: no blocks to check) */
+	MEMSCOPE_SUM_EXIT_LEAKS,  /* blocks alive at its end (unknown: no blocks to check), those of
+				     memscope-leaks' first line but HAL's where a framework pool lies
+				     inside HAL (counted once) */
 	MEMSCOPE_SUM_EXIT_LEAK_BYTES,
 	MEMSCOPE_SUM_STEP_LEAKS, /* unknown when not checked (no steps, no blocks) */
 	MEMSCOPE_SUM_STEP_LEAK_BYTES,
@@ -56,6 +58,9 @@ enum memscope_sum_field {
 	MEMSCOPE_SUM_NODE,	  /* text: the host its path names (memscope_node_of_path) */
 	MEMSCOPE_SUM_NOT_CHECKED, /* text: what leaks were not checked and why ("" none):
 				     "step leaks: no steps: neither ..." */
+	MEMSCOPE_SUM_END,	  /* text: how it ended, so what its exit leaks are: "exit" (leaks),
+				     "snapshot", "profile", "stopped" (memory alive then, not a leak
+				     by itself; memscope_leaks_end_of) */
 	MEMSCOPE_SUM_COUNT_
 };
 
