@@ -849,6 +849,27 @@ static void help_aliases(const struct cli_tool *t, const struct cli_option *o)
 		putchar(')');
 }
 
+/* --help's Inputs lines, true for tool t: python_trace files for memscope-db only; a folder of
+ * several inputs for the tools that take several, of one for those that take one. */
+static void help_inputs(const struct cli_tool *t)
+{
+	int db = !strcmp(t->name, "memscope-db");
+	int one = !strcmp(t->name, "memscope-convert");
+	int two = !strcmp(t->name, "memscope-compare");
+
+	printf("\nInputs: memscope_dump CSV, capture and database files, PyTorch CUDA memory "
+	       "snapshots,\nNsight Systems SQLite exports%s, gzip or zstd\ncompressed too (- is "
+	       "standard input); Ascend profiler outputs: a torch_npu *_ascend_pt,\nMindSpore "
+	       "*_ascend_ms or msprof PROF_* folder, or one of its memory CSVs or its timeline\n"
+	       "JSON; %s; see memscope(7).%s\n",
+		db ? ", python_trace files (stored beside the events)" : "",
+		one || two ? "a folder holding one of any of them (a folder of several is refused)"
+			   : "a folder of any of them (each its own input, in name order)",
+		two   ? "\nExactly two inputs: BASE and COMPARE."
+		: one ? "\nOne input."
+		      : "");
+}
+
 void cli_help(const struct cli_tool *t)
 {
 	const struct cli_option *o;
@@ -877,13 +898,7 @@ void cli_help(const struct cli_tool *t)
 	}
 	for (o = t->opts; o->name && (o->alias_of || strncmp(o->name, "fail-on-", 8)); o++)
 		;
-	printf("\nInputs: memscope_dump CSV, capture and database files, PyTorch CUDA memory "
-	       "snapshots,\nNsight Systems SQLite exports, python_trace files (memscope-db only), "
-	       "gzip or zstd\ncompressed too (- is standard input); Ascend profiler outputs: a "
-	       "torch_npu *_ascend_pt,\nMindSpore *_ascend_ms or msprof PROF_* folder, or one of "
-	       "its memory CSVs or its timeline\nJSON; a folder of any of them (each its own "
-	       "input, "
-	       "in name order); see memscope(7).\n");
+	help_inputs(t);
 	printf("\nExit status: 0 ok, %s%s%s2 usage error, 3 invalid input, 4 I/O or internal "
 	       "error.\nSee %s(1).\n",
 		o->name ? "1 findings (with --" : "", o->name ? o->name : "", o->name ? "), " : "",

@@ -30,8 +30,8 @@ static const struct cli_tool tool = {
 	"memscope-convert",
 	"[--format csv|capture] [-o FILE] [--compress gzip|zstd] [-f] [--lenient]\n"
 	"       [--time-unit auto|ns|us] [-q] INPUT",
-	"Convert a memscope_dump CSV, capture file, database or Ascend profiler output to the "
-	"dump CSV layout or the capture format.",
+	"Convert a memscope_dump CSV, capture file, database, PyTorch memory snapshot, Nsight\n"
+	"Systems export or Ascend profiler output to the dump CSV layout or the capture format.",
 	options, 0, /* options anywhere */
 	NULL,	    /* the usual Inputs and Exit status lines */
 };

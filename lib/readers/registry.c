@@ -48,8 +48,11 @@ int reader_detect(const struct reader **out, const unsigned char *p, size_t n, i
 			return 0;
 		}
 	}
-	/* every file format named, an Nsight export (a database db_refine tells) after databases */
+	/* every file format of memory events named, an Nsight export (a database db_refine tells)
+	 * after databases; not python_trace files: no tool reads them as an input of their own */
 	for (i = 0, k = 0; i < n_byte; i++) {
+		if (!byte_readers[i]->read)
+			continue;
 		named[k++] = byte_readers[i]->what;
 		if (byte_readers[i]->format == MEMSCOPE_FORMAT_DB)
 			named[k++] = nsys_reader.what;

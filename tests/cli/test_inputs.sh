@@ -163,10 +163,19 @@ expect_file here/x.csv
 for t in leaks inefficient export db convert compare; do
 	"$BIN/memscope-$t" --help >help.txt
 	for kind in 'memscope_dump CSV' 'capture' 'database' 'PyTorch CUDA memory snapshots' \
-		'Nsight Systems SQLite exports' 'python_trace' 'gzip or zstd' '_ascend_pt' \
-		'a folder of any of them'; do
+		'Nsight Systems SQLite exports' 'gzip or zstd' '_ascend_pt' 'a folder'; do
 		if tr '\n' ' ' <help.txt | grep -q "$kind"; then ok; else bad "$t --help: no '$kind'"; fi
 	done
+	# true for the tool: python_trace files for memscope-db only, a folder of several inputs
+	# for those that take several, exactly two for compare, one for convert
+	case $t in
+	db) want='python_trace files.*a folder of any of them \(each its own input' ;;
+	compare) want='a folder holding one of any of them.*Exactly two inputs: BASE and COMPARE' ;;
+	convert) want='a folder holding one of any of them.*One input\.' ;;
+	*) want='a folder of any of them \(each its own input' ;;
+	esac
+	if tr '\n' ' ' <help.txt | grep -Eq "$want"; then ok; else bad "$t --help: not '$want': $(cat help.txt)"; fi
+	if [ $t = db ] || ! grep -q 'python_trace' help.txt; then ok; else bad "$t --help names python_trace files"; fi
 	page=$SRC/man/man1/memscope-$t.1
 	for kind in 'memory snapshot' 'Nsight Systems' 'ascend_pt' 'folder' 'gzip'; do
 		if grep -q "$kind" "$page"; then ok; else bad "$page: no '$kind'"; fi
@@ -177,7 +186,9 @@ for t in leaks inefficient export convert db; do
 	case $t in convert) ext=mscap ;; db) ext=db ;; *) ext=json ;; esac
 	expect_status 3 "$BIN/memscope-$t" -o notes.$ext notes.csv
 	expect_err_line "^memscope-$t: notes.csv: not a capture file, a database, an Nsight Systems export, a PyTorch memory snapshot, .* or a memscope_dump CSV$"
+	if ! grep -q python_trace "$WORK/err"; then ok; else bad "$t: a python_trace CSV named as accepted: $(cat "$WORK/err")"; fi
 done
+"$BIN/memscope-convert" --help | grep -q 'PyTorch memory snapshot, Nsight' && ok || bad "convert --help: snapshots not named"
 
 # --- 8. one file named twice (the same name, a link, a folder holding it) is read once --------
 mkdir -p twice
