@@ -587,8 +587,8 @@ static int prof_dir_read(
 	struct dir_progress prog = { src, 0 };
 	struct clocks clocks = { 0 };
 	struct prof_ctx c;
-	char note[600];
-	size_t i;
+	char note[600], skipped[400] = "";
+	size_t i, skipped_len = 0;
 	int rc = 0;
 
 	prof_ctx_init(&c);
@@ -608,6 +608,10 @@ static int prof_dir_read(
 		struct memscope_source *s = NULL;
 
 		if (unwanted(src, d->files[i].kind)) {
+			if (d->files[i].size && skipped_len < sizeof(skipped))
+				skipped_len += (size_t)snprintf(skipped + skipped_len,
+					sizeof(skipped) - skipped_len, "%s%s",
+					skipped_len ? ", " : "", base_name(d->files[i].path));
 			prog.base += d->files[i].size;
 			continue;
 		}
@@ -642,6 +646,11 @@ static int prof_dir_read(
 		rc = prof_trace_emit(t, src, &c, fn, ctx, err);
 	}
 	prof_trace_free(c.pending);
+	/* a file left unread is not checked either: said, so that a damaged one is not a surprise
+	 * to a tool that reads it */
+	if (!rc && skipped_len)
+		source_notice(src, "not read, so not checked (events this tool does not use): %s",
+			skipped);
 	/* files recorded days apart: said once, from the rule the analyses' pictures follow */
 	if (!rc && clocks_note(&clocks, src->opts.src, src->st, note, sizeof(note)))
 		source_notice(src, "%s", note);

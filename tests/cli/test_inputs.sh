@@ -210,6 +210,14 @@ done
 "$BIN/memscope-db" -q -o once.db twice/a.csv 2>/dev/null || bad "db twice/a.csv"
 if [ "$(sqlite3 twice.db 'select count(*) from memscope_dump')" = "$(sqlite3 once.db 'select count(*) from memscope_dump')" ]; then ok; else bad "db: a file named twice stored twice"; fi
 
+# --- 9. a profiler folder's file a tool does not read is said, not silently passed over ---------
+# (insight_test_rank_1's memory_record.csv holds spreadsheet-damaged timestamps, which the tools
+# reading it refuse: memscope-leaks, which does not, names it as not read, so not checked)
+expect_status 0 "$BIN/memscope-leaks" "$T/msprof/insight_test_rank_1"
+if grep -q "^memscope-leaks: .*insight_test_rank_1: not read, so not checked (events this tool does not use): memory_record.csv" "$WORK/err"; then ok; else bad "leaks: unread memory_record.csv not said: $(cat "$WORK/err")"; fi
+expect_status 3 "$BIN/memscope-batch" -q "$T/msprof/insight_test_rank_1"
+if grep -q 'memory_record.csv:2: column 2 "Timestamp(us)": "1.69512E+15" is in exponent notation' "$WORK/err"; then ok; else bad "batch: damaged memory_record.csv: $(cat "$WORK/err")"; fi
+
 expect_status 2 "$BIN/memscope-leaks"
 expect_err_line "^memscope-leaks: no INPUT given \(a dump CSV, capture file, database, PyTorch memory snapshot, Nsight Systems export, Ascend profiler output or a folder of them; - for stdin\)$"
 finish

@@ -265,13 +265,14 @@ done
 expect_status 0 "$E" -q --format chrome-trace --resolution 0 -o two.json gen.csv gen2.csv
 expect_status 0 $CHECK two.json
 expect_status 0 $ORACLE check two.json gen.csv gen2.csv
+# one file named twice is one input, read once (tools/cli.c), and said
 expect_status 0 "$E" -q --format chrome-trace --resolution 0 -o same.json gen.csv gen.csv
-expect_status 0 $ORACLE check same.json gen.csv gen.csv
+grep -qx 'memscope-export: gen.csv: the same as gen.csv, listed once' "$WORK/err" && ok || bad "gen.csv twice: $(cat "$WORK/err")"
+expect_status 0 $ORACLE check same.json gen.csv
 expect_status 0 python3 -c 'import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = [e["args"]["name"] for e in ev if e.get("name") == "process_name"]
-live = lambda p: [e["args"]["bytes"] for e in ev if e["ph"] == "C" and e["pid"] == p and e["name"] == "PTA device 0 live"]
-sys.exit(0 if names == ["pid 7 (gen.csv)"] * 2 and live(1) == live(2) and live(1) else 1)' same.json
+sys.exit(0 if names == ["pid 7"] or names == ["pid 7 (gen.csv)"] else 1)' same.json
 # the legacy file's two processes: one group each, their steps on a thread named "steps"
 expect_status 0 python3 -c 'import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
