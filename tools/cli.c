@@ -552,11 +552,11 @@ static int is_folder(const char *path)
 /*
  * The inputs under folder dir into *w (memscope_walk; the caller frees it whatever the return):
  * dir itself when it is a profiler output. With traces 0, its python_trace files are said to be
- * left out. The walk's notes printed. 0, or the exit status (printed): the folder or a file in
- * it cannot be read (4), it holds nothing to read (3).
+ * left out. The walk's notes printed (with one set, only when it holds one input). 0, or the exit
+ * status (printed): the folder or a file in it cannot be read (4), it holds nothing to read (3).
  */
 static int folder_inputs(
-	const struct cli_tool *t, const char *dir, int traces, struct memscope_walk *w)
+	const struct cli_tool *t, const char *dir, int traces, int one, struct memscope_walk *w)
 {
 	struct memscope_error err;
 	struct notes nt = { 0 };
@@ -579,7 +579,8 @@ static int folder_inputs(
 		}
 		n_traces += in->n_traces;
 	}
-	notes_flush(t, &nt, w->n > 0);
+	/* for one input, a folder of several is an error of one line: its notes are not worth it */
+	notes_flush(t, &nt, one ? w->n == 1 : w->n > 0);
 	if (!w->n && !w->n_skipped) {
 		cli_msg(t, "%s: an empty folder: nothing to read", dir);
 		return CLI_EXIT_INVALID;
@@ -715,7 +716,7 @@ int cli_input_files(const struct cli_tool *t, int argc, char **argv, int traces,
 			rc = files_add(argv[a]);
 			continue;
 		}
-		rc = folder_inputs(t, argv[a], traces, &w);
+		rc = folder_inputs(t, argv[a], traces, 0, &w);
 		if (!rc && w.n == 1 && !strcmp(w.inputs[0].path, argv[a]))
 			rc = files_add(argv[a]); /* a profiler output: as given */
 		else
@@ -746,7 +747,7 @@ int cli_one_input(const struct cli_tool *t, const char *path, const char **input
 	*input = path;
 	if (!is_folder(path))
 		return 0;
-	rc = folder_inputs(t, path, 0, &w);
+	rc = folder_inputs(t, path, 0, 1, &w);
 	if (!rc && w.n == 1 && strcmp(w.inputs[0].path, path)) {
 		/* the one input in the folder (else a profiler output: itself) */
 		if (files_take(&w.inputs[0].path)) {

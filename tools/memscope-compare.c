@@ -282,31 +282,25 @@ static void say_same_file(const struct compare_opts *o)
 }
 
 /*
- * Refuse an input that is a folder of several inputs in one line (exit 2), before the read
- * whose notes about the folder's files would come first. 0 otherwise (the read says the rest).
+ * An input that is a folder is the one input in it (cli_one_input): a folder of several is
+ * refused in one line (exit 2), before a read whose notes would come first. 0 or the exit status.
  */
-static int folder_of_several(const struct compare_opts *o)
+static int folder_of_several(struct compare_opts *o)
 {
 	int i, rc = 0;
 
 	for (i = 0; i < 2 && !rc; i++) {
-		const char *path = o->inputs[i];
-		struct memscope_error err;
-		struct memscope_walk w;
-		struct stat sb;
+		const char *in;
+		char *copy;
 
-		if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
+		if ((rc = cli_one_input(&tool, o->inputs[i], &in)) || in == o->inputs[i])
 			continue;
-		memscope_error_clear(&err);
-		if (!memscope_walk(&path, 1, &w, NULL, NULL, &err) && w.n > 1) {
-			cli_msg(&tool,
-				"%s: a folder of %zu inputs (%s, ...), read here as one input: "
-				"give "
-				"one of them",
-				path, w.n, w.inputs[0].path);
-			rc = CLI_EXIT_USAGE;
+		if (!(copy = strdup(in))) {
+			cli_msg(&tool, "out of memory");
+			return CLI_EXIT_IO;
 		}
-		memscope_walk_free(&w);
+		free(o->inputs[i]);
+		o->inputs[i] = copy;
 	}
 	return rc;
 }
