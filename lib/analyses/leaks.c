@@ -2016,6 +2016,22 @@ const char *memscope_leaks_end_text(enum memscope_leaks_end end)
 	}
 }
 
+const char *memscope_leaks_end_name(enum memscope_leaks_end end)
+{
+	switch (end) {
+	case MEMSCOPE_LEAKS_END_PROFILE:
+		return "profile";
+	case MEMSCOPE_LEAKS_END_SNAPSHOT:
+		return "snapshot";
+	case MEMSCOPE_LEAKS_END_STOPPED:
+		return "recording_stopped";
+	case MEMSCOPE_LEAKS_END_MIXED:
+		return "mixed";
+	default:
+		return "exit";
+	}
+}
+
 enum memscope_leaks_unchecked memscope_leaks_checked(
 	const struct memscope_leaks *l, unsigned kind, uint32_t src)
 {

@@ -392,21 +392,6 @@ static int not_checked(struct memscope_summary *s, const struct memscope_leaks *
 	return set_str(s, MEMSCOPE_SUM_NOT_CHECKED, text);
 }
 
-/* How an input ended, as the summary's end field says it. */
-static const char *end_word(enum memscope_leaks_end end)
-{
-	switch (end) {
-	case MEMSCOPE_LEAKS_END_PROFILE:
-		return "profile";
-	case MEMSCOPE_LEAKS_END_SNAPSHOT:
-		return "snapshot";
-	case MEMSCOPE_LEAKS_END_STOPPED:
-		return "stopped";
-	default:
-		return "exit";
-	}
-}
-
 /* The figures of the analyses and of the read. 0 or NOMEM. */
 static int figures(struct memscope_summary *s, const struct seen *w, const struct tally *t,
 	const struct memscope_leaks *l, const struct memscope_peak *p,
@@ -430,7 +415,7 @@ static int figures(struct memscope_summary *s, const struct seen *w, const struc
 		set_num(s, MEMSCOPE_SUM_PID, (int64_t)t->pid);
 	if (t->first_ns) /* else no row has a time: no span */
 		set_num(s, MEMSCOPE_SUM_SPAN_NS, (int64_t)(t->last_ns - t->first_ns));
-	if (set_str(s, MEMSCOPE_SUM_END, end_word(memscope_leaks_end_of(l, 0))))
+	if (set_str(s, MEMSCOPE_SUM_END, memscope_leaks_end_name(memscope_leaks_end_of(l, 0))))
 		return MEMSCOPE_E_NOMEM;
 	memscope_steps_foreach(memscope_peak_steps(p), most_steps, &steps);
 	set_num(s, MEMSCOPE_SUM_STEPS, (int64_t)steps);

@@ -1473,23 +1473,6 @@ static void js_checked(const struct report *r, unsigned kind, uint32_t src)
 		json_cstr(r->out, memscope_leaks_unchecked_text(why));
 }
 
-/* the JSON name of an end */
-static const char *end_name(enum memscope_leaks_end end)
-{
-	switch (end) {
-	case MEMSCOPE_LEAKS_END_PROFILE:
-		return "profile";
-	case MEMSCOPE_LEAKS_END_SNAPSHOT:
-		return "snapshot";
-	case MEMSCOPE_LEAKS_END_STOPPED:
-		return "recording_stopped";
-	case MEMSCOPE_LEAKS_END_MIXED:
-		return "mixed";
-	default:
-		return "exit";
-	}
-}
-
 /* The summary of each input: {"input","events","end","ooms","step","mark","exit"}, a kind's
  * {"leaks","checked","not_checked","bytes","pools","pools_nested"} (null when not looked for;
  * checked: js_checked). */
@@ -1508,7 +1491,7 @@ static void js_inputs(const struct report *r)
 		fputs(i ? ",\n{\"input\":" : "\n{\"input\":", r->out);
 		json_cstr(r->out, input_name(r, (uint32_t)i));
 		fprintf(r->out, ",\"events\":%" PRIu64 ",\"end\":\"%s\",\"ooms\":%" PRIu64,
-			in->n_events, end_name(in->end), in->n_ooms);
+			in->n_events, memscope_leaks_end_name(in->end), in->n_ooms);
 		for (k = 0; k < 3; k++) {
 			struct memscope_leaks_total t[MEMSCOPE_LEAKS_MAX_POOLS];
 			size_t n = memscope_leaks_totals(r->l, kinds[k], (uint32_t)i, t);
@@ -1733,7 +1716,8 @@ static void js_summary(const struct report *r)
 
 		fprintf(r->out,
 			"{\"leaks\":%" PRIu64 ",\"end\":\"%s\",\"alive_at\":", s->n_exit_leaks,
-			end_name(memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
+			memscope_leaks_end_name(
+				memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
 		json_cstr(r->out, memscope_leaks_end_text(
 					  memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
 		json_bytes(r->out, "bytes", s->exit_bytes);

@@ -59,8 +59,8 @@ enum memscope_sum_field {
 	MEMSCOPE_SUM_NOT_CHECKED, /* text: what leaks were not checked and why ("" none):
 				     "step leaks: no steps: neither ..." */
 	MEMSCOPE_SUM_END,	  /* text: how it ended, so what its exit leaks are: "exit" (leaks),
-				     "snapshot", "profile", "stopped" (memory alive then, not a leak
-				     by itself; memscope_leaks_end_of) */
+				     "snapshot", "profile", "recording_stopped" (memory alive then, not a
+				     leak	 by itself; memscope_leaks_end_of) */
 	MEMSCOPE_SUM_COUNT_
 };
 

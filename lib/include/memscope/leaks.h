@@ -315,6 +315,10 @@ enum memscope_leaks_end memscope_leaks_end_of(const struct memscope_leaks *l, ui
  */
 const char *memscope_leaks_end_text(enum memscope_leaks_end end);
 
+/* The one-word name of an end in JSON and CSV: "exit", "profile", "snapshot",
+ * "recording_stopped", "mixed". Static. */
+const char *memscope_leaks_end_name(enum memscope_leaks_end end);
+
 /* memscope_leaks_checked, memscope_leaks_unchecked_inputs: every input */
 #define MEMSCOPE_LEAKS_ALL_INPUTS UINT32_MAX
 
