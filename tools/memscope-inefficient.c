@@ -394,9 +394,15 @@ int main(int argc, char **argv)
 		goto out;
 	report(&o, a);
 	n_unchecked = report_unchecked(&o, a);
+	s = memscope_inefficient_stats(a);
+	/* a check that could not run is no pass, and nothing found writes no report (as an
+	 * unreadable input: memscope-leaks does the same) */
+	if (o.fail_on_finding && n_unchecked && !s->n_blocks) {
+		status = CLI_EXIT_INVALID;
+		goto out;
+	}
 	if ((status = write_outputs(&o, st, a)))
 		goto out;
-	s = memscope_inefficient_stats(a);
 	if (!o.common.quiet)
 		cli_msg(&tool,
 			"%" PRIu64 " inefficient block(s), %s: early_allocation %" PRIu64
@@ -406,8 +412,6 @@ int main(int argc, char **argv)
 			s->n_type[0], s->n_type[1], s->n_type[2], s->n_events);
 	if (o.fail_on_finding && s->n_blocks)
 		status = CLI_EXIT_FINDINGS;
-	else if (o.fail_on_finding && n_unchecked) /* a check that could not run is no pass */
-		status = CLI_EXIT_INVALID;
 out:
 	memscope_inefficient_free(a);
 	memscope_strtab_free(st);

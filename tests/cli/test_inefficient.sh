@@ -132,11 +132,14 @@ expect_same "$WORK/out" rules_t3.txt
 # findings and the exit status
 expect_status 1 "$I" -q --fail-on-finding -o "$WORK/r.txt" rules.csv
 if head -1 "$WORK/r.txt" | grep -q '^Inefficient memory: 4 block(s)'; then ok; else bad "--fail-on-finding report"; fi
-# an input without ACCESS rows could not be checked: no pass with --fail-on-finding (3), a line
-# naming it on stderr (also with -q) and in the report, text and JSON; still 0 without the option
-expect_status 3 "$I" -q --fail-on-finding "$SRC/testdata/baseline.csv"
-if grep -q '^Inefficient memory: 0 block(s)' "$WORK/out"; then ok; else bad "baseline.csv report"; fi
+# an input without ACCESS rows could not be checked: no pass with --fail-on-finding (3, a line
+# naming it on stderr, also with -q, and no report: nothing was found in what could be checked);
+# without the option exit 0 and the line in the report too, text and JSON
+expect_status 3 "$I" -q --fail-on-finding -o "$WORK/nochk.txt" "$SRC/testdata/baseline.csv"
+expect_absent "$WORK/nochk.txt"
 expect_err_line "^memscope-inefficient: $SRC/testdata/baseline.csv: no memory access events \\(ACCESS rows\\): not checked"
+expect_status 0 "$I" -q "$SRC/testdata/baseline.csv"
+if grep -q '^Inefficient memory: 0 block(s)' "$WORK/out"; then ok; else bad "baseline.csv report"; fi
 if grep -qx "$SRC/testdata/baseline.csv: no memory access events (ACCESS rows): not checked" "$WORK/out"; then ok; else bad "not-checked line in the report: $(head -3 "$WORK/out")"; fi
 expect_status 0 "$I" "$SRC/testdata/baseline.csv"
 if grep -q 'baseline.csv: no memory access events (ACCESS rows): not checked' "$WORK/err"; then ok; else bad "no-ACCESS note: $(cat "$WORK/err")"; fi
