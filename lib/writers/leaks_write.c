@@ -1555,16 +1555,23 @@ static void js_across(const struct report *r, const struct memscope_leak_across 
 	fputs("]}", r->out);
 }
 
+/* The opening of an object about one process and device: {"input":..,"pid":..,"device":.. */
+static void js_where(const struct report *r, uint32_t src, uint64_t pid, int32_t device)
+{
+	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
+
+	fputs("{\"input\":", r->out);
+	json_cstr(r->out, input_name(r, src));
+	json_pid(r->out, pid);
+	json_cstr(r->out, memscope_device_text(device, dev));
+}
+
 static void js_fluct(const struct report *r, const struct memscope_fluct *f)
 {
 	static const char *const names[2] = { "min_gap", "max_gap" };
-	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 	size_t i;
 
-	fputs("{\"input\":", r->out);
-	json_cstr(r->out, input_name(r, f->src));
-	json_pid(r->out, f->pid);
-	json_cstr(r->out, memscope_device_text(f->device, dev));
+	js_where(r, f->src, f->pid, f->device);
 	fprintf(r->out, ",\"pool\":\"%s\",\"steps\":[", memscope_subtype_name(f->pool));
 	for (i = 0; i < f->n_steps; i++)
 		fprintf(r->out, "%s{\"step\":%" PRIu64 ",\"min\":%" PRId64 ",\"max\":%" PRId64 "}",
@@ -1612,13 +1619,9 @@ static void js_oom(const struct report *r, const struct memscope_leaks_oom *o, s
 {
 	static const char *const names[4] = { "requested", "device_free", "reserved", "allocated" };
 	const int64_t v[4] = { o->requested, o->device_free, o->reserved, o->allocated };
-	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 	size_t k;
 
-	fputs("{\"input\":", r->out);
-	json_cstr(r->out, input_name(r, o->src));
-	json_pid(r->out, o->pid);
-	json_cstr(r->out, memscope_device_text(o->device, dev));
+	js_where(r, o->src, o->pid, o->device);
 	fprintf(r->out, ",\"line\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64, o->line, o->ts_ns);
 	for (k = 0; k < 4; k++)
 		if (v[k] >= 0)
