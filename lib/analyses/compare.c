@@ -101,7 +101,7 @@ void memscope_compare_side_free(struct memscope_compare_side *s)
 	for (i = 0; i < s->n_devs; i++)
 		free(s->devs[i].rows);
 	free(s->devs);
-	u64map_free(&s->dev_at);
+	ms__u64map_free(&s->dev_at);
 	memscope_steps_free(s->steps);
 	free(s->name);
 	free(s);
@@ -111,7 +111,7 @@ static struct cmp_dev *find_dev(struct memscope_compare_side *s, int32_t device)
 {
 	uint64_t at;
 
-	return u64map_get(&s->dev_at, (uint32_t)device, &at, NULL) ? &s->devs[at] : NULL;
+	return ms__u64map_get(&s->dev_at, (uint32_t)device, &at, NULL) ? &s->devs[at] : NULL;
 }
 
 /* The device's rows, added when new. NULL on OOM. */
@@ -121,8 +121,8 @@ static struct cmp_dev *dev_of(struct memscope_compare_side *s, int32_t device)
 
 	if (d)
 		return d;
-	if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)) ||
-		u64map_put(&s->dev_at, (uint32_t)device, s->n_devs, 0))
+	if (ms__grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)) ||
+		ms__u64map_put(&s->dev_at, (uint32_t)device, s->n_devs, 0))
 		return NULL;
 	memset(&s->devs[s->n_devs], 0, sizeof(s->devs[0]));
 	s->devs[s->n_devs].device = device;
@@ -182,7 +182,7 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 	s->n_dev_elems[0] += what == W_OP;
 	s->n_dev_elems[1] += what == W_KERNEL;
 	if (!(d = dev_of(s, ev->device)) ||
-		grow_array(&d->rows, &d->cap, d->n + 1, sizeof(*d->rows)))
+		ms__grow_array(&d->rows, &d->cap, d->n + 1, sizeof(*d->rows)))
 		return MEMSCOPE_E_NOMEM;
 	r = &d->rows[d->n++];
 	r->ts = ev->ts_ns;
@@ -239,11 +239,11 @@ static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 	/* step numbers: ProfilerStep#N is step N */
 	if (!memscope_steps_span(p, ws->step, &lo, &hi, &open))
 		return 0;
-	if (grow_array(&ws->w, &ws->cap, ws->n + 1, sizeof(*ws->w)))
+	if (ms__grow_array(&ws->w, &ws->cap, ws->n + 1, sizeof(*ws->w)))
 		return MEMSCOPE_E_NOMEM;
 	/* rows keep 32 bits of their pid: the first process with those bits decides */
-	if (!u64map_get(&ws->by_pid, (uint32_t)pid, NULL, NULL) &&
-		u64map_put(&ws->by_pid, (uint32_t)pid, ws->n, 0))
+	if (!ms__u64map_get(&ws->by_pid, (uint32_t)pid, NULL, NULL) &&
+		ms__u64map_put(&ws->by_pid, (uint32_t)pid, ws->n, 0))
 		return MEMSCOPE_E_NOMEM;
 	ws->w[ws->n++] = (struct window){ (uint32_t)pid, lo, hi };
 	return 0;
@@ -252,7 +252,7 @@ static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memsco
 static void windows_free(struct windows *ws)
 {
 	free(ws->w);
-	u64map_free(&ws->by_pid);
+	ms__u64map_free(&ws->by_pid);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -286,7 +286,7 @@ static int in_windows(const struct cmp_row *r, const struct windows *ws)
 
 	if (!ws->w)
 		return 1;
-	if (!u64map_get(&ws->by_pid, r->pid, &at, NULL))
+	if (!ms__u64map_get(&ws->by_pid, r->pid, &at, NULL))
 		return 0;
 	return r->ts >= ws->w[at].lo && r->ts <= ws->w[at].hi;
 }
@@ -367,8 +367,8 @@ static size_t place_open(struct thread_frames *tf, size_t p)
 /* Put frame `at` on top of tf: its place, or 0 on OOM. */
 static size_t place_push(struct thread_frames *tf, size_t at)
 {
-	if (grow_array(&tf->at, &tf->cap, tf->n + 2, sizeof(*tf->at)) ||
-		grow_array(&tf->link, &tf->cap_link, tf->n + 2, sizeof(*tf->link)))
+	if (ms__grow_array(&tf->at, &tf->cap, tf->n + 2, sizeof(*tf->at)) ||
+		ms__grow_array(&tf->link, &tf->cap_link, tf->n + 2, sizeof(*tf->link)))
 		return 0;
 	tf->n++;
 	tf->at[0] = tf->link[0] = 0;
@@ -405,8 +405,8 @@ static int sample_add(struct samples *sm, int64_t v)
 {
 	while (sm->n && sm->val[sm->n - 1] <= v)
 		sm->n--;
-	if (grow_array(&sm->idx, &sm->cap, sm->n + 1, sizeof(*sm->idx)) ||
-		grow_array(&sm->val, &sm->cap_val, sm->n + 1, sizeof(*sm->val)))
+	if (ms__grow_array(&sm->idx, &sm->cap, sm->n + 1, sizeof(*sm->idx)) ||
+		ms__grow_array(&sm->val, &sm->cap_val, sm->n + 1, sizeof(*sm->val)))
 		return MEMSCOPE_E_NOMEM;
 	sm->idx[sm->n] = sm->count++;
 	sm->val[sm->n++] = v;
@@ -461,10 +461,10 @@ static void frames_free(struct frames *fs)
 	free(fs->stk);
 	free(fs->pstk);
 	free(fs->f);
-	u64map_free(&fs->threads);
-	u64map_free(&fs->procs);
-	u64map_free(&fs->top);
-	u64map_free(&fs->ptop);
+	ms__u64map_free(&fs->threads);
+	ms__u64map_free(&fs->procs);
+	ms__u64map_free(&fs->top);
+	ms__u64map_free(&fs->ptop);
 }
 
 /*
@@ -474,14 +474,14 @@ static void frames_free(struct frames *fs)
 static int number_of(struct u64map *map, uint64_t key, int add, struct thread_frames **stk,
 	size_t *cap, uint64_t *n, uint64_t *num)
 {
-	if (u64map_get(map, key, num, NULL))
+	if (ms__u64map_get(map, key, num, NULL))
 		return 0;
 	if (!add)
 		return 1;
-	if (*n > UINT32_MAX || grow_array(stk, cap, *n + 1, sizeof(**stk)))
+	if (*n > UINT32_MAX || ms__grow_array(stk, cap, *n + 1, sizeof(**stk)))
 		return MEMSCOPE_E_NOMEM;
 	memset(&(*stk)[*n], 0, sizeof(**stk));
-	if (u64map_put(map, key, *n, 0))
+	if (ms__u64map_put(map, key, *n, 0))
 		return MEMSCOPE_E_NOMEM;
 	*num = (*n)++;
 	return 0;
@@ -519,13 +519,14 @@ static int frame_open(struct frames *fs, const struct cmp_row *r, int64_t used0,
 		at = fs->free_head - 1;
 		fs->free_head = fs->f[at].inner;
 	} else {
-		if (grow_array(&fs->f, &fs->cap, fs->n + 1, sizeof(*fs->f)))
+		if (ms__grow_array(&fs->f, &fs->cap, fs->n + 1, sizeof(*fs->f)))
 			return MEMSCOPE_E_NOMEM;
 		at = fs->n++;
 	}
-	u64map_get(&fs->top, key, &inner, NULL);
-	u64map_get(&fs->ptop, pkey, &pinner, NULL);
-	if (u64map_put(&fs->top, key, at + 1, 0) || u64map_put(&fs->ptop, pkey, at + 1, 0) ||
+	ms__u64map_get(&fs->top, key, &inner, NULL);
+	ms__u64map_get(&fs->ptop, pkey, &pinner, NULL);
+	if (ms__u64map_put(&fs->top, key, at + 1, 0) ||
+		ms__u64map_put(&fs->ptop, pkey, at + 1, 0) ||
 		!(pos = place_push(&fs->stk[key >> 32], at)) ||
 		!(ppos = place_push(&fs->pstk[proc], at)))
 		return MEMSCOPE_E_NOMEM;
@@ -542,7 +543,7 @@ static size_t frame_of_op(const struct frames *fs, uint32_t pid, uint32_t name)
 {
 	uint64_t top = 0;
 
-	return u64map_get(&fs->ptop, process_key(pid, name), &top, NULL) ? (size_t)top : 0;
+	return ms__u64map_get(&fs->ptop, process_key(pid, name), &top, NULL) ? (size_t)top : 0;
 }
 
 /*
@@ -555,11 +556,11 @@ static size_t frame_of_row(const struct frames *fs, const struct cmp_row *r)
 	uint64_t t;
 
 	if (r->tid != NO_ID32) {
-		if (!u64map_get(&fs->threads, (uint64_t)r->pid << 32 | r->tid, &t, NULL))
+		if (!ms__u64map_get(&fs->threads, (uint64_t)r->pid << 32 | r->tid, &t, NULL))
 			return 0;
 		tf = &fs->stk[t];
 	} else {
-		if (!u64map_get(&fs->procs, r->pid, &t, NULL))
+		if (!ms__u64map_get(&fs->procs, r->pid, &t, NULL))
 			return 0;
 		tf = &fs->pstk[t];
 	}
@@ -578,18 +579,18 @@ static int frame_close(struct frames *fs, const struct cmp_row *r, struct frame 
 
 	if (frame_key(fs, r, 0, &key))
 		return MEMSCOPE_E_NOMEM;
-	if (key == UINT64_MAX || !u64map_get(&fs->top, key, &top, NULL) || !top)
+	if (key == UINT64_MAX || !ms__u64map_get(&fs->top, key, &top, NULL) || !top)
 		return 0;
 	at = (size_t)top - 1;
 	f = &fs->f[at];
 	*out = *f;
 	/* off the stacks of its (thread, name) and (process, name); the keys are there: no
 	 * allocation */
-	u64map_put(&fs->top, key, f->inner, 0);
+	ms__u64map_put(&fs->top, key, f->inner, 0);
 	if (f->pouter)
 		fs->f[f->pouter - 1].pinner = f->pinner;
 	else
-		u64map_put(&fs->ptop, process_key(r->pid, r->name), f->pinner, 0);
+		ms__u64map_put(&fs->ptop, process_key(r->pid, r->name), f->pinner, 0);
 	if (f->pinner)
 		fs->f[f->pinner - 1].pouter = f->pouter;
 	/* its bytes to the frame it ran in; off its thread's and process's stacks */
@@ -819,7 +820,7 @@ static int align(struct emit *e, struct seq *qa, struct seq *qb)
 		qa->name[n] = DIFF_SENTINEL_A;
 	if (m)
 		qb->name[m] = DIFF_SENTINEL_B;
-	rc = diff_myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m,
+	rc = ms__diff_myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m,
 		e->diff_bytes ? e->diff_bytes : DIFF_BUDGET_DEFAULT, &dirs, &D);
 
 	if (rc)
@@ -1051,7 +1052,7 @@ int memscope_compare_run(struct memscope_compare_side *base, struct memscope_com
 			goto out;
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < sides[i]->n_devs; j++) {
-			if (grow_array(&devs, &cap_devs, n_devs + 1, sizeof(*devs))) {
+			if (ms__grow_array(&devs, &cap_devs, n_devs + 1, sizeof(*devs))) {
 				rc = memscope_error_set(
 					err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 				goto out;

@@ -44,7 +44,7 @@ void memscope_compare_summary_free(struct memscope_compare_summary *s)
 	free(s->devs);
 	free(s->groups);
 	free(s->top);
-	u64map_free(&s->group_at);
+	ms__u64map_free(&s->group_at);
 	free(s);
 }
 
@@ -67,10 +67,10 @@ static struct memscope_compare_group *group_of(
 	uint64_t key = (uint64_t)(uint32_t)r->device << 32 | r->name, at;
 	struct memscope_compare_group *g;
 
-	if (u64map_get(&s->group_at, key, &at, NULL))
+	if (ms__u64map_get(&s->group_at, key, &at, NULL))
 		return &s->groups[at];
-	if (grow_array(&s->groups, &s->cap_groups, s->n_groups + 1, sizeof(*s->groups)) ||
-		u64map_put(&s->group_at, key, s->n_groups, 0))
+	if (ms__grow_array(&s->groups, &s->cap_groups, s->n_groups + 1, sizeof(*s->groups)) ||
+		ms__u64map_put(&s->group_at, key, s->n_groups, 0))
 		return NULL;
 	g = &s->groups[s->n_groups++];
 	memset(g, 0, sizeof(*g));
@@ -91,7 +91,7 @@ int memscope_compare_summary_add(
 	int64_t diff = s->own ? r->diff_own : r->diff;
 
 	if (!s->n_devs || s->devs[s->n_devs - 1].device != r->device) {
-		if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)))
+		if (ms__grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)))
 			return MEMSCOPE_E_NOMEM;
 		memset(&s->devs[s->n_devs], 0, sizeof(*d));
 		s->devs[s->n_devs++].device = r->device;

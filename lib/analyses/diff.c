@@ -75,9 +75,9 @@ static int iterate(struct fwd *f, int32_t d, struct bits *bt)
 	if (bt) {
 		size_t words = hi >= lo ? (size_t)((hi - lo) / 2) / 64 + 1 : 0;
 
-		if (grow_array(
+		if (ms__grow_array(
 			    &bt->row, &bt->row_cap, (size_t)(d - bt->d0) + 1, sizeof(*bt->row)) ||
-			grow_array(&bt->w, &bt->cap, bt->n + words, sizeof(*bt->w)))
+			ms__grow_array(&bt->w, &bt->cap, bt->n + words, sizeof(*bt->w)))
 			return MEMSCOPE_E_NOMEM;
 		bt->row[d - bt->d0] = w = bt->n;
 		bt->n += words;
@@ -130,7 +130,7 @@ static void v_reset(struct fwd *f)
 	f->v[1] = 0; /* the reference's start node (x 0, y -1) */
 }
 
-int diff_myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, size_t budget,
+int ms__diff_myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, size_t budget,
 	unsigned char **dirs, int64_t *D)
 {
 	struct fwd f = { a, b, (int32_t)n64, (int32_t)m64, (int32_t)(n64 - m64),
@@ -165,7 +165,7 @@ int diff_myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, s
 			break;
 		if (d % K)
 			continue;
-		if (grow_array(&snaps, &cap_snaps, n_snaps + 1, sizeof(*snaps)) ||
+		if (ms__grow_array(&snaps, &cap_snaps, n_snaps + 1, sizeof(*snaps)) ||
 			!(snaps[n_snaps].v = malloc(((size_t)d + 1) * sizeof(int32_t))))
 			goto out;
 		snaps[n_snaps].d = d;

@@ -28,7 +28,7 @@
  * DIFF_SENTINEL_B. dirs gets D + 1 bytes (dirs[d] = 1: down at d), *D the edit distance. Caller
  * frees *dirs.
  */
-int diff_myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, size_t budget,
+int ms__diff_myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, size_t budget,
 	unsigned char **dirs, int64_t *D);
 
 #endif

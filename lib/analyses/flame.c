@@ -153,16 +153,16 @@ void memscope_flame_free(struct memscope_flame *f)
 	memscope_blocks_free(f->blocks);
 	memscope_timeline_free(f->tl);
 	for (m = 0; m < MEMSCOPE_FLAME_N_METRICS; m++) {
-		u64map_free(&f->weight[m]);
+		ms__u64map_free(&f->weight[m]);
 		free(f->entries[m]);
 	}
-	u64map_free(&f->by_stacks);
-	u64map_free(&f->by_owner);
-	u64map_free(&f->c_text);
-	u64map_free(&f->under_root);
-	u64map_free(&f->first_ts);
+	ms__u64map_free(&f->by_stacks);
+	ms__u64map_free(&f->by_owner);
+	ms__u64map_free(&f->c_text);
+	ms__u64map_free(&f->under_root);
+	ms__u64map_free(&f->first_ts);
 	free(f->roots);
-	u64map_free(&f->group_of);
+	ms__u64map_free(&f->group_of);
 	free(f->groups);
 	free(f->seen);
 	free(f->frames);
@@ -173,7 +173,7 @@ void memscope_flame_free(struct memscope_flame *f)
 
 static int push_frame(struct memscope_flame *f, size_t *n, uint32_t id)
 {
-	if (grow_array(&f->frames, &f->cap_frames, *n + 1, sizeof(*f->frames)))
+	if (ms__grow_array(&f->frames, &f->cap_frames, *n + 1, sizeof(*f->frames)))
 		return MEMSCOPE_E_NOMEM;
 	f->frames[(*n)++] = id;
 	return 0;
@@ -184,11 +184,12 @@ static int c_frame(struct memscope_flame *f, uint32_t id, uint32_t *text)
 {
 	uint64_t a, unused;
 
-	if (u64map_get(&f->c_text, id, &a, &unused)) {
+	if (ms__u64map_get(&f->c_text, id, &a, &unused)) {
 		*text = (uint32_t)a;
 		return 0;
 	}
-	return memscope_strtab_frame_text(f->st, id, text) || u64map_put(&f->c_text, id, *text, 0)
+	return memscope_strtab_frame_text(f->st, id, text) ||
+			       ms__u64map_put(&f->c_text, id, *text, 0)
 		       ? MEMSCOPE_E_NOMEM
 		       : 0;
 }
@@ -289,7 +290,7 @@ static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t o
 	}
 	cache = py || c ? &f->by_stacks : &f->by_owner;
 	key = py || c ? (uint64_t)py << 32 | c : (uint64_t)owner << 16 | pool;
-	if (u64map_get(cache, key, &a, &unused)) {
+	if (ms__u64map_get(cache, key, &a, &unused)) {
 		*path = (uint32_t)a;
 		return 0;
 	}
@@ -304,7 +305,7 @@ static int path_of(struct memscope_flame *f, uint32_t py, uint32_t c, uint32_t o
 	if (!n && !rc)
 		rc = add_placeholder(f, &n, pool);
 	if (rc || memscope_strtab_intern_stack(f->st, f->frames, n, path) ||
-		u64map_put(cache, key, *path, 0))
+		ms__u64map_put(cache, key, *path, 0))
 		return MEMSCOPE_E_NOMEM;
 	return 0;
 }
@@ -314,7 +315,7 @@ static struct oprec *add_oprec(struct memscope_flame *f, uint32_t src, uint64_t 
 {
 	struct oprec *r;
 
-	if (grow_array(&f->ops, &f->cap_ops, f->n_ops + 1, sizeof(*f->ops)))
+	if (ms__grow_array(&f->ops, &f->cap_ops, f->n_ops + 1, sizeof(*f->ops)))
 		return NULL;
 	r = &f->ops[f->n_ops++];
 	*r = (struct oprec){ .at = at,
@@ -383,9 +384,10 @@ static int group_of(struct memscope_flame *f, uint32_t src, unsigned pool, uint3
 		*g = f->last_group;
 		return 0;
 	}
-	if (!u64map_get(&f->group_of, key, &a, &unused)) {
-		if (grow_array(&f->groups, &f->cap_groups, f->n_groups + 1, sizeof(*f->groups)) ||
-			u64map_put(&f->group_of, key, f->n_groups, 0))
+	if (!ms__u64map_get(&f->group_of, key, &a, &unused)) {
+		if (ms__grow_array(
+			    &f->groups, &f->cap_groups, f->n_groups + 1, sizeof(*f->groups)) ||
+			ms__u64map_put(&f->group_of, key, f->n_groups, 0))
 			return MEMSCOPE_E_NOMEM;
 		f->groups[f->n_groups] = (struct wgroup){ in, (uint16_t)pool };
 		a = f->n_groups++;
@@ -407,10 +409,10 @@ static int add_weight(struct memscope_flame *f, unsigned metric, uint32_t src, u
 	if (group_of(f, src, pool, &g))
 		return MEMSCOPE_E_NOMEM;
 	key = (uint64_t)g << 32 | path;
-	u64map_get(&f->weight[metric], key, &cur, &unused);
+	ms__u64map_get(&f->weight[metric], key, &cur, &unused);
 	if (__builtin_add_overflow(cur, w, &cur))
 		cur = UINT64_MAX;
-	return u64map_put(&f->weight[metric], key, cur, 0);
+	return ms__u64map_put(&f->weight[metric], key, cur, 0);
 }
 
 /* Input src had a MALLOC or FREE row in pool. */
@@ -419,7 +421,7 @@ static int saw_pool(struct memscope_flame *f, uint32_t src, unsigned pool)
 	uint32_t in = input_of(f, src);
 
 	if (in >= f->n_seen) {
-		if (grow_array(&f->seen, &f->cap_seen, (size_t)in + 1, sizeof(*f->seen)))
+		if (ms__grow_array(&f->seen, &f->cap_seen, (size_t)in + 1, sizeof(*f->seen)))
 			return MEMSCOPE_E_NOMEM;
 		memset(f->seen + f->n_seen, 0, ((size_t)in + 1 - f->n_seen) * sizeof(*f->seen));
 		f->n_seen = (size_t)in + 1;
@@ -457,7 +459,7 @@ static int record_block(
 	if ((b->op && own_op_path(f, b->op, &path)) ||
 		(!b->op && f->group != MEMSCOPE_FLAME_BY_OP &&
 			path_of(f, b->stack_py, b->stack_c, b->owner, b->pool, &path)) ||
-		grow_array(&f->recs, &f->cap_recs, f->n_recs + 1, sizeof(*f->recs)))
+		ms__grow_array(&f->recs, &f->cap_recs, f->n_recs + 1, sizeof(*f->recs)))
 		return MEMSCOPE_E_NOMEM;
 	r = &f->recs[f->n_recs++];
 	r->alloc = (struct memscope_pos){ b->alloc_ts_ns, b->alloc_event_id };
@@ -517,8 +519,8 @@ int memscope_flame_feed(struct memscope_flame *f, const struct memscope_event *e
 	uint64_t first, unused;
 	int r;
 
-	if ((!u64map_get(&f->first_ts, ev->src, &first, &unused) || ev->ts_ns < first) &&
-		u64map_put(&f->first_ts, ev->src, ev->ts_ns, 0))
+	if ((!ms__u64map_get(&f->first_ts, ev->src, &first, &unused) || ev->ts_ns < first) &&
+		ms__u64map_put(&f->first_ts, ev->src, ev->ts_ns, 0))
 		return MEMSCOPE_E_NOMEM;
 	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH &&
 		(f->group == MEMSCOPE_FLAME_BY_OP || f->collect_ops))
@@ -581,7 +583,7 @@ static int find_peak(struct memscope_flame *f)
 		return 0;
 	f->peak = (struct memscope_flame_peak){ 1, pk->src, pk->pid, pk->device, pk->pool,
 		pk->at.ts_ns, (uint64_t)pk->value, pk->at.ts_ns };
-	u64map_get(&f->first_ts, pk->src, &f->peak.origin_ns, &unused);
+	ms__u64map_get(&f->first_ts, pk->src, &f->peak.origin_ns, &unused);
 	for (k = 0; k < f->n_recs && !rc; k++) {
 		const struct prec *r = &f->recs[k];
 
@@ -729,7 +731,7 @@ static int cmp_entry(const void *pa, const void *pb)
 }
 
 /* The root frames of the inputs (memscope_flame_opts.inputs): the names that tell them apart
- * (input_names). */
+ * (ms__input_names). */
 static int make_roots(struct memscope_flame *f)
 {
 	size_t n = f->o.n_inputs, i;
@@ -738,7 +740,7 @@ static int make_roots(struct memscope_flame *f)
 	int rc = MEMSCOPE_E_NOMEM;
 
 	if (!names || !(f->roots = calloc(n ? n : 1, sizeof(*f->roots))) ||
-		!(buf = input_names(f->o.inputs, n, names)))
+		!(buf = ms__input_names(f->o.inputs, n, names)))
 		goto out;
 	for (i = 0; i < n; i++)
 		if (memscope_strtab_intern(f->st, names[i], strlen(names[i]), &f->roots[i]))
@@ -759,7 +761,7 @@ static int root_path(struct memscope_flame *f, uint32_t in, uint32_t path, uint3
 	uint32_t root;
 	char name[32];
 
-	if (u64map_get(&f->under_root, key, &a, &unused)) {
+	if (ms__u64map_get(&f->under_root, key, &a, &unused)) {
 		*out = (uint32_t)a;
 		return 0;
 	}
@@ -775,7 +777,7 @@ static int root_path(struct memscope_flame *f, uint32_t in, uint32_t path, uint3
 		if (push_frame(f, &n, fr[k]))
 			return MEMSCOPE_E_NOMEM;
 	if (memscope_strtab_intern_stack(f->st, f->frames, n, out) ||
-		u64map_put(&f->under_root, key, *out, 0))
+		ms__u64map_put(&f->under_root, key, *out, 0))
 		return MEMSCOPE_E_NOMEM;
 	return 0;
 }
@@ -803,10 +805,10 @@ static int make_entries(struct memscope_flame *f, unsigned m)
 		if (f->split && (rc = root_path(f, g->in, path, &path)))
 			break;
 		cur = 0;
-		u64map_get(&sum, path, &cur, &unused);
+		ms__u64map_get(&sum, path, &cur, &unused);
 		if (__builtin_add_overflow(cur, w->e[i].a, &cur))
 			cur = UINT64_MAX;
-		rc = u64map_put(&sum, path, cur, 0);
+		rc = ms__u64map_put(&sum, path, cur, 0);
 	}
 	if (!rc && sum.n && !(f->entries[m] = malloc(sum.n * sizeof(*f->entries[m]))))
 		rc = MEMSCOPE_E_NOMEM;
@@ -821,7 +823,7 @@ static int make_entries(struct memscope_flame *f, unsigned m)
 	if (n)
 		qsort(f->entries[m], n, sizeof(*f->entries[m]), cmp_entry);
 	f->n_entries[m] = n;
-	u64map_free(&sum);
+	ms__u64map_free(&sum);
 	return rc ? MEMSCOPE_E_NOMEM : 0;
 }
 
@@ -838,19 +840,19 @@ static int drop_placeholders(struct memscope_flame *f, unsigned metric)
 	/* (no path of a stack or owner tag was made: the paths cached are all placeholders) */
 	for (i = 0; !rc && f->by_owner.n && i <= f->by_owner.mask; i++)
 		if (f->by_owner.e[i].used)
-			rc = u64map_put(&ph, f->by_owner.e[i].a, 0, 0);
+			rc = ms__u64map_put(&ph, f->by_owner.e[i].a, 0, 0);
 	for (i = 0; !rc && f->by_stacks.n && i <= f->by_stacks.mask; i++)
 		if (f->by_stacks.e[i].used)
-			rc = u64map_put(&ph, f->by_stacks.e[i].a, 0, 0);
+			rc = ms__u64map_put(&ph, f->by_stacks.e[i].a, 0, 0);
 	for (i = 0; !rc && w->n && i <= w->mask; i++)
-		if (w->e[i].used && !u64map_get(&ph, (uint32_t)w->e[i].key, &unused, &unused))
-			rc = u64map_put(&kept, w->e[i].key, w->e[i].a, w->e[i].b);
-	u64map_free(&ph);
+		if (w->e[i].used && !ms__u64map_get(&ph, (uint32_t)w->e[i].key, &unused, &unused))
+			rc = ms__u64map_put(&kept, w->e[i].key, w->e[i].a, w->e[i].b);
+	ms__u64map_free(&ph);
 	if (rc) {
-		u64map_free(&kept);
+		ms__u64map_free(&kept);
 		return MEMSCOPE_E_NOMEM;
 	}
-	u64map_free(w);
+	ms__u64map_free(w);
 	*w = kept;
 	return 0;
 }
@@ -868,7 +870,7 @@ int memscope_flame_finish(struct memscope_flame *f)
 		if ((rc = drop_placeholders(f, MEMSCOPE_FLAME_ALLOCATED)) ||
 			(rc = drop_placeholders(f, MEMSCOPE_FLAME_COUNT)))
 			return rc;
-		u64map_free(&f->by_owner); /* the "no stack" placeholders */
+		ms__u64map_free(&f->by_owner); /* the "no stack" placeholders */
 	} else if (f->collect_ops) {
 		free(f->ops);
 		f->ops = NULL;

@@ -168,8 +168,8 @@ void memscope_inefficient_free(struct memscope_inefficient *a)
 	free(a->found);
 	free(a->slots);
 	free(a->accessed);
-	u64map_free(&a->by_id);
-	u64map_free(&a->by_ptr);
+	ms__u64map_free(&a->by_id);
+	ms__u64map_free(&a->by_ptr);
 	free(a);
 }
 
@@ -249,7 +249,7 @@ static int add_malloc(struct memscope_inefficient *a, struct iproc *p,
 	struct malloc_info *m;
 
 	if (p->n_mallocs >= UINT32_MAX ||
-		grow_array(&p->mallocs, &p->cap_mallocs, p->n_mallocs + 1, sizeof(*p->mallocs)))
+		ms__grow_array(&p->mallocs, &p->cap_mallocs, p->n_mallocs + 1, sizeof(*p->mallocs)))
 		return MEMSCOPE_E_NOMEM;
 	m = &p->mallocs[p->n_mallocs];
 	m->ptr = ev->ptr;
@@ -279,7 +279,7 @@ static struct chunk *room(struct iproc *p)
 
 	if (c && c->n < c->cap)
 		return c;
-	if (grow_array(&p->chunks, &p->cap_chunks, p->n_chunks + 1, sizeof(*p->chunks)))
+	if (ms__grow_array(&p->chunks, &p->cap_chunks, p->n_chunks + 1, sizeof(*p->chunks)))
 		return NULL;
 	c = &p->chunks[p->n_chunks];
 	if (!(c->r = malloc(cap * sizeof(*c->r))))
@@ -382,7 +382,7 @@ static struct bstate *block_of(struct memscope_inefficient *a, const struct rec 
 {
 	uint64_t slot, unused;
 
-	if (!u64map_get(map_of(a, r), r->key, &slot, &unused))
+	if (!ms__u64map_get(map_of(a, r), r->key, &slot, &unused))
 		return NULL;
 	return &a->slots[slot];
 }
@@ -413,7 +413,7 @@ static int settle(struct memscope_inefficient *a, const struct iproc *p, uint64_
 	int rc = 0;
 
 	if (b->types) {
-		if (grow_array(&a->found, &a->cap_found, a->n_found + 1, sizeof(*a->found))) {
+		if (ms__grow_array(&a->found, &a->cap_found, a->n_found + 1, sizeof(*a->found))) {
 			rc = MEMSCOPE_E_NOMEM;
 			goto out;
 		}
@@ -477,7 +477,7 @@ static int on_malloc(struct memscope_inefficient *a, const struct iproc *p, cons
 	uint64_t slot, unused;
 	struct bstate *b;
 
-	if (u64map_del(map, r->key, &slot, &unused)) {
+	if (ms__u64map_del(map, r->key, &slot, &unused)) {
 		a->stats.n_replaced++;
 		if (settle(a, p, slot, NULL))
 			return MEMSCOPE_E_NOMEM;
@@ -487,11 +487,11 @@ static int on_malloc(struct memscope_inefficient *a, const struct iproc *p, cons
 		a->free_slot = a->slots[slot].next_free;
 	} else {
 		if (a->n_slots >= UINT32_MAX - 1 ||
-			grow_array(&a->slots, &a->cap_slots, a->n_slots + 1, sizeof(*a->slots)))
+			ms__grow_array(&a->slots, &a->cap_slots, a->n_slots + 1, sizeof(*a->slots)))
 			return MEMSCOPE_E_NOMEM;
 		slot = a->n_slots++;
 	}
-	if (u64map_put(map, r->key, slot, 0)) {
+	if (ms__u64map_put(map, r->key, slot, 0)) {
 		a->slots[slot].next_free = a->free_slot;
 		a->free_slot = (uint32_t)slot + 1;
 		return MEMSCOPE_E_NOMEM;
@@ -552,7 +552,7 @@ static int on_free(struct memscope_inefficient *a, const struct iproc *p, const 
 	uint64_t slot, unused;
 	struct bstate *b;
 
-	if (!u64map_del(map_of(a, r), r->key, &slot, &unused)) {
+	if (!ms__u64map_del(map_of(a, r), r->key, &slot, &unused)) {
 		note_untracked(a, p, r);
 		return 0;
 	}
@@ -672,7 +672,7 @@ static int replay(struct memscope_inefficient *a, struct iproc *p)
 	}
 	/* a k-way merge of the sorted chunks: heap[0] is the chunk with the earliest next row */
 	for (i = n_heap = 0; i < p->n_chunks; i++) {
-		sort_rows(p->chunks[i].r, p->chunks[i].n, sizeof(struct rec), cmp_rec);
+		ms__sort_rows(p->chunks[i].r, p->chunks[i].n, sizeof(struct rec), cmp_rec);
 		if (p->chunks[i].n) /* a chunk left empty by an allocation failure */
 			heap[n_heap++] = (uint32_t)i;
 	}
@@ -700,9 +700,9 @@ out:
 	/* emptied for the next process, which may be small: big tables are not worth clearing */
 	for (m = 0; m < 2; m++)
 		if (maps[m]->mask > 1023)
-			u64map_free(maps[m]);
+			ms__u64map_free(maps[m]);
 		else
-			u64map_clear(maps[m]);
+			ms__u64map_clear(maps[m]);
 	return rc;
 }
 

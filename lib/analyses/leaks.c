@@ -232,13 +232,13 @@ static void clear_pass(struct memscope_leaks *l)
 	HASH_ITER(hh, l->procs, p, ptmp)
 	{
 		HASH_DELETE(hh, l->procs, p);
-		buf_free(&p->kernels);
+		ms__buf_free(&p->kernels);
 		free(p);
 	}
 	HASH_ITER(hh, l->othreads, t, ttmp)
 	{
 		HASH_DELETE(hh, l->othreads, t);
-		buf_free(&t->log);
+		ms__buf_free(&t->log);
 		free(t);
 	}
 	l->last_ot = NULL;
@@ -251,7 +251,7 @@ static void clear_pass(struct memscope_leaks *l)
 		HASH_DELETE(hh, l->fgroups, f);
 		free(f);
 	}
-	u64map_free(&l->fmap);
+	ms__u64map_free(&l->fmap);
 	HASH_ITER(hh, l->mgroups, m, mtmp)
 	{
 		m->g.n_leaks = m->g.bytes = 0;
@@ -279,7 +279,7 @@ static void clear_pass(struct memscope_leaks *l)
 	memset(&l->stats, 0, sizeof(l->stats));
 	if (l->oom_state)
 		memset(l->oom_state, 0, MEMSCOPE_LEAKS_OOM_STATES * sizeof(*l->oom_state));
-	u64map_free(&l->oom_owners);
+	ms__u64map_free(&l->oom_owners);
 }
 
 void memscope_leaks_free(struct memscope_leaks *l)
@@ -303,8 +303,8 @@ void memscope_leaks_free(struct memscope_leaks *l)
 	free(l->mark);
 	free(l->info);
 	free(l->frames);
-	u64map_free(&l->clean_stacks);
-	clocks_free(&l->clocks);
+	ms__u64map_free(&l->clean_stacks);
+	ms__clocks_free(&l->clocks);
 	free(l);
 }
 
@@ -364,7 +364,7 @@ static int add_leak(struct memscope_leaks *l, unsigned kind, const struct memsco
 {
 	struct memscope_leak *x;
 
-	if (grow_array(&l->leaks, &l->cap_leaks, l->n_leaks + 1, sizeof(*l->leaks)))
+	if (ms__grow_array(&l->leaks, &l->cap_leaks, l->n_leaks + 1, sizeof(*l->leaks)))
 		return MEMSCOPE_E_NOMEM;
 	x = &l->leaks[l->n_leaks++];
 	memset(x, 0, sizeof(*x));
@@ -518,9 +518,9 @@ static int oom_account(struct memscope_leaks *l, const struct memscope_block *b,
 				(MEMSCOPE_POOL_BIT(b->pool) & MEMSCOPE_POOLS_OUTER))
 				break;
 			bytes = n = 0;
-			u64map_get(&l->oom_owners, k | (uint64_t)f << 36, &bytes, &n);
+			ms__u64map_get(&l->oom_owners, k | (uint64_t)f << 36, &bytes, &n);
 			add_bytes(&bytes, b->size);
-			rc = u64map_put(&l->oom_owners, k | (uint64_t)f << 36, bytes, n + 1);
+			rc = ms__u64map_put(&l->oom_owners, k | (uint64_t)f << 36, bytes, n + 1);
 		}
 	}
 	return rc;
@@ -570,7 +570,7 @@ static int add_mark(struct memscope_leaks *l, const struct memscope_event *ev)
 	if (ev->device == MEMSCOPE_DEVICE_NONE)
 		return 0;
 	if (!(m = mgroup_of(l, ev->src, ev->pid, ev->device)) ||
-		grow_array(&m->marks, &m->cap, m->n + 1, sizeof(*m->marks)))
+		ms__grow_array(&m->marks, &m->cap, m->n + 1, sizeof(*m->marks)))
 		return MEMSCOPE_E_NOMEM;
 	m->g.n_marks++;
 	if (m->n && memscope_pos_cmp(at, m->marks[m->n - 1].pos) < 0) {
@@ -594,9 +594,9 @@ static int add_kernel(struct lproc *p, const struct memscope_event *ev)
 	unsigned char tmp[20];
 	size_t n;
 
-	n = varint_put(tmp, zigzag((int64_t)(ev->ts_ns - p->last_kernel.ts_ns)));
-	n += varint_put(tmp + n, zigzag((int64_t)(ev->id - p->last_kernel.id)));
-	if (buf_append(&p->kernels, tmp, n))
+	n = ms__varint_put(tmp, zigzag((int64_t)(ev->ts_ns - p->last_kernel.ts_ns)));
+	n += ms__varint_put(tmp + n, zigzag((int64_t)(ev->id - p->last_kernel.id)));
+	if (ms__buf_append(&p->kernels, tmp, n))
 		return MEMSCOPE_E_NOMEM;
 	if (memscope_pos_cmp(memscope_pos_of(ev), p->last_kernel) < 0)
 		p->kernels_unordered = 1;
@@ -627,10 +627,10 @@ static int add_op(struct memscope_leaks *l, const struct memscope_event *ev, int
 	if ((!memscope_strtab_str(l->st, name, &n) || !n) &&
 		memscope_strtab_intern(l->st, "[unnamed op]", 12, &name))
 		return MEMSCOPE_E_NOMEM;
-	n = varint_put(tmp, zigzag((int64_t)(ev->ts_ns - t->last.ts_ns)));
-	n += varint_put(tmp + n, zigzag((int64_t)(ev->id - t->last.id)));
-	n += varint_put(tmp + n, (uint64_t)name << 1 | (unsigned)end);
-	if (buf_append(&t->log, tmp, n))
+	n = ms__varint_put(tmp, zigzag((int64_t)(ev->ts_ns - t->last.ts_ns)));
+	n += ms__varint_put(tmp + n, zigzag((int64_t)(ev->id - t->last.id)));
+	n += ms__varint_put(tmp + n, (uint64_t)name << 1 | (unsigned)end);
+	if (ms__buf_append(&t->log, tmp, n))
 		return MEMSCOPE_E_NOMEM;
 	if (ev->src < l->n_info)
 		l->info[ev->src].n_op_rows++;
@@ -652,7 +652,7 @@ static int grow_info(struct memscope_leaks *l, uint32_t src)
 
 	if (src < l->n_info)
 		return 0;
-	if (grow_array(&l->info, &cap, n, sizeof(*l->info)))
+	if (ms__grow_array(&l->info, &cap, n, sizeof(*l->info)))
 		return MEMSCOPE_E_NOMEM;
 	memset(l->info + l->n_info, 0, (cap - l->n_info) * sizeof(*l->info));
 	l->n_info = cap;
@@ -672,7 +672,7 @@ static int note_input(struct memscope_leaks *l, const struct memscope_event *ev)
 		return MEMSCOPE_E_NOMEM;
 	in = &l->info[ev->src];
 	/* time 0 of a file recorded far apart is its own (memscope_leaks_origin) */
-	if (clocks_feed(&l->clocks, ev, &shift))
+	if (ms__clocks_feed(&l->clocks, ev, &shift))
 		return MEMSCOPE_E_NOMEM;
 	ts = clocks_time(ev->ts_ns, shift);
 	if (!in->n_events++ || ts < in->first_ts_ns)
@@ -713,13 +713,13 @@ static int add_sample(struct memscope_leaks *l, const struct memscope_event *ev)
 	}
 	if (w >> FKEY_STEP_BITS)
 		return 0;
-	if (u64map_get(&l->fmap, fkey(f->seq, w), &lo, &hi)) {
+	if (ms__u64map_get(&l->fmap, fkey(f->seq, w), &lo, &hi)) {
 		lo = ev->used < (int64_t)lo ? (uint64_t)ev->used : lo;
 		hi = ev->used > (int64_t)hi ? (uint64_t)ev->used : hi;
 	} else {
 		lo = hi = (uint64_t)ev->used;
 	}
-	return u64map_put(&l->fmap, fkey(f->seq, w), lo, hi);
+	return ms__u64map_put(&l->fmap, fkey(f->seq, w), lo, hi);
 }
 
 /* A number an attr of ev holds, or -1. */
@@ -728,7 +728,7 @@ static int64_t attr_num(const struct memscope_event *ev, uint32_t key)
 	const struct memscope_attr *a = key ? memscope_event_attr(ev, key) : NULL;
 	int64_t v;
 
-	return a && !parse_i64(a->val, a->val_len, &v) && v >= 0 ? v : -1;
+	return a && !ms__parse_i64(a->val, a->val_len, &v) && v >= 0 ? v : -1;
 }
 
 /* An out-of-memory event of process p: its figures, and whether rows after it in time came
@@ -737,7 +737,7 @@ static int add_oom(struct memscope_leaks *l, const struct lproc *p, const struct
 {
 	struct memscope_leaks_oom *o;
 
-	if (grow_array(&l->ooms, &l->cap_ooms, l->n_ooms + 1, sizeof(*l->ooms)))
+	if (ms__grow_array(&l->ooms, &l->cap_ooms, l->n_ooms + 1, sizeof(*l->ooms)))
 		return MEMSCOPE_E_NOMEM;
 	o = &l->ooms[l->n_ooms++];
 	memset(o, 0, sizeof(*o));
@@ -801,7 +801,7 @@ static int feed_block(struct memscope_leaks *l, struct lproc *p, const struct me
 		l->stats.n_shadow_free++;
 		if (!memscope_shadow_free_at_exit(&out, p->last_real_ts))
 			return judge_shadowed(l, p, &out);
-		if (grow_array(&l->shadowed, &l->cap_shadowed, l->n_shadowed + 1,
+		if (ms__grow_array(&l->shadowed, &l->cap_shadowed, l->n_shadowed + 1,
 			    sizeof(*l->shadowed)))
 			return MEMSCOPE_E_NOMEM;
 		l->shadowed[l->n_shadowed++] = out;
@@ -927,9 +927,9 @@ static void kwalk_decode(struct kwalk *w)
 	uint64_t dt = 0, di = 0;
 	int n;
 
-	n = varint_get(c + w->at, w->p->kernels.len - w->at, &dt);
+	n = ms__varint_get(c + w->at, w->p->kernels.len - w->at, &dt);
 	w->at += n > 0 ? (size_t)n : 0;
-	n = varint_get(c + w->at, w->p->kernels.len - w->at, &di);
+	n = ms__varint_get(c + w->at, w->p->kernels.len - w->at, &di);
 	w->at += n > 0 ? (size_t)n : 0;
 	w->cur.ts_ns += (uint64_t)unzigzag(dt);
 	w->cur.id += (uint64_t)unzigzag(di);
@@ -1202,7 +1202,7 @@ static void owalk_decode(struct owalk *w, uint64_t seq)
 	int k, n;
 
 	for (k = 0; k < 3; k++) {
-		n = varint_get(c + w->at, w->t->log.len - w->at, &v[k]);
+		n = ms__varint_get(c + w->at, w->t->log.len - w->at, &v[k]);
 		w->at += n > 0 ? (size_t)n : 0;
 	}
 	w->cur.at.ts_ns += (uint64_t)unzigzag(v[0]);
@@ -1339,20 +1339,20 @@ static int clean_stack(struct memscope_leaks *l, uint32_t raw, uint32_t *out)
 	*out = 0;
 	if (!raw)
 		return 0;
-	if (u64map_get(&l->clean_stacks, raw, &a, &unused)) {
+	if (ms__u64map_get(&l->clean_stacks, raw, &a, &unused)) {
 		*out = (uint32_t)a;
 		return 0;
 	}
 	if (!(fr = memscope_strtab_stack(l->st, raw, &n)) || !n)
-		return u64map_put(&l->clean_stacks, raw, 0, 0);
-	if (grow_array(&l->frames, &l->cap_frames, n, sizeof(*l->frames)))
+		return ms__u64map_put(&l->clean_stacks, raw, 0, 0);
+	if (ms__grow_array(&l->frames, &l->cap_frames, n, sizeof(*l->frames)))
 		return MEMSCOPE_E_NOMEM;
 	memcpy(l->frames, fr, n * sizeof(*fr));
 	for (i = 0; i < n && !rc; i++)
 		rc = memscope_strtab_frame_text(l->st, l->frames[i], &l->frames[i]);
 	if (!rc)
 		rc = memscope_strtab_intern_stack(l->st, l->frames, n, out);
-	return rc ? rc : u64map_put(&l->clean_stacks, raw, *out, 0);
+	return rc ? rc : ms__u64map_put(&l->clean_stacks, raw, *out, 0);
 }
 
 /* Every finding's allocation step (all kinds) and cleaned C stack. */
@@ -1474,7 +1474,8 @@ static int finish_groups(struct memscope_leaks *l)
 		key_of(l, x, &k);
 		HASH_FIND(hh, table, &k, sizeof(k), e);
 		if (!e) {
-			if (grow_array(&g, &cap, n + 1, sizeof(*g)) || !(e = malloc(sizeof(*e))))
+			if (ms__grow_array(&g, &cap, n + 1, sizeof(*g)) ||
+				!(e = malloc(sizeof(*e))))
 				goto out;
 			e->key = k;
 			e->idx = n;
@@ -1948,7 +1949,7 @@ const struct memscope_leaks_input_info *memscope_leaks_input(
 uint64_t memscope_leaks_origin(const struct memscope_leaks *l, uint32_t src, uint32_t file)
 {
 	return memscope_leaks_input(l, src)->first_ts_ns +
-	       (uint64_t)clocks_shift(&l->clocks, src, file);
+	       (uint64_t)ms__clocks_shift(&l->clocks, src, file);
 }
 
 int memscope_leaks_input_end(struct memscope_leaks *l, uint32_t src, enum memscope_format format,

@@ -24,10 +24,10 @@ static inline int opnames_begin(struct opnames *s, uint32_t name)
 {
 	uint64_t n = 0, unused;
 
-	if (grow_array(&s->name, &s->cap, s->depth + 1, sizeof(*s->name)))
+	if (ms__grow_array(&s->name, &s->cap, s->depth + 1, sizeof(*s->name)))
 		return MEMSCOPE_E_NOMEM;
-	u64map_get(&s->open, name, &n, &unused);
-	if (u64map_put(&s->open, name, n + 1, 0))
+	ms__u64map_get(&s->open, name, &n, &unused);
+	if (ms__u64map_put(&s->open, name, n + 1, 0))
 		return MEMSCOPE_E_NOMEM;
 	s->name[s->depth++] = name;
 	return 0;
@@ -40,16 +40,17 @@ static inline size_t opnames_end(struct opnames *s, uint32_t name)
 	uint64_t n = 0, unused;
 	size_t closed = 0;
 
-	if (!u64map_get(&s->open, name, &n, &unused) || !n)
+	if (!ms__u64map_get(&s->open, name, &n, &unused) || !n)
 		return 0;
 	do {
 		uint32_t top = s->name[--s->depth];
 
-		u64map_get(&s->open, top, &n, &unused);
+		ms__u64map_get(&s->open, top, &n, &unused);
 		if (n > 1)
-			u64map_put(&s->open, top, n - 1, 0); /* the key is there: no allocation */
+			ms__u64map_put(
+				&s->open, top, n - 1, 0); /* the key is there: no allocation */
 		else
-			u64map_del(&s->open, top, NULL, NULL);
+			ms__u64map_del(&s->open, top, NULL, NULL);
 		closed++;
 		if (top == name)
 			break;
@@ -61,13 +62,13 @@ static inline size_t opnames_end(struct opnames *s, uint32_t name)
 static inline void opnames_clear(struct opnames *s)
 {
 	while (s->depth)
-		u64map_del(&s->open, s->name[--s->depth], NULL, NULL);
+		ms__u64map_del(&s->open, s->name[--s->depth], NULL, NULL);
 }
 
 static inline void opnames_free(struct opnames *s)
 {
 	free(s->name);
-	u64map_free(&s->open);
+	ms__u64map_free(&s->open);
 }
 
 #endif

@@ -33,7 +33,7 @@ struct opstack {
 /* Forget every thread (for the next process). */
 static inline void opstack_reset(struct opstack *s)
 {
-	u64map_free(&s->top);
+	ms__u64map_free(&s->top);
 	s->n = 0;
 	s->n_tids = 0;
 	s->free_list = SIZE_MAX;
@@ -41,7 +41,7 @@ static inline void opstack_reset(struct opstack *s)
 
 static inline void opstack_free(struct opstack *s)
 {
-	u64map_free(&s->top);
+	ms__u64map_free(&s->top);
 	free(s->e);
 	free(s->tids);
 }
@@ -53,8 +53,8 @@ static inline int opstack_push(struct opstack *s, uint64_t tid, size_t point, ui
 	uint64_t top = 0, place = 0;
 	size_t at;
 
-	if (!u64map_get(&s->top, tid, &top, &place)) {
-		if (grow_array(&s->tids, &s->cap_tids, s->n_tids + 1, sizeof(*s->tids)))
+	if (!ms__u64map_get(&s->top, tid, &top, &place)) {
+		if (ms__grow_array(&s->tids, &s->cap_tids, s->n_tids + 1, sizeof(*s->tids)))
 			return MEMSCOPE_E_NOMEM;
 		place = s->n_tids;
 		s->tids[s->n_tids++] = tid;
@@ -63,12 +63,12 @@ static inline int opstack_push(struct opstack *s, uint64_t tid, size_t point, ui
 		at = s->free_list;
 		s->free_list = s->e[at].below;
 	} else {
-		if (grow_array(&s->e, &s->cap, s->n + 1, sizeof(*s->e)))
+		if (ms__grow_array(&s->e, &s->cap, s->n + 1, sizeof(*s->e)))
 			return MEMSCOPE_E_NOMEM;
 		at = s->n++;
 	}
 	s->e[at] = (struct opstack_entry){ point, top ? (size_t)top - 1 : SIZE_MAX, name };
-	if (u64map_put(&s->top, tid, at + 1, place)) {
+	if (ms__u64map_put(&s->top, tid, at + 1, place)) {
 		s->e[at].below = s->free_list;
 		s->free_list = at;
 		return MEMSCOPE_E_NOMEM;
@@ -82,12 +82,12 @@ static inline size_t opstack_pop(struct opstack *s, uint64_t tid)
 	uint64_t top = 0, place = 0;
 	size_t at, point;
 
-	if (!u64map_get(&s->top, tid, &top, &place) || !top)
+	if (!ms__u64map_get(&s->top, tid, &top, &place) || !top)
 		return SIZE_MAX;
 	at = (size_t)top - 1;
 	point = s->e[at].point;
 	/* an existing key: overwriting cannot fail */
-	u64map_put(&s->top, tid, s->e[at].below == SIZE_MAX ? 0 : s->e[at].below + 1, place);
+	ms__u64map_put(&s->top, tid, s->e[at].below == SIZE_MAX ? 0 : s->e[at].below + 1, place);
 	s->e[at].below = s->free_list;
 	s->free_list = at;
 	return point;
@@ -104,7 +104,7 @@ static inline size_t opstack_closes(const struct opstack *s, uint64_t tid, uint3
 	uint64_t top = 0, place = 0;
 	size_t at, n;
 
-	if (!u64map_get(&s->top, tid, &top, &place) || !top)
+	if (!ms__u64map_get(&s->top, tid, &top, &place) || !top)
 		return 0;
 	for (at = (size_t)top - 1, n = 1; n <= OPSTACK_SEARCH; at = s->e[at].below, n++) {
 		if (s->e[at].name == name)

@@ -104,7 +104,7 @@ struct memscope_peak *memscope_peak_new(
 	p->st = st;
 	p->peak_track = -1;
 	if (!(p->blocks = memscope_blocks_new(NULL)) || !(p->steps = memscope_steps_new(st)) ||
-		counters_init(&p->ctr, st)) {
+		ms__counters_init(&p->ctr, st)) {
 		memscope_peak_free(p);
 		return NULL;
 	}
@@ -118,17 +118,17 @@ void memscope_peak_free(struct memscope_peak *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->cap_clock; i++)
-		u64map_free(&p->clock[i].procs);
-	counters_free(&p->ctr);
-	clocks_free(&p->clocks);
+		ms__u64map_free(&p->clock[i].procs);
+	ms__counters_free(&p->ctr);
+	ms__clocks_free(&p->clocks);
 	memscope_blocks_free(p->blocks);
 	memscope_steps_free(p->steps);
 	free(p->recs);
 	free(p->who);
 	free(p->owners);
-	u64map_free(&p->owner_of);
-	u64map_free(&p->by_stacks);
-	u64map_free(&p->none_of);
+	ms__u64map_free(&p->owner_of);
+	ms__u64map_free(&p->by_stacks);
+	ms__u64map_free(&p->none_of);
 	free(p->tracks);
 	free(p->at_peak);
 	free(p->seen_of);
@@ -140,7 +140,7 @@ static struct rec *add_rec(struct memscope_peak *p, const struct memscope_event 
 {
 	struct rec *r;
 
-	if (grow_array(&p->recs, &p->cap_recs, p->n_recs + 1, sizeof(*p->recs)))
+	if (ms__grow_array(&p->recs, &p->cap_recs, p->n_recs + 1, sizeof(*p->recs)))
 		return NULL;
 	r = &p->recs[p->n_recs++];
 	*r = (struct rec){ .at = memscope_pos_of(ev),
@@ -160,13 +160,13 @@ static int owner_index(struct memscope_peak *p, unsigned by, uint32_t name, uint
 {
 	uint64_t key = (uint64_t)by << 32 | name, a, unused;
 
-	if (u64map_get(&p->owner_of, key, &a, &unused)) {
+	if (ms__u64map_get(&p->owner_of, key, &a, &unused)) {
 		*ix = (uint32_t)a;
 		return 0;
 	}
 	if (p->n_owners >= FINAL ||
-		grow_array(&p->owners, &p->cap_owners, p->n_owners + 1, sizeof(*p->owners)) ||
-		u64map_put(&p->owner_of, key, p->n_owners, 0))
+		ms__grow_array(&p->owners, &p->cap_owners, p->n_owners + 1, sizeof(*p->owners)) ||
+		ms__u64map_put(&p->owner_of, key, p->n_owners, 0))
 		return MEMSCOPE_E_NOMEM;
 	p->owners[p->n_owners] = (struct owner){ by, name };
 	*ix = (uint32_t)p->n_owners++;
@@ -182,14 +182,14 @@ static int none_owner(struct memscope_peak *p, unsigned pool, uint32_t *ix)
 	uint32_t id;
 	int len;
 
-	if (u64map_get(&p->none_of, pool, &a, &unused)) {
+	if (ms__u64map_get(&p->none_of, pool, &a, &unused)) {
 		*ix = (uint32_t)a;
 		return 0;
 	}
 	len = snprintf(tmp, sizeof(tmp), "[%s, no owner, op or stack]", name ? name : "memory");
 	if (memscope_strtab_intern(p->st, tmp, (size_t)len, &id) ||
 		owner_index(p, MEMSCOPE_PEAK_BY_NONE, id, ix) ||
-		u64map_put(&p->none_of, pool, *ix, 0))
+		ms__u64map_put(&p->none_of, pool, *ix, 0))
 		return MEMSCOPE_E_NOMEM;
 	return 0;
 }
@@ -214,7 +214,7 @@ static int stack_owner(struct memscope_peak *p, const struct memscope_event *ev,
 	uint32_t frame, id;
 	int rc;
 
-	if (u64map_get(&p->by_stacks, key, &a, &unused)) {
+	if (ms__u64map_get(&p->by_stacks, key, &a, &unused)) {
 		*ix = (uint32_t)a;
 		return 0;
 	}
@@ -227,7 +227,7 @@ static int stack_owner(struct memscope_peak *p, const struct memscope_event *ev,
 	else {
 		return none_owner(p, ev->pool, ix);
 	}
-	if (rc || u64map_put(&p->by_stacks, key, *ix, 0))
+	if (rc || ms__u64map_put(&p->by_stacks, key, *ix, 0))
 		return MEMSCOPE_E_NOMEM;
 	return 0;
 }
@@ -241,7 +241,7 @@ static int new_block(struct memscope_peak *p, const struct memscope_event *ev, u
 	int rc, final = (a && a->val_len) || op;
 
 	if (p->n_blocks >= FINAL ||
-		grow_array(&p->who, &p->cap_who, p->n_blocks + 1, sizeof(*p->who)))
+		ms__grow_array(&p->who, &p->cap_who, p->n_blocks + 1, sizeof(*p->who)))
 		return MEMSCOPE_E_NOMEM;
 	if (a && a->val_len)
 		rc = memscope_strtab_intern(p->st, a->val, a->val_len, &name) ||
@@ -263,7 +263,7 @@ static int orphan_block(struct memscope_peak *p, unsigned pool, uint32_t *seq)
 	uint32_t ix;
 
 	if (p->n_blocks >= FINAL ||
-		grow_array(&p->who, &p->cap_who, p->n_blocks + 1, sizeof(*p->who)) ||
+		ms__grow_array(&p->who, &p->cap_who, p->n_blocks + 1, sizeof(*p->who)) ||
 		none_owner(p, pool, &ix))
 		return MEMSCOPE_E_NOMEM;
 	p->who[p->n_blocks] = ix | FINAL;
@@ -321,21 +321,21 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 	if (ev->kind == MEMSCOPE_KIND_PLAN)
 		return 0;
 	/* a file recorded far apart: drawn on its input's first clock */
-	if (!(ev = clocks_event(&p->clocks, ev, &tmp, &shift)))
+	if (!(ev = ms__clocks_event(&p->clocks, ev, &tmp, &shift)))
 		return MEMSCOPE_E_NOMEM;
 	if ((rc = memscope_steps_feed(p->steps, ev)) < 0)
 		return rc;
-	if (grow_array(&p->clock, &p->cap_clock, (size_t)ev->src + 1, sizeof(*p->clock)))
+	if (ms__grow_array(&p->clock, &p->cap_clock, (size_t)ev->src + 1, sizeof(*p->clock)))
 		return MEMSCOPE_E_NOMEM;
 	k = &p->clock[ev->src];
 	if (!k->has_row || ev->ts_ns < k->row0)
 		k->row0 = ev->ts_ns;
 	k->has_row = 1;
-	if (!u64map_get(&k->procs, ev->pid, &first, &last)) {
-		if (u64map_put(&k->procs, ev->pid, ev->ts_ns, ev->ts_ns))
+	if (!ms__u64map_get(&k->procs, ev->pid, &first, &last)) {
+		if (ms__u64map_put(&k->procs, ev->pid, ev->ts_ns, ev->ts_ns))
 			return MEMSCOPE_E_NOMEM;
 	} else if ((ev->ts_ns < first || ev->ts_ns > last) &&
-		   u64map_put(&k->procs, ev->pid, ev->ts_ns < first ? ev->ts_ns : first,
+		   ms__u64map_put(&k->procs, ev->pid, ev->ts_ns < first ? ev->ts_ns : first,
 			   ev->ts_ns > last ? ev->ts_ns : last)) {
 		return MEMSCOPE_E_NOMEM;
 	}
@@ -347,7 +347,8 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 			return 0;
 		/* every MALLOC and FREE row notes its pool, as the timeline and the flame graph
 		 * do, so the default pools (and the peak) are theirs */
-		if (grow_array(&p->seen_of, &p->cap_seen, (size_t)ev->src + 1, sizeof(*p->seen_of)))
+		if (ms__grow_array(
+			    &p->seen_of, &p->cap_seen, (size_t)ev->src + 1, sizeof(*p->seen_of)))
 			return MEMSCOPE_E_NOMEM;
 		p->seen_of[ev->src] |= MEMSCOPE_POOL_BIT(ev->pool);
 		return add_live(p, ev);
@@ -365,7 +366,7 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 			return MEMSCOPE_E_NOMEM;
 		return 0;
 	case MEMSCOPE_KIND_COUNTER:
-		return counters_feed(&p->ctr, ev, shift);
+		return ms__counters_feed(&p->ctr, ev, shift);
 	default:
 		return 0;
 	}
@@ -412,12 +413,12 @@ static struct opnames *thread_stack(struct sweep *s, uint64_t tid, int create)
 {
 	uint64_t ix, gen;
 
-	if (u64map_get(&s->thread_of, tid, &ix, &gen) && gen == s->gen)
+	if (ms__u64map_get(&s->thread_of, tid, &ix, &gen) && gen == s->gen)
 		return &s->stacks[ix];
 	if (!create)
 		return NULL;
-	if (grow_array(&s->stacks, &s->cap_stacks, s->n_stacks + 1, sizeof(*s->stacks)) ||
-		u64map_put(&s->thread_of, tid, s->n_stacks, s->gen))
+	if (ms__grow_array(&s->stacks, &s->cap_stacks, s->n_stacks + 1, sizeof(*s->stacks)) ||
+		ms__u64map_put(&s->thread_of, tid, s->n_stacks, s->gen))
 		return NULL;
 	opnames_clear(&s->stacks[s->n_stacks]); /* another process's thread had it */
 	return &s->stacks[s->n_stacks++];
@@ -429,13 +430,13 @@ static int track_index(struct memscope_peak *p, struct sweep *s, const struct re
 	uint64_t key = (uint64_t)(uint32_t)r->device << 16 | r->pool, ix, gen;
 	struct memscope_peak_track *tr;
 
-	if (u64map_get(&s->track_of, key, &ix, &gen) && gen == s->gen) {
+	if (ms__u64map_get(&s->track_of, key, &ix, &gen) && gen == s->gen) {
 		*t = (uint32_t)ix;
 		return 0;
 	}
 	if (p->n_tracks >= NO_TRACK ||
-		grow_array(&p->tracks, &p->cap_tracks, p->n_tracks + 1, sizeof(*p->tracks)) ||
-		u64map_put(&s->track_of, key, p->n_tracks, s->gen))
+		ms__grow_array(&p->tracks, &p->cap_tracks, p->n_tracks + 1, sizeof(*p->tracks)) ||
+		ms__u64map_put(&s->track_of, key, p->n_tracks, s->gen))
 		return MEMSCOPE_E_NOMEM;
 	tr = &p->tracks[p->n_tracks];
 	*tr = (struct memscope_peak_track){ .src = r->src,
@@ -565,7 +566,7 @@ static uint64_t proc_last(const struct memscope_peak *p, uint32_t src, uint64_t 
 	uint64_t first = 0, last = 0;
 
 	if (src < p->cap_clock)
-		u64map_get(&p->clock[src].procs, pid, &first, &last);
+		ms__u64map_get(&p->clock[src].procs, pid, &first, &last);
 	return last;
 }
 
@@ -665,7 +666,7 @@ int memscope_peak_finish(struct memscope_peak *p)
 	if (memscope_steps_out_of_order(p->steps, NULL, NULL) && memscope_steps_resolve(p->steps))
 		return MEMSCOPE_E_NOMEM;
 	if (p->n_recs)
-		sort_rows(p->recs, p->n_recs, sizeof(*p->recs), cmp_rec);
+		ms__sort_rows(p->recs, p->n_recs, sizeof(*p->recs), cmp_rec);
 	for (i = 0; i < p->n_recs && !rc; i++) {
 		const struct rec *r = &p->recs[i];
 
@@ -680,7 +681,7 @@ int memscope_peak_finish(struct memscope_peak *p)
 	end_process(p, &s, p->n_recs);
 	if (!rc)
 		rc = sort_tracks(p);
-	if (!rc && !(rc = counters_finish(&p->ctr, p->st)))
+	if (!rc && !(rc = ms__counters_finish(&p->ctr, p->st)))
 		for (i = 0; i < p->ctr.n; i++)
 			p->ctr.pub[i].end_ts_ns =
 				proc_last(p, p->ctr.pub[i].src, p->ctr.pub[i].pid);
@@ -690,8 +691,8 @@ int memscope_peak_finish(struct memscope_peak *p)
 	if (!rc && p->peak < p->n_recs && !(rc = owners_at_peak(p, s.peak_start)) && p->n_at_peak)
 		qsort(p->at_peak, p->n_at_peak, sizeof(*p->at_peak), cmp_owner);
 	p->finished = !rc;
-	u64map_free(&s.track_of);
-	u64map_free(&s.thread_of);
+	ms__u64map_free(&s.track_of);
+	ms__u64map_free(&s.thread_of);
 	for (i = 0; i < s.cap_stacks; i++)
 		opnames_free(&s.stacks[i]);
 	free(s.stacks);
@@ -785,7 +786,7 @@ const struct memscope_steps *memscope_peak_steps(const struct memscope_peak *p)
 
 int memscope_peak_clock_note(const struct memscope_peak *p, uint32_t src, char *buf, size_t n)
 {
-	return clocks_note(&p->clocks, src, p->st, buf, n);
+	return ms__clocks_note(&p->clocks, src, p->st, buf, n);
 }
 
 const struct memscope_strtab *memscope_peak_strtab(const struct memscope_peak *p)
@@ -902,7 +903,8 @@ static int ctr_window(void *ctx, const struct memscope_counter_track *t, uint64_
 	uint64_t first = 0, last = 0;
 	int no_step, in;
 
-	u64map_get(&c->p->clock[t->src].procs, t->pid, &first, &last); /* fed: src < cap_clock */
+	ms__u64map_get(
+		&c->p->clock[t->src].procs, t->pid, &first, &last); /* fed: src < cap_clock */
 	in = proc_window(c->p, c->w, t->src, t->pid, first, last, lo, hi, &no_step);
 	/* a process with live bytes or ops was counted with them */
 	if (no_step && (!c->asked || c->src != t->src || c->pid != t->pid) &&
@@ -1030,7 +1032,7 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 			}
 		}
 	}
-	if ((rc = counters_cut(&p->ctr, ctr_window, &cw, &ctr)))
+	if ((rc = ms__counters_cut(&p->ctr, ctr_window, &cw, &ctr)))
 		goto out;
 	left_out += cw.left_out;
 	any |= ctr.n > 0;
@@ -1112,7 +1114,7 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 			to_axis = end - o;
 	}
 	n_kept += ctr.n;
-	counters_replace(&p->ctr, &ctr);
+	ms__counters_replace(&p->ctr, &ctr);
 	p->axis_from = n_kept ? from_axis : 0;
 	p->axis_to = n_kept ? to_axis : 0;
 	p->cut = 1;
@@ -1121,7 +1123,7 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 out:
 	free(tw);
 	free(to);
-	counters_free(&ctr);
+	ms__counters_free(&ctr);
 	return rc == MEMSCOPE_E_NOMEM ? memscope_error_set(err, rc, NULL, 0, "out of memory") : rc;
 }
 

@@ -127,7 +127,7 @@ static int is_profiler_step(const struct memscope_steps *s, uint32_t name, uint6
 
 	if (!t || n <= 13 || memcmp(t, "ProfilerStep#", 13) != 0)
 		return 0;
-	if (parse_u64(t + 13, n - 13, num) || *num > INT64_MAX)
+	if (ms__parse_u64(t + 13, n - 13, num) || *num > INT64_MAX)
 		*num = NO_NUM;
 	return 1;
 }
@@ -137,9 +137,9 @@ static int push_start(struct memscope_step_proc *p, struct memscope_pos at, uint
 {
 	size_t cap = p->cap;
 
-	if (grow_array(&p->starts, &cap, p->n + 1, sizeof(*p->starts)) ||
-		grow_array(&p->nums, &p->cap_nums, p->n + 1, sizeof(*p->nums)) ||
-		grow_array(&p->ends, &p->cap, p->n + 1, sizeof(*p->ends)))
+	if (ms__grow_array(&p->starts, &cap, p->n + 1, sizeof(*p->starts)) ||
+		ms__grow_array(&p->nums, &p->cap_nums, p->n + 1, sizeof(*p->nums)) ||
+		ms__grow_array(&p->ends, &p->cap, p->n + 1, sizeof(*p->ends)))
 		return MEMSCOPE_E_NOMEM;
 	p->starts[p->n] = at;
 	p->nums[p->n] = num;
@@ -150,7 +150,7 @@ static int push_start(struct memscope_step_proc *p, struct memscope_pos at, uint
 /* Step n (the latest) ends at `at`. 0 or MEMSCOPE_E_NOMEM. */
 static int set_end(struct memscope_step_proc *p, struct memscope_pos at)
 {
-	if (grow_array(&p->ended, &p->cap_ended, p->n_ended + 1, sizeof(*p->ended)))
+	if (ms__grow_array(&p->ended, &p->cap_ended, p->n_ended + 1, sizeof(*p->ended)))
 		return MEMSCOPE_E_NOMEM;
 	p->ends[p->n - 1] = at;
 	p->ended[p->n_ended++] = p->n;
@@ -258,7 +258,7 @@ int memscope_steps_feed(struct memscope_steps *s, const struct memscope_event *e
 	r.line = ev->line;
 	r.name = ev->name;
 	if (!(p = get_proc(s, ev->src, ev->pid)) ||
-		grow_array(&p->raws, &p->cap_raws, p->n_raws + 1, sizeof(*p->raws)))
+		ms__grow_array(&p->raws, &p->cap_raws, p->n_raws + 1, sizeof(*p->raws)))
 		return MEMSCOPE_E_NOMEM;
 	p->raws[p->n_raws++] = r;
 	/* mstx ranges matter only to a process with mstx steps; before its first step start they
@@ -518,7 +518,7 @@ static int add_runs(void *ctx, uint32_t src, uint64_t pid, const struct memscope
 			rs->r[rs->n - 1].hi = p->nums[i];
 			continue;
 		}
-		if (grow_array(&rs->r, &rs->cap, rs->n + 1, sizeof(*rs->r)))
+		if (ms__grow_array(&rs->r, &rs->cap, rs->n + 1, sizeof(*rs->r)))
 			return MEMSCOPE_E_NOMEM;
 		rs->r[rs->n++] = (struct run){ p->nums[i], p->nums[i] };
 	}

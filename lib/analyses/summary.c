@@ -28,7 +28,7 @@ static int tally_feed(void *self, const struct memscope_event *ev)
 	struct tally *t = self;
 	struct memscope_event tmp;
 
-	if (!(ev = clocks_event(&t->clocks, ev, &tmp, NULL)))
+	if (!(ev = ms__clocks_event(&t->clocks, ev, &tmp, NULL)))
 		return MEMSCOPE_E_NOMEM;
 	if (ev->ts_ns && ev->kind != MEMSCOPE_KIND_PLAN) {
 		if (!t->first_ns || ev->ts_ns < t->first_ns)
@@ -36,8 +36,8 @@ static int tally_feed(void *self, const struct memscope_event *ev)
 		if (ev->ts_ns > t->last_ns)
 			t->last_ns = ev->ts_ns;
 	}
-	if (ev->pid != MEMSCOPE_ID_NONE && !u64map_get(&t->pids, ev->pid, NULL, NULL)) {
-		if (u64map_put(&t->pids, ev->pid, 0, 0))
+	if (ev->pid != MEMSCOPE_ID_NONE && !ms__u64map_get(&t->pids, ev->pid, NULL, NULL)) {
+		if (ms__u64map_put(&t->pids, ev->pid, 0, 0))
 			return MEMSCOPE_E_NOMEM;
 		if (t->pids.n == 1)
 			t->pid = ev->pid;
@@ -488,8 +488,8 @@ failed : {
 		rc = MEMSCOPE_E_NOMEM;
 }
 out:
-	u64map_free(&t.pids);
-	clocks_free(&t.clocks);
+	ms__u64map_free(&t.pids);
+	ms__clocks_free(&t.clocks);
 	memscope_inefficient_free(a);
 	memscope_peak_free(p);
 	memscope_leaks_free(l);

@@ -53,7 +53,7 @@ struct memscope_timeline *memscope_timeline_new(
 	t->st = st;
 	if (!(t->blocks = memscope_blocks_new(NULL)) ||
 		(!live_only &&
-			(!(t->steps = memscope_steps_new(st)) || counters_init(&t->ctr, st)))) {
+			(!(t->steps = memscope_steps_new(st)) || ms__counters_init(&t->ctr, st)))) {
 		memscope_timeline_free(t);
 		return NULL;
 	}
@@ -69,12 +69,12 @@ void memscope_timeline_free(struct memscope_timeline *t)
 	memscope_blocks_free(t->blocks);
 	memscope_steps_free(t->steps);
 	for (i = 0; i < t->n_in; i++)
-		u64map_free(&t->in[i].procs);
+		ms__u64map_free(&t->in[i].procs);
 	free(t->in);
 	free(t->spans);
 	free(t->recs);
-	counters_free(&t->ctr);
-	clocks_free(&t->clocks);
+	ms__counters_free(&t->ctr);
+	ms__clocks_free(&t->clocks);
 	free(t);
 }
 
@@ -83,7 +83,7 @@ static struct memscope_timeline_point *add(
 {
 	struct memscope_timeline_point *r;
 
-	if (grow_array(&t->recs, &t->cap, t->n + 1, sizeof(*t->recs)))
+	if (ms__grow_array(&t->recs, &t->cap, t->n + 1, sizeof(*t->recs)))
 		return NULL;
 	r = &t->recs[t->n++];
 	r->at = memscope_pos_of(ev);
@@ -144,7 +144,7 @@ static int note_row(struct memscope_timeline *t, const struct memscope_event *ev
 	if (ev->src >= t->n_in) {
 		size_t cap = t->n_in;
 
-		if (grow_array(&t->in, &cap, (size_t)ev->src + 1, sizeof(*t->in)))
+		if (ms__grow_array(&t->in, &cap, (size_t)ev->src + 1, sizeof(*t->in)))
 			return MEMSCOPE_E_NOMEM;
 		t->n_in = cap;
 	}
@@ -158,11 +158,11 @@ static int note_row(struct memscope_timeline *t, const struct memscope_event *ev
 		ev->pool < 64)
 		in->pub.seen |= MEMSCOPE_POOL_BIT(ev->pool);
 	in->pub.samples += ev->kind == MEMSCOPE_KIND_COUNTER;
-	if (!u64map_get(&in->procs, ev->pid, &first, &last))
-		return u64map_put(&in->procs, ev->pid, ev->ts_ns, ev->ts_ns);
+	if (!ms__u64map_get(&in->procs, ev->pid, &first, &last))
+		return ms__u64map_put(&in->procs, ev->pid, ev->ts_ns, ev->ts_ns);
 	if (ev->ts_ns >= first && ev->ts_ns <= last)
 		return 0;
-	return u64map_put(&in->procs, ev->pid, ev->ts_ns < first ? ev->ts_ns : first,
+	return ms__u64map_put(&in->procs, ev->pid, ev->ts_ns < first ? ev->ts_ns : first,
 		ev->ts_ns > last ? ev->ts_ns : last);
 }
 
@@ -178,7 +178,7 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 	if (ev->kind == MEMSCOPE_KIND_PLAN)
 		return 0;
 	/* a file recorded far apart: drawn on its input's first clock */
-	if (!(ev = clocks_event(&t->clocks, ev, &tmp, &shift)))
+	if (!(ev = ms__clocks_event(&t->clocks, ev, &tmp, &shift)))
 		return MEMSCOPE_E_NOMEM;
 	if (note_row(t, ev) || (t->steps && memscope_steps_feed(t->steps, ev) < 0))
 		return MEMSCOPE_E_NOMEM;
@@ -217,7 +217,7 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 			return add(t, ev, MEMSCOPE_TL_MARK) ? 0 : MEMSCOPE_E_NOMEM;
 		return 0;
 	case MEMSCOPE_KIND_COUNTER:
-		return t->live_only ? 0 : counters_feed(&t->ctr, ev, shift);
+		return t->live_only ? 0 : ms__counters_feed(&t->ctr, ev, shift);
 	default:
 		return 0;
 	}
@@ -247,7 +247,7 @@ static uint64_t sum_key(int32_t device, uint16_t pool)
 static int proc_span(const struct memscope_timeline *t, uint32_t src, uint64_t pid, uint64_t *first,
 	uint64_t *last)
 {
-	return src < t->n_in && u64map_get(&t->in[src].procs, pid, first, last);
+	return src < t->n_in && ms__u64map_get(&t->in[src].procs, pid, first, last);
 }
 
 /* The pools of each input whose points are kept; with the default, the others' points go. */
@@ -310,7 +310,7 @@ static int add_spans(void *ctx, uint32_t src, uint64_t pid, const struct memscop
 			s.end_ns = last;
 		if (s.end_ns < s.start_ns)
 			s.end_ns = s.start_ns;
-		if (grow_array(&t->spans, &t->cap_spans, t->n_spans + 1, sizeof(*t->spans)))
+		if (ms__grow_array(&t->spans, &t->cap_spans, t->n_spans + 1, sizeof(*t->spans)))
 			return MEMSCOPE_E_NOMEM;
 		t->spans[t->n_spans++] = s;
 	}
@@ -329,7 +329,7 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 
 	choose_pools(t);
 	if (t->n)
-		sort_rows(t->recs, t->n, sizeof(*t->recs), cmp_rec);
+		ms__sort_rows(t->recs, t->n, sizeof(*t->recs), cmp_rec);
 	/* each live change becomes the live bytes after it */
 	for (i = 0; i < t->n; i++) {
 		struct memscope_timeline_point *r = &t->recs[i];
@@ -339,24 +339,24 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 			gen++;
 		if (r->kind != MEMSCOPE_TL_LIVE)
 			continue;
-		cur = u64map_get(&sums, key, &bytes, &of) && of == gen ? (int64_t)bytes : 0;
+		cur = ms__u64map_get(&sums, key, &bytes, &of) && of == gen ? (int64_t)bytes : 0;
 		/* saturating: sizes near 2^63 are hostile, not real */
 		if (__builtin_add_overflow(cur, r->value, &cur))
 			cur = r->value > 0 ? INT64_MAX : INT64_MIN;
-		if (u64map_put(&sums, key, (uint64_t)cur, gen)) {
+		if (ms__u64map_put(&sums, key, (uint64_t)cur, gen)) {
 			rc = MEMSCOPE_E_NOMEM;
 			break;
 		}
 		r->value = cur;
 	}
-	u64map_free(&sums);
+	ms__u64map_free(&sums);
 	t->peak = find_peak(t);
 	t->n_spans = 0;
 	if (!rc && t->steps &&
 		(memscope_steps_resolve(t->steps) ||
 			memscope_steps_foreach(t->steps, add_spans, t)))
 		rc = MEMSCOPE_E_NOMEM;
-	if (!rc && !t->live_only && !(rc = counters_finish(&t->ctr, t->st)))
+	if (!rc && !t->live_only && !(rc = ms__counters_finish(&t->ctr, t->st)))
 		for (i = 0; i < t->ctr.n; i++) {
 			struct memscope_counter_track *k = &t->ctr.pub[i];
 			uint64_t first = 0, last = k->last_ts_ns;
@@ -394,7 +394,7 @@ const struct memscope_timeline_input *memscope_timeline_input(
 int memscope_timeline_clock_note(
 	const struct memscope_timeline *t, uint32_t src, char *buf, size_t n)
 {
-	return clocks_note(&t->clocks, src, t->st, buf, n);
+	return ms__clocks_note(&t->clocks, src, t->st, buf, n);
 }
 
 const struct memscope_timeline_step *memscope_timeline_steps(
@@ -430,7 +430,7 @@ struct cut {
 
 static int put(struct cut *c, const struct memscope_timeline_point *p)
 {
-	if (grow_array(&c->out, &c->cap, c->n + 1, sizeof(*c->out)))
+	if (ms__grow_array(&c->out, &c->cap, c->n + 1, sizeof(*c->out)))
 		return MEMSCOPE_E_NOMEM;
 	c->out[c->n++] = *p;
 	return 0;
@@ -453,12 +453,12 @@ static int latest(struct cut *c, size_t i, unsigned kind)
 	const struct memscope_timeline_point *r = &c->t->recs[i];
 	uint64_t key = (uint64_t)kind << 48 | sum_key(r->device, r->pool);
 
-	if (!u64map_get(&c->last, key, NULL, NULL)) {
-		if (grow_array(&c->tracks, &c->cap_tracks, c->n_tracks + 1, sizeof(*c->tracks)))
+	if (!ms__u64map_get(&c->last, key, NULL, NULL)) {
+		if (ms__grow_array(&c->tracks, &c->cap_tracks, c->n_tracks + 1, sizeof(*c->tracks)))
 			return MEMSCOPE_E_NOMEM;
 		c->tracks[c->n_tracks++] = key;
 	}
-	return u64map_put(&c->last, key, i, 0);
+	return ms__u64map_put(&c->last, key, i, 0);
 }
 
 /* Point i before the window: remember the latest counter values and the ops open. */
@@ -497,7 +497,7 @@ static int starts(struct cut *c, uint64_t lo)
 	for (k = 0; k < c->n_tracks; k++) {
 		struct memscope_timeline_point p;
 
-		if (!u64map_get(&c->last, c->tracks[k], &i, NULL))
+		if (!ms__u64map_get(&c->last, c->tracks[k], &i, NULL))
 			return MEMSCOPE_E_NOMEM;
 		p = c->t->recs[i];
 		p.at = at;
@@ -511,11 +511,11 @@ static int starts(struct cut *c, uint64_t lo)
 			return MEMSCOPE_E_NOMEM;
 	}
 	for (k = 0; k < s->n_tids; k++) {
-		if (!u64map_get(&s->top, s->tids[k], &top, &place) || !top)
+		if (!ms__u64map_get(&s->top, s->tids[k], &top, &place) || !top)
 			continue;
 		/* the thread's chain runs innermost first: collect it, then put it from its end */
 		for (n = 0, e = (size_t)top - 1; e != SIZE_MAX; e = s->e[e].below) {
-			if (grow_array(&c->chain, &c->cap_chain, n + 1, sizeof(*c->chain)))
+			if (ms__grow_array(&c->chain, &c->cap_chain, n + 1, sizeof(*c->chain)))
 				return MEMSCOPE_E_NOMEM;
 			c->chain[n++] = s->e[e].point;
 		}
@@ -597,7 +597,7 @@ static int cut_proc(struct cut *c, const struct memscope_timeline_window *w, uin
 		return 0;
 	}
 	proc_span(t, src, pid, &first, &last);
-	u64map_free(&c->last);
+	ms__u64map_free(&c->last);
 	c->n_tracks = 0;
 	opstack_reset(&c->ops);
 	for (k = i; k < j && t->recs[k].at.ts_ns < lo; k++)
@@ -632,7 +632,7 @@ static int cut_proc(struct cut *c, const struct memscope_timeline_window *w, uin
 			continue;
 		s.start_ns = s.start_ns < lo ? lo : s.start_ns;
 		s.end_ns = s.end_ns > hi ? hi : s.end_ns;
-		if (grow_array(&c->spans, &c->cap_spans, c->n_spans + 1, sizeof(*c->spans)))
+		if (ms__grow_array(&c->spans, &c->cap_spans, c->n_spans + 1, sizeof(*c->spans)))
 			return MEMSCOPE_E_NOMEM;
 		c->spans[c->n_spans++] = s;
 	}
@@ -781,12 +781,12 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 		i = j;
 		k = e;
 	}
-	u64map_free(&c.last);
+	ms__u64map_free(&c.last);
 	free(c.tracks);
 	free(c.chain);
 	opstack_free(&c.ops);
 	if (!rc)
-		rc = counters_cut(&t->ctr, ctr_window, &cc, &ctr);
+		rc = ms__counters_cut(&t->ctr, ctr_window, &cc, &ctr);
 	left_out += cc.left_out;
 	if (!rc && !c.n && !c.n_spans && !ctr.n) {
 		const struct memscope_timeline_input *in = memscope_timeline_input(t, 0);
@@ -803,7 +803,7 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 	if (rc) {
 		free(c.out);
 		free(c.spans);
-		counters_free(&ctr);
+		ms__counters_free(&ctr);
 		return rc == MEMSCOPE_E_NOMEM
 			       ? memscope_error_set(err, rc, NULL, 0, "out of memory")
 			       : rc;
@@ -816,7 +816,7 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 	t->spans = c.spans;
 	t->n_spans = c.n_spans;
 	t->cap_spans = c.cap_spans;
-	counters_replace(&t->ctr, &ctr);
+	ms__counters_replace(&t->ctr, &ctr);
 	t->peak = find_peak(t);
 	t->cut = 1;
 	if (n_left_out)
@@ -858,7 +858,7 @@ const char *memscope_counter_source(unsigned subtype)
 	}
 }
 
-int counters_init(struct counters *c, struct memscope_strtab *st)
+int ms__counters_init(struct counters *c, struct memscope_strtab *st)
 {
 	memset(c, 0, sizeof(*c));
 	return memscope_strtab_intern(st, "active", 6, &c->active_key) ? MEMSCOPE_E_NOMEM : 0;
@@ -875,7 +875,7 @@ static void ctr_free_chunks(struct ctr *k)
 	k->head = k->tail = NULL;
 }
 
-void counters_free(struct counters *c)
+void ms__counters_free(struct counters *c)
 {
 	size_t i;
 
@@ -883,7 +883,7 @@ void counters_free(struct counters *c)
 		ctr_free_chunks(&c->priv[i]);
 	free(c->pub);
 	free(c->priv);
-	u64map_free(&c->index);
+	ms__u64map_free(&c->index);
 	c->pub = NULL;
 	c->priv = NULL;
 	c->n = c->cap = 0;
@@ -900,11 +900,11 @@ static int ctr_append(struct counters *c, size_t i, const struct memscope_counte
 	size_t n = 0, j, size;
 
 	/* wrapping differences: any value round-trips */
-	n += varint_put(tmp + n, zigzag((int64_t)(s->ts_ns - k->prev.ts_ns)));
+	n += ms__varint_put(tmp + n, zigzag((int64_t)(s->ts_ns - k->prev.ts_ns)));
 	tmp[n++] = (unsigned char)s->has;
 	for (j = 0; j < MEMSCOPE_CTR_N; j++)
 		if (s->has & 1u << j)
-			n += varint_put(tmp + n,
+			n += ms__varint_put(tmp + n,
 				zigzag((int64_t)((uint64_t)s->v[j] - (uint64_t)k->prev.v[j])));
 	if (!k->tail || k->tail->cap - k->tail->len < n) {
 		size = k->tail ? 2 * (size_t)k->tail->cap : CTR_CHUNK_MIN;
@@ -971,7 +971,7 @@ int memscope_counter_next(struct memscope_counter_iter *it, struct memscope_coun
 	p = ch->data + it->off;
 	n = ch->len - it->off;
 	/* our own encoding: a sample is whole in its chunk */
-	if ((r = varint_get(p, n, &u)) <= 0 || (size_t)r >= n)
+	if ((r = ms__varint_get(p, n, &u)) <= 0 || (size_t)r >= n)
 		return 0;
 	it->prev.ts_ns += (uint64_t)unzigzag(u);
 	it->prev.has = p[r];
@@ -980,7 +980,7 @@ int memscope_counter_next(struct memscope_counter_iter *it, struct memscope_coun
 	for (j = 0; j < MEMSCOPE_CTR_N; j++) {
 		if (!(it->prev.has & 1u << j))
 			continue;
-		if ((r = varint_get(p, n, &u)) <= 0)
+		if ((r = ms__varint_get(p, n, &u)) <= 0)
 			return 0;
 		it->prev.v[j] = (int64_t)((uint64_t)it->prev.v[j] + (uint64_t)unzigzag(u));
 		p += r;
@@ -1008,7 +1008,7 @@ static uint64_t ctr_hash(
 	key.name = name;
 	key.subtype = subtype;
 	key.device = device;
-	return hash_bytes(&key, sizeof(key));
+	return ms__hash_bytes(&key, sizeof(key));
 }
 
 static int ctr_is(const struct memscope_counter_track *t, const struct memscope_event *ev)
@@ -1022,10 +1022,10 @@ static int ctr_add_track(struct counters *c, const struct memscope_counter_track
 {
 	size_t cap = c->cap, j;
 
-	if (grow_array(&c->pub, &cap, c->n + 1, sizeof(*c->pub)))
+	if (ms__grow_array(&c->pub, &cap, c->n + 1, sizeof(*c->pub)))
 		return MEMSCOPE_E_NOMEM;
 	cap = c->cap;
-	if (grow_array(&c->priv, &cap, c->n + 1, sizeof(*c->priv)))
+	if (ms__grow_array(&c->priv, &cap, c->n + 1, sizeof(*c->priv)))
 		return MEMSCOPE_E_NOMEM;
 	c->cap = cap;
 	c->pub[c->n] = *like;
@@ -1040,7 +1040,7 @@ static int ctr_add_track(struct counters *c, const struct memscope_counter_track
 	return 0;
 }
 
-int counters_feed(struct counters *c, const struct memscope_event *ev, int64_t shift_ns)
+int ms__counters_feed(struct counters *c, const struct memscope_event *ev, int64_t shift_ns)
 {
 	struct memscope_counter_sample s = { ev->ts_ns, 0, { 0 } };
 	const struct memscope_attr *a;
@@ -1058,7 +1058,7 @@ int counters_feed(struct counters *c, const struct memscope_event *ev, int64_t s
 		s.has |= 1u << MEMSCOPE_CTR_TOTAL;
 	}
 	if ((a = memscope_event_attr(ev, c->active_key)) &&
-		!parse_i64(a->val, a->val_len, &s.v[MEMSCOPE_CTR_ACTIVE]))
+		!ms__parse_i64(a->val, a->val_len, &s.v[MEMSCOPE_CTR_ACTIVE]))
 		s.has |= 1u << MEMSCOPE_CTR_ACTIVE;
 	if (!s.has || !memscope_counter_source(ev->subtype)) {
 		c->empty++;
@@ -1069,7 +1069,7 @@ int counters_feed(struct counters *c, const struct memscope_event *ev, int64_t s
 	/* open addressing over the hash: the next key on a collision */
 	h = ctr_hash(ev->src, ev->pid, ev->device, ev->subtype, ev->name);
 	for (;; h++) {
-		if (!u64map_get(&c->index, h, &at, NULL)) {
+		if (!ms__u64map_get(&c->index, h, &at, NULL)) {
 			struct memscope_counter_track like = { .src = ev->src,
 				.device = ev->device,
 				.pid = ev->pid,
@@ -1080,7 +1080,7 @@ int counters_feed(struct counters *c, const struct memscope_event *ev, int64_t s
 
 			if (ctr_add_track(c, &like))
 				return MEMSCOPE_E_NOMEM;
-			if (u64map_put(&c->index, h, c->n, 0)) {
+			if (ms__u64map_put(&c->index, h, c->n, 0)) {
 				c->n--;
 				return MEMSCOPE_E_NOMEM;
 			}
@@ -1151,7 +1151,7 @@ static int ctr_sort(struct counters *c, size_t i)
 		c->pub[i] = tmp.pub[0];
 		rc = 0;
 	}
-	counters_free(&tmp);
+	ms__counters_free(&tmp);
 	free(at);
 	return rc;
 }
@@ -1182,7 +1182,7 @@ static int cmp_ctr_order(const void *pa, const void *pb)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-int counters_finish(struct counters *c, const struct memscope_strtab *st)
+int ms__counters_finish(struct counters *c, const struct memscope_strtab *st)
 {
 	struct ctr_order *o = malloc((c->n ? c->n : 1) * sizeof(*o));
 	struct memscope_counter_track *pub = malloc((c->n ? c->n : 1) * sizeof(*pub));
@@ -1214,7 +1214,7 @@ int counters_finish(struct counters *c, const struct memscope_strtab *st)
 		c->priv[i] = priv[i];
 		c->pub[i].data = &c->priv[i];
 	}
-	u64map_free(&c->index);
+	ms__u64map_free(&c->index);
 	c->finished = 1;
 	rc = 0;
 out:
@@ -1224,7 +1224,8 @@ out:
 	return rc;
 }
 
-int counters_cut(const struct counters *c, counters_window_fn fn, void *ctx, struct counters *out)
+int ms__counters_cut(
+	const struct counters *c, counters_window_fn fn, void *ctx, struct counters *out)
 {
 	size_t i, j;
 	int rc = 0;
@@ -1264,7 +1265,7 @@ int counters_cut(const struct counters *c, counters_window_fn fn, void *ctx, str
 		out->pub[out->n - 1].end_ts_ns = t->end_ts_ns < hi ? t->end_ts_ns : hi;
 	}
 	if (rc) {
-		counters_free(out);
+		ms__counters_free(out);
 		return rc;
 	}
 	for (i = 0; i < out->n; i++)
@@ -1273,9 +1274,9 @@ int counters_cut(const struct counters *c, counters_window_fn fn, void *ctx, str
 	return 0;
 }
 
-void counters_replace(struct counters *c, struct counters *cut)
+void ms__counters_replace(struct counters *c, struct counters *cut)
 {
-	counters_free(c);
+	ms__counters_free(c);
 	*c = *cut;
 	memset(cut, 0, sizeof(*cut));
 }

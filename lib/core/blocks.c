@@ -67,7 +67,7 @@ void memscope_blocks_free(struct memscope_blocks *b)
 		return;
 	HASH_CLEAR(hh, b->by_id);
 	HASH_CLEAR(hh, b->by_ptr);
-	arena_free(&b->arena);
+	ms__arena_free(&b->arena);
 	free(b);
 }
 
@@ -170,7 +170,7 @@ int memscope_blocks_feed(
 	x = b->free_list;
 	if (x)
 		b->free_list = x->next_free;
-	else if (!(x = arena_alloc(&b->arena, sizeof(*x))))
+	else if (!(x = ms__arena_alloc(&b->arena, sizeof(*x))))
 		return MEMSCOPE_E_NOMEM;
 	memset(x, 0, sizeof(*x));
 	x->b.src = ev->src;

@@ -9,7 +9,7 @@
 #include "memscope/error.h"
 #include "memscope/strtab.h"
 
-void clocks_free(struct clocks *c)
+void ms__clocks_free(struct clocks *c)
 {
 	free(c->spans);
 	free(c->files);
@@ -26,7 +26,7 @@ static size_t file_of(struct clocks *c, uint32_t src, uint32_t file)
 	for (i = 0; i < c->n_files; i++)
 		if (c->files[i].src == src && c->files[i].file == file)
 			return c->last = i;
-	if (grow_array(&c->files, &c->cap_files, c->n_files + 1, sizeof(*c->files)))
+	if (ms__grow_array(&c->files, &c->cap_files, c->n_files + 1, sizeof(*c->files)))
 		return c->n_files;
 	c->files[c->n_files] = (struct clocks_file){ src, file, CLOCKS_NONE };
 	return c->last = c->n_files++;
@@ -60,14 +60,14 @@ static uint32_t clock_for(struct clocks *c, uint32_t src, uint64_t ts)
 			return (uint32_t)i;
 	}
 	if (c->n_spans >= CLOCKS_NONE ||
-		grow_array(&c->spans, &c->cap_spans, c->n_spans + 1, sizeof(*c->spans)))
+		ms__grow_array(&c->spans, &c->cap_spans, c->n_spans + 1, sizeof(*c->spans)))
 		return CLOCKS_NONE;
 	c->spans[c->n_spans] =
 		(struct clocks_span){ src, ts, ts, ts, first ? gap_ns(ts, first->first_ns) : 0 };
 	return (uint32_t)c->n_spans++;
 }
 
-int clocks_feed(struct clocks *c, const struct memscope_event *ev, int64_t *shift_ns)
+int ms__clocks_feed(struct clocks *c, const struct memscope_event *ev, int64_t *shift_ns)
 {
 	struct clocks_file *f;
 	struct clocks_span *k;
@@ -95,12 +95,12 @@ int clocks_feed(struct clocks *c, const struct memscope_event *ev, int64_t *shif
 	return 0;
 }
 
-const struct memscope_event *clocks_event(struct clocks *c, const struct memscope_event *ev,
+const struct memscope_event *ms__clocks_event(struct clocks *c, const struct memscope_event *ev,
 	struct memscope_event *tmp, int64_t *shift_ns)
 {
 	int64_t shift;
 
-	if (clocks_feed(c, ev, &shift))
+	if (ms__clocks_feed(c, ev, &shift))
 		return NULL;
 	if (shift_ns)
 		*shift_ns = shift;
@@ -111,7 +111,7 @@ const struct memscope_event *clocks_event(struct clocks *c, const struct memscop
 	return tmp;
 }
 
-int64_t clocks_shift(const struct clocks *c, uint32_t src, uint32_t file)
+int64_t ms__clocks_shift(const struct clocks *c, uint32_t src, uint32_t file)
 {
 	size_t i;
 
@@ -123,7 +123,7 @@ int64_t clocks_shift(const struct clocks *c, uint32_t src, uint32_t file)
 	return 0;
 }
 
-const char *clocks_label(int64_t shift_ns, char *buf, size_t n)
+const char *ms__clocks_label(int64_t shift_ns, char *buf, size_t n)
 {
 	uint64_t gap = shift_ns < 0 ? (uint64_t)-shift_ns : (uint64_t)shift_ns;
 
@@ -135,7 +135,7 @@ const char *clocks_label(int64_t shift_ns, char *buf, size_t n)
 	return buf;
 }
 
-size_t clocks_count(const struct clocks *c, uint32_t src)
+size_t ms__clocks_count(const struct clocks *c, uint32_t src)
 {
 	size_t i, n = 0;
 
@@ -183,13 +183,13 @@ static void put_files(const struct clocks *c, uint32_t k, const struct memscope_
 	}
 }
 
-int clocks_note(
+int ms__clocks_note(
 	const struct clocks *c, uint32_t src, const struct memscope_strtab *st, char *buf, size_t n)
 {
 	size_t i, len = 0;
 	uint32_t first = CLOCKS_NONE;
 
-	if (!n || clocks_count(c, src) < 2)
+	if (!n || ms__clocks_count(c, src) < 2)
 		return 0;
 	buf[0] = '\0';
 	for (i = 0; i < c->n_spans; i++) {

@@ -35,7 +35,7 @@ struct clocks_file {
 };
 #define CLOCKS_NONE UINT32_MAX
 
-/* Zero-initialise; free with clocks_free. One object, one thread. */
+/* Zero-initialise; free with ms__clocks_free. One object, one thread. */
 struct clocks {
 	struct clocks_span *spans;
 	size_t n_spans, cap_spans;
@@ -44,13 +44,13 @@ struct clocks {
 	size_t last; /* files index of the last event's file */
 };
 
-void clocks_free(struct clocks *c);
+void ms__clocks_free(struct clocks *c);
 
 /*
  * One event (in delivery order): *shift_ns what to take off its time to put it on its input's
  * first clock (0 but for a file recorded far apart). 0 or MEMSCOPE_E_NOMEM.
  */
-int clocks_feed(struct clocks *c, const struct memscope_event *ev, int64_t *shift_ns);
+int ms__clocks_feed(struct clocks *c, const struct memscope_event *ev, int64_t *shift_ns);
 
 /* The time of ev on its input's first clock: its ts_ns less shift_ns (at least 1, at most
  * UINT64_MAX), 0 kept as "no time". */
@@ -70,25 +70,25 @@ static inline uint64_t clocks_time(uint64_t ts_ns, int64_t shift_ns)
  * is on a later clock of its input, a copy of it in *tmp with its time on the input's first clock
  * (*shift_ns, may be NULL, gets what was taken off). NULL on OOM.
  */
-const struct memscope_event *clocks_event(struct clocks *c, const struct memscope_event *ev,
+const struct memscope_event *ms__clocks_event(struct clocks *c, const struct memscope_event *ev,
 	struct memscope_event *tmp, int64_t *shift_ns);
 
 /* The shift of (src, file) (0 when it has none: unknown, or on its input's first clock). */
-int64_t clocks_shift(const struct clocks *c, uint32_t src, uint32_t file);
+int64_t ms__clocks_shift(const struct clocks *c, uint32_t src, uint32_t file);
 
 /* A track's label's ending for a shift: " (own clock, 342.1 days later)", "" for 0. Returns
  * buf. */
-const char *clocks_label(int64_t shift_ns, char *buf, size_t n);
+const char *ms__clocks_label(int64_t shift_ns, char *buf, size_t n);
 
 /* How many clocks input src has (0 when it had no timed row of a folder's file). */
-size_t clocks_count(const struct clocks *c, uint32_t src);
+size_t ms__clocks_count(const struct clocks *c, uint32_t src);
 
 /*
  * When input src has more than one clock: 1 and a line into buf (n bytes, NUL-terminated) naming
  * the files of each later clock, how far apart they are from the first clock's files, and what is
  * done about it; file names are st's text, their folder left out. Else 0.
  */
-int clocks_note(const struct clocks *c, uint32_t src, const struct memscope_strtab *st, char *buf,
-	size_t n);
+int ms__clocks_note(const struct clocks *c, uint32_t src, const struct memscope_strtab *st,
+	char *buf, size_t n);
 
 #endif

@@ -6,7 +6,7 @@
 #include "internal.h"
 #include "memscope/error.h"
 
-size_t utf8_seq(const unsigned char *p, const unsigned char *end)
+size_t ms__utf8_seq(const unsigned char *p, const unsigned char *end)
 {
 	unsigned c = *p;
 	size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
@@ -93,7 +93,7 @@ size_t memscope_text_escape(char *buf, size_t n, const char *s, size_t len)
 	if (!n)
 		return 0;
 	while (p < end) {
-		size_t k = utf8_seq(p, end);
+		size_t k = ms__utf8_seq(p, end);
 
 		/* C0, DEL and C1 (U+0080..U+009F: terminals act on them too) */
 		if ((k == 1 && (*p < 0x20 || *p == 0x7f)) || (k == 2 && *p == 0xc2 && p[1] < 0xa0))

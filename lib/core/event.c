@@ -171,7 +171,7 @@ const char *memscope_device_text(int32_t device, char buf[MEMSCOPE_DEVICE_TEXT_M
 		return "cpu";
 	if (device < 0)
 		return "N/A";
-	buf[fmt_u64(buf, (uint64_t)device)] = '\0';
+	buf[ms__fmt_u64(buf, (uint64_t)device)] = '\0';
 	return buf;
 }
 
@@ -182,7 +182,7 @@ int memscope_subtype_is_pool(unsigned subtype)
 	       (subtype >= MEMSCOPE_SUB_CUDA && subtype <= MEMSCOPE_SUB_CUDA_MANAGED);
 }
 
-unsigned component_pool(const char *s, size_t len)
+unsigned ms__component_pool(const char *s, size_t len)
 {
 	if (len == 9 && memcmp(s, "WORKSPACE", 9) == 0)
 		return MEMSCOPE_SUB_PTA_WORKSPACE;
@@ -193,7 +193,7 @@ unsigned component_pool(const char *s, size_t len)
 	return 0;
 }
 
-void event_set_pool(struct memscope_event *ev, const struct memscope_strtab *st)
+void ms__event_set_pool(struct memscope_event *ev, const struct memscope_strtab *st)
 {
 	size_t len;
 	const char *s;
@@ -204,7 +204,7 @@ void event_set_pool(struct memscope_event *ev, const struct memscope_strtab *st)
 		ev->pool = ev->subtype;
 	else if (ev->kind == MEMSCOPE_KIND_COUNTER && ev->subtype == MEMSCOPE_SUB_POOL_SAMPLE &&
 		 (s = memscope_strtab_str(st, ev->name, &len)))
-		ev->pool = (uint16_t)component_pool(s, len);
+		ev->pool = (uint16_t)ms__component_pool(s, len);
 }
 
 uint32_t memscope_event_op(const struct memscope_event *ev)
@@ -233,7 +233,7 @@ const struct memscope_attr *memscope_event_attr(const struct memscope_event *ev,
 }
 
 /* The typed fields the analyses use, from the attrs. Returns a message on a bad value. */
-const char *event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad)
+const char *ms__event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad)
 {
 	int strict = ev->kind == MEMSCOPE_KIND_MALLOC || ev->kind == MEMSCOPE_KIND_FREE ||
 		     ev->kind == MEMSCOPE_KIND_ACCESS;
@@ -246,7 +246,7 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 
 		switch (a->key) {
 		case MEMSCOPE_STR_ALLOCATION_ID:
-			if (parse_u64(a->val, a->val_len, &u) == 0) {
+			if (ms__parse_u64(a->val, a->val_len, &u) == 0) {
 				ev->alloc_id = u;
 				ev->flags |= MEMSCOPE_EV_ALLOC_ID;
 			} else if (strict) {
@@ -257,7 +257,7 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 		case MEMSCOPE_STR_SIZE:
 		case MEMSCOPE_STR_TOTAL:
 		case MEMSCOPE_STR_USED:
-			if (parse_i64(a->val, a->val_len, &v) == 0) {
+			if (ms__parse_i64(a->val, a->val_len, &v) == 0) {
 				if (a->key == MEMSCOPE_STR_SIZE) {
 					ev->size = v;
 					ev->flags |= MEMSCOPE_EV_SIZE;
@@ -302,24 +302,25 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
 	return NULL;
 }
 
-uint32_t event_synth_attrs(const struct memscope_event *ev, struct memscope_attr *out, char *buf)
+uint32_t ms__event_synth_attrs(
+	const struct memscope_event *ev, struct memscope_attr *out, char *buf)
 {
 	const char *fn = memscope_func_name(ev->func);
 	uint32_t n = 0;
 	size_t len;
 
 	if (ev->flags & MEMSCOPE_EV_ALLOC_ID) {
-		len = fmt_u64(buf, ev->alloc_id);
+		len = ms__fmt_u64(buf, ev->alloc_id);
 		out[n++] = (struct memscope_attr){ MEMSCOPE_STR_ALLOCATION_ID, (uint32_t)len, buf };
 		buf += len;
 	}
 	if (ev->flags & MEMSCOPE_EV_PTR) {
-		fmt_hex16(buf, ev->ptr);
+		ms__fmt_hex16(buf, ev->ptr);
 		out[n++] = (struct memscope_attr){ MEMSCOPE_STR_ADDR, 18, buf };
 		buf += 18;
 	}
 	if (ev->flags & MEMSCOPE_EV_SIZE) {
-		len = fmt_i64(buf, ev->size);
+		len = ms__fmt_i64(buf, ev->size);
 		out[n++] = (struct memscope_attr){ MEMSCOPE_STR_SIZE, (uint32_t)len, buf };
 	}
 	if (fn)

@@ -7,15 +7,15 @@
 #include <stdint.h>
 #include <string.h>
 
-/* A growable byte buffer. Zero-initialise; free with buf_free. */
+/* A growable byte buffer. Zero-initialise; free with ms__buf_free. */
 struct buf {
 	char *p;
 	size_t len, cap;
 };
 
 /* Make room for n more bytes. 0 or MEMSCOPE_E_NOMEM. */
-int buf_reserve(struct buf *b, size_t n);
-int buf_append(struct buf *b, const void *p, size_t n);
+int ms__buf_reserve(struct buf *b, size_t n);
+int ms__buf_append(struct buf *b, const void *p, size_t n);
 
 /* printf at *at into buf (size bytes): the text is cut at the end of buf, which stays
  * NUL-terminated when size > 0, and *at moves past what was written (to size at most). */
@@ -32,44 +32,44 @@ struct arena {
 	size_t footprint;
 };
 
-/* n bytes aligned for any type, valid until arena_free. NULL on OOM. */
-void *arena_alloc(struct arena *a, size_t n);
-void arena_free(struct arena *a);
+/* n bytes aligned for any type, valid until ms__arena_free. NULL on OOM. */
+void *ms__arena_alloc(struct arena *a, size_t n);
+void ms__arena_free(struct arena *a);
 
 /*
  * Grow the array *pp (elements of elem bytes, *cap of them) to hold at least need elements,
  * doubling; new elements are zeroed. pp is the address of the array pointer. 0 or
  * MEMSCOPE_E_NOMEM (the array is unchanged).
  */
-int grow_array(void *pp, size_t *cap, size_t need, size_t elem);
+int ms__grow_array(void *pp, size_t *cap, size_t need, size_t elem);
 /* qsort, after one pass that finds base already in order (rows read in time order, the common
  * case of captures and of most dumps) and then leaves it as it is. */
-void sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
-void buf_free(struct buf *b);
+void ms__sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void ms__buf_free(struct buf *b);
 
 /* Length of the valid UTF-8 sequence at p (before end), 0 when it is not one. */
-size_t utf8_seq(const unsigned char *p, const unsigned char *end);
+size_t ms__utf8_seq(const unsigned char *p, const unsigned char *end);
 
 /* Strict decimal parsing of exactly len bytes: no sign (u64) or one '-' (i64), no spaces, no
  * overflow. 0 on success, -1 otherwise. */
-int parse_u64(const char *s, size_t len, uint64_t *v);
-int parse_i64(const char *s, size_t len, int64_t *v);
+int ms__parse_u64(const char *s, size_t len, uint64_t *v);
+int ms__parse_i64(const char *s, size_t len, int64_t *v);
 /* Hex digits only (no 0x), 1..16 of them. */
-int parse_hex64(const char *s, size_t len, uint64_t *v);
-/* True if s[0..len) is exactly what fmt_u64 / fmt_i64 would write for some value. */
-int is_canonical_u64(const char *s, size_t len);
-int is_canonical_i64(const char *s, size_t len);
+int ms__parse_hex64(const char *s, size_t len, uint64_t *v);
+/* True if s[0..len) is exactly what ms__fmt_u64 / ms__fmt_i64 would write for some value. */
+int ms__is_canonical_u64(const char *s, size_t len);
+int ms__is_canonical_i64(const char *s, size_t len);
 
 /* Decimal text of v into dst (room for 20 / 21 bytes); returns the length (no NUL). */
-size_t fmt_u64(char *dst, uint64_t v);
-size_t fmt_i64(char *dst, int64_t v);
+size_t ms__fmt_u64(char *dst, uint64_t v);
+size_t ms__fmt_i64(char *dst, int64_t v);
 /* "0x" + 16 lower-case hex digits (18 bytes, no NUL). */
-void fmt_hex16(char *dst, uint64_t v);
+void ms__fmt_hex16(char *dst, uint64_t v);
 
 /* LEB128 varints. put returns bytes written (at most 10). get returns bytes read, 0 when the
  * input ends inside the varint, -1 when it is longer than 10 bytes or overflows. */
-size_t varint_put(unsigned char *dst, uint64_t v);
-int varint_get(const unsigned char *p, size_t n, uint64_t *v);
+size_t ms__varint_put(unsigned char *dst, uint64_t v);
+int ms__varint_get(const unsigned char *p, size_t n, uint64_t *v);
 static inline uint64_t zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -79,7 +79,7 @@ static inline int64_t unzigzag(uint64_t v)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-uint64_t hash_bytes(const void *p, size_t n);
+uint64_t ms__hash_bytes(const void *p, size_t n);
 
 /* Add a block's size to a byte total: negative sizes (legacy FREE rows) count 0, the total
  * saturates at UINT64_MAX. */
@@ -96,7 +96,7 @@ struct memscope_attr;
  * attrs. For MALLOC/FREE/ACCESS a non-numeric value of a numeric key is an error: the message is
  * returned and *bad names the attr; otherwise NULL.
  */
-const char *event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad);
+const char *ms__event_type_attrs(struct memscope_event *ev, const struct memscope_attr **bad);
 
 /*
  * ev's pool from its kind, subtype and name: the subtype for MALLOC, FREE and PLAN rows of a pool,
@@ -105,9 +105,9 @@ const char *event_type_attrs(struct memscope_event *ev, const struct memscope_at
  * st holds ev's name.
  */
 struct memscope_strtab;
-void event_set_pool(struct memscope_event *ev, const struct memscope_strtab *st);
+void ms__event_set_pool(struct memscope_event *ev, const struct memscope_strtab *st);
 /* The one pool a memory_record component (s[0..len)) is, or 0. */
-unsigned component_pool(const char *s, size_t len);
+unsigned ms__component_pool(const char *s, size_t len);
 
 /*
  * The Attr entries the reference would write for an event that has typed fields and no Attr text
@@ -116,13 +116,14 @@ unsigned component_pool(const char *s, size_t len);
  * count.
  */
 #define MEMSCOPE_SYNTH_BUF 96
-uint32_t event_synth_attrs(const struct memscope_event *ev, struct memscope_attr *out, char *buf);
+uint32_t ms__event_synth_attrs(
+	const struct memscope_event *ev, struct memscope_attr *out, char *buf);
 
 /*
  * path as sqlite3_open_v2 must be given it: SQLite may take a name starting "file:" for a URI,
  * so such a relative path gets "./" in front. malloc'd (the caller frees); NULL on OOM.
  */
-char *db_file_path(const char *path);
+char *ms__db_file_path(const char *path);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

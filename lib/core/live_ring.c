@@ -4,20 +4,21 @@
 #include "live_ring.h"
 #include "memscope/error.h"
 
-int live_ring_put(struct live_ring *r, uint64_t serial, uint64_t ptr, uint64_t size)
+int ms__live_ring_put(struct live_ring *r, uint64_t serial, uint64_t ptr, uint64_t size)
 {
 	struct live_slot *s;
 
 	if (!r->slot && !(r->slot = calloc(LIVE_RING_SIZE, sizeof(*r->slot))))
 		return MEMSCOPE_E_NOMEM;
 	s = &r->slot[serial & (LIVE_RING_SIZE - 1)];
-	if (s->serial && u64map_put(&r->spill, s->serial, s->ptr, s->size))
+	if (s->serial && ms__u64map_put(&r->spill, s->serial, s->ptr, s->size))
 		return MEMSCOPE_E_NOMEM;
 	*s = (struct live_slot){ serial, ptr, size };
 	return 0;
 }
 
-int live_ring_find(struct live_ring *r, uint64_t serial, uint64_t *ptr, uint64_t *size, int take)
+int ms__live_ring_find(
+	struct live_ring *r, uint64_t serial, uint64_t *ptr, uint64_t *size, int take)
 {
 	struct live_slot *s;
 
@@ -31,13 +32,13 @@ int live_ring_find(struct live_ring *r, uint64_t serial, uint64_t *ptr, uint64_t
 			s->serial = 0;
 		return 1;
 	}
-	return take ? u64map_del(&r->spill, serial, ptr, size)
-		    : u64map_get(&r->spill, serial, ptr, size);
+	return take ? ms__u64map_del(&r->spill, serial, ptr, size)
+		    : ms__u64map_get(&r->spill, serial, ptr, size);
 }
 
-void live_ring_free(struct live_ring *r)
+void ms__live_ring_free(struct live_ring *r)
 {
 	free(r->slot);
 	r->slot = NULL;
-	u64map_free(&r->spill);
+	ms__u64map_free(&r->spill);
 }

@@ -20,9 +20,10 @@ struct live_ring {
 };
 
 /* Add block serial (>= 1). 0 or MEMSCOPE_E_NOMEM. */
-int live_ring_put(struct live_ring *r, uint64_t serial, uint64_t ptr, uint64_t size);
+int ms__live_ring_put(struct live_ring *r, uint64_t serial, uint64_t ptr, uint64_t size);
 /* Look up (and with take, remove) block serial: 1 and its ptr/size if live, else 0. */
-int live_ring_find(struct live_ring *r, uint64_t serial, uint64_t *ptr, uint64_t *size, int take);
-void live_ring_free(struct live_ring *r);
+int ms__live_ring_find(
+	struct live_ring *r, uint64_t serial, uint64_t *ptr, uint64_t *size, int take);
+void ms__live_ring_free(struct live_ring *r);
 
 #endif

@@ -34,14 +34,14 @@ void memscope_evbuf_free(struct memscope_evbuf *b)
 {
 	if (!b)
 		return;
-	arena_free(&b->arena);
+	ms__arena_free(&b->arena);
 	free(b->items);
 	free(b);
 }
 
 void memscope_evbuf_clear(struct memscope_evbuf *b)
 {
-	arena_free(&b->arena);
+	ms__arena_free(&b->arena);
 	b->n = 0;
 }
 
@@ -51,12 +51,12 @@ int memscope_evbuf_add(struct memscope_evbuf *b, const struct memscope_event *ev
 	size_t bytes = 0;
 	uint32_t i;
 
-	if (grow_array(&b->items, &b->cap, b->n + 1, sizeof(*b->items)))
+	if (ms__grow_array(&b->items, &b->cap, b->n + 1, sizeof(*b->items)))
 		return MEMSCOPE_E_NOMEM;
 	if (ev->n_attrs) {
 		for (i = 0; i < ev->n_attrs; i++)
 			bytes += ev->attrs[i].val_len;
-		attrs = arena_alloc(&b->arena, ev->n_attrs * sizeof(*attrs) + bytes + 1);
+		attrs = ms__arena_alloc(&b->arena, ev->n_attrs * sizeof(*attrs) + bytes + 1);
 		if (!attrs)
 			return MEMSCOPE_E_NOMEM;
 		char *vals = (char *)(attrs + ev->n_attrs);

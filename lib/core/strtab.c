@@ -83,7 +83,7 @@ int memscope_strtab_intern(struct memscope_strtab *st, const char *s, size_t len
 
 	if (len > UINT32_MAX - 1)
 		return MEMSCOPE_E_ARG;
-	h = (uint32_t)hash_bytes(s, len);
+	h = (uint32_t)ms__hash_bytes(s, len);
 	at = h & st->str_mask;
 	while (st->str_slots[at]) {
 		const struct str_entry *e = &st->strs[st->str_slots[at] - 1];
@@ -105,7 +105,7 @@ int memscope_strtab_intern(struct memscope_strtab *st, const char *s, size_t len
 		st->strs = ne;
 		st->cap_strs = cap;
 	}
-	copy = arena_alloc(&st->arena, len + 1);
+	copy = ms__arena_alloc(&st->arena, len + 1);
 	if (!copy)
 		return MEMSCOPE_E_NOMEM;
 	if (len)
@@ -147,7 +147,7 @@ int memscope_strtab_intern_stack(
 	for (i = 0; i < n; i++)
 		if (frames[i] >= st->n_strs)
 			return MEMSCOPE_E_ARG;
-	h = (uint32_t)hash_bytes(frames, n * sizeof(*frames));
+	h = (uint32_t)ms__hash_bytes(frames, n * sizeof(*frames));
 	at = h & st->stack_mask;
 	while (st->stack_slots[at]) {
 		const struct stack_entry *e = &st->stacks[st->stack_slots[at] - 1];
@@ -170,7 +170,7 @@ int memscope_strtab_intern_stack(
 		st->stacks = ne;
 		st->cap_stacks = cap;
 	}
-	copy = arena_alloc(&st->arena, n ? n * sizeof(*frames) : 1);
+	copy = ms__arena_alloc(&st->arena, n ? n * sizeof(*frames) : 1);
 	if (!copy)
 		return MEMSCOPE_E_NOMEM;
 	if (n)
@@ -210,7 +210,7 @@ void memscope_strtab_free(struct memscope_strtab *st)
 {
 	if (!st)
 		return;
-	arena_free(&st->arena);
+	ms__arena_free(&st->arena);
 	free(st->strs);
 	free(st->str_slots);
 	free(st->stacks);

@@ -312,8 +312,8 @@ void memscope_symbolizer_free(struct memscope_symbolizer *s)
 	}
 	free(s->files);
 	free(s->mods);
-	u64map_free(&s->cache);
-	buf_free(&s->pool);
+	ms__u64map_free(&s->cache);
+	ms__buf_free(&s->pool);
 	free(s);
 }
 
@@ -327,14 +327,14 @@ int memscope_symbolizer_add_module(struct memscope_symbolizer *s, const char *pa
 	if (!s || !path || lo >= hi || (build_id_len && !build_id))
 		goto out;
 	rc = MEMSCOPE_E_NOMEM;
-	if (grow_array(&s->mods, &s->cap_mods, s->n_mods + 1, sizeof(*s->mods)))
+	if (ms__grow_array(&s->mods, &s->cap_mods, s->n_mods + 1, sizeof(*s->mods)))
 		goto out;
 	for (i = 0; i < s->n_files && !f; i++)
 		if (!strcmp(s->files[i]->path, path) && s->files[i]->id_len == build_id_len &&
 			(!build_id_len || !memcmp(s->files[i]->id, build_id, build_id_len)))
 			f = s->files[i];
 	if (!f) {
-		if (grow_array(&s->files, &s->cap_files, s->n_files + 1, sizeof(*s->files)) ||
+		if (ms__grow_array(&s->files, &s->cap_files, s->n_files + 1, sizeof(*s->files)) ||
 			!(f = calloc(1, sizeof(*f))))
 			goto out;
 		f->path = strdup(path);
@@ -454,7 +454,7 @@ static int __attribute__((format(printf, 2, 3))) pool_addf(struct buf *pool, con
 	if (w < 0) /* only for texts over INT_MAX */
 		return MEMSCOPE_E_NOMEM;
 	n = (size_t)w;
-	if (buf_reserve(pool, sizeof(n) + n + 1))
+	if (ms__buf_reserve(pool, sizeof(n) + n + 1))
 		return MEMSCOPE_E_NOMEM;
 	memcpy(pool->p + pool->len, &n, sizeof(n));
 	va_start(ap, fmt);
@@ -589,8 +589,9 @@ int memscope_symbolizer_frames(struct memscope_symbolizer *s, uint64_t pc,
 	size_t start = s->pool.len, len, got;
 	int rc = 0;
 
-	if (!u64map_get(&s->cache, pc, &at, &n)) {
-		if ((rc = resolve(s, pc, &got)) || (rc = u64map_put(&s->cache, pc, start, got))) {
+	if (!ms__u64map_get(&s->cache, pc, &at, &n)) {
+		if ((rc = resolve(s, pc, &got)) ||
+			(rc = ms__u64map_put(&s->cache, pc, start, got))) {
 			s->pool.len = start;
 			goto out;
 		}

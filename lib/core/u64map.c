@@ -35,7 +35,7 @@ static int grow(struct u64map *m)
 	return 0;
 }
 
-int u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b)
+int ms__u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b)
 {
 	size_t at;
 
@@ -62,7 +62,7 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b)
 	return 0;
 }
 
-int u64map_get(const struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b)
+int ms__u64map_get(const struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b)
 {
 	size_t at;
 
@@ -82,7 +82,7 @@ int u64map_get(const struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b)
 	return 0;
 }
 
-int u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b)
+int ms__u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b)
 {
 	size_t at, next;
 
@@ -111,14 +111,14 @@ int u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b)
 	return 1;
 }
 
-void u64map_clear(struct u64map *m)
+void ms__u64map_clear(struct u64map *m)
 {
 	if (m->e)
 		memset(m->e, 0, (m->mask + 1) * sizeof(*m->e));
 	m->n = 0;
 }
 
-void u64map_free(struct u64map *m)
+void ms__u64map_free(struct u64map *m)
 {
 	free(m->e);
 	m->e = NULL;

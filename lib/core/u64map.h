@@ -20,14 +20,14 @@ struct u64map {
 
 /* Insert or overwrite. 0 or MEMSCOPE_E_NOMEM (only for a new key: overwriting never fails; the
  * map is unchanged on failure). */
-int u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b);
+int ms__u64map_put(struct u64map *m, uint64_t key, uint64_t a, uint64_t b);
 /* 1 and the values if present, else 0. */
-int u64map_get(const struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
+int ms__u64map_get(const struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
 /* Remove; 1 (and the values) if it was present. */
-int u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
+int ms__u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
 /* Remove every entry, keep the memory. Costs the capacity, not the entries: a loop that clears a
  * map per item (per process, per thread) is quadratic once one item made the map big. */
-void u64map_clear(struct u64map *m);
-void u64map_free(struct u64map *m);
+void ms__u64map_clear(struct u64map *m);
+void ms__u64map_free(struct u64map *m);
 
 #endif

@@ -26,7 +26,7 @@ static uint32_t *link_of(struct u64tree *t, uint64_t key)
 	return at;
 }
 
-int u64tree_put(struct u64tree *t, uint64_t key, uint64_t a, uint64_t b)
+int ms__u64tree_put(struct u64tree *t, uint64_t key, uint64_t a, uint64_t b)
 {
 	uint32_t *at = link_of(t, key), x, sub, *l, *r;
 
@@ -40,7 +40,7 @@ int u64tree_put(struct u64tree *t, uint64_t key, uint64_t a, uint64_t b)
 		t->free = t->n[x].left;
 	} else {
 		if (t->used >= UINT32_MAX ||
-			grow_array(&t->n, &t->cap, (t->used ? t->used : 1) + 1, sizeof(*t->n)))
+			ms__grow_array(&t->n, &t->cap, (t->used ? t->used : 1) + 1, sizeof(*t->n)))
 			return MEMSCOPE_E_NOMEM;
 		if (!t->used)
 			t->used = 1; /* node 0 is "none" */
@@ -72,7 +72,7 @@ int u64tree_put(struct u64tree *t, uint64_t key, uint64_t a, uint64_t b)
 	return 0;
 }
 
-int u64tree_get(const struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b)
+int ms__u64tree_get(const struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b)
 {
 	uint32_t x = t->root;
 
@@ -87,7 +87,7 @@ int u64tree_get(const struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b)
 	return 1;
 }
 
-int u64tree_del(struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b)
+int ms__u64tree_del(struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b)
 {
 	uint32_t *at, x, l, r;
 
@@ -134,7 +134,7 @@ static int found(const struct u64tree *t, uint32_t x, uint64_t *k, uint64_t *a, 
 	return 1;
 }
 
-int u64tree_floor(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b)
+int ms__u64tree_floor(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b)
 {
 	uint32_t x = t->root, best = 0;
 
@@ -151,7 +151,7 @@ int u64tree_floor(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *
 	return found(t, best, k, a, b);
 }
 
-int u64tree_after(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b)
+int ms__u64tree_after(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b)
 {
 	uint32_t x = t->root, best = 0;
 
@@ -166,7 +166,7 @@ int u64tree_after(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *
 	return found(t, best, k, a, b);
 }
 
-void u64tree_free(struct u64tree *t)
+void ms__u64tree_free(struct u64tree *t)
 {
 	free(t->n);
 	*t = (struct u64tree){ 0 };

@@ -22,15 +22,15 @@ struct u64tree {
 
 /* Insert or overwrite. 0 or MEMSCOPE_E_NOMEM (only for a new key; the tree is unchanged on
  * failure). A zeroed struct is an empty tree. */
-int u64tree_put(struct u64tree *t, uint64_t key, uint64_t a, uint64_t b);
+int ms__u64tree_put(struct u64tree *t, uint64_t key, uint64_t a, uint64_t b);
 /* 1 and the values (a, b may be NULL) when key is there, else 0. */
-int u64tree_get(const struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b);
+int ms__u64tree_get(const struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b);
 /* Remove key: 1 (and its values) when it was there, else 0. */
-int u64tree_del(struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b);
+int ms__u64tree_del(struct u64tree *t, uint64_t key, uint64_t *a, uint64_t *b);
 /* The entry of the greatest key <= key: 1 and *k, *a, *b (any may be NULL), or 0 when none. */
-int u64tree_floor(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b);
+int ms__u64tree_floor(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b);
 /* The entry of the least key > key: 1 and *k, *a, *b (any may be NULL), or 0 when none. */
-int u64tree_after(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b);
-void u64tree_free(struct u64tree *t);
+int ms__u64tree_after(const struct u64tree *t, uint64_t key, uint64_t *k, uint64_t *a, uint64_t *b);
+void ms__u64tree_free(struct u64tree *t);
 
 #endif

@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "memscope/error.h"
 
-int buf_reserve(struct buf *b, size_t n)
+int ms__buf_reserve(struct buf *b, size_t n)
 {
 	size_t cap;
 	char *p;
@@ -28,9 +28,9 @@ int buf_reserve(struct buf *b, size_t n)
 	return 0;
 }
 
-int buf_append(struct buf *b, const void *p, size_t n)
+int ms__buf_append(struct buf *b, const void *p, size_t n)
 {
-	int rc = buf_reserve(b, n);
+	int rc = ms__buf_reserve(b, n);
 
 	if (rc)
 		return rc;
@@ -52,7 +52,7 @@ void ms__text_put(char *buf, size_t size, size_t *at, const char *fmt, ...)
 	*at = *at < size ? *at : size;
 }
 
-int grow_array(void *pp, size_t *cap, size_t need, size_t elem)
+int ms__grow_array(void *pp, size_t *cap, size_t need, size_t elem)
 {
 	size_t nc = *cap ? *cap : 4; /* small first: many arrays stay small */
 	void *p, *np;
@@ -82,7 +82,7 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
-void *arena_alloc(struct arena *a, size_t n)
+void *ms__arena_alloc(struct arena *a, size_t n)
 {
 	struct arena_chunk *c = a->head, *nc;
 	size_t cap;
@@ -112,7 +112,7 @@ void *arena_alloc(struct arena *a, size_t n)
 	return nc->data;
 }
 
-void arena_free(struct arena *a)
+void ms__arena_free(struct arena *a)
 {
 	struct arena_chunk *c, *next;
 
@@ -124,14 +124,14 @@ void arena_free(struct arena *a)
 	a->footprint = 0;
 }
 
-void buf_free(struct buf *b)
+void ms__buf_free(struct buf *b)
 {
 	free(b->p);
 	b->p = NULL;
 	b->len = b->cap = 0;
 }
 
-int parse_u64(const char *s, size_t len, uint64_t *v)
+int ms__parse_u64(const char *s, size_t len, uint64_t *v)
 {
 	uint64_t x = 0;
 	size_t i;
@@ -162,23 +162,23 @@ int parse_u64(const char *s, size_t len, uint64_t *v)
 	return 0;
 }
 
-int parse_i64(const char *s, size_t len, int64_t *v)
+int ms__parse_i64(const char *s, size_t len, int64_t *v)
 {
 	uint64_t x;
 
 	if (len > 0 && s[0] == '-') {
-		if (parse_u64(s + 1, len - 1, &x) || x > (uint64_t)INT64_MAX + 1)
+		if (ms__parse_u64(s + 1, len - 1, &x) || x > (uint64_t)INT64_MAX + 1)
 			return -1;
 		*v = (int64_t)(0 - x);
 		return 0;
 	}
-	if (parse_u64(s, len, &x) || x > (uint64_t)INT64_MAX)
+	if (ms__parse_u64(s, len, &x) || x > (uint64_t)INT64_MAX)
 		return -1;
 	*v = (int64_t)x;
 	return 0;
 }
 
-int parse_hex64(const char *s, size_t len, uint64_t *v)
+int ms__parse_hex64(const char *s, size_t len, uint64_t *v)
 {
 	uint64_t x = 0;
 	size_t i;
@@ -202,18 +202,18 @@ int parse_hex64(const char *s, size_t len, uint64_t *v)
 	return 0;
 }
 
-int is_canonical_u64(const char *s, size_t len)
+int ms__is_canonical_u64(const char *s, size_t len)
 {
 	uint64_t v;
 
-	return parse_u64(s, len, &v) == 0 && (len == 1 || s[0] != '0');
+	return ms__parse_u64(s, len, &v) == 0 && (len == 1 || s[0] != '0');
 }
 
-int is_canonical_i64(const char *s, size_t len)
+int ms__is_canonical_i64(const char *s, size_t len)
 {
 	int64_t v;
 
-	if (parse_i64(s, len, &v))
+	if (ms__parse_i64(s, len, &v))
 		return 0;
 	if (s[0] == '-')
 		return len > 1 && s[1] != '0';
@@ -227,7 +227,7 @@ static const char digit_pairs[201] =
 	"62636465666768697071727374757677787980818283848586878889909192"
 	"93949596979899";
 
-size_t fmt_u64(char *dst, uint64_t v)
+size_t ms__fmt_u64(char *dst, uint64_t v)
 {
 	size_t n = 1, i;
 	uint64_t t;
@@ -251,16 +251,16 @@ size_t fmt_u64(char *dst, uint64_t v)
 	return n;
 }
 
-size_t fmt_i64(char *dst, int64_t v)
+size_t ms__fmt_i64(char *dst, int64_t v)
 {
 	if (v < 0) {
 		dst[0] = '-';
-		return 1 + fmt_u64(dst + 1, 0 - (uint64_t)v);
+		return 1 + ms__fmt_u64(dst + 1, 0 - (uint64_t)v);
 	}
-	return fmt_u64(dst, (uint64_t)v);
+	return ms__fmt_u64(dst, (uint64_t)v);
 }
 
-void fmt_hex16(char *dst, uint64_t v)
+void ms__fmt_hex16(char *dst, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
 	int i;
@@ -271,7 +271,7 @@ void fmt_hex16(char *dst, uint64_t v)
 		dst[2 + i] = hex[(v >> (60 - 4 * i)) & 15];
 }
 
-size_t varint_put(unsigned char *dst, uint64_t v)
+size_t ms__varint_put(unsigned char *dst, uint64_t v)
 {
 	size_t n = 0;
 
@@ -283,7 +283,7 @@ size_t varint_put(unsigned char *dst, uint64_t v)
 	return n;
 }
 
-int varint_get(const unsigned char *p, size_t n, uint64_t *v)
+int ms__varint_get(const unsigned char *p, size_t n, uint64_t *v)
 {
 	uint64_t x = 0;
 	size_t i;
@@ -307,7 +307,7 @@ static inline uint64_t rotl64(uint64_t x, int r)
 	return (x << r) | (x >> (64 - r));
 }
 
-uint64_t hash_bytes(const void *p, size_t n)
+uint64_t ms__hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
@@ -330,7 +330,7 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return h;
 }
 
-char *db_file_path(const char *path)
+char *ms__db_file_path(const char *path)
 {
 	size_t n = strlen(path);
 	size_t dot = strncmp(path, "file:", 5) == 0 ? 2 : 0;
@@ -343,7 +343,7 @@ char *db_file_path(const char *path)
 	return out;
 }
 
-void sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+void ms__sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	const char *p = base;
 	size_t i;

@@ -118,7 +118,7 @@ static struct item *add_item(struct walker *wk, char *path, const struct stat *s
 {
 	struct item *it;
 
-	if (grow_array(&wk->items, &wk->cap, wk->n + 1, sizeof(*wk->items))) {
+	if (ms__grow_array(&wk->items, &wk->cap, wk->n + 1, sizeof(*wk->items))) {
 		free(path);
 		nomem(wk, NULL);
 		return NULL;
@@ -175,7 +175,7 @@ static int64_t rank_of_profiler_info(const char *path)
 
 		if (len > 19 && memcmp(e->d_name, "profiler_info_", 14) == 0 &&
 			ends_with(e->d_name, len, ".json") &&
-			!parse_i64(e->d_name + 14, len - 19, &v) && e->d_name[14] != '-' &&
+			!ms__parse_i64(e->d_name + 14, len - 19, &v) && e->d_name[14] != '-' &&
 			(rank < 0 || v < rank))
 			rank = v;
 	}
@@ -200,7 +200,7 @@ static int add_profiler(struct walker *wk, char *path, const struct stat *sb)
  * (or SQLite cannot read it), MEMSCOPE_E_NOMEM. */
 static int has_event_table(const char *path)
 {
-	char *name = db_file_path(path);
+	char *name = ms__db_file_path(path);
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
@@ -370,7 +370,8 @@ static int list_folder(
 			wk->n_skipped += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
 			continue;
 		}
-		if (grow_array(&d, &cap, n + 1, sizeof(*d)) || !(d[n].name = strdup(e->d_name))) {
+		if (ms__grow_array(&d, &cap, n + 1, sizeof(*d)) ||
+			!(d[n].name = strdup(e->d_name))) {
 			rc = nomem(wk, dir);
 			goto out;
 		}
@@ -452,7 +453,7 @@ static int walk_entry(struct walker *wk, const struct dent *de, char *full, size
 			goto skip;
 	}
 	if (what == W_TRACE) {
-		if (grow_array(traces, cap_traces, *n_traces + 1, sizeof(**traces))) {
+		if (ms__grow_array(traces, cap_traces, *n_traces + 1, sizeof(**traces))) {
 			rc = nomem(wk, full);
 			goto fail;
 		}
@@ -793,7 +794,7 @@ static int64_t rank_in(const char *s, size_t len)
 			j++;
 		for (k = j; k < len && is_digit(s[k]); k++)
 			;
-		if (k > j && k - j <= 18 && !parse_u64(s + j, k - j, &v))
+		if (k > j && k - j <= 18 && !ms__parse_u64(s + j, k - j, &v))
 			return (int64_t)v;
 	}
 	return -1;
@@ -813,9 +814,9 @@ static size_t device_in(const char *s, size_t len, char *buf, size_t size)
 		memcpy(text, "cpu", 4);
 	} else {
 		i += s[i] == '_';
-		if (i == len || len - i > 15 || parse_u64(s + i, len - i, &v) || v > INT32_MAX)
+		if (i == len || len - i > 15 || ms__parse_u64(s + i, len - i, &v) || v > INT32_MAX)
 			return 0;
-		n = fmt_u64(text, v);
+		n = ms__fmt_u64(text, v);
 		text[n] = '\0';
 	}
 	if (n >= size)

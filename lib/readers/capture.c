@@ -130,7 +130,7 @@ static int bad(struct cap_state *cs, const char *what)
 
 	memscope_error_clear(&e);
 	memscope_error_set_offset(&e, MEMSCOPE_E_INVALID, cs->src->name, cs->offset, "%s", what);
-	return source_bad(cs->src, &e, cs->err);
+	return ms__source_bad(cs->src, &e, cs->err);
 }
 
 /* Map a file string id; -1 for an id not defined yet. */
@@ -154,7 +154,7 @@ static int on_string(struct cap_state *cs, const unsigned char *p, size_t n)
 {
 	uint32_t id;
 
-	if (grow_array(&cs->smap, &cs->cap_smap, cs->n_smap + 1, sizeof(*cs->smap)) ||
+	if (ms__grow_array(&cs->smap, &cs->cap_smap, cs->n_smap + 1, sizeof(*cs->smap)) ||
 		memscope_strtab_intern(cs->st, (const char *)p, n, &id))
 		return memscope_error_set(
 			cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
@@ -169,7 +169,7 @@ static int on_stack(struct cap_state *cs, struct cur *c)
 
 	if (c->bad || n > CAP_FRAMES_MAX || n > (uint64_t)(c->end - c->p))
 		return bad(cs, "invalid stack record");
-	if (grow_array(&cs->frames, &cs->frames_cap, n, sizeof(*cs->frames)))
+	if (ms__grow_array(&cs->frames, &cs->frames_cap, n, sizeof(*cs->frames)))
 		goto nomem;
 	for (i = 0; i < n; i++) {
 		uint64_t f = get_varint(c);
@@ -177,7 +177,7 @@ static int on_stack(struct cap_state *cs, struct cur *c)
 		if (c->bad || str_id(cs, f, &cs->frames[i]))
 			return bad(cs, "stack frame names an undefined string");
 	}
-	if (grow_array(&cs->kmap, &cs->cap_kmap, cs->n_kmap + 1, sizeof(*cs->kmap)) ||
+	if (ms__grow_array(&cs->kmap, &cs->cap_kmap, cs->n_kmap + 1, sizeof(*cs->kmap)) ||
 		memscope_strtab_intern_stack(cs->st, cs->frames, n, &id))
 		goto nomem;
 	cs->kmap[cs->n_kmap++] = id;
@@ -199,8 +199,9 @@ static int32_t device_of(uint64_t code, int *ok)
 
 static int ensure_attrs(struct cap_state *cs, size_t n)
 {
-	return grow_array(&cs->attrs, &cs->attrs_cap, n, sizeof(*cs->attrs)) ||
-			       grow_array(&cs->val_off, &cs->val_off_cap, n, sizeof(*cs->val_off))
+	return ms__grow_array(&cs->attrs, &cs->attrs_cap, n, sizeof(*cs->attrs)) ||
+			       ms__grow_array(
+				       &cs->val_off, &cs->val_off_cap, n, sizeof(*cs->val_off))
 		       ? MEMSCOPE_E_NOMEM
 		       : 0;
 }
@@ -247,7 +248,8 @@ static const char *get_attrs(struct cap_state *cs, struct cur *c, struct memscop
 
 			v = get_varint(c);
 			if (c->bad ||
-				grow_array(&cs->last, &cs->last_cap, key + 1, sizeof(*cs->last)) ||
+				ms__grow_array(
+					&cs->last, &cs->last_cap, key + 1, sizeof(*cs->last)) ||
 				!(last = &cs->last[key]))
 				return c->bad ? "truncated attr value" : "out of memory";
 			if ((kt & 7) == CAP_T_UINT) {
@@ -262,13 +264,13 @@ static const char *get_attrs(struct cap_state *cs, struct cur *c, struct memscop
 				val = (int64_t)((uint64_t)*last + (uint64_t)unzigzag(v));
 			}
 			*last = val;
-			len = fmt_i64(tmp, val);
+			len = ms__fmt_i64(tmp, val);
 			break;
 		}
 		case CAP_T_PTR_REL:
 			v = get_varint(c);
-			fmt_hex16(tmp, ((ev->flags & MEMSCOPE_EV_PTR) ? ev->ptr : 0) +
-					       (uint64_t)unzigzag(v));
+			ms__fmt_hex16(tmp, ((ev->flags & MEMSCOPE_EV_PTR) ? ev->ptr : 0) +
+						   (uint64_t)unzigzag(v));
 			len = 18;
 			break;
 		case CAP_T_EMPTY:
@@ -280,7 +282,7 @@ static const char *get_attrs(struct cap_state *cs, struct cur *c, struct memscop
 			return "truncated attr";
 		cs->val_off[i] = cs->vals.len;
 		a->val_len = (uint32_t)len;
-		if (buf_append(&cs->vals, text, len))
+		if (ms__buf_append(&cs->vals, text, len))
 			return "out of memory";
 	}
 	for (i = 0; i < n; i++)
@@ -384,8 +386,8 @@ static int on_event(struct cap_state *cs, struct cur *c)
 		if (c->bad)
 			return bad(cs, "truncated typed fields");
 	}
-	event_set_pool(&ev, cs->st);
-	if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) && (msg = event_type_attrs(&ev, &bad_attr)))
+	ms__event_set_pool(&ev, cs->st);
+	if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) && (msg = ms__event_type_attrs(&ev, &bad_attr)))
 		return bad(cs, msg);
 	cs->prev_id = ev.id;
 	cs->prev_ts = ev.ts_ns;
@@ -421,8 +423,8 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c, struct ca
 
 		alloc_id = cs->host_serial - back;
 		func = MEMSCOPE_FUNC_FREE;
-		if (!c->bad && (back >= cs->host_serial ||
-				       !live_ring_find(&cs->host_live, alloc_id, &ptr, &size, 1)))
+		if (!c->bad && (back >= cs->host_serial || !ms__live_ring_find(&cs->host_live,
+								   alloc_id, &ptr, &size, 1)))
 			return bad(cs, "host free of a block that is not live");
 	}
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN) {
@@ -441,7 +443,7 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c, struct ca
 	if (stack && stack_id(cs, stack, &ev->stack_c))
 		return bad(cs, "host record names an undefined stack");
 	if (is_alloc) {
-		if (live_ring_put(&cs->host_live, alloc_id, ptr, size))
+		if (ms__live_ring_put(&cs->host_live, alloc_id, ptr, size))
 			return memscope_error_set(
 				cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
 		cs->host_serial++;
@@ -476,7 +478,7 @@ static int on_thread(struct cap_state *cs, struct cur *c)
 	t.device = device_of(get_varint(c), &ok);
 	if (c->bad || !ok)
 		return bad(cs, "invalid thread record");
-	if (grow_array(&cs->slots, &cs->slots_cap, cs->n_slots + 2, sizeof(*cs->slots)))
+	if (ms__grow_array(&cs->slots, &cs->slots_cap, cs->n_slots + 2, sizeof(*cs->slots)))
 		return memscope_error_set(
 			cs->err, MEMSCOPE_E_NOMEM, cs->src->name, 0, "out of memory");
 	cs->slots[++cs->n_slots] = t;
@@ -591,7 +593,7 @@ static int parse(struct cap_state *cs, const unsigned char *p, size_t n, size_t 
 			len = p[at + 1];
 			h = 1;
 		} else {
-			h = varint_get(p + at + 1, n - at - 1, &len);
+			h = ms__varint_get(p + at + 1, n - at - 1, &len);
 		}
 
 		if (h < 0 || (h > 0 && len > CAP_RECORD_MAX))
@@ -655,9 +657,9 @@ static int capture_read(
 	cs.host_ev.name = MEMSCOPE_STR_NA;
 	cs.host_ev.subtype = cs.host_ev.pool = MEMSCOPE_SUB_HOST;
 	cs.host_ev.flags = MEMSCOPE_EV_PTR | MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
-	rc = window_open(&w, src, err);
-	if (!rc && (grow_array(&cs.smap, &cs.cap_smap, 256, sizeof(*cs.smap)) ||
-			   grow_array(&cs.kmap, &cs.cap_kmap, 64, sizeof(*cs.kmap))))
+	rc = ms__window_open(&w, src, err);
+	if (!rc && (ms__grow_array(&cs.smap, &cs.cap_smap, 256, sizeof(*cs.smap)) ||
+			   ms__grow_array(&cs.kmap, &cs.cap_kmap, 64, sizeof(*cs.kmap))))
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	if (rc)
 		goto out;
@@ -682,7 +684,7 @@ static int capture_read(
 		w.start += used;
 		if (rc || w.final)
 			break;
-		rc = window_fill(&w, src, CAP_RECORD_MAX + CAP_HEADER_MAX, err);
+		rc = ms__window_fill(&w, src, CAP_RECORD_MAX + CAP_HEADER_MAX, err);
 		if (rc)
 			goto out;
 	}
@@ -709,15 +711,15 @@ static int capture_read(
 		rc = 0;
 	}
 out:
-	window_close(&w);
-	buf_free(&cs.vals);
+	ms__window_close(&w);
+	ms__buf_free(&cs.vals);
 	free(cs.smap);
 	free(cs.kmap);
 	free(cs.last);
 	free(cs.attrs);
 	free(cs.val_off);
 	free(cs.frames);
-	live_ring_free(&cs.host_live);
+	ms__live_ring_free(&cs.host_live);
 	free(cs.slots);
 	return rc;
 }
@@ -735,7 +737,7 @@ static int capture_sniff(
 	return 0;
 }
 
-const struct reader capture_reader = {
+const struct reader ms__capture_reader = {
 	.format = MEMSCOPE_FORMAT_CAPTURE,
 	.name = "capture",
 	.what = "a capture file",

@@ -42,7 +42,7 @@ static int unescape(struct csvtok *t, const char *s, size_t n, size_t *off, size
 {
 	size_t i, o;
 
-	if (buf_reserve(&t->unq, n))
+	if (ms__buf_reserve(&t->unq, n))
 		return -1;
 	*off = t->unq.len;
 	for (i = 0, o = t->unq.len; i < n; i++) {
@@ -55,7 +55,7 @@ static int unescape(struct csvtok *t, const char *s, size_t n, size_t *off, size
 	return 0;
 }
 
-int csvtok_row(
+int ms__csvtok_row(
 	struct csvtok *t, const char *p, size_t n, int final, size_t *used, uint64_t *lead_nl)
 {
 	const char *s = p, *end = p + n;
@@ -155,7 +155,7 @@ int csvtok_row(
 	return CSVTOK_ROW;
 }
 
-int csv_sniff_text(const unsigned char *p, size_t n)
+int ms__csv_sniff_text(const unsigned char *p, size_t n)
 {
 	const unsigned char *nl;
 
@@ -165,7 +165,7 @@ int csv_sniff_text(const unsigned char *p, size_t n)
 }
 
 /*
- * Whether the row that csvtok_row took from p[0..used) (blank lines before it included; line is
+ * Whether the row that ms__csvtok_row took from p[0..used) (blank lines before it included; line is
  * where they start) holds a NUL byte: 1 and e saying where (line, column, field), else 0. A
  * field of text never holds one; copied on, it would cut the outputs' text short.
  */
@@ -191,7 +191,7 @@ static int has_nul(const struct memscope_source *src, const struct csvtok *t, co
 	return 1;
 }
 
-int csv_read_rows(
+int ms__csv_read_rows(
 	struct memscope_source *src, csv_row_fn row, void *ctx, struct memscope_error *err)
 {
 	struct csvtok tok;
@@ -201,7 +201,7 @@ int csv_read_rows(
 	int rc;
 
 	memset(&tok, 0, sizeof(tok));
-	rc = window_open(&w, src, err);
+	rc = ms__window_open(&w, src, err);
 	if (!rc && w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0)
 		w.start = 3; /* UTF-8 byte order mark */
 	while (!rc) {
@@ -210,7 +210,7 @@ int csv_read_rows(
 		size_t used;
 		int r;
 
-		r = csvtok_row(&tok, p, w.len - w.start, w.final, &used, &lead);
+		r = ms__csvtok_row(&tok, p, w.len - w.start, w.final, &used, &lead);
 		w.start += used;
 		line += lead;
 		if (r == CSVTOK_ROW) {
@@ -218,10 +218,11 @@ int csv_read_rows(
 
 			line += tok.row_nl;
 			/* a row with a NUL byte is bad (skipped when lenient), never handed on */
-			rc = has_nul(src, &tok, p, used, from, &bad) ? source_bad(src, &bad, err)
-								     : row(ctx, tok.f, tok.n, at);
+			rc = has_nul(src, &tok, p, used, from, &bad)
+				     ? ms__source_bad(src, &bad, err)
+				     : row(ctx, tok.f, tok.n, at);
 		} else if (r == CSVTOK_MORE) {
-			rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
+			rc = ms__window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
 			if (rc == MEMSCOPE_E_INVALID)
 				rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, line,
 					"row longer than %zu MiB (unterminated quote?)",
@@ -236,7 +237,7 @@ int csv_read_rows(
 				err, MEMSCOPE_E_NOMEM, src->name, line, "out of memory");
 		}
 	}
-	window_close(&w);
-	buf_free(&tok.unq);
+	ms__window_close(&w);
+	ms__buf_free(&tok.unq);
 	return rc;
 }

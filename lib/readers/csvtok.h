@@ -27,7 +27,7 @@ struct csvtok_field {
 	int null; /* empty and unquoted */
 	int quoted;
 	size_t raw_off; /* the field as written, quotes included: raw_len bytes at p + raw_off, */
-	size_t raw_len; /* p being the buffer given to csvtok_row */
+	size_t raw_len; /* p being the buffer given to ms__csvtok_row */
 };
 
 struct csvtok {
@@ -50,19 +50,20 @@ enum csvtok_status {
  * Tokenize the next row of p[0..n). final says no input follows. *used gets the bytes consumed
  * (blank lines before the row included, also with CSVTOK_MORE), *lead_nl the line ends of
  * those blank lines; the row's own line ends are in t->row_nl. A line ends at LF, CR LF or a
- * lone CR, so a CR at the end of non-final input waits for more. Free t->unq with buf_free.
+ * lone CR, so a CR at the end of non-final input waits for more. Free t->unq with ms__buf_free.
  */
-int csvtok_row(
+int ms__csvtok_row(
 	struct csvtok *t, const char *p, size_t n, int final, size_t *used, uint64_t *lead_nl);
 
 /* Whether p[0..n), the first bytes of an input, may be a CSV: no NUL byte in its first line
- * (within 4 KiB). The CSV sniffers' test; a NUL byte further on is csv_read_rows' to name. */
-int csv_sniff_text(const unsigned char *p, size_t n);
+ * (within 4 KiB). The CSV sniffers' test; a NUL byte further on is ms__csv_read_rows' to name. */
+int ms__csv_sniff_text(const unsigned char *p, size_t n);
 
 struct memscope_source;
 struct memscope_error;
 
-/* One row of a CSV read by csv_read_rows: 0 to go on, else the status to stop with (err set). */
+/* One row of a CSV read by ms__csv_read_rows: 0 to go on, else the status to stop with (err set).
+ */
 typedef int (*csv_row_fn)(void *ctx, const struct csvtok_field *f, unsigned n, uint64_t line);
 
 /*
@@ -72,7 +73,7 @@ typedef int (*csv_row_fn)(void *ctx, const struct csvtok_field *f, unsigned n, u
  * MEMSCOPE_E_TRUNCATED (the file ends inside a
  * quoted field), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM, with err naming src's line.
  */
-int csv_read_rows(
+int ms__csv_read_rows(
 	struct memscope_source *src, csv_row_fn row, void *ctx, struct memscope_error *err);
 
 #endif

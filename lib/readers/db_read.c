@@ -41,7 +41,7 @@ struct db_range {
 
 static int db_fail(struct db_state *d, int code, uint64_t line, const char *what)
 {
-	return db_error(d->db, code, d->src->name, line, what, d->err);
+	return ms__db_error(d->db, code, d->src->name, line, what, d->err);
 }
 
 /* A column as the text a CSV field would hold: integers in decimal, NULL as a null field. */
@@ -64,7 +64,7 @@ static void col_text(struct db_state *d, int col, unsigned slot, int na_if_negat
 			f->len = 3;
 		} else {
 			f->p = d->num[slot];
-			f->len = fmt_u64(d->num[slot], (uint64_t)v);
+			f->len = ms__fmt_u64(d->num[slot], (uint64_t)v);
 		}
 	} else {
 		f->p = (const char *)sqlite3_column_text(d->rows, col);
@@ -91,10 +91,10 @@ static int put_json_value(struct buf *b, const cJSON *v)
 	int rc;
 
 	if (cJSON_IsString(v))
-		return buf_append(b, v->valuestring, strlen(v->valuestring));
+		return ms__buf_append(b, v->valuestring, strlen(v->valuestring));
 	if (!(s = cJSON_PrintUnformatted(v)))
 		return MEMSCOPE_E_NOMEM;
-	rc = buf_append(b, s, strlen(s));
+	rc = ms__buf_append(b, s, strlen(s));
 	cJSON_free(s);
 	return rc;
 }
@@ -107,18 +107,18 @@ static int unfix_json(struct buf *b, const char *s, size_t n)
 {
 	const char *in = s + 2;
 	size_t len = n - 4, i = 0;
-	int rc = buf_append(b, "{", 1);
+	int rc = ms__buf_append(b, "{", 1);
 
 	while (i < len && !rc) {
 		if (i + 3 <= len && in[i] == '"' && (in[i + 1] == ':' || in[i + 1] == ',') &&
 			in[i + 2] == '"') {
-			rc = buf_append(b, in + i + 1, 1);
+			rc = ms__buf_append(b, in + i + 1, 1);
 			i += 3;
 		} else {
-			rc = buf_append(b, in + i++, 1);
+			rc = ms__buf_append(b, in + i++, 1);
 		}
 	}
-	return rc ? rc : buf_append(b, "}", 1);
+	return rc ? rc : ms__buf_append(b, "}", 1);
 }
 
 /*
@@ -143,26 +143,26 @@ static int attr_field(struct db_state *d, uint64_t line)
 	}
 	j = cJSON_ParseWithLength(s, n);
 	if (cJSON_IsObject(j)) {
-		rc = buf_append(&d->attr, "{", 1);
+		rc = ms__buf_append(&d->attr, "{", 1);
 		for (c = j->child; c && !rc; c = c->next) {
 			if (c != j->child)
-				rc = buf_append(&d->attr, ",", 1);
+				rc = ms__buf_append(&d->attr, ",", 1);
 			if (!rc)
-				rc = buf_append(&d->attr, c->string, strlen(c->string));
+				rc = ms__buf_append(&d->attr, c->string, strlen(c->string));
 			if (!rc)
-				rc = buf_append(&d->attr, ":", 1);
+				rc = ms__buf_append(&d->attr, ":", 1);
 			if (!rc)
 				rc = put_json_value(&d->attr, c);
 		}
 		if (!rc)
-			rc = buf_append(&d->attr, "}", 1);
+			rc = ms__buf_append(&d->attr, "}", 1);
 	} else if (cJSON_IsString(j)) {
-		rc = buf_append(&d->attr, j->valuestring, strlen(j->valuestring));
+		rc = ms__buf_append(&d->attr, j->valuestring, strlen(j->valuestring));
 	} else if (!j && n >= 4 && memcmp(s, "{\"", 2) == 0 && memcmp(s + n - 2, "\"}", 2) == 0) {
 		rc = unfix_json(&d->attr, s, n);
 	} else {
 		cJSON_Delete(j);
-		rc = source_bad_row(d->src, d->err, line, "Attr is not JSON: \"%.*s\"",
+		rc = ms__source_bad_row(d->src, d->err, line, "Attr is not JSON: \"%.*s\"",
 			(int)(n > 40 ? 40 : n), s);
 		return rc ? rc : 1; /* 1: skipped (lenient) */
 	}
@@ -196,7 +196,7 @@ static int read_row(struct db_state *d)
 	unquote(&d->f[11]);
 	if ((rc = attr_field(d, line)))
 		return rc < 0 ? rc : 0;
-	return dump_rows_row(d->dr, d->f, DUMP_COLS, line);
+	return ms__dump_rows_row(d->dr, d->f, DUMP_COLS, line);
 }
 
 static const char select_rows[] =
@@ -215,7 +215,7 @@ static const char where_range[] = " WHERE rowid BETWEEN ?1 AND ?2";
 #define DB_LOCK_FIRST 0x40000000
 #define DB_LOCK_BYTES 512
 
-int db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, const char *what,
+int ms__db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, const char *what,
 	struct memscope_error *err)
 {
 	if (db && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY)
@@ -411,23 +411,23 @@ static int open_immutable(struct db_state *d)
 {
 	struct buf uri = { 0 };
 	const char *p;
-	int rc = buf_append(&uri, "file:", 5);
+	int rc = ms__buf_append(&uri, "file:", 5);
 
 	for (p = d->src->name; *p && !rc; p++) {
 		char esc[4];
 
 		if (*p == '%' || *p == '?' || *p == '#') {
 			snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
-			rc = buf_append(&uri, esc, 3);
+			rc = ms__buf_append(&uri, esc, 3);
 		} else {
-			rc = buf_append(&uri, p, 1);
+			rc = ms__buf_append(&uri, p, 1);
 		}
 	}
 	if (!rc)
-		rc = buf_append(&uri, "?immutable=1", 13); /* with the NUL */
+		rc = ms__buf_append(&uri, "?immutable=1", 13); /* with the NUL */
 	rc = rc ? SQLITE_NOMEM
 		: sqlite3_open_v2(uri.p, &d->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	buf_free(&uri);
+	ms__buf_free(&uri);
 	return rc;
 }
 
@@ -457,7 +457,7 @@ static int open_file(struct db_state *d)
 	} else if (!held) {
 		rc = open_immutable(d);
 	} else {
-		char *path = db_file_path(src->name);
+		char *path = ms__db_file_path(src->name);
 
 		rc = path ? sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READONLY, NULL)
 			  : SQLITE_NOMEM;
@@ -466,7 +466,7 @@ static int open_file(struct db_state *d)
 			sqlite3_busy_timeout(d->db, DB_BUSY_MS);
 	}
 	if (rc != SQLITE_OK)
-		return db_error(d->db, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_IO,
+		return ms__db_error(d->db, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_IO,
 			src->name, 0, "cannot open the database", d->err);
 	return 0;
 }
@@ -777,7 +777,7 @@ static void db_close(struct db_state *d)
 	sqlite3_close(d->db);
 	if (d->image)
 		munmap(d->image, d->image_len);
-	buf_free(&d->attr);
+	ms__buf_free(&d->attr);
 }
 
 static void db_begin(struct db_state *d, struct memscope_source *src, struct memscope_error *err)
@@ -803,9 +803,9 @@ static int db_read(
 	if (!rc)
 		rc = open_dump_table(&d);
 	if (!rc)
-		rc = dump_rows_new(&d.dr, src, fn, ctx, err);
+		rc = ms__dump_rows_new(&d.dr, src, fn, ctx, err);
 	if (!rc)
-		dump_rows_fixed(d.dr);
+		ms__dump_rows_fixed(d.dr);
 	while (!rc) {
 		int r = sqlite3_step(d.rows);
 
@@ -829,7 +829,7 @@ static int db_read(
 			src->opts.parts[src->opts.src], (unsigned long long)d.n_rows,
 			(long long)d.first_row, (long long)d.last_row,
 			(unsigned long long)d.n_read);
-	dump_rows_free(d.dr);
+	ms__dump_rows_free(d.dr);
 	db_close(&d);
 	return rc;
 }
@@ -858,7 +858,7 @@ static int trace_num(struct db_state *d, int col, int na, uint64_t *v)
 			*v = MEMSCOPE_ID_NONE;
 			return 0;
 		}
-		return !s || parse_u64(s, strlen(s), v) || *v == MEMSCOPE_ID_NONE ? -1 : 0;
+		return !s || ms__parse_u64(s, strlen(s), v) || *v == MEMSCOPE_ID_NONE ? -1 : 0;
 	}
 }
 
@@ -899,7 +899,7 @@ static int trace_table_rows(struct db_state *d, const char *table, memscope_trac
 			if (trace_num(d, c + 2, c < 2, vals[c]))
 				bad = c;
 		if (bad >= 0) {
-			rc = source_bad_row(
+			rc = ms__source_bad_row(
 				d->src, d->err, r.line, "%s: invalid %s", table, what[bad]);
 			continue;
 		}
@@ -967,10 +967,10 @@ static int db_sniff(
 	return n >= sizeof(sqlite_magic) && memcmp(p, sqlite_magic, sizeof(sqlite_magic)) == 0;
 }
 
-/* The Nsight Systems export reader (nsys.c), which db_refine hands an export to. */
-extern const struct reader nsys_reader;
+/* The Nsight Systems export reader (nsys.c), which ms__db_refine hands an export to. */
+extern const struct reader ms__nsys_reader;
 
-int db_open(struct memscope_source *src, struct db_conn *c, struct memscope_error *err)
+int ms__db_open(struct memscope_source *src, struct db_conn *c, struct memscope_error *err)
 {
 	struct db_state d = { 0 };
 	int rc;
@@ -988,7 +988,7 @@ int db_open(struct memscope_source *src, struct db_conn *c, struct memscope_erro
 	return rc;
 }
 
-void db_conn_close(struct db_conn *c)
+void ms__db_conn_close(struct db_conn *c)
 {
 	sqlite3_close(c->db);
 	if (c->image)
@@ -996,14 +996,14 @@ void db_conn_close(struct db_conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int db_refine(struct memscope_source *src, struct memscope_error *err)
+int ms__db_refine(struct memscope_source *src, struct memscope_error *err)
 {
 	struct db_conn c = { 0 };
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step = SQLITE_ERROR;
 
 	/* one query of the schema; a database it fails on stays a database, whose read says why */
-	if (db_open(src, &c, NULL) == 0 &&
+	if (ms__db_open(src, &c, NULL) == 0 &&
 		sqlite3_prepare_v2(c.db,
 			"SELECT count(*) FILTER (WHERE name IN ('CUDA_GPU_MEMORY_USAGE_EVENTS', "
 			"'TARGET_INFO_SESSION_START_TIME', 'ANALYSIS_DETAILS', 'TARGET_INFO_GPU', "
@@ -1015,18 +1015,18 @@ int db_refine(struct memscope_source *src, struct memscope_error *err)
 		step = sqlite3_step(st);
 	if (step == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 &&
 		sqlite3_column_int64(st, 1) == 0) {
-		src->reader = &nsys_reader;
-		src->format = nsys_reader.format;
+		src->reader = &ms__nsys_reader;
+		src->format = ms__nsys_reader.format;
 	} else if (c.db && (sqlite3_errcode(c.db) & 0xff) == SQLITE_BUSY) {
 		/* still locked after the wait: said now, not after another wait by the read */
-		rc = db_error(c.db, MEMSCOPE_E_IO, src->name, 0, "locked", err);
+		rc = ms__db_error(c.db, MEMSCOPE_E_IO, src->name, 0, "locked", err);
 	}
 	sqlite3_finalize(st);
-	db_conn_close(&c);
+	ms__db_conn_close(&c);
 	return rc;
 }
 
-const struct reader db_reader = {
+const struct reader ms__db_reader = {
 	.format = MEMSCOPE_FORMAT_DB,
 	.name = "db",
 	.what = "a database",

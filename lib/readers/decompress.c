@@ -33,7 +33,7 @@ struct zsrc {
 	struct memscope_error pending;
 };
 
-enum zkind zkind_of(const unsigned char *p, size_t n)
+enum zkind ms__zkind_of(const unsigned char *p, size_t n)
 {
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
 		return ZKIND_GZIP;
@@ -42,22 +42,22 @@ enum zkind zkind_of(const unsigned char *p, size_t n)
 	return ZKIND_NONE;
 }
 
-const char *zkind_name(enum zkind k)
+const char *ms__zkind_name(enum zkind k)
 {
 	return k == ZKIND_GZIP ? "gzip" : k == ZKIND_ZSTD ? "zstd" : "none";
 }
 
-int zsrc_failing(const struct zsrc *z)
+int ms__zsrc_failing(const struct zsrc *z)
 {
 	return z && z->failed;
 }
 
-enum zkind zsrc_kind(const struct zsrc *z)
+enum zkind ms__zsrc_kind(const struct zsrc *z)
 {
 	return z ? z->kind : ZKIND_NONE;
 }
 
-void zsrc_free(struct zsrc *z)
+void ms__zsrc_free(struct zsrc *z)
 {
 	if (!z)
 		return;
@@ -68,7 +68,7 @@ void zsrc_free(struct zsrc *z)
 	free(z);
 }
 
-int zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *err)
+int ms__zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *err)
 {
 	struct zsrc *z = calloc(1, sizeof(*z));
 	unsigned char *plain = malloc(READ_CHUNK);
@@ -105,7 +105,7 @@ int zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *
 	return 0;
 nomem:
 	free(plain);
-	zsrc_free(z);
+	ms__zsrc_free(z);
 	return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 }
 
@@ -116,7 +116,7 @@ static int refill(struct memscope_source *src, struct zsrc *z, struct memscope_e
 
 	z->raw_off += z->len;
 	z->pos = z->len = 0;
-	r = source_read_file(src, z->own, READ_CHUNK, err);
+	r = ms__source_read_file(src, z->own, READ_CHUNK, err);
 	if (r < 0)
 		return (int)r;
 	if (r == 0)
@@ -263,14 +263,14 @@ static int fill(struct memscope_source *src, struct zsrc *z, unsigned char *dst,
 		if (z->pos == pos && pos < z->len) {
 			/* a decoder that neither reads nor writes would loop for ever */
 			rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
-				"corrupt %s data (compressed byte %llu)", zkind_name(z->kind),
+				"corrupt %s data (compressed byte %llu)", ms__zkind_name(z->kind),
 				(unsigned long long)(z->raw_off + pos));
 		} else if (z->pos == z->len && z->raw_eof && z->in_unit) {
 			/* nothing more comes out, and the member or frame is not complete */
 			rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
 				"truncated %s data: the file ends inside %s %llu (%llu compressed "
 				"bytes, %llu decompressed)",
-				zkind_name(z->kind), z->kind == ZKIND_GZIP ? "member" : "frame",
+				ms__zkind_name(z->kind), z->kind == ZKIND_GZIP ? "member" : "frame",
 				(unsigned long long)z->n_units + 1,
 				(unsigned long long)(z->raw_off + z->len),
 				(unsigned long long)(z->out_bytes + *made));
@@ -279,7 +279,7 @@ static int fill(struct memscope_source *src, struct zsrc *z, unsigned char *dst,
 	return rc;
 }
 
-ssize_t zsrc_pull(
+ssize_t ms__zsrc_pull(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
 {
 	struct zsrc *z = src->z;

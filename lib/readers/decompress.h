@@ -19,9 +19,9 @@ enum zkind {
 };
 
 /* The compression p[0..n) starts with, by its magic: ZKIND_NONE for anything else. */
-enum zkind zkind_of(const unsigned char *p, size_t n);
+enum zkind ms__zkind_of(const unsigned char *p, size_t n);
 /* "gzip", "zstd" */
-const char *zkind_name(enum zkind k);
+const char *ms__zkind_name(enum zkind k);
 
 /*
  * Put a decompressor of kind k in front of src's bytes. The raw bytes already read (src->buf,
@@ -29,7 +29,7 @@ const char *zkind_name(enum zkind k);
  * decompressed ones (peek_len 0, eof 0); a memory source's bytes (src->mem) are its whole input,
  * read in place. 0 or MEMSCOPE_E_NOMEM (src unchanged).
  */
-int zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *err);
+int ms__zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *err);
 
 /*
  * Up to cap decompressed bytes into dst: as many as there are, fewer only at the end; 0 at the
@@ -41,16 +41,16 @@ int zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *
  * bytes decompressed before them (on the next call): a window larger than the decoder's limit
  * MEMSCOPE_E_UNSUPPORTED, MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM.
  */
-ssize_t zsrc_pull(
+ssize_t ms__zsrc_pull(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err);
 
-/* Whether z has a failure to return on the next zsrc_pull (bytes before it were returned). */
-int zsrc_failing(const struct zsrc *z);
+/* Whether z has a failure to return on the next ms__zsrc_pull (bytes before it were returned). */
+int ms__zsrc_failing(const struct zsrc *z);
 
 /* The kind of z; ZKIND_NONE for NULL. */
-enum zkind zsrc_kind(const struct zsrc *z);
+enum zkind ms__zsrc_kind(const struct zsrc *z);
 
 /* Release src's decompressor (NULL fine). */
-void zsrc_free(struct zsrc *z);
+void ms__zsrc_free(struct zsrc *z);
 
 #endif

@@ -12,8 +12,8 @@ static int dump_row(void *ctx, const struct csvtok_field *f, unsigned n, uint64_
 {
 	struct dump_rows *rows = ctx;
 
-	return dump_rows_have_header(rows) ? dump_rows_row(rows, f, n, line)
-					   : dump_rows_header(rows, f, n, line);
+	return ms__dump_rows_have_header(rows) ? ms__dump_rows_row(rows, f, n, line)
+					       : ms__dump_rows_header(rows, f, n, line);
 }
 
 static int dump_csv_read(
@@ -22,13 +22,13 @@ static int dump_csv_read(
 	struct dump_rows *rows = NULL;
 	int rc;
 
-	rc = dump_rows_new(&rows, src, fn, ctx, err);
+	rc = ms__dump_rows_new(&rows, src, fn, ctx, err);
 	if (!rc)
-		rc = csv_read_rows(src, dump_row, rows, err);
-	if (!rc && !dump_rows_have_header(rows))
+		rc = ms__csv_read_rows(src, dump_row, rows, err);
+	if (!rc && !ms__dump_rows_have_header(rows))
 		rc = memscope_error_set(
 			err, MEMSCOPE_E_INVALID, src->name, 0, "empty file (no header line)");
-	dump_rows_free(rows);
+	ms__dump_rows_free(rows);
 	return rc;
 }
 
@@ -38,10 +38,10 @@ static int dump_csv_sniff(
 	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
 {
 	(void)name, (void)err;
-	return csv_sniff_text(p, n) && dump_rows_header_like(p, n, eof);
+	return ms__csv_sniff_text(p, n) && ms__dump_rows_header_like(p, n, eof);
 }
 
-const struct reader dump_csv_reader = {
+const struct reader ms__dump_csv_reader = {
 	.format = MEMSCOPE_FORMAT_DUMP_CSV,
 	.name = "dump-csv",
 	.what = "a memscope_dump CSV",

@@ -60,7 +60,7 @@ struct dump_rows {
 	size_t frames_cap;
 };
 
-#define row_error(cs, line, ...) source_bad_row((cs)->src, (cs)->err, line, __VA_ARGS__)
+#define row_error(cs, line, ...) ms__source_bad_row((cs)->src, (cs)->err, line, __VA_ARGS__)
 
 /* The row at line is bad for its number column what, s[0..n): invalid, or in exponent notation
  * (a spreadsheet re-saved the file: said as every reader says it). */
@@ -141,7 +141,7 @@ static size_t key_len(const char *s, const char *end)
 static int push_attr(
 	struct dump_rows *cs, struct memscope_event *ev, uint32_t key, const char *val, size_t len)
 {
-	if (grow_array(&cs->attrs, &cs->attrs_cap, ev->n_attrs + 1, sizeof(*cs->attrs)))
+	if (ms__grow_array(&cs->attrs, &cs->attrs_cap, ev->n_attrs + 1, sizeof(*cs->attrs)))
 		return MEMSCOPE_E_NOMEM;
 	cs->attrs[ev->n_attrs++] = (struct memscope_attr){ key, (uint32_t)len, val };
 	ev->attrs = cs->attrs;
@@ -201,7 +201,7 @@ static int parse_stack(struct dump_rows *cs, const char *s, size_t n, uint32_t *
 
 		if (nl && fe > p && fe[-1] == '\r')
 			fe--;
-		if (grow_array(&cs->frames, &cs->frames_cap, nf + 1, sizeof(*cs->frames)))
+		if (ms__grow_array(&cs->frames, &cs->frames_cap, nf + 1, sizeof(*cs->frames)))
 			return MEMSCOPE_E_NOMEM;
 		if (memscope_strtab_intern(cs->st, p, (size_t)(fe - p), &fid))
 			return MEMSCOPE_E_NOMEM;
@@ -219,7 +219,7 @@ static int parse_na_u64(const char *s, size_t n, uint64_t *v)
 		*v = MEMSCOPE_ID_NONE;
 		return 0;
 	}
-	return parse_u64(s, n, v) || *v == MEMSCOPE_ID_NONE ? -1 : 0;
+	return ms__parse_u64(s, n, v) || *v == MEMSCOPE_ID_NONE ? -1 : 0;
 }
 
 /* The column a header name s[0..n) names: an enum col, COL_TS_US or COL_IGNORED. */
@@ -298,7 +298,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 	ev.attrs = cs->attrs;
 
 	s = fstr(cs, COL_ID, &n);
-	if (parse_u64(s, n, &ev.id))
+	if (ms__parse_u64(s, n, &ev.id))
 		return bad_number(cs, line, "ID", s, n);
 
 	s = fstr(cs, COL_EVENT, &n);
@@ -334,7 +334,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 		ev.flags |= MEMSCOPE_EV_NAME_QUOTED; /* the reference quotes MSTX names */
 
 	s = fstr(cs, COL_TS, &n);
-	if (parse_u64(s, n, &u))
+	if (ms__parse_u64(s, n, &u))
 		return bad_number(cs, line, "Timestamp", s, n);
 	if (!cs->unit_decided) {
 		/* µs since the epoch has 15-17 digits in our era, ns 18-19 (formats/dump-csv.md) */
@@ -366,7 +366,7 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 		ev.device = MEMSCOPE_DEVICE_NONE;
 	else if ((n == 3 && memcmp(s, "cpu", 3) == 0) || (n == 4 && memcmp(s, "host", 4) == 0))
 		ev.device = MEMSCOPE_DEVICE_HOST;
-	else if (parse_u64(s, n, &u) == 0 && u <= INT32_MAX)
+	else if (ms__parse_u64(s, n, &u) == 0 && u <= INT32_MAX)
 		ev.device = (int32_t)u;
 	else
 		return bad_number(cs, line, "Device Id", s, n);
@@ -375,20 +375,21 @@ static int data_row(struct dump_rows *cs, uint64_t line)
 	if (n == 3 && memcmp(s, "N/A", 3) == 0) {
 		/* no pointer */
 	} else if ((n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
-			   parse_hex64(s + 2, n - 2, &ev.ptr) == 0) ||
-		   parse_u64(s, n, &ev.ptr) == 0) {
+			   ms__parse_hex64(s + 2, n - 2, &ev.ptr) == 0) ||
+		   ms__parse_u64(s, n, &ev.ptr) == 0) {
 		ev.flags |= MEMSCOPE_EV_PTR;
 	} else {
 		return bad_number(cs, line, "Ptr", s, n);
 	}
 
-	event_set_pool(&ev, cs->st);
+	ms__event_set_pool(&ev, cs->st);
 	s = fstr(cs, COL_ATTR, &n);
 	if (n) {
 		if (parse_attrs(cs, &ev, s, n))
 			goto nomem;
 		ev.attrs = cs->attrs;
-		if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) && (msg = event_type_attrs(&ev, &bad_attr)))
+		if (!(ev.flags & MEMSCOPE_EV_ATTR_RAW) &&
+			(msg = ms__event_type_attrs(&ev, &bad_attr)))
 			return row_error(cs, line, "%s \"%.*s\"", msg, CLIP(bad_attr->val_len),
 				bad_attr->val);
 	} else if (cs->pos_of[COL_ATTR] >= 0 && !cs->f[cs->pos_of[COL_ATTR]].null) {
@@ -415,7 +416,7 @@ nomem:
 	return memscope_error_set(cs->err, MEMSCOPE_E_NOMEM, cs->src->name, line, "out of memory");
 }
 
-int dump_rows_header_like(const unsigned char *p, size_t n, int eof)
+int ms__dump_rows_header_like(const unsigned char *p, size_t n, int eof)
 {
 	const char *s = (const char *)p, *end;
 	unsigned found = 0;
@@ -441,7 +442,7 @@ int dump_rows_header_like(const unsigned char *p, size_t n, int eof)
 	return found >= 3 || (s == end && !eof);
 }
 
-int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,
+int ms__dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,
 	void *ctx, struct memscope_error *err)
 {
 	struct dump_rows *cs = calloc(1, sizeof(*cs));
@@ -462,7 +463,7 @@ int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_
 	return 0;
 }
 
-void dump_rows_fixed(struct dump_rows *cs)
+void ms__dump_rows_fixed(struct dump_rows *cs)
 {
 	unsigned c;
 
@@ -477,26 +478,27 @@ void dump_rows_fixed(struct dump_rows *cs)
 	cs->have_header = 1;
 }
 
-int dump_rows_have_header(const struct dump_rows *cs)
+int ms__dump_rows_have_header(const struct dump_rows *cs)
 {
 	return cs->have_header;
 }
 
-int dump_rows_header(struct dump_rows *cs, const struct csvtok_field *f, unsigned n, uint64_t line)
+int ms__dump_rows_header(
+	struct dump_rows *cs, const struct csvtok_field *f, unsigned n, uint64_t line)
 {
 	cs->f = f;
 	cs->n_f = n;
 	return header_row(cs, line);
 }
 
-int dump_rows_row(struct dump_rows *cs, const struct csvtok_field *f, unsigned n, uint64_t line)
+int ms__dump_rows_row(struct dump_rows *cs, const struct csvtok_field *f, unsigned n, uint64_t line)
 {
 	cs->f = f;
 	cs->n_f = n;
 	return data_row(cs, line);
 }
 
-void dump_rows_free(struct dump_rows *cs)
+void ms__dump_rows_free(struct dump_rows *cs)
 {
 	if (!cs)
 		return;

@@ -10,7 +10,7 @@
 #include "decompress.h"
 #include "reader.h"
 
-void source_report(struct memscope_source *src)
+void ms__source_report(struct memscope_source *src)
 {
 	if (src->progress_on && src->opts.progress)
 		src->opts.progress(
@@ -34,7 +34,7 @@ static int report_due(const struct memscope_source *src, uint64_t r)
 	       (reached && done - r < src->raw_total);
 }
 
-ssize_t source_read_file(
+ssize_t ms__source_read_file(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
 {
 	ssize_t r;
@@ -47,21 +47,21 @@ ssize_t source_read_file(
 			err, MEMSCOPE_E_IO, src->name, 0, "read failed: %s", strerror(errno));
 	src->raw_done += (uint64_t)r;
 	if (report_due(src, (uint64_t)r))
-		source_report(src);
+		ms__source_report(src);
 	return r;
 }
 
-ssize_t source_pull(
+ssize_t ms__source_pull(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
 {
 	if (src->z)
-		return zsrc_pull(src, dst, cap, err);
+		return ms__zsrc_pull(src, dst, cap, err);
 	if (src->fd < 0)
 		return 0; /* a memory input is all in its window */
-	return source_read_file(src, dst, cap, err);
+	return ms__source_read_file(src, dst, cap, err);
 }
 
-int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err)
+int ms__window_open(struct window *w, struct memscope_source *src, struct memscope_error *err)
 {
 	memset(w, 0, sizeof(*w));
 	if (source_whole(src)) {
@@ -71,7 +71,7 @@ int window_open(struct window *w, struct memscope_source *src, struct memscope_e
 		src->stats.bytes = src->mem_len;
 		return 0;
 	}
-	if (buf_reserve(&w->own, 2 * READ_CHUNK))
+	if (ms__buf_reserve(&w->own, 2 * READ_CHUNK))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
 	/* the sniffed bytes first */
 	memcpy(w->own.p, src->buf, src->peek_len);
@@ -83,7 +83,7 @@ int window_open(struct window *w, struct memscope_source *src, struct memscope_e
 	return 0;
 }
 
-int window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
+int ms__window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
 	struct memscope_error *err)
 {
 	size_t pending = w->len - w->start;
@@ -99,9 +99,9 @@ int window_fill(struct window *w, struct memscope_source *src, size_t max_pendin
 		w->own.len = pending;
 		w->start = 0;
 	}
-	if (buf_reserve(&w->own, src->chunk))
+	if (ms__buf_reserve(&w->own, src->chunk))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
-	r = source_pull(src, (unsigned char *)w->own.p + w->own.len, src->chunk, err);
+	r = ms__source_pull(src, (unsigned char *)w->own.p + w->own.len, src->chunk, err);
 	if (r < 0)
 		return (int)r;
 	if (r == 0)
@@ -113,12 +113,12 @@ int window_fill(struct window *w, struct memscope_source *src, size_t max_pendin
 	return 0;
 }
 
-void window_close(struct window *w)
+void ms__window_close(struct window *w)
 {
-	buf_free(&w->own);
+	ms__buf_free(&w->own);
 }
 
-int source_bad(
+int ms__source_bad(
 	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err)
 {
 	if (!src->opts.lenient) {
@@ -131,7 +131,7 @@ int source_bad(
 	return 0;
 }
 
-int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
+int ms__source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
 	const char *fmt, ...)
 {
 	char msg[MEMSCOPE_ERROR_MSG_MAX];
@@ -142,10 +142,10 @@ int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	memscope_error_set(&e, MEMSCOPE_E_INVALID, src->name, line, "%s", msg);
-	return source_bad(src, &e, err);
+	return ms__source_bad(src, &e, err);
 }
 
-void source_notice(struct memscope_source *src, const char *fmt, ...)
+void ms__source_notice(struct memscope_source *src, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;

@@ -55,47 +55,48 @@ static inline int source_whole(const struct memscope_source *src)
 }
 
 /*
- * The one way bytes come out of a file or a compressed input (the sniffer's peek, window_fill):
+ * The one way bytes come out of a file or a compressed input (the sniffer's peek, ms__window_fill):
  * up to cap bytes into dst, at least one unless at the end (0), decompressed when the input is
  * compressed. Reports the file bytes read to opts.progress. Returns the count or a negative
- * status, err set: MEMSCOPE_E_IO, and zsrc_pull's for a compressed input.
+ * status, err set: MEMSCOPE_E_IO, and ms__zsrc_pull's for a compressed input.
  */
-ssize_t source_pull(
+ssize_t ms__source_pull(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err);
 
 /*
  * read(2) of up to cap bytes of src's file (plain or compressed) into dst, the one place a file is
- * read (source_pull, the decompressor); counted in raw_done and reported. Bytes or MEMSCOPE_E_IO.
+ * read (ms__source_pull, the decompressor); counted in raw_done and reported. Bytes or
+ * MEMSCOPE_E_IO.
  */
-ssize_t source_read_file(
+ssize_t ms__source_read_file(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err);
 
 /* The file bytes read so far to opts.progress, once the format allows it (progress_on). */
-void source_report(struct memscope_source *src);
+void ms__source_report(struct memscope_source *src);
 
 /* Set up w over src. 0 or MEMSCOPE_E_NOMEM. */
-int window_open(struct window *w, struct memscope_source *src, struct memscope_error *err);
+int ms__window_open(struct window *w, struct memscope_source *src, struct memscope_error *err);
 
 /*
  * Read more input behind the unconsumed bytes (moving them to the front first). Sets final at
  * the end of input. MEMSCOPE_E_INVALID if more than max_pending bytes are unconsumed (a row or
  * record that never ends), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM.
  */
-int window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
+int ms__window_fill(struct window *w, struct memscope_source *src, size_t max_pending,
 	struct memscope_error *err);
 
-void window_close(struct window *w);
+void ms__window_close(struct window *w);
 
 /* A note on how src is read to opts.notice (when set): printf-style, one line. */
-void source_notice(struct memscope_source *src, const char *fmt, ...)
+void ms__source_notice(struct memscope_source *src, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Record a bad row/record: in lenient mode count it and return 0, else copy it to err and return
  * its code. e holds the complaint. */
-int source_bad(
+int ms__source_bad(
 	struct memscope_source *src, const struct memscope_error *e, struct memscope_error *err);
-/* source_bad of an invalid row at line whose complaint is the printf-style message. */
-int source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
+/* ms__source_bad of an invalid row at line whose complaint is the printf-style message. */
+int ms__source_bad_row(struct memscope_source *src, struct memscope_error *err, uint64_t line,
 	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

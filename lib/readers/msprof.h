@@ -23,23 +23,23 @@ struct prof_ctx {
 				memscope_event.file); 0 for a file read alone */
 	struct clocks *clocks; /* a folder's: whether its files were recorded far apart */
 	/* a timeline loaded and not yet delivered: its events go before the first memory row's,
-	 * which gives them their device (prof_deliver) */
+	 * which gives them their device (ms__prof_deliver) */
 	struct prof_trace *pending;
 };
 
-void prof_ctx_init(struct prof_ctx *c);
+void ms__prof_ctx_init(struct prof_ctx *c);
 
 /*
  * Hand ev to fn as the output's next event: ID, src and (when ev has none) pid set. A timeline
  * still pending is delivered first. 0 to go on, or the status to stop with (err set).
  */
-int prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn, void *ctx,
-	struct memscope_event *ev, struct memscope_error *err);
+int ms__prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn,
+	void *ctx, struct memscope_event *ev, struct memscope_error *err);
 
 /* p[0..*len) without the spaces, TABs and CRs around it (the profiler puts a TAB after times). */
-const char *prof_trim(const char *p, size_t *len);
+const char *ms__prof_trim(const char *p, size_t *len);
 /* Whether a trimmed field says "no value": empty or N/A. */
-int prof_missing(const char *p, size_t len);
+int ms__prof_missing(const char *p, size_t len);
 
 /* Number parsing results: 0 or one of these. */
 enum prof_num {
@@ -48,18 +48,18 @@ enum prof_num {
 	PROF_NUM_RANGE,	  /* out of range (negative time, too many digits) */
 };
 /* What a number parsing result means, for messages ("not a number"). */
-const char *prof_num_error(int rc);
+const char *ms__prof_num_error(int rc);
 
 /* µs since the epoch as written (digits, an optional point and decimals) to exact ns: decimals
  * past the third are rounded to the nearest ns. 0 or an enum prof_num. */
-int prof_parse_us(const char *s, size_t len, uint64_t *ns);
+int ms__prof_parse_us(const char *s, size_t len, uint64_t *ns);
 
 /*
  * A decimal amount of units (Size(KB), Total Reserved(MB); a sign allowed) in bytes: the value
  * times unit (1024 for KB, 1048576 for MB), rounded to the nearest byte, *exact 0 when that
  * needed rounding (the exporter rounded the figure). 0 or an enum prof_num.
  */
-int prof_parse_bytes(const char *s, size_t len, uint64_t unit, int64_t *bytes, int *exact);
+int ms__prof_parse_bytes(const char *s, size_t len, uint64_t unit, int64_t *bytes, int *exact);
 
 /* The timeline JSON (msprof_json.c). */
 
@@ -70,34 +70,34 @@ int prof_parse_bytes(const char *s, size_t len, uint64_t unit, int64_t *bytes, i
  * not known yet (the ProfilerStep slices' process, else the first cpu_op slice's). Memory grows
  * with the slices and counters kept, not with the file. 0 or the status (err set).
  */
-int prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct prof_ctx *c,
+int ms__prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct prof_ctx *c,
 	struct memscope_error *err);
-/* Its events in time order (through prof_deliver), then frees it. */
-int prof_trace_emit(struct prof_trace *t, struct memscope_source *src, struct prof_ctx *c,
+/* Its events in time order (through ms__prof_deliver), then frees it. */
+int ms__prof_trace_emit(struct prof_trace *t, struct memscope_source *src, struct prof_ctx *c,
 	memscope_event_fn fn, void *ctx, struct memscope_error *err);
-void prof_trace_free(struct prof_trace *t);
+void ms__prof_trace_free(struct prof_trace *t);
 /* Whether p[0..n) (the first bytes, all when eof) starts a profiler timeline: a JSON array whose
  * first element is an object with a "ph" key, or the start of one. */
-int prof_trace_sniff(const unsigned char *p, size_t n, int eof);
+int ms__prof_trace_sniff(const unsigned char *p, size_t n, int eof);
 
-/* The memory CSVs (msprof_csv.c): every row of src's table as events through prof_deliver. */
-int prof_csv_read(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err);
+/* The memory CSVs (msprof_csv.c): every row of src's table as events through ms__prof_deliver. */
+int ms__prof_csv_read(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn,
+	void *ctx, struct memscope_error *err);
 
 /* Whether src (opened, not read) is MindSpore's memory_record, by its header: Total Active and no
  * Stream Ptr. A folder asks before reading its operator_memory, whose pool it decides. */
-int prof_csv_mindspore(const struct memscope_source *src);
+int ms__prof_csv_mindspore(const struct memscope_source *src);
 
 /*
- * A profiler output folder (msprof_dir.c), read as one input through prof_dir_reader. At open,
+ * A profiler output folder (msprof_dir.c), read as one input through ms__prof_dir_reader. At open,
  * path's output folder is found and its memory files chosen (formats/msprof.md "Folders"), with
  * notes of what was left out: src->dir is set (also on failure: memscope_source_close frees it
- * with prof_dir_free). 0, or MEMSCOPE_E_INVALID (no output folder in path, several), MEMSCOPE_E_IO
- * (a folder that cannot be listed), MEMSCOPE_E_NOMEM, err naming path.
+ * with ms__prof_dir_free). 0, or MEMSCOPE_E_INVALID (no output folder in path, several),
+ * MEMSCOPE_E_IO (a folder that cannot be listed), MEMSCOPE_E_NOMEM, err naming path.
  */
 struct prof_dir;
-int prof_dir_open(struct memscope_source *src, const char *path, struct memscope_error *err);
+int ms__prof_dir_open(struct memscope_source *src, const char *path, struct memscope_error *err);
 /* Free d and its file list. NULL is fine. */
-void prof_dir_free(struct prof_dir *d);
+void ms__prof_dir_free(struct prof_dir *d);
 
 #endif

@@ -4,15 +4,15 @@
 #include "../core/clocks.h"
 #include "msprof.h"
 
-void prof_ctx_init(struct prof_ctx *c)
+void ms__prof_ctx_init(struct prof_ctx *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->pid = MEMSCOPE_ID_NONE;
 	c->device = MEMSCOPE_DEVICE_NONE;
 }
 
-int prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn, void *ctx,
-	struct memscope_event *ev, struct memscope_error *err)
+int ms__prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn,
+	void *ctx, struct memscope_event *ev, struct memscope_error *err)
 {
 	int64_t shift;
 
@@ -23,7 +23,7 @@ int prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event
 		c->pending = NULL;
 		if (c->device == MEMSCOPE_DEVICE_NONE)
 			c->device = ev->device;
-		rc = prof_trace_emit(t, src, c, fn, ctx, err);
+		rc = ms__prof_trace_emit(t, src, c, fn, ctx, err);
 		if (rc)
 			return rc;
 	}
@@ -31,7 +31,7 @@ int prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event
 	ev->src = src->opts.src;
 	if (ev->pid == MEMSCOPE_ID_NONE)
 		ev->pid = c->pid;
-	if (c->clocks && clocks_feed(c->clocks, ev, &shift))
+	if (c->clocks && ms__clocks_feed(c->clocks, ev, &shift))
 		return memscope_error_set(
 			err, MEMSCOPE_E_NOMEM, src->name, ev->line, "out of memory");
 	return source_deliver(src, fn, ctx, ev);
@@ -42,7 +42,7 @@ static int blank(char ch)
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
 }
 
-const char *prof_trim(const char *p, size_t *len)
+const char *ms__prof_trim(const char *p, size_t *len)
 {
 	size_t n = *len;
 
@@ -54,12 +54,12 @@ const char *prof_trim(const char *p, size_t *len)
 	return p;
 }
 
-int prof_missing(const char *p, size_t len)
+int ms__prof_missing(const char *p, size_t len)
 {
 	return len == 0 || (len == 3 && memcmp(p, "N/A", 3) == 0);
 }
 
-const char *prof_num_error(int rc)
+const char *ms__prof_num_error(int rc)
 {
 	switch (rc) {
 	case PROF_NUM_EXP:
@@ -161,7 +161,7 @@ static unsigned __int128 div_round(unsigned __int128 num, unsigned __int128 den)
 	return q + (r * 2 >= den);
 }
 
-int prof_parse_us(const char *s, size_t len, uint64_t *ns)
+int ms__prof_parse_us(const char *s, size_t len, uint64_t *ns)
 {
 	struct fixed x;
 	uint64_t frac;
@@ -193,7 +193,7 @@ int prof_parse_us(const char *s, size_t len, uint64_t *ns)
 	return 0;
 }
 
-int prof_parse_bytes(const char *s, size_t len, uint64_t unit, int64_t *bytes, int *exact)
+int ms__prof_parse_bytes(const char *s, size_t len, uint64_t unit, int64_t *bytes, int *exact)
 {
 	unsigned __int128 q, num, den;
 	struct fixed x;

@@ -157,7 +157,7 @@ static const char *field(const struct pcsv *p, enum col c, size_t *len)
 		return "";
 	}
 	*len = p->f[pos].len;
-	return prof_trim(p->f[pos].p, len);
+	return ms__prof_trim(p->f[pos].p, len);
 }
 
 /* The row's first bad value, c's: counted (lenient) or the read's error. */
@@ -172,14 +172,14 @@ static void bad_value(struct pcsv *p, enum col c, const char *s, size_t len, con
 		shown[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
 	shown[n] = '\0';
 	p->bad = 1;
-	p->bad_rc = source_bad_row(p->src, p->err, p->line, "column %d \"%s\": \"%s%s\" %s",
+	p->bad_rc = ms__source_bad_row(p->src, p->err, p->line, "column %d \"%s\": \"%s%s\" %s",
 		p->pos[c] + 1, p->header[c], shown, len > 40 ? "..." : "", why);
 }
 
 /* The row's column c, which it needs, is empty or N/A: the row is bad. */
 static int no_value(struct pcsv *p, enum col c)
 {
-	return source_bad_row(
+	return ms__source_bad_row(
 		p->src, p->err, p->line, "column %d \"%s\": no value", p->pos[c] + 1, p->header[c]);
 }
 
@@ -190,10 +190,10 @@ static int get_time(struct pcsv *p, enum col c, uint64_t *ns)
 	const char *s = field(p, c, &len);
 	int rc;
 
-	if (prof_missing(s, len))
+	if (ms__prof_missing(s, len))
 		return 0;
-	if ((rc = prof_parse_us(s, len, ns))) {
-		bad_value(p, c, s, len, prof_num_error(rc));
+	if ((rc = ms__prof_parse_us(s, len, ns))) {
+		bad_value(p, c, s, len, ms__prof_num_error(rc));
 		return 0;
 	}
 	return 1;
@@ -207,15 +207,15 @@ static int get_bytes_wrapped(struct pcsv *p, enum col c, int64_t *v, int wrapped
 	const char *s = field(p, c, &len);
 	int rc, exact;
 
-	if (prof_missing(s, len))
+	if (ms__prof_missing(s, len))
 		return 0;
-	rc = prof_parse_bytes(s, len, p->unit[c], v, &exact);
+	rc = ms__prof_parse_bytes(s, len, p->unit[c], v, &exact);
 	if (rc == PROF_NUM_RANGE && wrapped) {
 		*v = -1;
 		return 1;
 	}
 	if (rc) {
-		bad_value(p, c, s, len, prof_num_error(rc));
+		bad_value(p, c, s, len, ms__prof_num_error(rc));
 		return 0;
 	}
 	if (!exact && p->n_rounded++ == 0)
@@ -236,12 +236,13 @@ static int get_u64(struct pcsv *p, enum col c, uint64_t *v)
 	size_t len;
 	const char *s = field(p, c, &len);
 
-	if (prof_missing(s, len))
+	if (ms__prof_missing(s, len))
 		return 0;
-	if (parse_u64(s, len, v)) {
+	if (ms__parse_u64(s, len, v)) {
 		bad_value(p, c, s, len,
-			memchr(s, 'E', len) || memchr(s, 'e', len) ? prof_num_error(PROF_NUM_EXP)
-								   : "is not an integer");
+			memchr(s, 'E', len) || memchr(s, 'e', len)
+				? ms__prof_num_error(PROF_NUM_EXP)
+				: "is not an integer");
 		return 0;
 	}
 	return 1;
@@ -254,7 +255,7 @@ static uint32_t get_str(struct pcsv *p, enum col c)
 	const char *s = field(p, c, &len);
 	uint32_t id;
 
-	if (prof_missing(s, len))
+	if (ms__prof_missing(s, len))
 		return MEMSCOPE_STR_NA;
 	if (memscope_strtab_intern(p->src->st, s, len, &id)) {
 		if (!p->bad)
@@ -279,14 +280,14 @@ static int32_t get_device(struct pcsv *p)
 		const char *s = field(p, order[i], &len);
 		uint64_t d;
 
-		if (prof_missing(s, len))
+		if (ms__prof_missing(s, len))
 			continue;
 		if ((len == 4 && memcmp(s, "host", 4) == 0) ||
 			(len == 3 && memcmp(s, "cpu", 3) == 0))
 			return MEMSCOPE_DEVICE_HOST;
 		if (len > 4 && memcmp(s, "NPU:", 4) == 0)
 			s += 4, len -= 4;
-		if (parse_u64(s, len, &d) || d > INT32_MAX) {
+		if (ms__parse_u64(s, len, &d) || d > INT32_MAX) {
 			bad_value(p, order[i], s, len, "is not a device");
 			return MEMSCOPE_DEVICE_NONE;
 		}
@@ -318,7 +319,7 @@ static void event_init(struct pcsv *p, struct memscope_event *ev, unsigned kind,
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = (uint16_t)kind;
 	ev->subtype = (uint16_t)subtype;
-	event_set_pool(ev, p->src->st);
+	ms__event_set_pool(ev, p->src->st);
 	ev->pid = MEMSCOPE_ID_NONE;
 	ev->tid = MEMSCOPE_ID_NONE;
 	ev->name = MEMSCOPE_STR_NA;
@@ -331,7 +332,7 @@ static int deliver(struct pcsv *p, struct memscope_event *ev)
 {
 	if (ev->n_attrs)
 		ev->flags |= MEMSCOPE_EV_ATTR;
-	return prof_deliver(p->src, p->c, p->fn, p->ctx, ev, p->err);
+	return ms__prof_deliver(p->src, p->c, p->fn, p->ctx, ev, p->err);
 }
 
 /* The pool totals of one side of an operator_memory row (allocation or release). */
@@ -414,7 +415,7 @@ static int opmem_row(struct pcsv *p)
 	if (!has_size)
 		return no_value(p, C_SIZE);
 	if (!has_alloc && !has_release)
-		return source_bad_row(
+		return ms__source_bad_row(
 			p->src, p->err, p->line, "neither an Allocation nor a Release Time");
 	if (size < 0 && !has_release) { /* msprof's release-only row: its one time is the release */
 		release = alloc;
@@ -422,7 +423,7 @@ static int opmem_row(struct pcsv *p)
 		has_alloc = 0;
 	}
 	if (has_alloc && has_release && release < alloc)
-		return source_bad_row(
+		return ms__source_bad_row(
 			p->src, p->err, p->line, "Release Time before Allocation Time");
 	pool = p->c->mindspore						   ? MEMSCOPE_SUB_MINDSPORE
 	       : p->msprof_opmem || has_prefix(p->src->st, name, "cann::") ? MEMSCOPE_SUB_GE
@@ -450,7 +451,7 @@ static int record_row(struct pcsv *p)
 
 	event_init(p, &ev, MEMSCOPE_KIND_COUNTER, MEMSCOPE_SUB_POOL_SAMPLE);
 	ev.name = get_str(p, C_COMPONENT);
-	event_set_pool(&ev, p->src->st);
+	ms__event_set_pool(&ev, p->src->st);
 	ev.device = get_device(p);
 	has_ts = get_time(p, C_TIMESTAMP, &ts);
 	has_allocated = get_bytes(p, C_ALLOCATED, &allocated);
@@ -493,7 +494,7 @@ static int npumem_row(struct pcsv *p)
 		return p->bad_rc;
 	if (!has_ts)
 		return no_value(p, C_TIMESTAMP);
-	if (prof_missing(what, len))
+	if (ms__prof_missing(what, len))
 		return no_value(p, C_EVENT);
 	/* the raw enum: 0 the process (APP), 1 the device */
 	if (len == 1 && (*what == '0' || *what == '1'))
@@ -622,7 +623,7 @@ static enum table header_table(const char *const *fields, const size_t *lens, un
 	*unknown = 0;
 	for (i = 0; i < n; i++) {
 		size_t len = lens[i];
-		const char *s = prof_trim(fields[i], &len);
+		const char *s = ms__prof_trim(fields[i], &len);
 		uint64_t u;
 		unsigned c = header_col(s, len, &u);
 
@@ -679,12 +680,12 @@ static int header_row(struct pcsv *p, const struct csvtok_field *f, unsigned n)
 	for (i = 0; i < N_COLS; i++)
 		if (p->pos[i] >= 0) {
 			size_t len = f[p->pos[i]].len;
-			const char *s = prof_trim(f[p->pos[i]].p, &len);
+			const char *s = ms__prof_trim(f[p->pos[i]].p, &len);
 
 			snprintf(p->header[i], sizeof(p->header[i]), "%.*s", CLIP(len), s);
 		}
 	/* MindSpore's memory_record has Total Active and no Stream Ptr; its MB are 1000 KB (a
-	 * folder looks before its operator_memory is read: prof_csv_mindspore) */
+	 * folder looks before its operator_memory is read: ms__prof_csv_mindspore) */
 	if (p->table == T_RECORD && p->pos[C_ACTIVE] >= 0 && p->pos[C_STREAM] < 0)
 		p->c->mindspore = 1;
 	if (p->table == T_RECORD && p->c->mindspore)
@@ -711,7 +712,7 @@ static int csv_row(void *ctx, const struct csvtok_field *f, unsigned n, uint64_t
 		return header_row(p, f, n);
 	/* msprof writes a trailing comma on some rows: an empty last field more is the same row */
 	if (n != p->n_header && !(n == p->n_header + 1 && n <= CSVTOK_MAX_FIELDS && f[n - 1].null))
-		return source_bad_row(
+		return ms__source_bad_row(
 			p->src, p->err, line, "%u fields, the header has %u", n, p->n_header);
 	switch (p->table) {
 	case T_OPMEM:
@@ -731,20 +732,20 @@ static int csv_row(void *ctx, const struct csvtok_field *f, unsigned n, uint64_t
 static void notes(struct pcsv *p)
 {
 	if (p->n_rounded)
-		source_notice(p->src,
+		ms__source_notice(p->src,
 			"%llu value%s rounded to whole bytes (the exporter rounded the KB or MB "
 			"figure; first at %s)",
 			(unsigned long long)p->n_rounded, p->n_rounded == 1 ? "" : "s",
 			p->first_rounded);
 	if (p->n_bad_module)
-		source_notice(p->src,
+		ms__source_notice(p->src,
 			"%llu module sample%s left out: negative or huge Total Reserved (only a "
 			"release was captured)",
 			(unsigned long long)p->n_bad_module, p->n_bad_module == 1 ? "" : "s");
 }
 
-int prof_csv_read(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn, void *ctx,
-	struct memscope_error *err)
+int ms__prof_csv_read(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn,
+	void *ctx, struct memscope_error *err)
 {
 	struct pcsv *p = calloc(1, sizeof(*p));
 	int rc;
@@ -756,7 +757,7 @@ int prof_csv_read(struct memscope_source *src, struct prof_ctx *c, memscope_even
 	p->fn = fn;
 	p->ctx = ctx;
 	p->err = err;
-	rc = csv_read_rows(src, csv_row, p, err);
+	rc = ms__csv_read_rows(src, csv_row, p, err);
 	if (!rc && p->table == T_NONE)
 		rc = memscope_error_set(
 			err, MEMSCOPE_E_INVALID, src->name, 0, "empty file (no header line)");
@@ -793,7 +794,7 @@ static enum table first_line_table(const unsigned char *p, size_t n, int eof, in
 	return header_table(fields, lens, k, pos, NULL, &unknown);
 }
 
-int prof_csv_mindspore(const struct memscope_source *src)
+int ms__prof_csv_mindspore(const struct memscope_source *src)
 {
 	int pos[N_COLS];
 
@@ -808,7 +809,7 @@ static int msprof_csv_sniff(
 	int pos[N_COLS];
 
 	(void)name, (void)err;
-	return csv_sniff_text(p, n) && first_line_table(p, n, eof, pos) != T_NONE;
+	return ms__csv_sniff_text(p, n) && first_line_table(p, n, eof, pos) != T_NONE;
 }
 
 static int msprof_csv_read(
@@ -816,11 +817,11 @@ static int msprof_csv_read(
 {
 	struct prof_ctx c;
 
-	prof_ctx_init(&c);
-	return prof_csv_read(src, &c, fn, ctx, err);
+	ms__prof_ctx_init(&c);
+	return ms__prof_csv_read(src, &c, fn, ctx, err);
 }
 
-const struct reader msprof_csv_reader = {
+const struct reader ms__msprof_csv_reader = {
 	.format = MEMSCOPE_FORMAT_MSPROF_CSV,
 	.name = "msprof-csv",
 	.what = "an Ascend profiler memory CSV",

@@ -213,7 +213,7 @@ static int scan(struct prof_dir *d, const char *dir, const char *name, struct me
 		if (!classify(e->d_name, &f))
 			continue;
 		if (!(f.path = join(dir, e->d_name)) ||
-			grow_array(&d->files, &d->cap, d->n + 1, sizeof(*d->files))) {
+			ms__grow_array(&d->files, &d->cap, d->n + 1, sizeof(*d->files))) {
 			free(f.path);
 			rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
 			break;
@@ -301,7 +301,7 @@ static void choose(struct memscope_source *src, struct prof_dir *d)
 			free(f.path);
 		}
 		if (dropped && kept > first)
-			source_notice(src,
+			ms__source_notice(src,
 				"%zu %s file%s of other exports left out: reading %s%s (the "
 				"newest, "
 				"as msprof does)",
@@ -310,10 +310,10 @@ static void choose(struct memscope_source *src, struct prof_dir *d)
 				kept - first > 1 ? " and its slices" : "");
 	}
 	if (n_empty)
-		source_notice(src, "%zu empty file%s left out (%s%s)", n_empty,
+		ms__source_notice(src, "%zu empty file%s left out (%s%s)", n_empty,
 			n_empty == 1 ? "" : "s", empty, n_empty > 1 ? ", ..." : "");
 	if (n_twins)
-		source_notice(src,
+		ms__source_notice(src,
 			"%zu compressed cop%s of files also there uncompressed left out (%s%s)",
 			n_twins, n_twins == 1 ? "y" : "ies", twin, n_twins > 1 ? ", ..." : "");
 	d->n = kept;
@@ -462,7 +462,7 @@ static uint64_t pid_of_name(const char *path)
 	end = p - 1;
 	for (p = end; p > s && p[-1] >= '0' && p[-1] <= '9'; p--)
 		;
-	if (p == end || p <= s || p[-1] != '_' || parse_u64(p, (size_t)(end - p), &pid))
+	if (p == end || p <= s || p[-1] != '_' || ms__parse_u64(p, (size_t)(end - p), &pid))
 		return MEMSCOPE_ID_NONE;
 	return pid;
 }
@@ -475,7 +475,7 @@ static int mindspore_output(const char *path)
 	return output_folder(path, &s, &end) && !memcmp(end - 10, "_ascend_ms", 10);
 }
 
-int prof_dir_open(struct memscope_source *src, const char *path, struct memscope_error *err)
+int ms__prof_dir_open(struct memscope_source *src, const char *path, struct memscope_error *err)
 {
 	struct prof_dir *d = calloc(1, sizeof(*d));
 	int rc;
@@ -493,7 +493,7 @@ int prof_dir_open(struct memscope_source *src, const char *path, struct memscope
 	return rc;
 }
 
-void prof_dir_free(struct prof_dir *d)
+void ms__prof_dir_free(struct prof_dir *d)
 {
 	if (!d)
 		return;
@@ -591,7 +591,7 @@ static int prof_dir_read(
 	size_t i, skipped_len = 0;
 	int rc = 0;
 
-	prof_ctx_init(&c);
+	ms__prof_ctx_init(&c);
 	c.clocks = &clocks;
 	c.mindspore = mindspore_output(d->real);
 	/* a MindSpore memory_record says so in its header: its blocks are MindSpore's too */
@@ -600,7 +600,7 @@ static int prof_dir_read(
 			struct memscope_source *s = NULL;
 
 			if (!(rc = open_file(&s, src, &d->files[i], &prog, err)))
-				c.mindspore = prof_csv_mindspore(s);
+				c.mindspore = ms__prof_csv_mindspore(s);
 			memscope_source_close(s);
 			break;
 		}
@@ -631,9 +631,9 @@ static int prof_dir_read(
 		if (d->files[i].kind == K_TIMELINE) {
 			/* the timeline (its slices one after the other) waits for the first
 			 * memory row, whose device its ops take */
-			rc = prof_trace_load(&c.pending, s, &c, err);
+			rc = ms__prof_trace_load(&c.pending, s, &c, err);
 		} else {
-			rc = prof_csv_read(s, &c, fn, ctx, err);
+			rc = ms__prof_csv_read(s, &c, fn, ctx, err);
 		}
 		add_stats(&src->stats, &s->stats);
 		prog.base += d->files[i].size;
@@ -643,22 +643,22 @@ static int prof_dir_read(
 		struct prof_trace *t = c.pending;
 
 		c.pending = NULL;
-		rc = prof_trace_emit(t, src, &c, fn, ctx, err);
+		rc = ms__prof_trace_emit(t, src, &c, fn, ctx, err);
 	}
-	prof_trace_free(c.pending);
+	ms__prof_trace_free(c.pending);
 	/* a file left unread is not checked either: said, so that a damaged one is not a surprise
 	 * to a tool that reads it */
 	if (!rc && skipped_len)
-		source_notice(src, "not read, so not checked (events this tool does not use): %s",
-			skipped);
+		ms__source_notice(src,
+			"not read, so not checked (events this tool does not use): %s", skipped);
 	/* files recorded days apart: said once, from the rule the analyses' pictures follow */
-	if (!rc && clocks_note(&clocks, src->opts.src, src->st, note, sizeof(note)))
-		source_notice(src, "%s", note);
-	clocks_free(&clocks);
+	if (!rc && ms__clocks_note(&clocks, src->opts.src, src->st, note, sizeof(note)))
+		ms__source_notice(src, "%s", note);
+	ms__clocks_free(&clocks);
 	return rc;
 }
 
-const struct reader prof_dir_reader = {
+const struct reader ms__prof_dir_reader = {
 	.format = MEMSCOPE_FORMAT_PROFILER,
 	.name = "profiler",
 	.what = "an Ascend profiler output folder",

@@ -422,7 +422,7 @@ static int decode_into(struct buf *b, const struct jval *v)
 {
 	const char *p = v->s, *end = v->s + v->len;
 
-	if (buf_reserve(b, v->len))
+	if (ms__buf_reserve(b, v->len))
 		return MEMSCOPE_E_NOMEM;
 	while (p < end) {
 		const char *bs = memchr(p, '\\', (size_t)(end - p));
@@ -668,13 +668,13 @@ static const char *value_text(struct loader *L, const struct jval *v, size_t *le
 {
 	if (v->type != JT_STR || !v->esc) {
 		*len = v->len;
-		return v->type == JT_STR ? prof_trim(v->s, len) : v->s;
+		return v->type == JT_STR ? ms__prof_trim(v->s, len) : v->s;
 	}
 	L->scratch.len = 0;
 	if (decode_into(&L->scratch, v))
 		return NULL;
 	*len = L->scratch.len;
-	return prof_trim(L->scratch.p, len);
+	return ms__prof_trim(L->scratch.p, len);
 }
 
 #define nomem(L) memscope_error_set((L)->err, MEMSCOPE_E_NOMEM, (L)->src->name, 0, "out of memory")
@@ -689,13 +689,13 @@ static int get_time(struct loader *L, const struct elem *e, int key, uint64_t *n
 
 	*skip = 1;
 	if (v->type != JT_STR && v->type != JT_NUM)
-		return source_bad_row(L->src, L->err, e->line,
+		return ms__source_bad_row(L->src, L->err, e->line,
 			v->type == JT_NONE ? "no %s" : "%s is not a number", keys[key]);
 	if (!(s = value_text(L, v, &len)))
 		return nomem(L);
-	if ((rc = prof_parse_us(s, len, ns)))
-		return source_bad_row(L->src, L->err, e->line, "%s \"%.*s\" %s", keys[key],
-			CLIP(len), s, prof_num_error(rc));
+	if ((rc = ms__prof_parse_us(s, len, ns)))
+		return ms__source_bad_row(L->src, L->err, e->line, "%s \"%.*s\" %s", keys[key],
+			CLIP(len), s, ms__prof_num_error(rc));
 	*skip = 0;
 	return 0;
 }
@@ -717,9 +717,9 @@ static int get_id(struct loader *L, const struct elem *e, int key, uint64_t *id,
 	else if (!(s = value_text(L, v, &len)))
 		return nomem(L);
 	if (v->type == JT_OTHER || num_plain(s, len, plain, sizeof(plain), &n) ||
-		parse_u64(plain, n, id)) {
+		ms__parse_u64(plain, n, id)) {
 		*skip = 1;
-		return source_bad_row(L->src, L->err, e->line, "%s \"%.*s\" is not an integer",
+		return ms__source_bad_row(L->src, L->err, e->line, "%s \"%.*s\" is not an integer",
 			keys[key], CLIP(len), s);
 	}
 	return 0;
@@ -775,7 +775,8 @@ static int get_stack(struct loader *L, const struct jval *v, uint32_t *id)
 				break;
 			}
 		if (fe > p) {
-			if (grow_array(&L->frames, &L->cap_frames, nf + 1, sizeof(*L->frames)) ||
+			if (ms__grow_array(
+				    &L->frames, &L->cap_frames, nf + 1, sizeof(*L->frames)) ||
 				memscope_strtab_intern(
 					L->src->st, p, (size_t)(fe - p), &L->frames[nf]))
 				return nomem(L);
@@ -800,7 +801,7 @@ static int keep_slice(struct loader *L, const struct elem *e)
 	if ((rc = get_time(L, e, K_DUR, &dur, &skip)) || skip)
 		return rc;
 	if (__builtin_add_overflow(s.ts_ns, dur, &s.end_ns))
-		return source_bad_row(L->src, L->err, e->line, "ts + dur is out of range");
+		return ms__source_bad_row(L->src, L->err, e->line, "ts + dur is out of range");
 	if ((rc = get_id(L, e, K_PID, &s.pid, &skip)) || skip)
 		return rc;
 	if ((rc = get_id(L, e, K_TID, &s.tid, &skip)) || skip)
@@ -811,7 +812,7 @@ static int keep_slice(struct loader *L, const struct elem *e)
 	if (t->n_slices >= UINT32_MAX)
 		return memscope_error_set(L->err, MEMSCOPE_E_NOMEM, L->src->name, e->line,
 			"more than %u slices", UINT32_MAX);
-	if (grow_array(&t->slices, &t->cap_slices, t->n_slices + 1, sizeof(*t->slices)))
+	if (ms__grow_array(&t->slices, &t->cap_slices, t->n_slices + 1, sizeof(*t->slices)))
 		return nomem(L);
 	s.line = e->line;
 	s.file = L->c->file;
@@ -845,19 +846,20 @@ static int keep_counter(struct loader *L, const struct elem *e, int which)
 	if ((rc = get_id(L, e, K_PID, &k.pid, &skip)) || skip)
 		return rc;
 	if (kb->type != JT_STR && kb->type != JT_NUM)
-		return source_bad_row(L->src, L->err, e->line, "counter %s: args.KB %s",
+		return ms__source_bad_row(L->src, L->err, e->line, "counter %s: args.KB %s",
 			series[which], kb->type == JT_NONE ? "missing" : "is not a number");
 	if (!(s = value_text(L, kb, &len)))
 		return nomem(L);
 	rc = num_plain(s, len, plain, sizeof(plain), &n);
-	/* decimals past the 30th are below a byte: prof_parse_bytes takes 30 */
+	/* decimals past the 30th are below a byte: ms__prof_parse_bytes takes 30 */
 	if (!rc && (dot = memchr(plain, '.', n)) && n - (size_t)(dot + 1 - plain) > 30)
 		n = (size_t)(dot + 1 - plain) + 30;
 	if (!rc)
-		rc = prof_parse_bytes(plain, n, 1024, &k.used, &exact);
+		rc = ms__prof_parse_bytes(plain, n, 1024, &k.used, &exact);
 	if (rc)
-		return source_bad_row(L->src, L->err, e->line, "counter %s: args.KB \"%.*s\" %s",
-			series[which], CLIP(len), s, prof_num_error(rc));
+		return ms__source_bad_row(L->src, L->err, e->line,
+			"counter %s: args.KB \"%.*s\" %s", series[which], CLIP(len), s,
+			ms__prof_num_error(rc));
 	if (!exact && L->n_rounded++ == 0)
 		L->first_rounded = e->line;
 	if (!L->series_id[which] && memscope_strtab_intern(L->src->st, series[which],
@@ -866,7 +868,7 @@ static int keep_counter(struct loader *L, const struct elem *e, int which)
 	if (t->n_counters >= UINT32_MAX)
 		return memscope_error_set(L->err, MEMSCOPE_E_NOMEM, L->src->name, e->line,
 			"more than %u counters", UINT32_MAX);
-	if (grow_array(&t->counters, &t->cap_counters, t->n_counters + 1, sizeof(*t->counters)))
+	if (ms__grow_array(&t->counters, &t->cap_counters, t->n_counters + 1, sizeof(*t->counters)))
 		return nomem(L);
 	k.name = L->series_id[which];
 	k.line = e->line;
@@ -886,7 +888,7 @@ static int keep_pname(struct loader *L, const struct elem *e)
 	if (L->n_pnames >= UINT32_MAX)
 		return memscope_error_set(L->err, MEMSCOPE_E_NOMEM, L->src->name, e->line,
 			"more than %u process names", UINT32_MAX);
-	if (grow_array(&L->pnames, &L->cap_pnames, L->n_pnames + 1, sizeof(*L->pnames)))
+	if (ms__grow_array(&L->pnames, &L->cap_pnames, L->n_pnames + 1, sizeof(*L->pnames)))
 		return nomem(L);
 	L->pnames[L->n_pnames].pid = pid;
 	L->pnames[L->n_pnames].seq = (uint32_t)L->n_pnames;
@@ -977,8 +979,8 @@ static int top_step(struct loader *L, struct jscan *j, enum top *state, int *in_
 			return rc;
 		L->n_elems++;
 		*state = T_NEXT;
-		return source_bad_row(L->src, L->err, j->elem_line, "element %llu is not an object",
-			(unsigned long long)L->n_elems);
+		return ms__source_bad_row(L->src, L->err, j->elem_line,
+			"element %llu is not an object", (unsigned long long)L->n_elems);
 	}
 	if ((rc = scan_elem(j, &e)))
 		return rc;
@@ -1000,7 +1002,7 @@ static int more_input(struct loader *L, struct window *w)
 		if (w->len - w->start > ELEM_MAX)
 			return memscope_error_set(L->err, MEMSCOPE_E_INVALID, L->src->name, L->line,
 				"an element longer than %zu MiB", ELEM_MAX >> 20);
-		if ((rc = window_fill(w, L->src, SIZE_MAX, L->err)))
+		if ((rc = ms__window_fill(w, L->src, SIZE_MAX, L->err)))
 			return rc;
 	} while (!w->final && w->len - w->start < want);
 	return 0;
@@ -1046,7 +1048,7 @@ static uint64_t filter_counters(struct loader *L, size_t from)
 	return i;
 }
 
-int prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct prof_ctx *c,
+int ms__prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct prof_ctx *c,
 	struct memscope_error *err)
 {
 	struct loader L = { 0 };
@@ -1067,7 +1069,7 @@ int prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct
 	if (!L.t && !(L.t = calloc(1, sizeof(*L.t))))
 		return nomem(&L);
 	from = L.t->n_counters;
-	if ((rc = window_open(&w, src, err)))
+	if ((rc = ms__window_open(&w, src, err)))
 		goto out;
 	for (;;) {
 		struct jscan j = { .p = w.data + w.start,
@@ -1127,11 +1129,11 @@ int prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct
 	if (c->pid == MEMSCOPE_ID_NONE)
 		c->pid = L.first_step_pid != MEMSCOPE_ID_NONE ? L.first_step_pid : L.first_op_pid;
 	if (n_left)
-		source_notice(src,
+		ms__source_notice(src,
 			"%llu memory counter%s left out: their process is not \"NPU MEM\"",
 			(unsigned long long)n_left, n_left == 1 ? "" : "s");
 	if (L.n_rounded)
-		source_notice(src,
+		ms__source_notice(src,
 			"%llu counter value%s rounded to whole bytes (the exporter rounded the KB "
 			"figure; first at %s:%llu)",
 			(unsigned long long)L.n_rounded, L.n_rounded == 1 ? "" : "s", src->name,
@@ -1139,12 +1141,12 @@ int prof_trace_load(struct prof_trace **out, struct memscope_source *src, struct
 	*out = L.t;
 	L.t = NULL;
 out:
-	window_close(&w);
-	prof_trace_free(L.t);
+	ms__window_close(&w);
+	ms__prof_trace_free(L.t);
 	free(L.pnames);
 	free(L.frames);
-	buf_free(&L.scratch);
-	buf_free(&L.stack);
+	ms__buf_free(&L.scratch);
+	ms__buf_free(&L.stack);
 	return rc;
 }
 
@@ -1200,7 +1202,7 @@ static int emit_op(struct memscope_source *src, struct prof_ctx *c, memscope_eve
 	ev.stack_py = end ? 0 : s->stack;
 	ev.line = s->line;
 	ev.file = s->file;
-	return prof_deliver(src, c, fn, ctx, &ev, err);
+	return ms__prof_deliver(src, c, fn, ctx, &ev, err);
 }
 
 static int emit_counter(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn,
@@ -1213,7 +1215,7 @@ static int emit_counter(struct memscope_source *src, struct prof_ctx *c, memscop
 	ev.kind = MEMSCOPE_KIND_COUNTER;
 	ev.subtype = MEMSCOPE_SUB_NPU_MEM;
 	ev.ts_ns = k->ts_ns;
-	ev.pid = MEMSCOPE_ID_NONE; /* the output's (prof_deliver) */
+	ev.pid = MEMSCOPE_ID_NONE; /* the output's (ms__prof_deliver) */
 	ev.tid = MEMSCOPE_ID_NONE;
 	/* msprof's pid: the device in its low 5 bits, 31 the host */
 	ev.device = k->pid == MEMSCOPE_ID_NONE ? MEMSCOPE_DEVICE_NONE
@@ -1224,15 +1226,15 @@ static int emit_counter(struct memscope_source *src, struct prof_ctx *c, memscop
 	ev.flags = MEMSCOPE_EV_USED | MEMSCOPE_EV_ATTR;
 	a.key = MEMSCOPE_STR_USED;
 	a.val = text;
-	a.val_len = (uint32_t)fmt_i64(text, k->used);
+	a.val_len = (uint32_t)ms__fmt_i64(text, k->used);
 	ev.attrs = &a;
 	ev.n_attrs = 1;
 	ev.line = k->line;
 	ev.file = k->file;
-	return prof_deliver(src, c, fn, ctx, &ev, err);
+	return ms__prof_deliver(src, c, fn, ctx, &ev, err);
 }
 
-int prof_trace_emit(struct prof_trace *t, struct memscope_source *src, struct prof_ctx *c,
+int ms__prof_trace_emit(struct prof_trace *t, struct memscope_source *src, struct prof_ctx *c,
 	memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
 	struct end_ref *ends = NULL;
@@ -1280,11 +1282,11 @@ int prof_trace_emit(struct prof_trace *t, struct memscope_source *src, struct pr
 	}
 out:
 	free(ends);
-	prof_trace_free(t);
+	ms__prof_trace_free(t);
 	return rc;
 }
 
-void prof_trace_free(struct prof_trace *t)
+void ms__prof_trace_free(struct prof_trace *t)
 {
 	if (!t)
 		return;
@@ -1293,7 +1295,7 @@ void prof_trace_free(struct prof_trace *t)
 	free(t);
 }
 
-int prof_trace_sniff(const unsigned char *p, size_t n, int eof)
+int ms__prof_trace_sniff(const unsigned char *p, size_t n, int eof)
 {
 	const char *s = (const char *)p, *end = s + n;
 	struct jscan j = { 0 };
@@ -1301,7 +1303,7 @@ int prof_trace_sniff(const unsigned char *p, size_t n, int eof)
 	int rc;
 
 	(void)eof;
-	if (!sniff_text(p, n))
+	if (!ms__sniff_text(p, n))
 		return 0;
 	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
 		s += 3;
@@ -1326,7 +1328,7 @@ static int json_sniff(
 	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
 {
 	(void)name, (void)err;
-	return prof_trace_sniff(p, n, eof);
+	return ms__prof_trace_sniff(p, n, eof);
 }
 
 static int json_read(
@@ -1336,14 +1338,14 @@ static int json_read(
 	struct prof_ctx c;
 	int rc;
 
-	prof_ctx_init(&c);
-	rc = prof_trace_load(&t, src, &c, err);
+	ms__prof_ctx_init(&c);
+	rc = ms__prof_trace_load(&t, src, &c, err);
 	if (!rc)
-		rc = prof_trace_emit(t, src, &c, fn, ctx, err);
+		rc = ms__prof_trace_emit(t, src, &c, fn, ctx, err);
 	return rc;
 }
 
-const struct reader msprof_json_reader = {
+const struct reader ms__msprof_json_reader = {
 	.format = MEMSCOPE_FORMAT_MSPROF_JSON,
 	.name = "msprof-json",
 	.what = "an Ascend profiler timeline",

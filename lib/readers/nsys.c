@@ -143,7 +143,7 @@ static int sql_fail(struct nsys *r, int rc, const char *what)
 	char text[96];
 
 	snprintf(text, sizeof(text), "cannot read %s", what);
-	return db_error(r->db, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_INVALID,
+	return ms__db_error(r->db, rc == SQLITE_NOMEM ? MEMSCOPE_E_NOMEM : MEMSCOPE_E_INVALID,
 		r->src->name, 0, text, r->err);
 }
 
@@ -163,7 +163,7 @@ static int bad_row(struct nsys *r, const struct cursor *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return source_bad_row(r->src, r->err, (uint64_t)c->rowid, "%s: %s", c->table, msg);
+	return ms__source_bad_row(r->src, r->err, (uint64_t)c->rowid, "%s: %s", c->table, msg);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -387,12 +387,12 @@ static int load_mem_enums(struct nsys *r)
 		(rc = load_enum(r, E_OPER, &r->oper, &oper_table)))
 		return rc;
 	if (!kind_table)
-		source_notice(r->src,
+		ms__source_notice(r->src,
 			"no %s table: memKind read in nsys' numbering (0 Pageable, 1 Pinned, 2 "
 			"Device, 3 Array, 4 Managed, 5 Device Static, 6 Managed Static, 7 Unknown)",
 			T_KIND);
 	if (!oper_table)
-		source_notice(r->src,
+		ms__source_notice(r->src,
 			"no %s table: memoryOperationType read in nsys' numbering (0 allocation, 1 "
 			"deallocation)",
 			T_OPER);
@@ -424,7 +424,7 @@ static int load_epoch(struct nsys *r)
 	if (found && rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return sql_fail(r, rc, T_SESSION);
 	if (!ok)
-		source_notice(r->src,
+		ms__source_notice(r->src,
 			"no session start time (%s.utcEpochNs): timestamps are nanoseconds since "
 			"the session start",
 			T_SESSION);
@@ -489,7 +489,7 @@ static int put(struct buf *b, ...)
 
 	va_start(ap, b);
 	while ((s = va_arg(ap, const char *)) && !rc)
-		rc = buf_append(b, s, strlen(s));
+		rc = ms__buf_append(b, s, strlen(s));
 	va_end(ap);
 	return rc;
 }
@@ -516,10 +516,10 @@ static int open_mem(struct nsys *r)
 	for (i = 0; i < N_MCOLS && !rc; i++)
 		rc = select_col(&sql, "", mcols[i], (found >> i) & 1);
 	if (!rc)
-		rc = buf_append(&sql, " FROM " T_MEM " ORDER BY \"start\", rowid",
+		rc = ms__buf_append(&sql, " FROM " T_MEM " ORDER BY \"start\", rowid",
 			sizeof(" FROM " T_MEM " ORDER BY \"start\", rowid")); /* with the NUL */
 	rc = rc ? nomem(r, 0) : prepare(r, &r->mem, T_MEM, sql.p);
-	buf_free(&sql);
+	ms__buf_free(&sql);
 	return rc;
 }
 
@@ -569,7 +569,7 @@ static int open_nvtx(struct nsys *r, uint32_t found, int strings)
 	if (!rc)
 		rc = id_list(&sql, &r->nv, -1);
 	if (!rc)
-		rc = buf_append(&sql, ") ORDER BY n.\"start\", n.rowid",
+		rc = ms__buf_append(&sql, ") ORDER BY n.\"start\", n.rowid",
 			sizeof(") ORDER BY n.\"start\", n.rowid")); /* with the NUL */
 	if (!rc && (rc = prepare(r, &r->start, T_NVTX, sql.p)) == 0 && ((found >> N_END) & 1)) {
 		sql.len = 0;
@@ -579,11 +579,11 @@ static int open_nvtx(struct nsys *r, uint32_t found, int strings)
 		if (!rc)
 			rc = id_list(&sql, &r->nv, NV_RANGE);
 		if (!rc)
-			rc = buf_append(&sql, nvtx_ends_tail, sizeof(nvtx_ends_tail));
+			rc = ms__buf_append(&sql, nvtx_ends_tail, sizeof(nvtx_ends_tail));
 		if (!rc)
 			rc = prepare(r, &r->end, T_NVTX, sql.p);
 	}
-	buf_free(&sql);
+	ms__buf_free(&sql);
 	return rc == MEMSCOPE_E_NOMEM ? nomem(r, 0) : rc;
 }
 
@@ -615,7 +615,7 @@ static int setup_nvtx(struct nsys *r)
 		(rc = need_columns(r, T_NVTX, ncols, N_REQUIRED, found)))
 		return rc;
 	if (!present)
-		source_notice(r->src,
+		ms__source_notice(r->src,
 			"no %s table: NVTX eventType read in nsys' numbering (34 mark, 59, 60, 70, "
 			"71 ranges)",
 			T_EVTYPE);
@@ -684,7 +684,7 @@ static void event_init(struct nsys *r, struct memscope_event *ev, unsigned kind,
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = (uint16_t)kind;
 	ev->subtype = (uint16_t)subtype;
-	event_set_pool(ev, r->src->st);
+	ms__event_set_pool(ev, r->src->st);
 	ev->pid = MEMSCOPE_ID_NONE;
 	ev->tid = MEMSCOPE_ID_NONE;
 	ev->device = MEMSCOPE_DEVICE_NONE;
@@ -818,7 +818,7 @@ static int range_end(struct nsys *r, const struct cursor *c, uint64_t start_id, 
 		memcpy(name, "Range end from id ", 18);
 		ev.flags = MEMSCOPE_EV_NAME_QUOTED;
 		if (memscope_strtab_intern(
-			    r->src->st, name, 18 + fmt_u64(name + 18, start_id), &ev.name))
+			    r->src->st, name, 18 + ms__fmt_u64(name + 18, start_id), &ev.name))
 			return nomem(r, ev.line);
 	}
 	return deliver(r, &ev);
@@ -886,7 +886,7 @@ static int nvtx_row(struct nsys *r)
 		return rc;
 	if (end == start)
 		return range_end(r, c, ev.id, op, ev.ts_ns, has_tid, gtid);
-	return u64map_put(&r->open, (uint64_t)c->rowid, ev.id, op) ? nomem(r, ev.line) : 0;
+	return ms__u64map_put(&r->open, (uint64_t)c->rowid, ev.id, op) ? nomem(r, ev.line) : 0;
 }
 
 /* One range end at its time: delivered when its start was. 0 or the status to stop with. */
@@ -897,7 +897,7 @@ static int end_row(struct nsys *r)
 	int64_t gtid = 0;
 	int has_tid;
 
-	if (!u64map_del(&r->open, (uint64_t)c->rowid, &id, &op))
+	if (!ms__u64map_del(&r->open, (uint64_t)c->rowid, &id, &op))
 		return 0; /* its start was a bad row, skipped */
 	has_tid = sqlite3_column_type(c->st, 2) == SQLITE_INTEGER;
 	if (has_tid)
@@ -958,7 +958,7 @@ static int setup(struct nsys *r)
 	struct memscope_strtab *st = r->src->st;
 	int rc;
 
-	if ((rc = db_open(r->src, &r->conn, r->err)))
+	if ((rc = ms__db_open(r->src, &r->conn, r->err)))
 		return rc;
 	r->db = r->conn.db;
 	if ((rc = has_table(r, T_MEM)) <= 0)
@@ -1029,16 +1029,16 @@ static int nsys_read(
 	sqlite3_finalize(r->start.st);
 	sqlite3_finalize(r->end.st);
 	sqlite3_finalize(r->string_id);
-	db_conn_close(&r->conn);
-	u64map_free(&r->open);
+	ms__db_conn_close(&r->conn);
+	ms__u64map_free(&r->open);
 	free(r);
 	return rc;
 }
 
-const struct reader nsys_reader = {
+const struct reader ms__nsys_reader = {
 	.format = MEMSCOPE_FORMAT_NSYS,
 	.name = "nsys",
 	.what = "an Nsight Systems export",
-	.sniff = NULL, /* a database with its tables: db_refine */
+	.sniff = NULL, /* a database with its tables: ms__db_refine */
 	.read = nsys_read,
 };

@@ -50,7 +50,7 @@ struct pk {
 	size_t n_marks, cap_marks;
 	uint32_t *memo;
 	size_t n_memo, cap_memo;
-	struct pk_node *nodes;
+	struct ms__pk_node *nodes;
 	size_t n_nodes, cap_nodes;
 	uint32_t free_node; /* first free node (linked through aux), PK_NO_MEMO: none */
 	size_t held;
@@ -80,12 +80,12 @@ static int nomem(struct pk *p)
 	return fail(p, MEMSCOPE_E_NOMEM, "out of memory");
 }
 
-uint64_t pk_offset(const struct pk *p)
+uint64_t ms__pk_offset(const struct pk *p)
 {
 	return p->op_off;
 }
 
-struct pk_node *pk_node(struct pk *p, uint32_t id)
+struct ms__pk_node *ms__pk_node(struct pk *p, uint32_t id)
 {
 	return &p->nodes[id];
 }
@@ -131,7 +131,7 @@ static void items_put(struct pk *p, struct pk_val *a, uint32_t cap)
 /* A new node of kind with one reference into *id. 0 or an error. */
 static int node_new(struct pk *p, uint8_t kind, uint32_t *id)
 {
-	struct pk_node *n;
+	struct ms__pk_node *n;
 
 	/* at the limit no container can be filled or kept: refused here, the nodes stay bounded */
 	if (p->held >= PK_MAX_HELD)
@@ -143,7 +143,7 @@ static int node_new(struct pk *p, uint8_t kind, uint32_t *id)
 	} else {
 		if (p->n_nodes >= PK_ID_MAX)
 			return fail(p, MEMSCOPE_E_INVALID, "more than %u containers", PK_ID_MAX);
-		if (grow_array(&p->nodes, &p->cap_nodes, p->n_nodes + 1, sizeof(*p->nodes)))
+		if (ms__grow_array(&p->nodes, &p->cap_nodes, p->n_nodes + 1, sizeof(*p->nodes)))
 			return nomem(p);
 		*id = (uint32_t)p->n_nodes++;
 	}
@@ -158,7 +158,7 @@ static int node_new(struct pk *p, uint8_t kind, uint32_t *id)
 /* Append v to node id (its reference moves in). 0 or an error. */
 static int node_add(struct pk *p, uint32_t id, const struct pk_val *v)
 {
-	struct pk_node *n = &p->nodes[id];
+	struct ms__pk_node *n = &p->nodes[id];
 
 	if (n->n < n->cap && p->held < PK_MAX_HELD) { /* the common case, first */
 		n->items[n->n++] = *v;
@@ -188,8 +188,8 @@ static int node_add(struct pk *p, uint32_t id, const struct pk_val *v)
 
 static void unref(struct pk *p, uint32_t id);
 
-/* What the memo keeps in place of a node the reader turned into a value (pk_node_done). */
-static uint32_t done_memo(const struct pk_node *n)
+/* What the memo keeps in place of a node the reader turned into a value (ms__pk_node_done). */
+static uint32_t done_memo(const struct ms__pk_node *n)
 {
 	if (n->done == PK_PAIR)
 		return MEMO(M_PAIR, n->aux);
@@ -200,7 +200,7 @@ static uint32_t done_memo(const struct pk_node *n)
  * one only the memo holds that the reader turned into a value becomes that value in the memo. */
 static void unref(struct pk *p, uint32_t id)
 {
-	struct pk_node *n = &p->nodes[id];
+	struct ms__pk_node *n = &p->nodes[id];
 
 	if (--n->refs == 1 && n->done && n->memo != PK_NO_MEMO) {
 		p->memo[n->memo] = done_memo(n);
@@ -210,7 +210,7 @@ static void unref(struct pk *p, uint32_t id)
 	}
 	if (n->refs)
 		return;
-	/* room for it was made when the node was made (pk_read keeps cap_dying >= n_nodes) */
+	/* room for it was made when the node was made (ms__pk_read keeps cap_dying >= n_nodes) */
 	p->dying[p->n_dying++] = id;
 }
 
@@ -219,7 +219,7 @@ static void reap(struct pk *p)
 {
 	while (p->n_dying) {
 		uint32_t id = p->dying[--p->n_dying], i;
-		struct pk_node *n = &p->nodes[id];
+		struct ms__pk_node *n = &p->nodes[id];
 
 		for (i = 0; i < n->n; i++)
 			if (n->items[i].type == PK_NODE)
@@ -245,7 +245,7 @@ static void drop(struct pk *p, const struct pk_val *v)
 /* Let the items of node id go, their references with them. */
 static void release(struct pk *p, uint32_t id)
 {
-	struct pk_node *n = &p->nodes[id];
+	struct ms__pk_node *n = &p->nodes[id];
 	struct pk_val *items = n->items;
 	uint32_t i, count = n->n, cap = n->cap;
 
@@ -259,9 +259,9 @@ static void release(struct pk *p, uint32_t id)
 	reap(p);
 }
 
-int pk_node_done(struct pk *p, uint32_t id, uint8_t type, uint32_t aux, uint8_t flag)
+int ms__pk_node_done(struct pk *p, uint32_t id, uint8_t type, uint32_t aux, uint8_t flag)
 {
-	struct pk_node *n = &p->nodes[id];
+	struct ms__pk_node *n = &p->nodes[id];
 
 	if (aux > PK_ID_MAX)
 		return fail(p, MEMSCOPE_E_INVALID, "more than %u stacks or frames", PK_ID_MAX);
@@ -276,7 +276,7 @@ int pk_node_done(struct pk *p, uint32_t id, uint8_t type, uint32_t aux, uint8_t 
 	return 0;
 }
 
-const struct pk_val *pk_dict_get(struct pk *p, const struct pk_node *dict, uint32_t key)
+const struct pk_val *ms__pk_dict_get(struct pk *p, const struct ms__pk_node *dict, uint32_t key)
 {
 	uint32_t i;
 
@@ -299,8 +299,8 @@ static int push(struct pk *p, const struct pk_val *v)
 	if (p->sp >= PK_MAX_STACK)
 		return fail(
 			p, MEMSCOPE_E_INVALID, "more than %u values on the stack", PK_MAX_STACK);
-	if (grow_array(&p->stack_off, &p->cap_off, p->sp + 1, sizeof(*p->stack_off)) ||
-		grow_array(&p->stack, &p->cap, p->sp + 1, sizeof(*p->stack)))
+	if (ms__grow_array(&p->stack_off, &p->cap_off, p->sp + 1, sizeof(*p->stack_off)) ||
+		ms__grow_array(&p->stack, &p->cap, p->sp + 1, sizeof(*p->stack)))
 		return nomem(p);
 	p->stack_off[p->sp] = p->op_off;
 	p->stack[p->sp++] = *v;
@@ -332,7 +332,7 @@ static int pop_mark(struct pk *p, size_t *at, const char *op)
 }
 
 /* The node of stack value at, when it is a container of kind; NULL (err set) when not. */
-static struct pk_node *container_at(struct pk *p, size_t at, uint8_t kind, const char *op)
+static struct ms__pk_node *container_at(struct pk *p, size_t at, uint8_t kind, const char *op)
 {
 	static const char *const kinds[] = { "list", "dict" };
 
@@ -353,7 +353,7 @@ static int box_new(struct pk *p, const struct pk_val *v, uint32_t *id)
 		*id = p->free_box;
 		p->free_box = p->boxes[*id].id;
 	} else {
-		if (grow_array(&p->boxes, &p->cap_boxes, p->n_boxes + 1, sizeof(*p->boxes)))
+		if (ms__grow_array(&p->boxes, &p->cap_boxes, p->n_boxes + 1, sizeof(*p->boxes)))
 			return nomem(p);
 		*id = (uint32_t)p->n_boxes++;
 	}
@@ -380,7 +380,7 @@ static int memo_set(struct pk *p, uint64_t idx, const struct pk_val *v)
 	if (idx == p->n_memo) {
 		if (idx >= UINT32_MAX - 1)
 			return fail(p, MEMSCOPE_E_INVALID, "too many memo entries");
-		if (grow_array(&p->memo, &p->cap_memo, p->n_memo + 1, sizeof(*p->memo)))
+		if (ms__grow_array(&p->memo, &p->cap_memo, p->n_memo + 1, sizeof(*p->memo)))
 			return nomem(p);
 		p->memo[p->n_memo++] = M_NONE;
 	}
@@ -507,7 +507,7 @@ static int offer(struct pk *p, const struct pk_val *v, uint32_t list_id, int64_t
 	if (taken <= 0)
 		return taken;
 	if (v->type == PK_NODE) {
-		struct pk_node *n = &p->nodes[v->id];
+		struct ms__pk_node *n = &p->nodes[v->id];
 
 		if (n->memo != PK_NO_MEMO && p->memo[n->memo] == MEMO(M_NODE, v->id)) {
 			p->memo[n->memo] = M_GONE;
@@ -652,7 +652,7 @@ static int need(struct pk *p, size_t n)
 					(unsigned long long)p->frame_off);
 			return fail(p, MEMSCOPE_E_TRUNCATED, "cut inside an opcode");
 		}
-		rc = window_fill(&p->w, p->src, PK_MAX_STR + 16, p->err);
+		rc = ms__window_fill(&p->w, p->src, PK_MAX_STR + 16, p->err);
 		if (rc)
 			return rc;
 	}
@@ -765,7 +765,7 @@ static int collect(struct pk *p, size_t at, uint8_t kind)
 
 static int op_setitems(struct pk *p, size_t at, const char *op)
 {
-	struct pk_node *d = container_at(p, at - 1, PK_DICT, op);
+	struct ms__pk_node *d = container_at(p, at - 1, PK_DICT, op);
 	uint32_t id;
 	size_t i;
 	int rc = 0;
@@ -858,7 +858,7 @@ static int step(struct pk *p, int *proto)
 		if (p->n_marks >= PK_MAX_MARKS)
 			return fail(p, MEMSCOPE_E_INVALID, "more than %u open MARKs", PK_MAX_MARKS);
 		if (p->n_marks == p->cap_marks &&
-			grow_array(&p->marks, &p->cap_marks, p->n_marks + 1, sizeof(*p->marks)))
+			ms__grow_array(&p->marks, &p->cap_marks, p->n_marks + 1, sizeof(*p->marks)))
 			return nomem(p);
 		p->marks[p->n_marks++] = p->sp;
 		return 0;
@@ -1023,7 +1023,7 @@ static int after_stop(struct pk *p)
 	int rc = 0;
 
 	while (!rc && p->w.len == p->w.start && !p->w.final)
-		rc = window_fill(&p->w, p->src, PK_MAX_STR + 16, p->err);
+		rc = ms__window_fill(&p->w, p->src, PK_MAX_STR + 16, p->err);
 	if (!rc && p->w.len > p->w.start) {
 		p->op_off = p->off;
 		rc = fail(p, MEMSCOPE_E_INVALID, "bytes after the pickle's STOP");
@@ -1037,7 +1037,7 @@ static int after_stop(struct pk *p)
 	return rc;
 }
 
-int pk_read(struct pk **out, struct memscope_source *src, const struct pk_hooks *hooks,
+int ms__pk_read(struct pk **out, struct memscope_source *src, const struct pk_hooks *hooks,
 	struct pk_val *result, struct memscope_error *err)
 {
 	struct pk *p = calloc(1, sizeof(*p));
@@ -1052,14 +1052,14 @@ int pk_read(struct pk **out, struct memscope_source *src, const struct pk_hooks 
 	p->hooks = *hooks;
 	p->free_node = PK_NO_MEMO;
 	p->free_box = PK_NO_MEMO;
-	rc = window_open(&p->w, src, err);
+	rc = ms__window_open(&p->w, src, err);
 	p->w_open = !rc;
 	for (;;) {
 		if (rc)
 			break;
 		p->op_off = p->off;
 		if (p->w.len - p->w.start < 9 && !p->w.final &&
-			(rc = window_fill(&p->w, src, PK_MAX_STR + 16, err)))
+			(rc = ms__window_fill(&p->w, src, PK_MAX_STR + 16, err)))
 			break;
 		if (p->w.len == p->w.start) {
 			rc = fail(p, MEMSCOPE_E_TRUNCATED,
@@ -1072,8 +1072,8 @@ int pk_read(struct pk **out, struct memscope_source *src, const struct pk_hooks 
 			break;
 		}
 		/* room to free every node without allocating while freeing */
-		if (p->cap_dying < p->n_nodes + 1 &&
-			grow_array(&p->dying, &p->cap_dying, p->n_nodes + 64, sizeof(*p->dying))) {
+		if (p->cap_dying < p->n_nodes + 1 && ms__grow_array(&p->dying, &p->cap_dying,
+							     p->n_nodes + 64, sizeof(*p->dying))) {
 			rc = nomem(p);
 			break;
 		}
@@ -1087,7 +1087,7 @@ int pk_read(struct pk **out, struct memscope_source *src, const struct pk_hooks 
 	return rc;
 }
 
-void pk_free(struct pk *p)
+void ms__pk_free(struct pk *p)
 {
 	size_t i;
 
@@ -1104,7 +1104,7 @@ void pk_free(struct pk *p)
 			free(a);
 		}
 	if (p->w_open)
-		window_close(&p->w);
+		ms__window_close(&p->w);
 	free(p->stack);
 	free(p->stack_off);
 	free(p->marks);

@@ -17,9 +17,9 @@ enum pk_type {
 	PK_FLOAT, /* f */
 	PK_STR,	  /* id: its string id */
 	PK_BYTES, /* id: its string id */
-	PK_NODE,  /* id: a list, dict or tuple (pk_node) */
-	PK_PAIR,  /* id: what a frames list became (pk_node_done) */
-	PK_FRAME, /* id: what a frame dict became, flag its kind 0 to 2 (pk_node_done) */
+	PK_NODE,  /* id: a list, dict or tuple (ms__pk_node) */
+	PK_PAIR,  /* id: what a frames list became (ms__pk_node_done) */
+	PK_FRAME, /* id: what a frame dict became, flag its kind 0 to 2 (ms__pk_node_done) */
 };
 
 struct pk_val {
@@ -36,13 +36,14 @@ struct pk_val {
 enum pk_kind { PK_LIST, PK_DICT, PK_TUPLE };
 
 /* A container. A dict's items are its keys and values in turn. */
-struct pk_node {
+struct ms__pk_node {
 	struct pk_val *items;
 	uint32_t n, cap;
 	uint32_t refs; /* the stack's, the containers' and the memo's references */
 	uint32_t memo; /* its memo index, PK_NO_MEMO when not memoized */
 	uint8_t kind;  /* enum pk_kind */
-	uint8_t done;  /* 0, or PK_PAIR / PK_FRAME: the reader turned it into aux (pk_node_done) */
+	uint8_t done;  /* 0, or PK_PAIR / PK_FRAME: the reader turned it into aux (ms__pk_node_done)
+			*/
 	uint8_t flag;  /* with done: the PK_FRAME value's flag */
 	uint32_t aux;  /* with done: the value; else the reader's (0 when the node is made) */
 };
@@ -77,19 +78,19 @@ struct pk_hooks {
 
 /*
  * Read src's pickle to its STOP and return its value in *out (a PK_NODE stays valid until
- * pk_free). 0, or MEMSCOPE_E_INVALID (an opcode outside the subset, a limit passed, bytes after
+ * ms__pk_free). 0, or MEMSCOPE_E_INVALID (an opcode outside the subset, a limit passed, bytes after
  * STOP), MEMSCOPE_E_TRUNCATED (the file ends inside it), MEMSCOPE_E_IO, MEMSCOPE_E_NOMEM, or a
- * hook's status; err names the offset. *p is pk_free's either way.
+ * hook's status; err names the offset. *p is ms__pk_free's either way.
  */
-int pk_read(struct pk **p, struct memscope_source *src, const struct pk_hooks *hooks,
+int ms__pk_read(struct pk **p, struct memscope_source *src, const struct pk_hooks *hooks,
 	struct pk_val *out, struct memscope_error *err);
-void pk_free(struct pk *p);
+void ms__pk_free(struct pk *p);
 
-/* The node a PK_NODE value names (borrowed, valid until the next opcode runs or pk_free). */
-struct pk_node *pk_node(struct pk *p, uint32_t id);
+/* The node a PK_NODE value names (borrowed, valid until the next opcode runs or ms__pk_free). */
+struct ms__pk_node *ms__pk_node(struct pk *p, uint32_t id);
 
 /* The value of the last key of dict node whose string id is key, or NULL. */
-const struct pk_val *pk_dict_get(struct pk *p, const struct pk_node *dict, uint32_t key);
+const struct pk_val *ms__pk_dict_get(struct pk *p, const struct ms__pk_node *dict, uint32_t key);
 
 /*
  * The reader has turned node id into what it needs (type PK_PAIR or PK_FRAME, aux, flag): its
@@ -97,9 +98,9 @@ const struct pk_val *pk_dict_get(struct pk *p, const struct pk_node *dict, uint3
  * a snapshot's frames cost what they became, not their dicts. 0 or MEMSCOPE_E_INVALID (more
  * ids than the memo can hold).
  */
-int pk_node_done(struct pk *p, uint32_t id, uint8_t type, uint32_t aux, uint8_t flag);
+int ms__pk_node_done(struct pk *p, uint32_t id, uint8_t type, uint32_t aux, uint8_t flag);
 
 /* The offset of the opcode being run (for messages). */
-uint64_t pk_offset(const struct pk *p);
+uint64_t ms__pk_offset(const struct pk *p);
 
 #endif

@@ -15,7 +15,7 @@ struct trace_state {
 	struct memscope_error *err;
 };
 
-#define trace_error(ts, line, ...) source_bad_row((ts)->src, (ts)->err, line, __VA_ARGS__)
+#define trace_error(ts, line, ...) ms__source_bad_row((ts)->src, (ts)->err, line, __VA_ARGS__)
 
 /*
  * One line without its terminator. The reference writes FuncInfo unquoted, so a comma in a path
@@ -44,7 +44,7 @@ static int trace_line(struct trace_state *ts, const char *s, size_t n, uint64_t 
 		k = end - (size_t)(f - s);
 		if (i < 2 && k == 3 && memcmp(f, "N/A", 3) == 0)
 			*vals[i] = MEMSCOPE_ID_NONE;
-		else if (parse_u64(f, k, vals[i]) || *vals[i] == MEMSCOPE_ID_NONE)
+		else if (ms__parse_u64(f, k, vals[i]) || *vals[i] == MEMSCOPE_ID_NONE)
 			return trace_error(ts, line,
 				reader_exp_notation(f, k) ? "%s \"%.*s\" " READER_EXP_NOTATION
 							  : "invalid %s \"%.*s\"",
@@ -73,7 +73,7 @@ static int python_trace_read(
 	uint64_t line = 1;
 	int rc, have_header = 0;
 
-	rc = window_open(&w, src, err);
+	rc = ms__window_open(&w, src, err);
 	if (!rc && w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0)
 		w.start = 3; /* UTF-8 byte order mark */
 	while (!rc) {
@@ -87,7 +87,7 @@ static int python_trace_read(
 		if (nl == end)
 			nl = NULL;
 		if ((!nl || (*nl == '\r' && nl + 1 == end)) && !w.final) {
-			rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
+			rc = ms__window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
 			if (rc == MEMSCOPE_E_INVALID)
 				rc = memscope_error_set(err, rc, src->name, line,
 					"line longer than %zu MiB", CSVTOK_MAX_ROW_BYTES >> 20);
@@ -112,7 +112,7 @@ static int python_trace_read(
 	if (!rc && !have_header)
 		rc = memscope_error_set(
 			err, MEMSCOPE_E_INVALID, src->name, 0, "empty file (no header line)");
-	window_close(&w);
+	ms__window_close(&w);
 	return rc;
 }
 
@@ -121,14 +121,14 @@ static int python_trace_sniff(
 	const unsigned char *p, size_t n, int eof, const char *name, struct memscope_error *err)
 {
 	(void)eof, (void)name, (void)err;
-	if (!sniff_text(p, n))
+	if (!ms__sniff_text(p, n))
 		return 0;
 	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
 		p += 3, n -= 3;
 	return n >= 9 && memcmp(p, "FuncInfo,", 9) == 0;
 }
 
-const struct reader python_trace_reader = {
+const struct reader ms__python_trace_reader = {
 	.format = MEMSCOPE_FORMAT_PYTHON_TRACE,
 	.name = "python-trace",
 	.what = "a python_trace CSV",

@@ -78,10 +78,10 @@ struct reader {
  * The reader whose sniff says yes to p[0..n) first into *out: 0, or an error naming what was
  * expected when none does (MEMSCOPE_E_INVALID), or a sniffer's own error.
  */
-int reader_detect(const struct reader **out, const unsigned char *p, size_t n, int eof,
+int ms__reader_detect(const struct reader **out, const unsigned char *p, size_t n, int eof,
 	const char *name, struct memscope_error *err);
 /* The reader of format f; NULL for MEMSCOPE_FORMAT_UNKNOWN. */
-const struct reader *reader_of(enum memscope_format f);
+const struct reader *ms__reader_of(enum memscope_format f);
 
 /* An open database: the connection, and the memory it reads when it is a WAL-mode file read as
  * its WAL makes it (db_read.c's wal_image; NULL otherwise). */
@@ -97,18 +97,18 @@ struct db_conn {
  * being written": a file read-only, waiting for another process's locks for a bounded time; in
  * WAL mode and open by no other process, as its WAL makes it or as immutable; memory deserialized
  * read-only), double-quoted strings off: 0 and *c the connection (the caller closes it with
- * db_conn_close), or the error (err set, *c zeroed): MEMSCOPE_E_UNSUPPORTED (standard input),
+ * ms__db_conn_close), or the error (err set, *c zeroed): MEMSCOPE_E_UNSUPPORTED (standard input),
  * MEMSCOPE_E_IO, MEMSCOPE_E_INVALID (a WAL that commits more than there is), MEMSCOPE_E_NOMEM.
  */
-int db_open(struct memscope_source *src, struct db_conn *c, struct memscope_error *err);
-/* Close what db_open opened (a zeroed c is fine); c is zeroed. */
-void db_conn_close(struct db_conn *c);
+int ms__db_open(struct memscope_source *src, struct db_conn *c, struct memscope_error *err);
+/* Close what ms__db_open opened (a zeroed c is fine); c is zeroed. */
+void ms__db_conn_close(struct db_conn *c);
 /*
  * SQLite's error on db (NULL: none opened) as ours, into err: a database still locked by another
  * process after the busy timeout is MEMSCOPE_E_IO, said so; anything else code with "what:
  * SQLite's message". Returns the code set.
  */
-int db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, const char *what,
+int ms__db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, const char *what,
 	struct memscope_error *err);
 /*
  * After the detection took src for a database: an Nsight Systems export (a table
@@ -117,7 +117,7 @@ int db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, cons
  * cannot be opened or read stays a database, whose read says what is wrong with it, but one
  * another process kept locked for the busy timeout: 0, or MEMSCOPE_E_IO (err says so).
  */
-int db_refine(struct memscope_source *src, struct memscope_error *err);
+int ms__db_refine(struct memscope_source *src, struct memscope_error *err);
 
 /*
  * The attrs of the event a reader builds (its attrs point at a): text borrowed from the input or
@@ -147,7 +147,7 @@ static inline void ev_attr_num(
 {
 	char *t = x->num[ev->n_attrs];
 
-	ev_attr_text(x, ev, key, t, fmt_i64(t, v));
+	ev_attr_text(x, ev, key, t, ms__fmt_i64(t, v));
 }
 
 static inline void ev_attr_unum(
@@ -155,11 +155,11 @@ static inline void ev_attr_unum(
 {
 	char *t = x->num[ev->n_attrs];
 
-	ev_attr_text(x, ev, key, t, fmt_u64(t, v));
+	ev_attr_text(x, ev, key, t, ms__fmt_u64(t, v));
 }
 
 /* Whether p[0..n) looks like text: no NUL byte in its first 4 KiB (the text formats' sniffers). */
-int sniff_text(const unsigned char *p, size_t n);
+int ms__sniff_text(const unsigned char *p, size_t n);
 
 /*
  * The row builder of the twelve dump columns (dump_rows.c), fed by the dump CSV reader (a header
@@ -171,21 +171,22 @@ int sniff_text(const unsigned char *p, size_t n);
 struct dump_rows;
 struct csvtok_field;
 #define DUMP_COLS 12
-/* 0 or MEMSCOPE_E_NOMEM; *out is dump_rows_free's either way. */
-int dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,
+/* 0 or MEMSCOPE_E_NOMEM; *out is ms__dump_rows_free's either way. */
+int ms__dump_rows_new(struct dump_rows **out, struct memscope_source *src, memscope_event_fn fn,
 	void *ctx, struct memscope_error *err);
 /* The columns in the dump's order, nanoseconds (a database's rows): no header row. */
-void dump_rows_fixed(struct dump_rows *d);
-/* 1 once a header is bound (by dump_rows_header or dump_rows_fixed). */
-int dump_rows_have_header(const struct dump_rows *d);
+void ms__dump_rows_fixed(struct dump_rows *d);
+/* 1 once a header is bound (by ms__dump_rows_header or ms__dump_rows_fixed). */
+int ms__dump_rows_have_header(const struct dump_rows *d);
 /* The header row (n fields at line): 0 or MEMSCOPE_E_INVALID (err set: not a dump's header). */
-int dump_rows_header(struct dump_rows *d, const struct csvtok_field *f, unsigned n, uint64_t line);
+int ms__dump_rows_header(
+	struct dump_rows *d, const struct csvtok_field *f, unsigned n, uint64_t line);
 /* One row of n fields at line: 0, or the status to stop with (err set). */
-int dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, unsigned n, uint64_t line);
-void dump_rows_free(struct dump_rows *d);
+int ms__dump_rows_row(struct dump_rows *d, const struct csvtok_field *f, unsigned n, uint64_t line);
+void ms__dump_rows_free(struct dump_rows *d);
 /* Whether the first line of p[0..n) (after a byte order mark and blank lines) names at least
  * three of the dump's columns, or goes on past p + n when more input follows (!eof): the dump
  * CSV sniffer's test, so another tool's CSV is not taken for a dump with columns missing. */
-int dump_rows_header_like(const unsigned char *p, size_t n, int eof);
+int ms__dump_rows_header_like(const unsigned char *p, size_t n, int eof);
 
 #endif

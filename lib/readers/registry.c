@@ -5,29 +5,30 @@
 #include "reader.h"
 
 /* Binary formats by their magic first, then the text formats by their header lines. */
-extern const struct reader capture_reader, db_reader, python_trace_reader, dump_csv_reader,
-	msprof_csv_reader, msprof_json_reader, prof_dir_reader, nsys_reader, torch_snapshot_reader;
+extern const struct reader ms__capture_reader, ms__db_reader, ms__python_trace_reader,
+	ms__dump_csv_reader, ms__msprof_csv_reader, ms__msprof_json_reader, ms__prof_dir_reader,
+	ms__nsys_reader, ms__torch_snapshot_reader;
 
 static const struct reader *const readers[] = {
-	&capture_reader,
-	&db_reader,
-	&torch_snapshot_reader,
-	&python_trace_reader,
-	&msprof_json_reader,
-	&msprof_csv_reader,
-	&dump_csv_reader,
-	&prof_dir_reader,
-	/* no sniffer: a database that db_refine finds is an Nsight Systems export */
-	&nsys_reader,
+	&ms__capture_reader,
+	&ms__db_reader,
+	&ms__torch_snapshot_reader,
+	&ms__python_trace_reader,
+	&ms__msprof_json_reader,
+	&ms__msprof_csv_reader,
+	&ms__dump_csv_reader,
+	&ms__prof_dir_reader,
+	/* no sniffer: a database that ms__db_refine finds is an Nsight Systems export */
+	&ms__nsys_reader,
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
-int sniff_text(const unsigned char *p, size_t n)
+int ms__sniff_text(const unsigned char *p, size_t n)
 {
 	return !memchr(p, '\0', n < 4096 ? n : 4096);
 }
 
-int reader_detect(const struct reader **out, const unsigned char *p, size_t n, int eof,
+int ms__reader_detect(const struct reader **out, const unsigned char *p, size_t n, int eof,
 	const char *name, struct memscope_error *err)
 {
 	const struct reader *byte_readers[N_READERS];
@@ -48,14 +49,15 @@ int reader_detect(const struct reader **out, const unsigned char *p, size_t n, i
 			return 0;
 		}
 	}
-	/* every file format of memory events named, an Nsight export (a database db_refine tells)
-	 * after databases; not python_trace files: no tool reads them as an input of their own */
+	/* every file format of memory events named, an Nsight export (a database ms__db_refine
+	 * tells) after databases; not python_trace files: no tool reads them as an input of their
+	 * own */
 	for (i = 0, k = 0; i < n_byte; i++) {
 		if (!byte_readers[i]->read)
 			continue;
 		named[k++] = byte_readers[i]->what;
 		if (byte_readers[i]->format == MEMSCOPE_FORMAT_DB)
-			named[k++] = nsys_reader.what;
+			named[k++] = ms__nsys_reader.what;
 	}
 	for (i = 0; i < k && len < sizeof(expected); i++)
 		len += (size_t)snprintf(expected + len, sizeof(expected) - len, "%s%s",
@@ -64,10 +66,10 @@ int reader_detect(const struct reader **out, const unsigned char *p, size_t n, i
 				    : " or ",
 			named[i]);
 	return memscope_error_set(err, MEMSCOPE_E_INVALID, name, 0, "not %s%s", expected,
-		sniff_text(p, n) ? "" : " (binary data)");
+		ms__sniff_text(p, n) ? "" : " (binary data)");
 }
 
-const struct reader *reader_of(enum memscope_format f)
+const struct reader *ms__reader_of(enum memscope_format f)
 {
 	size_t i;
 
@@ -79,7 +81,7 @@ const struct reader *reader_of(enum memscope_format f)
 
 const char *memscope_format_name(enum memscope_format f)
 {
-	const struct reader *r = reader_of(f);
+	const struct reader *r = ms__reader_of(f);
 
 	return r ? r->name : "unknown";
 }

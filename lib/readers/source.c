@@ -20,9 +20,9 @@
  */
 static int peek(struct memscope_source *src, struct memscope_error *err)
 {
-	while (src->peek_len < READ_CHUNK && !(src->peek_len && zsrc_failing(src->z))) {
-		ssize_t r =
-			source_pull(src, src->buf + src->peek_len, READ_CHUNK - src->peek_len, err);
+	while (src->peek_len < READ_CHUNK && !(src->peek_len && ms__zsrc_failing(src->z))) {
+		ssize_t r = ms__source_pull(
+			src, src->buf + src->peek_len, READ_CHUNK - src->peek_len, err);
 
 		if (r < 0)
 			return (int)r;
@@ -42,12 +42,12 @@ static int peek(struct memscope_source *src, struct memscope_error *err)
 static int unwrap(struct memscope_source *src, struct memscope_error *err)
 {
 	const unsigned char *p = src->fd < 0 ? src->mem : src->buf;
-	enum zkind k = zkind_of(p, src->peek_len);
+	enum zkind k = ms__zkind_of(p, src->peek_len);
 	int rc;
 
 	if (k == ZKIND_NONE)
 		return 0;
-	rc = zsrc_open(src, k, err);
+	rc = ms__zsrc_open(src, k, err);
 	return rc ? rc : peek(src, err);
 }
 
@@ -60,8 +60,9 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	if (src->peek_len == 0 && !src->zcut.code)
 		return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
 			src->z ? "empty file (once decompressed)" : "empty file");
-	rc = src->peek_len ? reader_detect(&src->reader, p, src->peek_len, src->eof, src->name, err)
-			   : src->zcut.code;
+	rc = src->peek_len
+		     ? ms__reader_detect(&src->reader, p, src->peek_len, src->eof, src->name, err)
+		     : src->zcut.code;
 	if (rc && src->zcut.code) {
 		/* the compressed data broke before anything could be read: that is the error */
 		if (err)
@@ -72,7 +73,7 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 		return rc;
 	src->format = src->reader->format;
 	/* an Nsight Systems export is read by its own reader */
-	if (src->format == MEMSCOPE_FORMAT_DB && !src->z && (rc = db_refine(src, err)))
+	if (src->format == MEMSCOPE_FORMAT_DB && !src->z && (rc = ms__db_refine(src, err)))
 		return rc;
 	if (src->opts.parts && src->opts.parts[src->opts.src] > 1 &&
 		src->format != MEMSCOPE_FORMAT_DB)
@@ -85,7 +86,7 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	/* a database is read by SQLite, not by chunks: its progress would stop at the peek */
 	src->progress_on = src->format != MEMSCOPE_FORMAT_DB &&
 			   src->format != MEMSCOPE_FORMAT_NSYS && src->fd >= 0;
-	source_report(src);
+	ms__source_report(src);
 	return 0;
 }
 
@@ -124,12 +125,12 @@ int memscope_source_open(struct memscope_source **out, const char *path, struct 
 		src->fd = STDIN_FILENO;
 	} else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		/* a profiler output folder: its files are opened as it is read */
-		src->reader = reader_of(MEMSCOPE_FORMAT_PROFILER);
+		src->reader = ms__reader_of(MEMSCOPE_FORMAT_PROFILER);
 		src->format = MEMSCOPE_FORMAT_PROFILER;
 		rc = src->opts.parts && src->opts.parts[src->opts.src] > 1
 			     ? memscope_error_set(err, MEMSCOPE_E_ARG, path, 0,
 				       "holds one input, not %u", src->opts.parts[src->opts.src])
-			     : prof_dir_open(src, path, err);
+			     : ms__prof_dir_open(src, path, err);
 		goto out;
 	} else {
 		src->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -271,9 +272,9 @@ enum memscope_format memscope_source_format(const struct memscope_source *src)
 
 enum memscope_compression memscope_source_compression(const struct memscope_source *src)
 {
-	return zsrc_kind(src->z) == ZKIND_GZIP	 ? MEMSCOPE_COMPRESS_GZIP
-	       : zsrc_kind(src->z) == ZKIND_ZSTD ? MEMSCOPE_COMPRESS_ZSTD
-						 : MEMSCOPE_COMPRESS_NONE;
+	return ms__zsrc_kind(src->z) == ZKIND_GZIP   ? MEMSCOPE_COMPRESS_GZIP
+	       : ms__zsrc_kind(src->z) == ZKIND_ZSTD ? MEMSCOPE_COMPRESS_ZSTD
+						     : MEMSCOPE_COMPRESS_NONE;
 }
 
 const struct memscope_read_stats *memscope_source_stats(const struct memscope_source *src)
@@ -292,8 +293,8 @@ void memscope_source_close(struct memscope_source *src)
 		return;
 	if (src->own_fd && src->fd >= 0)
 		close(src->fd);
-	zsrc_free(src->z);
-	prof_dir_free(src->dir);
+	ms__zsrc_free(src->z);
+	ms__prof_dir_free(src->dir);
 	free(src->buf);
 	free(src->name);
 	free(src);

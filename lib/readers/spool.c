@@ -242,7 +242,7 @@ static int find_segments(struct spool *s)
 			off += SPOOL_SEG_MIN; /* an unwritten segment: zeros up to the next one */
 			continue;
 		}
-		if (grow_array(&s->segs, &cap, s->n_segs + 1, sizeof(*s->segs)))
+		if (ms__grow_array(&s->segs, &cap, s->n_segs + 1, sizeof(*s->segs)))
 			return MEMSCOPE_E_NOMEM;
 		s->segs[s->n_segs].tid = h.tid;
 		s->segs[s->n_segs].seq = h.seq;
@@ -266,7 +266,7 @@ static int find_segments(struct spool *s)
 			s->threads[s->n_threads - 1].n_segs++;
 			continue;
 		}
-		if (grow_array(&s->threads, &cap_t, s->n_threads + 1, sizeof(*s->threads)))
+		if (ms__grow_array(&s->threads, &cap_t, s->n_threads + 1, sizeof(*s->threads)))
 			return MEMSCOPE_E_NOMEM;
 		t = &s->threads[s->n_threads++];
 		memset(t, 0, sizeof(*t));
@@ -337,7 +337,7 @@ static int add_frame(void *arg, const char *text, size_t len)
 	struct spool *s = c->s;
 	uint32_t id;
 
-	if (grow_array(
+	if (ms__grow_array(
 		    &s->pc_frames, &s->cap_pc_frames, s->n_pc_frames + 1, sizeof(*s->pc_frames)) ||
 		memscope_strtab_intern(s->st, text, len, &id))
 		return c->rc = MEMSCOPE_E_NOMEM;
@@ -353,16 +353,16 @@ static int pc_frames(struct spool *s, uint64_t pc, size_t *n)
 	struct frames_ctx c = { s, 0 };
 	int rc;
 
-	if (!u64map_get(&s->pcs, pc, &first, &count)) {
+	if (!ms__u64map_get(&s->pcs, pc, &first, &count)) {
 		first = s->n_pc_frames;
 		rc = memscope_symbolizer_frames(s->sym, pc, add_frame, &c);
 		if (rc || c.rc)
 			return rc ? rc : c.rc;
 		count = s->n_pc_frames - first;
-		if (u64map_put(&s->pcs, pc, first, count))
+		if (ms__u64map_put(&s->pcs, pc, first, count))
 			return MEMSCOPE_E_NOMEM;
 	}
-	if (grow_array(&s->frames, &s->cap_frames, *n + count, sizeof(*s->frames)))
+	if (ms__grow_array(&s->frames, &s->cap_frames, *n + count, sizeof(*s->frames)))
 		return MEMSCOPE_E_NOMEM;
 	memcpy(s->frames + *n, s->pc_frames + first, count * sizeof(*s->frames));
 	*n += count;
@@ -373,7 +373,7 @@ static int pc_frames(struct spool *s, uint64_t pc, size_t *n)
 
 static int get(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
-	int n = varint_get(*p, (size_t)(end - *p), v);
+	int n = ms__varint_get(*p, (size_t)(end - *p), v);
 
 	if (n <= 0)
 		return -1;
@@ -416,7 +416,7 @@ static int define_stack(
 			return rc;
 	}
 	if (memscope_strtab_intern_stack(s->st, s->frames, nf, &sid) ||
-		grow_array(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
+		ms__grow_array(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
 		return MEMSCOPE_E_NOMEM;
 	t->stacks[t->n_stacks++] = sid;
 	return 0;
@@ -549,7 +549,7 @@ static int emit(struct spool *s, struct memscope_capture_writer *w, struct threa
 		ev->flags = MEMSCOPE_EV_NAME_QUOTED;
 		if (e->what == SPOOL_RANGE_END) {
 			memcpy(name, "Range end from id ", 18);
-			n = 18 + fmt_u64(name + 18, e->id);
+			n = 18 + ms__fmt_u64(name + 18, e->id);
 		}
 		if (memscope_strtab_intern(s->st,
 			    e->what == SPOOL_RANGE_END ? name : (const char *)e->text, n,
@@ -584,18 +584,18 @@ static int emit(struct spool *s, struct memscope_capture_writer *w, struct threa
 			ev->size = (int64_t)(size > INT64_MAX ? INT64_MAX : size);
 			ev->flags |= MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
 			n_live = s->live.n;
-			if (u64map_put(&s->live, e->ptr, ev->alloc_id, (uint64_t)ev->size))
+			if (ms__u64map_put(&s->live, e->ptr, ev->alloc_id, (uint64_t)ev->size))
 				return MEMSCOPE_E_NOMEM;
 			st->n_reused +=
 				s->live.n == n_live; /* an overwrite: the address was live */
 			st->n_allocs++;
 		} else {
 			ev->kind = MEMSCOPE_KIND_FREE;
-			if (e->type == SPOOL_R_UNMAP && !u64map_get(&s->live, e->ptr, &a, &b)) {
+			if (e->type == SPOOL_R_UNMAP && !ms__u64map_get(&s->live, e->ptr, &a, &b)) {
 				st->n_partial_unmaps++;
 				return 0;
 			}
-			if (u64map_del(&s->live, e->ptr, &a, &b)) {
+			if (ms__u64map_del(&s->live, e->ptr, &a, &b)) {
 				ev->alloc_id = a;
 				ev->size = (int64_t)b;
 				ev->flags |= MEMSCOPE_EV_SIZE | MEMSCOPE_EV_ALLOC_ID;
@@ -717,16 +717,16 @@ static int write_facts(struct spool *s, struct memscope_capture_writer *w)
 	for (i = 0; i < n; i++)
 		if (!cmd[i])
 			cmd[i] = ' ';
-	num[fmt_u64(num, s->h.pid)] = 0;
+	num[ms__fmt_u64(num, s->h.pid)] = 0;
 	if ((rc = memscope_capture_writer_meta(w, "process.pid", num, s->err)))
 		return rc;
-	num[fmt_u64(num, s->h.ppid)] = 0;
+	num[ms__fmt_u64(num, s->h.ppid)] = 0;
 	if ((rc = memscope_capture_writer_meta(w, "process.ppid", num, s->err)) ||
 		(rc = memscope_capture_writer_meta(w, "process.cmdline", cmd, s->err)) ||
 		(rc = memscope_capture_writer_meta(w, "record.clock",
 			 s->h.clock == SPOOL_CLOCK_TSC ? "tsc" : "monotonic", s->err)))
 		return rc;
-	num[fmt_u64(num, s->h.depth)] = 0;
+	num[ms__fmt_u64(num, s->h.depth)] = 0;
 	return memscope_capture_writer_meta(w, "record.stack_depth", num, s->err);
 }
 
@@ -850,8 +850,8 @@ out:
 	free(s.heap);
 	free(s.pc_frames);
 	free(s.frames);
-	u64map_free(&s.pcs);
-	u64map_free(&s.live);
+	ms__u64map_free(&s.pcs);
+	ms__u64map_free(&s.live);
 	memscope_symbolizer_free(s.sym);
 	memscope_strtab_free(s.st);
 	if (s.map)

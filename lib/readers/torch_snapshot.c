@@ -207,7 +207,7 @@ static void ev_start(struct snap *s, struct memscope_event *ev, unsigned kind, u
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = (uint16_t)kind;
 	ev->subtype = (uint16_t)subtype;
-	event_set_pool(ev, s->st);
+	ms__event_set_pool(ev, s->st);
 	ev->pid = MEMSCOPE_ID_NONE;
 	ev->tid = MEMSCOPE_ID_NONE;
 	ev->name = MEMSCOPE_STR_NA;
@@ -267,8 +267,8 @@ static int bad(struct snap *s, const char *what, const char *why)
 	struct memscope_error e;
 
 	memscope_error_set_offset(
-		&e, MEMSCOPE_E_INVALID, s->src->name, pk_offset(s->pk), "%s: %s", what, why);
-	return source_bad(s->src, &e, s->err);
+		&e, MEMSCOPE_E_INVALID, s->src->name, ms__pk_offset(s->pk), "%s: %s", what, why);
+	return ms__source_bad(s->src, &e, s->err);
 }
 
 static int nomem(struct snap *s)
@@ -279,9 +279,9 @@ static int nomem(struct snap *s)
 /* ---- values ---- */
 
 /* The integer at key of dict n: 1 and *v, 0 when absent or None, -1 when not an integer. */
-static int get_int(struct snap *s, const struct pk_node *n, enum key key, int64_t *v)
+static int get_int(struct snap *s, const struct ms__pk_node *n, enum key key, int64_t *v)
 {
-	const struct pk_val *x = pk_dict_get(s->pk, n, s->k[key]);
+	const struct pk_val *x = ms__pk_dict_get(s->pk, n, s->k[key]);
 
 	if (!x || x->type == PK_NONE)
 		return 0;
@@ -292,9 +292,9 @@ static int get_int(struct snap *s, const struct pk_node *n, enum key key, int64_
 }
 
 /* The string id at key of dict n, 0 when absent or not a string. */
-static uint32_t get_str(struct snap *s, const struct pk_node *n, enum key key)
+static uint32_t get_str(struct snap *s, const struct ms__pk_node *n, enum key key)
 {
-	const struct pk_val *x = pk_dict_get(s->pk, n, s->k[key]);
+	const struct pk_val *x = ms__pk_dict_get(s->pk, n, s->k[key]);
 
 	return x && x->type == PK_STR ? x->id : 0;
 }
@@ -311,9 +311,9 @@ static int dev_get(struct snap *s, int32_t device, struct dev **out)
 {
 	uint64_t at, b;
 
-	if (!u64map_get(&s->dev_of, (uint64_t)(int64_t)device, &at, &b)) {
-		if (grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)) ||
-			u64map_put(&s->dev_of, (uint64_t)(int64_t)device, s->n_devs, 0))
+	if (!ms__u64map_get(&s->dev_of, (uint64_t)(int64_t)device, &at, &b)) {
+		if (ms__grow_array(&s->devs, &s->cap_devs, s->n_devs + 1, sizeof(*s->devs)) ||
+			ms__u64map_put(&s->dev_of, (uint64_t)(int64_t)device, s->n_devs, 0))
 			return nomem(s);
 		at = s->n_devs++;
 		s->devs[at].device = device;
@@ -339,12 +339,12 @@ static int pair_of(struct snap *s, uint32_t py, uint32_t c, uint32_t *pair)
 {
 	uint64_t key = (uint64_t)py << 32 | c, a, b;
 
-	if (u64map_get(&s->pair_of, key, &a, &b)) {
+	if (ms__u64map_get(&s->pair_of, key, &a, &b)) {
 		*pair = (uint32_t)a;
 		return 0;
 	}
-	if (grow_array(&s->pairs, &s->cap_pairs, s->n_pairs + 1, sizeof(*s->pairs)) ||
-		u64map_put(&s->pair_of, key, s->n_pairs, 0))
+	if (ms__grow_array(&s->pairs, &s->cap_pairs, s->n_pairs + 1, sizeof(*s->pairs)) ||
+		ms__u64map_put(&s->pair_of, key, s->n_pairs, 0))
 		return nomem(s);
 	s->pairs[s->n_pairs][0] = py;
 	s->pairs[s->n_pairs][1] = c;
@@ -412,11 +412,11 @@ static int own_frame(const char *fn, size_t fn_len, const char *f, size_t f_len)
 enum { FRAME_C, FRAME_PY, FRAME_OWN };
 
 /* The text of frame dict id as its stack shows it, interned, into *text and its kind into *kind
- * (FRAME_OWN: left out, no text); the dict is let go for that value (pk_node_done). 0 or an
+ * (FRAME_OWN: left out, no text); the dict is let go for that value (ms__pk_node_done). 0 or an
  * error. */
 static int frame_text(struct snap *s, uint32_t id, uint32_t *text, int *kind)
 {
-	const struct pk_node *n = pk_node(s->pk, id);
+	const struct ms__pk_node *n = ms__pk_node(s->pk, id);
 	uint32_t file = get_str(s, n, K_FILENAME), name = get_str(s, n, K_NAME);
 	const char *f, *fn;
 	char line[24];
@@ -428,32 +428,33 @@ static int frame_text(struct snap *s, uint32_t id, uint32_t *text, int *kind)
 	f = memscope_strtab_str(s->st, file, &f_len);
 	fn = memscope_strtab_str(s->st, name, &fn_len);
 	if (get_int(s, n, K_LINE, &l) == 1)
-		l_len = fmt_i64(line, l);
+		l_len = ms__fmt_i64(line, l);
 	line[l_len] = '\0';
 	*text = 0;
 	*kind = python_file(f, f_len)		  ? FRAME_PY
 		: own_frame(fn, fn_len, f, f_len) ? FRAME_OWN
 						  : FRAME_C;
 	if (*kind == FRAME_OWN)
-		return pk_node_done(s->pk, id, PK_FRAME, 0, FRAME_OWN);
+		return ms__pk_node_done(s->pk, id, PK_FRAME, 0, FRAME_OWN);
 	s->text.len = 0;
 	if (*kind == FRAME_PY)
-		rc = buf_append(&s->text, f, f_len) || buf_append(&s->text, "(", 1) ||
-		     buf_append(&s->text, line, l_len) || buf_append(&s->text, "): ", 3) ||
-		     buf_append(&s->text, fn, fn_len);
+		rc = ms__buf_append(&s->text, f, f_len) || ms__buf_append(&s->text, "(", 1) ||
+		     ms__buf_append(&s->text, line, l_len) || ms__buf_append(&s->text, "): ", 3) ||
+		     ms__buf_append(&s->text, fn, fn_len);
 	else if (!f_len || file == s->k[V_UNKNOWN_FRAME])
-		rc = buf_append(&s->text, fn, fn_len);
+		rc = ms__buf_append(&s->text, fn, fn_len);
 	else
-		rc = buf_append(&s->text, fn, fn_len) || buf_append(&s->text, " (", 2) ||
-		     buf_append(&s->text, f, f_len) || buf_append(&s->text, ":", 1) ||
-		     buf_append(&s->text, line, l_len) || buf_append(&s->text, ")", 1);
+		rc = ms__buf_append(&s->text, fn, fn_len) || ms__buf_append(&s->text, " (", 2) ||
+		     ms__buf_append(&s->text, f, f_len) || ms__buf_append(&s->text, ":", 1) ||
+		     ms__buf_append(&s->text, line, l_len) || ms__buf_append(&s->text, ")", 1);
 	if (rc || memscope_strtab_intern(s->st, s->text.p, s->text.len, text))
 		return nomem(s);
 	if (memscope_strtab_count(s->st) > n_strs &&
 		(s->frame_text += s->text.len) > SNAP_FRAME_TEXT)
 		return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name,
-			pk_offset(s->pk), "the frames' text passes %u MiB", SNAP_FRAME_TEXT >> 20);
-	return pk_node_done(s->pk, id, PK_FRAME, *text, (uint8_t)*kind);
+			ms__pk_offset(s->pk), "the frames' text passes %u MiB",
+			SNAP_FRAME_TEXT >> 20);
+	return ms__pk_node_done(s->pk, id, PK_FRAME, *text, (uint8_t)*kind);
 }
 
 /* Append one frame to the Python or C list of frames (a frame of our own is left out). */
@@ -464,17 +465,17 @@ static int add_frame(struct snap *s, uint32_t text, int kind, size_t *n_py, size
 
 	if (kind == FRAME_OWN)
 		return 0;
-	if (*n >= *cap && grow_array(a, cap, *n + 1, sizeof(**a)))
+	if (*n >= *cap && ms__grow_array(a, cap, *n + 1, sizeof(**a)))
 		return nomem(s);
 	(*a)[(*n)++] = text;
 	return 0;
 }
 
 /* The stacks of a frames value into *pair (0: none): a list is turned into its stacks once and
- * keeps them (pk_node_done), so a list the file shares is read once. 0 or an error. */
+ * keeps them (ms__pk_node_done), so a list the file shares is read once. 0 or an error. */
 static int stacks_of(struct snap *s, const struct pk_val *frames, uint32_t *pair)
 {
-	struct pk_node *n;
+	struct ms__pk_node *n;
 	size_t n_py = 0, n_c = 0, i;
 	uint32_t py = 0, c = 0, id;
 	int rc = 0;
@@ -487,24 +488,24 @@ static int stacks_of(struct snap *s, const struct pk_val *frames, uint32_t *pair
 		return 0;
 	}
 	id = frames->id;
-	n = pk_node(s->pk, id);
+	n = ms__pk_node(s->pk, id);
 	if (n->done == PK_PAIR)
 		*pair = n->aux;
 	if (n->done || (n->kind != PK_LIST && n->kind != PK_TUPLE))
 		return 0;
 	for (i = 0; i < n->n && !rc; i++) {
-		const struct pk_val *v = &pk_node(s->pk, id)->items[i];
+		const struct pk_val *v = &ms__pk_node(s->pk, id)->items[i];
 		uint32_t text;
 		int kind;
 
 		if (v->type == PK_FRAME) {
 			rc = add_frame(s, v->id, v->flag, &n_py, &n_c);
-		} else if (v->type == PK_NODE && pk_node(s->pk, v->id)->done == PK_FRAME) {
-			const struct pk_node *f = pk_node(s->pk, v->id);
+		} else if (v->type == PK_NODE && ms__pk_node(s->pk, v->id)->done == PK_FRAME) {
+			const struct ms__pk_node *f = ms__pk_node(s->pk, v->id);
 
 			rc = add_frame(s, f->aux, f->flag, &n_py, &n_c);
-		} else if (v->type == PK_NODE && pk_node(s->pk, v->id)->kind == PK_DICT &&
-			   !pk_node(s->pk, v->id)->done) {
+		} else if (v->type == PK_NODE && ms__pk_node(s->pk, v->id)->kind == PK_DICT &&
+			   !ms__pk_node(s->pk, v->id)->done) {
 			rc = frame_text(s, v->id, &text, &kind);
 			if (!rc)
 				rc = add_frame(s, text, kind, &n_py, &n_c);
@@ -516,7 +517,7 @@ static int stacks_of(struct snap *s, const struct pk_val *frames, uint32_t *pair
 		rc = nomem(s);
 	if (!rc)
 		rc = pair_of(s, py, c, pair);
-	return rc ? rc : pk_node_done(s->pk, id, PK_PAIR, *pair, 0);
+	return rc ? rc : ms__pk_node_done(s->pk, id, PK_PAIR, *pair, 0);
 }
 
 /* ---- trace entries ---- */
@@ -527,7 +528,7 @@ static uint64_t before_ts(struct snap *s, int32_t device)
 	uint64_t at, b;
 	const struct dev *d;
 
-	if (!u64map_get(&s->dev_of, (uint64_t)(int64_t)device, &at, &b))
+	if (!ms__u64map_get(&s->dev_of, (uint64_t)(int64_t)device, &at, &b))
 		return 0;
 	d = &s->devs[at];
 	return d->has_first && d->first_ts >= 1000 ? d->first_ts - 1000 : 0;
@@ -569,7 +570,7 @@ static int emit_entry(struct snap *s, const struct entry *e, unsigned kind, unsi
 	if (e->has_stream)
 		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
 	if (pool == MEMSCOPE_SUB_CUDA_CACHING && kind == MEMSCOPE_KIND_FREE &&
-		u64map_del(&s->requested, addr, &a, &b))
+		ms__u64map_del(&s->requested, addr, &a, &b))
 		ev_attr_unum(&s->ax, &ev, s->k[V_FREE_REQUESTED], a);
 	attr_given(s, &ev, K_USER_METADATA, e->user_metadata);
 	attr_given(s, &ev, K_COMPILE_CONTEXT, e->compile_context);
@@ -584,14 +585,14 @@ static int block_event(struct snap *s, const struct entry *e, unsigned kind)
 	int rc;
 
 	if (kind == MEMSCOPE_KIND_MALLOC) {
-		if (u64map_get(&s->live, addr, &dev, &bytes) &&
+		if (ms__u64map_get(&s->live, addr, &dev, &bytes) &&
 			(rc = count_live(s, (int32_t)dev, P_BLOCKS, bytes, 0)))
 			return rc;
-		if (u64map_put(&s->live, addr, (uint64_t)(int64_t)e->device, (uint64_t)e->size))
+		if (ms__u64map_put(&s->live, addr, (uint64_t)(int64_t)e->device, (uint64_t)e->size))
 			return nomem(s);
 		if ((rc = count_live(s, e->device, P_BLOCKS, (uint64_t)e->size, 1)))
 			return rc;
-	} else if (u64map_del(&s->live, addr, &dev, &bytes)) {
+	} else if (ms__u64map_del(&s->live, addr, &dev, &bytes)) {
 		if ((rc = count_live(s, (int32_t)dev, P_BLOCKS, bytes, 0)))
 			return rc;
 	} else {
@@ -616,10 +617,10 @@ static int map_range(struct snap *s, uint64_t addr, uint64_t size, int32_t devic
 	uint64_t bytes, b;
 	int rc;
 
-	if (u64tree_get(&s->mapped, addr, &bytes, &b) &&
+	if (ms__u64tree_get(&s->mapped, addr, &bytes, &b) &&
 		(rc = count_live(s, (int32_t)(b >> 32), P_CUDA, bytes, 0)))
 		return rc;
-	if (u64tree_put(&s->mapped, addr, size, (uint64_t)(uint32_t)device << 32 | pair))
+	if (ms__u64tree_put(&s->mapped, addr, size, (uint64_t)(uint32_t)device << 32 | pair))
 		return nomem(s);
 	return count_live(s, device, P_CUDA, size, 1);
 }
@@ -643,7 +644,7 @@ static int free_piece(struct snap *s, const struct entry *e, uint64_t addr, uint
 	int32_t device = (int32_t)(b >> 32);
 	int rc, i;
 
-	u64tree_del(&s->mapped, addr, NULL, NULL);
+	ms__u64tree_del(&s->mapped, addr, NULL, NULL);
 	if ((rc = count_live(s, device, P_CUDA, bytes, 0)) ||
 		(rc = emit_entry(
 			 s, e, MEMSCOPE_KIND_FREE, MEMSCOPE_SUB_CUDA, addr, (int64_t)bytes)))
@@ -659,7 +660,7 @@ static int free_piece(struct snap *s, const struct entry *e, uint64_t addr, uint
 		ev_start(s, &ev, MEMSCOPE_KIND_MALLOC, MEMSCOPE_SUB_CUDA, device, e->ts);
 		set_block(s, &ev, part[i][0], (int64_t)(part[i][1] - part[i][0]));
 		set_stacks(s, &ev, (uint32_t)b);
-		fmt_hex16(t, addr);
+		ms__fmt_hex16(t, addr);
 		ev_attr_text(&s->ax, &ev, s->k[K_REMAINS_OF], t, 18);
 		if ((rc = emit(s, &ev)))
 			return rc;
@@ -682,9 +683,9 @@ static int free_gap(struct snap *s, const struct entry *e, uint64_t addr, uint64
  * its key and values, or 0. */
 static int first_piece(struct snap *s, uint64_t lo, uint64_t *k, uint64_t *a, uint64_t *b)
 {
-	if (u64tree_floor(&s->mapped, lo, k, a, b) && (end_of(*k, *a) > lo || *k == lo))
+	if (ms__u64tree_floor(&s->mapped, lo, k, a, b) && (end_of(*k, *a) > lo || *k == lo))
 		return 1;
-	return u64tree_after(&s->mapped, lo, k, a, b);
+	return ms__u64tree_after(&s->mapped, lo, k, a, b);
 }
 
 /* A segment_free or segment_unmap of [addr, addr + size): every piece the trace mapped there
@@ -696,11 +697,11 @@ static int cuda_free(struct snap *s, const struct entry *e)
 	int rc = 0, more;
 
 	if (lo == hi)
-		return u64tree_get(&s->mapped, lo, &a, &b)
+		return ms__u64tree_get(&s->mapped, lo, &a, &b)
 			       ? free_piece(s, e, lo, a, b, lo, end_of(lo, a))
 			       : free_gap(s, e, lo, 0);
 	for (more = first_piece(s, lo, &k, &a, &b); more && k < hi && !rc;
-		more = u64tree_after(&s->mapped, k, &k, &a, &b)) {
+		more = ms__u64tree_after(&s->mapped, k, &k, &a, &b)) {
 		uint64_t end = end_of(k, a);
 
 		if (k > at && (rc = free_gap(s, e, at, k - at)))
@@ -758,7 +759,7 @@ static int oom_entry(struct snap *s, const struct entry *e)
 	if (s->n_ooms >= SNAP_OOMS)
 		return emit_oom(s, e, NULL);
 	if (dev_get(s, e->device, &d) ||
-		grow_array(&s->ooms, &s->cap_ooms, s->n_ooms + 1, sizeof(*s->ooms)))
+		ms__grow_array(&s->ooms, &s->cap_ooms, s->n_ooms + 1, sizeof(*s->ooms)))
 		return nomem(s);
 	o = &s->ooms[s->n_ooms++];
 	o->e = *e;
@@ -831,7 +832,7 @@ static int process(struct snap *s, const struct entry *e)
 	if (a == s->k[V_FREE_REQUESTED]) {
 		if (!e->has_addr)
 			return bad(s, "trace entry", "a free_requested without its addr");
-		return u64map_put(&s->requested, (uint64_t)e->addr, e->ts, 0) ? nomem(s) : 0;
+		return ms__u64map_put(&s->requested, (uint64_t)e->addr, e->ts, 0) ? nomem(s) : 0;
 	}
 	if (a == s->k[V_OOM])
 		return oom_entry(s, e);
@@ -842,7 +843,7 @@ static int process(struct snap *s, const struct entry *e)
  * it cannot be read (then bad's status: 0 when skipped). */
 static int parse_entry(struct snap *s, uint32_t id, int32_t device, struct entry *e)
 {
-	const struct pk_node *n = pk_node(s->pk, id);
+	const struct ms__pk_node *n = ms__pk_node(s->pk, id);
 	int64_t t = 0;
 	int a, z, st, tm;
 
@@ -870,7 +871,7 @@ static int parse_entry(struct snap *s, uint32_t id, int32_t device, struct entry
 	e->compile_context = get_str(s, n, K_COMPILE_CONTEXT);
 	e->name = get_str(s, n, K_NAME);
 	/* the frames last: a hostile frames list holding this dict lets its items go */
-	return stacks_of(s, pk_dict_get(s->pk, n, s->k[K_FRAMES]), &e->pair);
+	return stacks_of(s, ms__pk_dict_get(s->pk, n, s->k[K_FRAMES]), &e->pair);
 }
 
 /* ---- lists of entries read again ---- */
@@ -879,7 +880,7 @@ static int parse_entry(struct snap *s, uint32_t id, int32_t device, struct entry
  * into device_traces again. 0 or an error. */
 static int keep_entry(struct snap *s, uint32_t list_id, const struct entry *e)
 {
-	struct pk_node *l = pk_node(s->pk, list_id);
+	struct ms__pk_node *l = ms__pk_node(s->pk, list_id);
 	struct kept_list *k;
 
 	if (l->done || l->kind != PK_LIST)
@@ -887,9 +888,9 @@ static int keep_entry(struct snap *s, uint32_t list_id, const struct entry *e)
 	if (!l->aux) {
 		if (s->n_lists >= SNAP_KEPT_ENTRIES)
 			return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name,
-				pk_offset(s->pk), "trace entries in more than %u lists",
+				ms__pk_offset(s->pk), "trace entries in more than %u lists",
 				SNAP_KEPT_ENTRIES);
-		if (grow_array(&s->lists, &s->cap_lists, s->n_lists + 1, sizeof(*s->lists)))
+		if (ms__grow_array(&s->lists, &s->cap_lists, s->n_lists + 1, sizeof(*s->lists)))
 			return nomem(s);
 		s->lists[s->n_lists].first = (uint32_t)s->n_kept;
 		s->lists[s->n_lists].device = e->device;
@@ -902,7 +903,7 @@ static int keep_entry(struct snap *s, uint32_t list_id, const struct entry *e)
 		k->cut = 1; /* another list's entries came between, or no room: not all kept */
 		return 0;
 	}
-	if (grow_array(&s->kept, &s->cap_kept, s->n_kept + 1, sizeof(*s->kept)))
+	if (ms__grow_array(&s->kept, &s->cap_kept, s->n_kept + 1, sizeof(*s->kept)))
 		return nomem(s);
 	s->kept[s->n_kept++] = *e;
 	k->n++;
@@ -914,7 +915,7 @@ static int keep_entry(struct snap *s, uint32_t list_id, const struct entry *e)
  * device of its index there, as Python reads them. 0 or an error. */
 static int list_again(struct snap *s, uint32_t id, uint32_t list_id)
 {
-	const struct pk_node *n = pk_node(s->pk, id);
+	const struct ms__pk_node *n = ms__pk_node(s->pk, id);
 	struct kept_list *k;
 	struct entry e;
 	int32_t device;
@@ -935,7 +936,7 @@ static int list_again(struct snap *s, uint32_t id, uint32_t list_id)
 		return bad(s, "device_traces",
 			"a trace list put in it again (a memo reference) whose entries were not "
 			"all kept: not read twice");
-	device = device_of(pk_node(s->pk, list_id)->n); /* the index it is about to take */
+	device = device_of(ms__pk_node(s->pk, list_id)->n); /* the index it is about to take */
 	for (i = 0; i < k->n && !rc; i++) {
 		e = s->kept[k->first + i];
 		e.device = device;
@@ -960,7 +961,7 @@ static int trace_entry(struct snap *s, uint32_t id, uint32_t list_id, int64_t in
 
 static int hold(struct snap *s, const struct held *h)
 {
-	if (grow_array(&s->held, &s->cap_held, s->n_held + 1, sizeof(*s->held)))
+	if (ms__grow_array(&s->held, &s->cap_held, s->n_held + 1, sizeof(*s->held)))
 		return nomem(s);
 	s->held[s->n_held++] = *h;
 	return 0;
@@ -968,31 +969,32 @@ static int hold(struct snap *s, const struct held *h)
 
 /* The history of a block (older snapshots): every entry's frames turned into stacks, the last
  * entry's into *pair and its real_size into *requested when it has one, then the entries and the
- * list let go (pk_node_done), so the memo does not keep them. 0 or an error. */
+ * list let go (ms__pk_node_done), so the memo does not keep them. 0 or an error. */
 static int block_history(struct snap *s, uint32_t hist_id, uint32_t *pair, int64_t *requested)
 {
 	uint32_t i, e_id, e_pair;
 	int64_t v;
 	int rc;
 
-	for (i = 0; i < pk_node(s->pk, hist_id)->n; i++) {
-		const struct pk_val *e = &pk_node(s->pk, hist_id)->items[i];
-		int last = i + 1 == pk_node(s->pk, hist_id)->n;
+	for (i = 0; i < ms__pk_node(s->pk, hist_id)->n; i++) {
+		const struct pk_val *e = &ms__pk_node(s->pk, hist_id)->items[i];
+		int last = i + 1 == ms__pk_node(s->pk, hist_id)->n;
 
-		if (e->type != PK_NODE || pk_node(s->pk, e->id)->kind != PK_DICT ||
-			pk_node(s->pk, e->id)->done)
+		if (e->type != PK_NODE || ms__pk_node(s->pk, e->id)->kind != PK_DICT ||
+			ms__pk_node(s->pk, e->id)->done)
 			continue;
 		e_id = e->id;
-		if (last && get_int(s, pk_node(s->pk, e_id), K_REAL_SIZE, &v) == 1)
+		if (last && get_int(s, ms__pk_node(s->pk, e_id), K_REAL_SIZE, &v) == 1)
 			*requested = v;
-		if ((rc = stacks_of(s, pk_dict_get(s->pk, pk_node(s->pk, e_id), s->k[K_FRAMES]),
+		if ((rc = stacks_of(s,
+			     ms__pk_dict_get(s->pk, ms__pk_node(s->pk, e_id), s->k[K_FRAMES]),
 			     &e_pair)) ||
-			(rc = pk_node_done(s->pk, e_id, PK_PAIR, 0, 0)))
+			(rc = ms__pk_node_done(s->pk, e_id, PK_PAIR, 0, 0)))
 			return rc;
 		if (last)
 			*pair = e_pair;
 	}
-	return pk_node_done(s->pk, hist_id, PK_PAIR, 0, 0);
+	return ms__pk_node_done(s->pk, hist_id, PK_PAIR, 0, 0);
 }
 
 /* One block of a segment: kept when it holds a tensor (active_*), its bytes its requested size
@@ -1000,7 +1002,7 @@ static int block_history(struct snap *s, uint32_t hist_id, uint32_t *pair, int64
  * state, so the memo keeps none of it once the block goes. */
 static int segment_block(struct snap *s, uint32_t id, int32_t device)
 {
-	const struct pk_node *n = pk_node(s->pk, id);
+	const struct ms__pk_node *n = ms__pk_node(s->pk, id);
 	const struct pk_val *hist;
 	struct held h = { 0 };
 	uint32_t state, hist_pair = 0;
@@ -1015,11 +1017,11 @@ static int segment_block(struct snap *s, uint32_t id, int32_t device)
 			      size < 0))
 		return bad(s, "segment block", "its address or size is not an integer");
 	requested = real = get_int(s, n, K_REQUESTED_SIZE, &v) == 1 && v >= 0 ? v : -1;
-	has_frames = pk_dict_get(s->pk, n, s->k[K_FRAMES]) != NULL;
-	if ((rc = stacks_of(s, pk_dict_get(s->pk, n, s->k[K_FRAMES]), &h.pair)))
+	has_frames = ms__pk_dict_get(s->pk, n, s->k[K_FRAMES]) != NULL;
+	if ((rc = stacks_of(s, ms__pk_dict_get(s->pk, n, s->k[K_FRAMES]), &h.pair)))
 		return rc;
 	/* looked up after the frames: a hostile frames list holding this dict let its items go */
-	hist = pk_dict_get(s->pk, pk_node(s->pk, id), s->k[K_HISTORY]);
+	hist = ms__pk_dict_get(s->pk, ms__pk_node(s->pk, id), s->k[K_HISTORY]);
 	if (hist && hist->type == PK_NODE) {
 		/* older snapshots: the block's last allocation in its history */
 		if ((rc = block_history(s, hist->id, &hist_pair, &real)))
@@ -1042,7 +1044,7 @@ static int segment_block(struct snap *s, uint32_t id, int32_t device)
 
 static int segment(struct snap *s, uint32_t id)
 {
-	const struct pk_node *n = pk_node(s->pk, id);
+	const struct ms__pk_node *n = ms__pk_node(s->pk, id);
 	const struct pk_val *blocks;
 	struct held h = { 0 };
 	int64_t addr, device = -1;
@@ -1057,32 +1059,33 @@ static int segment(struct snap *s, uint32_t id)
 	h.device = device_of(device);
 	h.pool = MEMSCOPE_SUB_CUDA;
 	h.text = get_str(s, n, K_SEGMENT_TYPE);
-	if ((rc = stacks_of(s, pk_dict_get(s->pk, pk_node(s->pk, id), s->k[K_FRAMES]), &h.pair)) ||
+	if ((rc = stacks_of(
+		     s, ms__pk_dict_get(s->pk, ms__pk_node(s->pk, id), s->k[K_FRAMES]), &h.pair)) ||
 		(rc = hold(s, &h)))
 		return rc;
 	/* looked up after its frames: a hostile frames list holding this dict let its items go */
-	blocks = pk_dict_get(s->pk, pk_node(s->pk, id), s->k[K_BLOCKS]);
+	blocks = ms__pk_dict_get(s->pk, ms__pk_node(s->pk, id), s->k[K_BLOCKS]);
 	if (!blocks || blocks->type != PK_NODE)
 		return 0;
-	/* each block, then the list, let go once read (pk_node_done): the memo keeps none of them,
-	 * and a list two segments share is read once */
+	/* each block, then the list, let go once read (ms__pk_node_done): the memo keeps none of
+	 * them, and a list two segments share is read once */
 	blocks_id = blocks->id;
-	for (i = 0; i < pk_node(s->pk, blocks_id)->n; i++) {
-		const struct pk_val *b = &pk_node(s->pk, blocks_id)->items[i];
+	for (i = 0; i < ms__pk_node(s->pk, blocks_id)->n; i++) {
+		const struct pk_val *b = &ms__pk_node(s->pk, blocks_id)->items[i];
 		uint32_t b_id = b->id;
 
-		if (b->type != PK_NODE || pk_node(s->pk, b_id)->kind != PK_DICT)
+		if (b->type != PK_NODE || ms__pk_node(s->pk, b_id)->kind != PK_DICT)
 			continue;
 		if ((rc = segment_block(s, b_id, h.device)) ||
-			(rc = pk_node_done(s->pk, b_id, PK_PAIR, 0, 0)))
+			(rc = ms__pk_node_done(s->pk, b_id, PK_PAIR, 0, 0)))
 			return rc;
 	}
-	return pk_node_done(s->pk, blocks_id, PK_PAIR, 0, 0);
+	return ms__pk_node_done(s->pk, blocks_id, PK_PAIR, 0, 0);
 }
 
 static int annotation(struct snap *s, uint32_t id)
 {
-	const struct pk_node *n = pk_node(s->pk, id);
+	const struct ms__pk_node *n = ms__pk_node(s->pk, id);
 	uint32_t stage = get_str(s, n, K_STAGE), name = get_str(s, n, K_NAME);
 	struct memscope_event ev;
 	int64_t device = -1, t = 0;
@@ -1105,21 +1108,21 @@ static int on_item(
 	void *ctx, struct pk *p, const struct pk_val *item, uint32_t list_id, int64_t list_index)
 {
 	struct snap *s = ctx;
-	const struct pk_node *n;
+	const struct ms__pk_node *n;
 	int rc;
 
 	if (item->type != PK_NODE)
 		return 0;
-	n = pk_node(p, item->id);
+	n = ms__pk_node(p, item->id);
 	if (n->kind == PK_LIST)
 		return list_again(s, item->id, list_id);
 	if (n->kind != PK_DICT || n->done || n->n > SNAP_RECORD_ITEMS)
 		return 0;
-	if (pk_dict_get(p, n, s->k[K_ACTION]))
+	if (ms__pk_dict_get(p, n, s->k[K_ACTION]))
 		rc = trace_entry(s, item->id, list_id, list_index);
-	else if (pk_dict_get(p, n, s->k[K_TOTAL_SIZE]))
+	else if (ms__pk_dict_get(p, n, s->k[K_TOTAL_SIZE]))
 		rc = segment(s, item->id);
-	else if (pk_dict_get(p, n, s->k[K_STAGE]))
+	else if (ms__pk_dict_get(p, n, s->k[K_STAGE]))
 		rc = annotation(s, item->id);
 	else
 		return 0;
@@ -1134,7 +1137,7 @@ static const char *type_name(struct pk *p, const struct pk_val *v)
 	static const char *const kinds[] = { "a list", "a dict", "a tuple" };
 
 	if (v->type == PK_NODE)
-		return kinds[pk_node(p, v->id)->kind];
+		return kinds[ms__pk_node(p, v->id)->kind];
 	return v->type < sizeof(names) / sizeof(names[0]) ? names[v->type] : "a value";
 }
 
@@ -1144,7 +1147,7 @@ static int on_root(
 	void *ctx, struct pk *p, const struct pk_val *key, const struct pk_val *v, uint64_t offset)
 {
 	struct snap *s = ctx;
-	const struct pk_node *n;
+	const struct ms__pk_node *n;
 	const char *what;
 	uint32_t i;
 
@@ -1155,13 +1158,14 @@ static int on_root(
 	what = key_text[key->id == s->k[K_SEGMENTS]	   ? K_SEGMENTS
 			: key->id == s->k[K_DEVICE_TRACES] ? K_DEVICE_TRACES
 							   : K_EXTERNAL_ANNOTATIONS];
-	if (v->type != PK_NODE || pk_node(p, v->id)->kind != PK_LIST || pk_node(p, v->id)->done)
+	if (v->type != PK_NODE || ms__pk_node(p, v->id)->kind != PK_LIST ||
+		ms__pk_node(p, v->id)->done)
 		return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name, offset,
 			"not a PyTorch memory snapshot: its %s is %s, not a list", what,
 			type_name(p, v));
-	n = pk_node(p, v->id);
+	n = ms__pk_node(p, v->id);
 	for (i = 0; key->id == s->k[K_DEVICE_TRACES] && i < n->n; i++)
-		if (n->items[i].type != PK_NODE || pk_node(p, n->items[i].id)->kind != PK_LIST)
+		if (n->items[i].type != PK_NODE || ms__pk_node(p, n->items[i].id)->kind != PK_LIST)
 			return memscope_error_set_offset(s->err, MEMSCOPE_E_INVALID, s->src->name,
 				offset,
 				"not a PyTorch memory snapshot: its device_traces[%u] is %s, not a "
@@ -1194,9 +1198,9 @@ static int held_segment(struct snap *s, const struct held *h)
 	int rc = 0, more;
 
 	if (lo == hi)
-		return u64tree_get(&s->mapped, lo, &a, &b) ? 0 : held_part(s, h, lo, hi);
+		return ms__u64tree_get(&s->mapped, lo, &a, &b) ? 0 : held_part(s, h, lo, hi);
 	for (more = first_piece(s, lo, &k, &a, &b); more && k < hi && !rc;
-		more = u64tree_after(&s->mapped, k, &k, &a, &b)) {
+		more = ms__u64tree_after(&s->mapped, k, &k, &a, &b)) {
 		uint64_t end = end_of(k, a);
 
 		if (k > at)
@@ -1221,8 +1225,8 @@ static int finish(struct snap *s)
 
 		if (h->pool == MEMSCOPE_SUB_CUDA)
 			rc = held_segment(s, h);
-		else if (!u64map_get(&s->live, h->addr, &a, &b) && !(rc = emit_before(s, h)) &&
-			 u64map_put(&s->live, h->addr, (uint64_t)(int64_t)h->device,
+		else if (!ms__u64map_get(&s->live, h->addr, &a, &b) && !(rc = emit_before(s, h)) &&
+			 ms__u64map_put(&s->live, h->addr, (uint64_t)(int64_t)h->device,
 				 (uint64_t)h->size))
 			rc = nomem(s);
 	}
@@ -1233,12 +1237,12 @@ static int finish(struct snap *s)
 
 static void snap_free(struct snap *s)
 {
-	pk_free(s->pk);
-	u64map_free(&s->live);
-	u64tree_free(&s->mapped);
-	u64map_free(&s->requested);
-	u64map_free(&s->dev_of);
-	u64map_free(&s->pair_of);
+	ms__pk_free(s->pk);
+	ms__u64map_free(&s->live);
+	ms__u64tree_free(&s->mapped);
+	ms__u64map_free(&s->requested);
+	ms__u64map_free(&s->dev_of);
+	ms__u64map_free(&s->pair_of);
 	free(s->devs);
 	free(s->held);
 	free(s->kept);
@@ -1247,7 +1251,7 @@ static void snap_free(struct snap *s)
 	free(s->pairs);
 	free(s->py);
 	free(s->c);
-	buf_free(&s->text);
+	ms__buf_free(&s->text);
 }
 
 static int snapshot_read(
@@ -1266,18 +1270,19 @@ static int snapshot_read(
 		goto out;
 	}
 	src->stats.layout = MEMSCOPE_LAYOUT_CURRENT;
-	rc = pk_read(&s.pk, src, &hooks, &root, err);
+	rc = ms__pk_read(&s.pk, src, &hooks, &root, err);
 	if (rc == MEMSCOPE_E_TRUNCATED && src->opts.lenient) {
 		/* a cut snapshot: what was read is the input (the state, then the trace) */
 		src->stats.cut = *err;
 		rc = finish(&s);
 		goto out;
 	}
-	if (!rc &&
-		(root.type != PK_NODE || pk_node(s.pk, root.id)->kind != PK_DICT ||
-			(!pk_dict_get(s.pk, pk_node(s.pk, root.id), s.k[K_SEGMENTS]) &&
-				!pk_dict_get(s.pk, pk_node(s.pk, root.id), s.k[K_DEVICE_TRACES]))))
-		rc = memscope_error_set_offset(err, MEMSCOPE_E_INVALID, src->name, pk_offset(s.pk),
+	if (!rc && (root.type != PK_NODE || ms__pk_node(s.pk, root.id)->kind != PK_DICT ||
+			   (!ms__pk_dict_get(s.pk, ms__pk_node(s.pk, root.id), s.k[K_SEGMENTS]) &&
+				   !ms__pk_dict_get(s.pk, ms__pk_node(s.pk, root.id),
+					   s.k[K_DEVICE_TRACES]))))
+		rc = memscope_error_set_offset(err, MEMSCOPE_E_INVALID, src->name,
+			ms__pk_offset(s.pk),
 			"not a PyTorch memory snapshot: a pickle without segments or "
 			"device_traces");
 	if (!rc)
@@ -1300,7 +1305,7 @@ static int snapshot_sniff(
 	return n >= 2 && p[0] == 0x80 && p[1] >= 2 && p[1] <= 5;
 }
 
-const struct reader torch_snapshot_reader = {
+const struct reader ms__torch_snapshot_reader = {
 	.format = MEMSCOPE_FORMAT_TORCH_SNAPSHOT,
 	.name = "torch-snapshot",
 	.what = "a PyTorch memory snapshot",

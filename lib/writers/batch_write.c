@@ -80,7 +80,7 @@ static void json_pools(FILE *out, const char *s)
 		if (!eq || eq > end)
 			break;
 		fputs(sep, out);
-		json_str(out, s, (size_t)(eq - s));
+		ms__json_str(out, s, (size_t)(eq - s));
 		fprintf(out, ":%.*s", (int)(end - eq - 1), eq + 1);
 		sep = ",";
 		s = *end ? end + 1 : end;
@@ -100,10 +100,10 @@ static void json_fields(FILE *out, const struct memscope_summary *s)
 		else if (f == MEMSCOPE_SUM_POOL_PEAKS)
 			json_pools(out, s->str[f]);
 		else if (TEXT_FIELDS & BIT(f))
-			json_cstr(out, s->str[f]);
+			ms__json_cstr(out, s->str[f]);
 		else
 			fprintf(out, "%" PRId64, s->num[f]);
-		/* memscope-leaks' rule (json_bytes): the figure, then that it overflowed */
+		/* memscope-leaks' rule (ms__json_bytes): the figure, then that it overflowed */
 		if (has(s, f) && overflowed(f, s->num[f]))
 			fprintf(out, ",\"%s_overflowed\":true", field_names[f]);
 	}
@@ -772,7 +772,7 @@ struct report {
 	const struct memscope_batch *b;
 	const struct memscope_batch_opts *o;
 	struct across r[N_ACROSS];
-	const char **names; /* short names of the inputs (input_names) */
+	const char **names; /* short names of the inputs (ms__input_names) */
 	char *names_buf;
 };
 
@@ -834,7 +834,7 @@ static void csv_value(FILE *out, const struct memscope_summary *s, size_t f)
 	if (!has(s, f))
 		return;
 	if (TEXT_FIELDS & BIT(f))
-		csv_field(out, s->str[f], strlen(s->str[f]));
+		ms__csv_field(out, s->str[f], strlen(s->str[f]));
 	else
 		fprintf(out, "%" PRId64, s->num[f]);
 }
@@ -968,7 +968,7 @@ static void write_json(struct report *rp, const struct memscope_batch_result *re
 		"{\"type\":\"summary\",\"inputs\":%" PRIu64 ",\"read\":%" PRIu64
 		",\"invalid\":%" PRIu64 ",\"error\":%" PRIu64,
 		res->n_inputs, res->n_ok, res->n_invalid, res->n_error);
-	json_bytes(out, "bytes", res->bytes);
+	ms__json_bytes(out, "bytes", res->bytes);
 	fprintf(out, ",\"leaking\":%" PRIu64 ",\"leaking_inputs\":", res->n_leaking);
 	json_inputs(rp, leaking);
 	fprintf(out, ",\"unchecked\":%" PRIu64 ",\"unchecked_inputs\":", res->n_unchecked);
@@ -1455,7 +1455,8 @@ int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct
 		res->n_over_peak += over_peak(s, o);
 	}
 	/* the short names of the inputs: only the text report shows them */
-	if (fmt == MEMSCOPE_BATCH_TEXT && !(rp.names_buf = input_names(inputs, b->n, rp.names))) {
+	if (fmt == MEMSCOPE_BATCH_TEXT &&
+		!(rp.names_buf = ms__input_names(inputs, b->n, rp.names))) {
 		rc = MEMSCOPE_E_NOMEM;
 		goto out;
 	}

@@ -75,10 +75,10 @@ void memscope_capture_writer_free(struct memscope_capture_writer *w)
 	free(w->str_map);
 	free(w->stack_map);
 	free(w->last);
-	live_ring_free(&w->host_live);
+	ms__live_ring_free(&w->host_live);
 	free(w->slots);
 	free(w->slot_idx);
-	buf_free(&w->rec);
+	ms__buf_free(&w->rec);
 	free(w);
 }
 
@@ -93,7 +93,7 @@ static int put_record(struct memscope_capture_writer *w, unsigned type, const vo
 	size_t h;
 
 	hdr[0] = (unsigned char)type;
-	h = 1 + varint_put(hdr + 1, n);
+	h = 1 + ms__varint_put(hdr + 1, n);
 	if (outbuf_put(&w->o, hdr, h) || outbuf_put(&w->o, p, n))
 		return MEMSCOPE_E_IO;
 	return 0;
@@ -121,7 +121,7 @@ static int file_str(struct memscope_capture_writer *w, uint32_t id, uint32_t *fi
 		*fid = 0;
 		return 0;
 	}
-	if (grow_array(&w->str_map, &w->str_map_cap, (size_t)id + 1, sizeof(*w->str_map)))
+	if (ms__grow_array(&w->str_map, &w->str_map_cap, (size_t)id + 1, sizeof(*w->str_map)))
 		return MEMSCOPE_E_NOMEM;
 	if (!w->str_map[id]) {
 		s = memscope_strtab_str(w->st, id, &n);
@@ -141,7 +141,7 @@ static int file_stack(struct memscope_capture_writer *w, uint32_t id, uint32_t *
 	size_t n, i;
 	int rc;
 
-	if (grow_array(&w->stack_map, &w->stack_map_cap, (size_t)id + 1, sizeof(*w->stack_map)))
+	if (ms__grow_array(&w->stack_map, &w->stack_map_cap, (size_t)id + 1, sizeof(*w->stack_map)))
 		return MEMSCOPE_E_NOMEM;
 	if (!w->stack_map[id]) {
 		struct buf b = { 0 };
@@ -150,17 +150,17 @@ static int file_stack(struct memscope_capture_writer *w, uint32_t id, uint32_t *
 		frames = memscope_strtab_stack(w->st, id, &n);
 		if (!frames)
 			return MEMSCOPE_E_ARG;
-		rc = buf_append(&b, tmp, varint_put(tmp, n));
+		rc = ms__buf_append(&b, tmp, ms__varint_put(tmp, n));
 		for (i = 0; !rc && i < n; i++) {
 			uint32_t f;
 
 			rc = file_str(w, frames[i], &f);
 			if (!rc)
-				rc = buf_append(&b, tmp, varint_put(tmp, f));
+				rc = ms__buf_append(&b, tmp, ms__varint_put(tmp, f));
 		}
 		if (!rc)
 			rc = put_record(w, CAP_STACK, b.p, b.len);
-		buf_free(&b);
+		ms__buf_free(&b);
 		if (rc)
 			return rc;
 		w->stack_map[id] = w->n_file_stacks++;
@@ -173,7 +173,7 @@ static inline int rec_varint(struct memscope_capture_writer *w, uint64_t v)
 {
 	unsigned char tmp[10];
 
-	return buf_append(&w->rec, tmp, varint_put(tmp, v));
+	return ms__buf_append(&w->rec, tmp, ms__varint_put(tmp, v));
 }
 
 static int is_plain_text(const char *s, size_t n)
@@ -199,9 +199,10 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 		return rc;
 	if (a->val_len == 0)
 		return rec_varint(w, (uint64_t)key << 3 | CAP_T_EMPTY);
-	if (is_canonical_i64(a->val, a->val_len)) {
-		parse_i64(a->val, a->val_len, &v);
-		if ((rc = grow_array(&w->last, &w->last_cap, (size_t)key + 1, sizeof(*w->last))))
+	if (ms__is_canonical_i64(a->val, a->val_len)) {
+		ms__parse_i64(a->val, a->val_len, &v);
+		if ((rc = ms__grow_array(
+			     &w->last, &w->last_cap, (size_t)key + 1, sizeof(*w->last))))
 			return rc;
 		last = &w->last[key];
 		uint64_t d = zigzag((int64_t)((uint64_t)v - (uint64_t)*last));
@@ -217,10 +218,10 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 			       : 0;
 	}
 	if (a->val_len == 18 && a->val[0] == '0' && a->val[1] == 'x' &&
-		parse_hex64(a->val + 2, 16, &u) == 0) {
+		ms__parse_hex64(a->val + 2, 16, &u) == 0) {
 		char canon[18];
 
-		fmt_hex16(canon, u);
+		ms__fmt_hex16(canon, u);
 		if (memcmp(canon, a->val, 18) == 0) {
 			uint64_t base = (ev->flags & MEMSCOPE_EV_PTR) ? ev->ptr : 0;
 
@@ -242,7 +243,7 @@ static int put_attr(struct memscope_capture_writer *w, const struct memscope_eve
 			       : 0;
 	}
 	if (rec_varint(w, (uint64_t)key << 3 | CAP_T_INLINE) || rec_varint(w, a->val_len) ||
-		buf_append(&w->rec, a->val, a->val_len))
+		ms__buf_append(&w->rec, a->val, a->val_len))
 		return MEMSCOPE_E_NOMEM;
 	return 0;
 }
@@ -252,9 +253,9 @@ static size_t thread_fields(unsigned char *p, const struct memscope_event *ev)
 {
 	size_t n = 0;
 
-	n += varint_put(p + n, ev->pid + 1);
-	n += varint_put(p + n, ev->tid + 1);
-	n += varint_put(p + n, cap_device_code(ev->device));
+	n += ms__varint_put(p + n, ev->pid + 1);
+	n += ms__varint_put(p + n, ev->tid + 1);
+	n += ms__varint_put(p + n, cap_device_code(ev->device));
 	return n;
 }
 
@@ -321,7 +322,7 @@ static int slot_new(
 	uint32_t id = w->n_slots + 1;
 	struct memscope_event key;
 
-	if (grow_array(&w->slots, &w->slots_cap, (size_t)id + 1, sizeof(*w->slots)))
+	if (ms__grow_array(&w->slots, &w->slots_cap, (size_t)id + 1, sizeof(*w->slots)))
 		return MEMSCOPE_E_NOMEM;
 	if ((size_t)id * 2 > w->idx_mask) { /* keep the table at most half full */
 		size_t cap = w->idx_mask ? (w->idx_mask + 1) * 2 : 64, i;
@@ -388,7 +389,7 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 		((ev->flags & MEMSCOPE_EV_REALLOC) != 0) != (ev->func == MEMSCOPE_FUNC_REALLOC))
 		return 0;
 	if (is_alloc ? ev->alloc_id != w->host_serial + 1
-		     : !live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 0) ||
+		     : !ms__live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 0) ||
 				ptr != ev->ptr || size != (uint64_t)ev->size)
 		return 0;
 	if (ev->stack_c && (rc = file_stack(w, ev->stack_c, &stack)))
@@ -400,24 +401,24 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 	else
 		type = ev->func == MEMSCOPE_FUNC_FREE ? CAP_HOST_FREE : CAP_HOST_FREE_FN;
 	if (slot) /* HOST_T: the slot and the record it stands for, then that record's fields */
-		n += varint_put(p + n, (uint64_t)slot << 2 | (type - CAP_HOST_ALLOC));
+		n += ms__varint_put(p + n, (uint64_t)slot << 2 | (type - CAP_HOST_ALLOC));
 	host_ptr = slot ? &w->slots[slot].host_ptr : &w->host_ptr;
-	n += varint_put(p + n, zigzag((int64_t)(ev->ts_ns - w->prev_ts)));
+	n += ms__varint_put(p + n, zigzag((int64_t)(ev->ts_ns - w->prev_ts)));
 	if (is_alloc) {
-		n += varint_put(p + n, (uint64_t)ev->size);
-		n += varint_put(p + n, zigzag((int64_t)(ev->ptr - *host_ptr)));
-		if (live_ring_put(&w->host_live, ev->alloc_id, ev->ptr, (uint64_t)ev->size))
+		n += ms__varint_put(p + n, (uint64_t)ev->size);
+		n += ms__varint_put(p + n, zigzag((int64_t)(ev->ptr - *host_ptr)));
+		if (ms__live_ring_put(&w->host_live, ev->alloc_id, ev->ptr, (uint64_t)ev->size))
 			return MEMSCOPE_E_NOMEM;
 		w->host_serial++;
 		*host_ptr = ev->ptr;
 	} else {
-		n += varint_put(p + n, w->host_serial - ev->alloc_id);
-		live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 1);
+		n += ms__varint_put(p + n, w->host_serial - ev->alloc_id);
+		ms__live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 1);
 	}
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN)
-		n += varint_put(p + n, ev->func);
+		n += ms__varint_put(p + n, ev->func);
 	if (stack) /* optional trailing field */
-		n += varint_put(p + n, stack);
+		n += ms__varint_put(p + n, stack);
 	if (put_record(w, slot ? CAP_HOST_T : type, p, n))
 		return MEMSCOPE_E_IO;
 	w->run_len = slot && slot == w->run_slot ? w->run_len + 1 : 1;
@@ -458,11 +459,11 @@ static int put_event(struct memscope_capture_writer *w, const struct memscope_ev
 	head[1] = ev->subtype < 256 && memscope_subtype_name(ev->subtype)
 			  ? (unsigned char)ev->subtype
 			  : 0;
-	if ((rc = buf_append(&w->rec, head, 1)))
+	if ((rc = ms__buf_append(&w->rec, head, 1)))
 		return rc;
 	if (!head[0] && ((rc = file_str(w, ev->kind_text, &sid)) || (rc = rec_varint(w, sid))))
 		return rc;
-	if ((rc = buf_append(&w->rec, head + 1, 1)))
+	if ((rc = ms__buf_append(&w->rec, head + 1, 1)))
 		return rc;
 	if (!head[1] && ((rc = file_str(w, ev->subtype_text, &sid)) || (rc = rec_varint(w, sid))))
 		return rc;
@@ -581,8 +582,8 @@ int memscope_capture_writer_meta(struct memscope_capture_writer *w, const char *
 			   memscope_strtab_intern(w->st, value, strlen(value), &v)))
 		rc = MEMSCOPE_E_NOMEM;
 	if (!rc && !(rc = file_str(w, k, &k)) && !(rc = file_str(w, v, &v))) {
-		n = varint_put(p, k);
-		n += varint_put(p + n, v);
+		n = ms__varint_put(p, k);
+		n += ms__varint_put(p + n, v);
 		rc = put_record(w, CAP_META, p, n);
 	}
 	if (rc)
@@ -604,10 +605,10 @@ void memscope_capture_writer_stop(struct memscope_capture_writer *w,
 static int put_stopped(struct memscope_capture_writer *w)
 {
 	unsigned char p[3 * 10 + sizeof(w->stop_why)];
-	size_t n = varint_put(p, w->n_events), k = strlen(w->stop_why);
+	size_t n = ms__varint_put(p, w->n_events), k = strlen(w->stop_why);
 
-	n += varint_put(p + n, (uint64_t)w->stopped);
-	n += varint_put(p + n, w->stop_lost == UINT64_MAX ? 0 : w->stop_lost + 1);
+	n += ms__varint_put(p + n, (uint64_t)w->stopped);
+	n += ms__varint_put(p + n, w->stop_lost == UINT64_MAX ? 0 : w->stop_lost + 1);
 	memcpy(p + n, w->stop_why, k);
 	return put_record(w, CAP_STOPPED, p, n + k);
 }
@@ -621,7 +622,7 @@ int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct mem
 		rc = start(w);
 	if (!rc)
 		rc = w->stopped ? put_stopped(w)
-				: put_record(w, CAP_END, p, varint_put(p, w->n_events));
+				: put_record(w, CAP_END, p, ms__varint_put(p, w->n_events));
 	if (!rc)
 		rc = outbuf_flush(&w->o);
 	if (rc || fflush(w->o.out))

@@ -25,9 +25,9 @@ int memscope_compare_csv_row(
 	const char *q = name && strpbrk(name, ",\r\n") ? "\"" : "";
 
 	if (row->has_base)
-		base[fmt_i64(base, row->base)] = '\0';
+		base[ms__fmt_i64(base, row->base)] = '\0';
 	if (row->has_cmp)
-		cmp[fmt_i64(cmp, row->cmp)] = '\0';
+		cmp[ms__fmt_i64(cmp, row->cmp)] = '\0';
 	return fprintf(out, "%s,%s%s%s,%d,%s,%s,%lld\n", memscope_kind_name(row->event), q,
 		       name ? name : "", q, (int)row->device, base, cmp, (long long)row->diff) < 0
 		       ? MEMSCOPE_E_IO

@@ -110,7 +110,7 @@ struct memscope_db_writer {
 	struct memscope_db_stats stats;
 };
 
-static int db_error(struct memscope_db_writer *w, struct memscope_error *err, const char *what)
+static int ms__db_error(struct memscope_db_writer *w, struct memscope_error *err, const char *what)
 {
 	int code = sqlite3_errcode(w->db);
 
@@ -128,15 +128,15 @@ static int prepare_batch(struct memscope_db_writer *w)
 {
 	struct buf sql = { 0 };
 	unsigned i;
-	int rc = buf_append(&sql, "INSERT INTO memscope_dump VALUES ", 33);
+	int rc = ms__buf_append(&sql, "INSERT INTO memscope_dump VALUES ", 33);
 
 	for (i = 0; i < BATCH_ROWS && !rc; i++)
-		rc = buf_append(&sql,
+		rc = ms__buf_append(&sql,
 			i ? ",(?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?)",
 			i ? 26 : 25);
 	rc = rc ? SQLITE_NOMEM
 		: sqlite3_prepare_v2(w->db, sql.p, (int)sql.len, &w->ins_batch, NULL);
-	buf_free(&sql);
+	ms__buf_free(&sql);
 	return rc;
 }
 
@@ -166,14 +166,14 @@ int memscope_db_writer_open(struct memscope_db_writer **out, const char *path,
 	if (!w)
 		return nomem(err);
 	w->st = st;
-	if (!(file = db_file_path(path))) {
+	if (!(file = ms__db_file_path(path))) {
 		rc = nomem(err);
 		goto out;
 	}
 	if (sqlite3_open_v2(file, &w->db,
 		    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 		    NULL) != SQLITE_OK) {
-		rc = w->db ? db_error(w, err, path)
+		rc = w->db ? ms__db_error(w, err, path)
 			   : memscope_error_set(err, MEMSCOPE_E_NOMEM, path, 0, "out of memory");
 		goto out;
 	}
@@ -185,7 +185,7 @@ int memscope_db_writer_open(struct memscope_db_writer **out, const char *path,
 		prepare_batch(w) != SQLITE_OK ||
 		sqlite3_prepare_v2(w->db, ins_block, -1, &w->ins_block, NULL) != SQLITE_OK ||
 		sqlite3_prepare_v2(w->db, ins_source, -1, &w->ins_source, NULL) != SQLITE_OK) {
-		rc = db_error(w, err, path);
+		rc = ms__db_error(w, err, path);
 		goto out;
 	}
 	w->blocks_src = UINT32_MAX;
@@ -206,10 +206,10 @@ static int json_object(struct json_enc *js, const struct memscope_strtab *st,
 
 	for (i = 0; i < n; i++)
 		need += a[i].val_len + 1;
-	if (grow_array(&js->items, &js->cap, n, sizeof(*js->items)))
+	if (ms__grow_array(&js->items, &js->cap, n, sizeof(*js->items)))
 		return MEMSCOPE_E_NOMEM;
 	js->text.len = 0;
-	if (buf_reserve(&js->text, need))
+	if (ms__buf_reserve(&js->text, need))
 		return MEMSCOPE_E_NOMEM;
 	for (i = 0; i < n; i++) {
 		cJSON *it = &js->items[i];
@@ -230,7 +230,7 @@ static int json_object(struct json_enc *js, const struct memscope_strtab *st,
 	memset(&js->root, 0, sizeof(js->root));
 	js->root.type = cJSON_Object;
 	js->root.child = n ? js->items : NULL;
-	if (grow_array(&js->out, &js->out_cap, bound, 1))
+	if (ms__grow_array(&js->out, &js->out_cap, bound, 1))
 		return MEMSCOPE_E_NOMEM;
 	if (!cJSON_PrintPreallocated(&js->root, js->out, (int)js->out_cap, 0))
 		return MEMSCOPE_E_IO;
@@ -242,8 +242,8 @@ static int json_object(struct json_enc *js, const struct memscope_strtab *st,
 static int json_string(struct json_enc *js, const char *s, size_t n, const char **text)
 {
 	js->text.len = 0;
-	if (buf_append(&js->text, s, n) || buf_append(&js->text, "", 1) ||
-		grow_array(&js->out, &js->out_cap, 6 * n + 8, 1))
+	if (ms__buf_append(&js->text, s, n) || ms__buf_append(&js->text, "", 1) ||
+		ms__grow_array(&js->out, &js->out_cap, 6 * n + 8, 1))
 		return MEMSCOPE_E_NOMEM;
 	memset(&js->root, 0, sizeof(js->root));
 	js->root.type = cJSON_String;
@@ -280,7 +280,7 @@ static int attr_json(struct memscope_db_writer *w, const struct memscope_event *
 		rc = json_string(&w->js, "{}", 2, text);
 	else if (ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE))
 		rc = json_object(
-			&w->js, w->st, synth, event_synth_attrs(ev, synth, synth_buf), text);
+			&w->js, w->st, synth, ms__event_synth_attrs(ev, synth, synth_buf), text);
 	else
 		return *text = "{}", 0;
 	if (rc == MEMSCOPE_E_NOMEM)
@@ -303,7 +303,7 @@ static int bind_id(sqlite3_stmt *s, int col, uint64_t v)
 
 static struct src_info *src_of(struct memscope_db_writer *w, uint32_t src)
 {
-	if (grow_array(&w->srcs, &w->cap_srcs, (size_t)src + 1, sizeof(*w->srcs)))
+	if (ms__grow_array(&w->srcs, &w->cap_srcs, (size_t)src + 1, sizeof(*w->srcs)))
 		return NULL;
 	return &w->srcs[src];
 }
@@ -330,7 +330,7 @@ static int insert_block(struct memscope_db_writer *w, const struct memscope_bloc
 		sqlite3_bind_int64(s, 5, (sqlite3_int64)b->alloc_id);
 	else
 		sqlite3_bind_null(s, 5);
-	fmt_hex16(ptr, b->ptr);
+	ms__fmt_hex16(ptr, b->ptr);
 	if (b->flags & MEMSCOPE_BLOCK_NO_PTR)
 		sqlite3_bind_null(s, 6);
 	else
@@ -384,8 +384,8 @@ static int pair_row(struct memscope_db_writer *w, const struct memscope_event *e
 	if (memscope_event_is_real(ev)) {
 		uint64_t ts = 0, unused;
 
-		u64map_get(&w->last_ts, ev->pid, &ts, &unused);
-		if (ev->ts_ns >= ts && u64map_put(&w->last_ts, ev->pid, ev->ts_ns, 0))
+		ms__u64map_get(&w->last_ts, ev->pid, &ts, &unused);
+		if (ev->ts_ns >= ts && ms__u64map_put(&w->last_ts, ev->pid, ev->ts_ns, 0))
 			return MEMSCOPE_E_NOMEM;
 	}
 	r = memscope_blocks_feed(w->blocks, ev, &b);
@@ -401,7 +401,7 @@ static int pair_row(struct memscope_db_writer *w, const struct memscope_event *e
 	case MEMSCOPE_PAIR_FREE:
 		return insert_block(w, &b, rowid, 0, "free") ? MEMSCOPE_E_IO : 0;
 	case MEMSCOPE_PAIR_SHADOW_FREE:
-		if (grow_array(&w->shadowed, &w->cap_shadowed, w->n_shadowed + 1,
+		if (ms__grow_array(&w->shadowed, &w->cap_shadowed, w->n_shadowed + 1,
 			    sizeof(*w->shadowed)))
 			return MEMSCOPE_E_NOMEM;
 		w->shadowed[w->n_shadowed++] = (struct shadowed){ b, rowid };
@@ -441,7 +441,7 @@ static int add_span(struct memscope_db_writer *w, struct pending *p, int i, cons
 {
 	p->off[i] = w->batch_text.len;
 	p->len[i] = n;
-	return buf_append(&w->batch_text, s, n);
+	return ms__buf_append(&w->batch_text, s, n);
 }
 
 static int add_stack(struct memscope_db_writer *w, struct pending *p, int i, uint32_t id)
@@ -449,7 +449,7 @@ static int add_stack(struct memscope_db_writer *w, struct pending *p, int i, uin
 	int rc;
 
 	p->off[i] = w->batch_text.len;
-	rc = dump_stack_text(&w->batch_text, w->st, id);
+	rc = ms__dump_stack_text(&w->batch_text, w->st, id);
 	p->len[i] = w->batch_text.len - p->off[i];
 	return rc;
 }
@@ -492,7 +492,7 @@ static int flush_rows(struct memscope_db_writer *w, struct memscope_error *err)
 		rc = sqlite3_step(w->ins_dump) != SQLITE_DONE;
 	}
 	if (rc)
-		return db_error(w, err, "insert");
+		return ms__db_error(w, err, "insert");
 	w->n_batch = 0;
 	w->batch_text.len = 0;
 	if (n && sqlite3_last_insert_rowid(w->db) != (sqlite3_int64)w->stats.n_rows)
@@ -520,19 +520,20 @@ int memscope_db_writer_event(
 	p->ts_ns = ev->ts_ns;
 	p->pid = ev->pid;
 	p->tid = ev->tid;
-	p->kind = dump_kind_text(w->st, ev, 0, &p->kind_len);
-	p->type = dump_kind_text(w->st, ev, 1, &p->type_len);
+	p->kind = ms__dump_kind_text(w->st, ev, 0, &p->kind_len);
+	p->type = ms__dump_kind_text(w->st, ev, 1, &p->type_len);
 	text = memscope_strtab_str(w->st, ev->name, &n);
 	if (!text)
 		text = "", n = 0;
 	quoted = (ev->flags & MEMSCOPE_EV_NAME_QUOTED) != 0;
 	p->off[SPAN_NAME] = w->batch_text.len;
-	rc = (quoted && buf_append(&w->batch_text, "\"", 1)) ||
-	     buf_append(&w->batch_text, text, n) || (quoted && buf_append(&w->batch_text, "\"", 1));
+	rc = (quoted && ms__buf_append(&w->batch_text, "\"", 1)) ||
+	     ms__buf_append(&w->batch_text, text, n) ||
+	     (quoted && ms__buf_append(&w->batch_text, "\"", 1));
 	p->len[SPAN_NAME] = w->batch_text.len - p->off[SPAN_NAME];
 	text = memscope_device_text(ev->device, dev);
 	if (ev->flags & MEMSCOPE_EV_PTR)
-		fmt_hex16(ptr, ev->ptr);
+		ms__fmt_hex16(ptr, ev->ptr);
 	if (rc || add_span(w, p, SPAN_DEVICE, text, strlen(text)) ||
 		add_span(w, p, SPAN_PTR, (ev->flags & MEMSCOPE_EV_PTR) ? ptr : "N/A",
 			(ev->flags & MEMSCOPE_EV_PTR) ? 18 : 3) ||
@@ -552,7 +553,7 @@ int memscope_db_writer_event(
 	if (rc == MEMSCOPE_E_NOMEM)
 		return nomem(err);
 	if (rc)
-		return db_error(w, err, "insert block");
+		return ms__db_error(w, err, "insert block");
 	return 0;
 }
 
@@ -565,20 +566,20 @@ static int trace_table(
 	uint64_t i, unused;
 	sqlite3_stmt *st = NULL;
 
-	if (u64map_get(&w->trace_of, pid, &i, &unused)) {
+	if (ms__u64map_get(&w->trace_of, pid, &i, &unused)) {
 		*ins = w->traces[i].ins;
 		return 0;
 	}
 	i = w->stats.n_trace_tables;
-	if (grow_array(&w->traces, &w->cap_traces, i + 1, sizeof(*w->traces)))
+	if (ms__grow_array(&w->traces, &w->cap_traces, i + 1, sizeof(*w->traces)))
 		return nomem(err);
 	snprintf(sql, sizeof(sql), trace_ddl, (unsigned long long)pid);
 	if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return db_error(w, err, "create python_trace table");
+		return ms__db_error(w, err, "create python_trace table");
 	snprintf(sql, sizeof(sql), ins_sql, (unsigned long long)pid);
 	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(w, err, "create python_trace table");
-	if (u64map_put(&w->trace_of, pid, i, 0)) {
+		return ms__db_error(w, err, "create python_trace table");
+	if (ms__u64map_put(&w->trace_of, pid, i, 0)) {
 		sqlite3_finalize(st);
 		return nomem(err);
 	}
@@ -593,7 +594,7 @@ static int bind_time_text(sqlite3_stmt *s, int col, uint64_t v)
 
 	if (v == MEMSCOPE_ID_NONE)
 		return sqlite3_bind_text(s, col, "N/A", 3, SQLITE_STATIC);
-	return sqlite3_bind_text(s, col, tmp, (int)fmt_u64(tmp, v), SQLITE_TRANSIENT);
+	return sqlite3_bind_text(s, col, tmp, (int)ms__fmt_u64(tmp, v), SQLITE_TRANSIENT);
 }
 
 int memscope_db_writer_trace(struct memscope_db_writer *w, const struct memscope_trace_row *row,
@@ -617,7 +618,7 @@ int memscope_db_writer_trace(struct memscope_db_writer *w, const struct memscope
 	sqlite3_bind_int64(ins, 4, (sqlite3_int64)row->tid);
 	sqlite3_bind_int64(ins, 5, (sqlite3_int64)row->pid);
 	if (sqlite3_step(ins) != SQLITE_DONE)
-		return db_error(w, err, "insert");
+		return ms__db_error(w, err, "insert");
 	si->n_trace_rows++;
 	w->stats.n_trace_rows++;
 	return 0;
@@ -638,7 +639,7 @@ static int end_blocks(struct memscope_db_writer *w)
 		const struct shadowed *x = &w->shadowed[i];
 		uint64_t last = 0, unused;
 
-		u64map_get(&w->last_ts, x->b.pid, &last, &unused);
+		ms__u64map_get(&w->last_ts, x->b.pid, &last, &unused);
 		rc = insert_block(w, &x->b, x->free_row, memscope_shadow_free_at_exit(&x->b, last),
 			     "shadow_free")
 			     ? MEMSCOPE_E_IO
@@ -647,7 +648,7 @@ static int end_blocks(struct memscope_db_writer *w)
 	if (!rc && w->blocks)
 		rc = memscope_blocks_foreach_live(w->blocks, on_live, w);
 	w->n_shadowed = 0;
-	u64map_clear(&w->last_ts);
+	ms__u64map_clear(&w->last_ts);
 	memscope_blocks_free(w->blocks);
 	w->blocks = NULL;
 	w->blocks_src = UINT32_MAX;
@@ -676,7 +677,7 @@ int memscope_db_writer_end_source(struct memscope_db_writer *w, uint32_t src, co
 	if (rc == MEMSCOPE_E_NOMEM)
 		return nomem(err);
 	if (rc)
-		return db_error(w, err, "insert block");
+		return ms__db_error(w, err, "insert block");
 	si->ended = 1;
 	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, src);
@@ -696,7 +697,7 @@ int memscope_db_writer_end_source(struct memscope_db_writer *w, uint32_t src, co
 	sqlite3_bind_int64(s, 7, (sqlite3_int64)si->n_rows);
 	sqlite3_bind_int64(s, 8, (sqlite3_int64)si->n_trace_rows);
 	if (sqlite3_step(s) != SQLITE_DONE)
-		return db_error(w, err, "insert source");
+		return ms__db_error(w, err, "insert source");
 	w->stats.n_sources++;
 	return 0;
 }
@@ -727,7 +728,7 @@ int memscope_db_writer_finish(struct memscope_db_writer *w, struct memscope_erro
 			(unsigned)w->blocks_src);
 	finalize_all(w);
 	if (sqlite3_exec(w->db, finish_sql, NULL, NULL, NULL) != SQLITE_OK)
-		return db_error(w, err, "finish");
+		return ms__db_error(w, err, "finish");
 	w->finished = 1;
 	rc = sqlite3_close(w->db);
 	w->db = NULL;
@@ -749,14 +750,14 @@ void memscope_db_writer_free(struct memscope_db_writer *w)
 	finalize_all(w);
 	sqlite3_close(w->db);
 	memscope_blocks_free(w->blocks);
-	u64map_free(&w->last_ts);
-	u64map_free(&w->trace_of);
+	ms__u64map_free(&w->last_ts);
+	ms__u64map_free(&w->trace_of);
 	free(w->shadowed);
 	free(w->traces);
 	free(w->srcs);
 	free(w->js.items);
 	free(w->js.out);
-	buf_free(&w->js.text);
-	buf_free(&w->batch_text);
+	ms__buf_free(&w->js.text);
+	ms__buf_free(&w->batch_text);
 	free(w);
 }

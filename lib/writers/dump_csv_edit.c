@@ -89,7 +89,7 @@ static int build_attr(
 	at = find_key(s, n, e->key);
 	end = at < n ? value_end(s, n, at + klen + 1) : n;
 	b->len = 0;
-	if (buf_reserve(b, 2 * (n + e->val_len) + klen + 8))
+	if (ms__buf_reserve(b, 2 * (n + e->val_len) + klen + 8))
 		return MEMSCOPE_E_NOMEM;
 	b->p[b->len++] = '"';
 	b->p[b->len++] = '{';
@@ -132,7 +132,7 @@ static int field_u64(const struct csvtok *t, int col, uint64_t *v)
 		*v = MEMSCOPE_ID_NONE;
 		return 0;
 	}
-	return parse_u64(f->p, f->len, v);
+	return ms__parse_u64(f->p, f->len, v);
 }
 
 /*
@@ -192,7 +192,7 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 		return memscope_error_set(
 			err, MEMSCOPE_E_ARG, src->name, 0, "the source has been read already");
 	src->read_done = 1;
-	if ((rc = window_open(&w, src, err)))
+	if ((rc = ms__window_open(&w, src, err)))
 		goto out;
 	if (w.len >= 3 && memcmp(w.data, "\xef\xbb\xbf", 3) == 0) {
 		rc = put(&c, w.data, 3); /* the byte order mark, kept */
@@ -202,7 +202,7 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 		const char *p = w.data + w.start;
 		size_t used;
 		uint64_t lead;
-		int r = csvtok_row(&tok, p, w.len - w.start, w.final, &used, &lead);
+		int r = ms__csvtok_row(&tok, p, w.len - w.start, w.final, &used, &lead);
 
 		line += lead;
 		if (r == CSVTOK_ROW) {
@@ -233,7 +233,7 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 			break;
 		w.start += used;
 		if (r == CSVTOK_MORE)
-			rc = window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
+			rc = ms__window_fill(&w, src, CSVTOK_MAX_ROW_BYTES, err);
 		else if (r == CSVTOK_END)
 			break;
 		else if (r == CSVTOK_OPEN_QUOTE)
@@ -246,8 +246,8 @@ int memscope_dump_copy_edit(struct memscope_source *src, const struct memscope_a
 	if (!rc)
 		rc = passed(&c, UINT64_MAX);
 out:
-	window_close(&w);
-	buf_free(&tok.unq);
-	buf_free(&c.attr);
+	ms__window_close(&w);
+	ms__buf_free(&tok.unq);
+	ms__buf_free(&c.attr);
 	return rc;
 }

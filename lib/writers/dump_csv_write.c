@@ -46,7 +46,7 @@ uint64_t memscope_csv_writer_bytes(const struct memscope_csv_writer *w)
 void memscope_csv_writer_free(struct memscope_csv_writer *w)
 {
 	if (w)
-		buf_free(&w->scratch);
+		ms__buf_free(&w->scratch);
 	free(w);
 }
 
@@ -68,7 +68,7 @@ static int needs_quotes(const char *s, size_t n)
 	return 0;
 }
 
-const char *dump_kind_text(
+const char *ms__dump_kind_text(
 	const struct memscope_strtab *st, const struct memscope_event *ev, int sub, size_t *n)
 {
 	const char *s = sub ? memscope_subtype_name(ev->subtype) : memscope_kind_name(ev->kind);
@@ -81,7 +81,7 @@ const char *dump_kind_text(
 	return s ? s : (*n = 0, "");
 }
 
-int dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id)
+int ms__dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id)
 {
 	size_t n, i, len;
 	const uint32_t *frames;
@@ -91,20 +91,20 @@ int dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id
 	if (!id)
 		return 0;
 	frames = memscope_strtab_stack(st, id, &n);
-	rc = buf_append(b, "\"", 1);
+	rc = ms__buf_append(b, "\"", 1);
 	for (i = 0; frames && i < n && !rc; i++) {
 		if (i)
-			rc = buf_append(b, "\n", 1);
+			rc = ms__buf_append(b, "\n", 1);
 		if ((s = memscope_strtab_str(st, frames[i], &len)) != NULL && !rc)
-			rc = buf_append(b, s, len);
+			rc = ms__buf_append(b, s, len);
 	}
-	return rc ? rc : buf_append(b, "\"", 1);
+	return rc ? rc : ms__buf_append(b, "\"", 1);
 }
 
 static int put_stack(struct memscope_csv_writer *w, uint32_t id)
 {
 	w->scratch.len = 0;
-	if (dump_stack_text(&w->scratch, w->st, id)) {
+	if (ms__dump_stack_text(&w->scratch, w->st, id)) {
 		w->nomem = 1;
 		return MEMSCOPE_E_NOMEM;
 	}
@@ -134,7 +134,7 @@ static int put_num_or_na(struct outbuf *o, uint64_t v)
 
 	if (v == MEMSCOPE_ID_NONE)
 		return outbuf_put(o, "N/A,", 4);
-	size_t n = fmt_u64(tmp, v);
+	size_t n = ms__fmt_u64(tmp, v);
 
 	tmp[n++] = ',';
 	return outbuf_put(o, tmp, n);
@@ -154,13 +154,13 @@ int memscope_csv_writer_write(
 		rc |= outbuf_put(o, header, sizeof(header) - 1);
 		w->header_done = 1;
 	}
-	n = fmt_u64(tmp, ev->id);
+	n = ms__fmt_u64(tmp, ev->id);
 	tmp[n++] = ',';
 	rc |= outbuf_put(o, tmp, n);
-	s = dump_kind_text(w->st, ev, 0, &len);
+	s = ms__dump_kind_text(w->st, ev, 0, &len);
 	rc |= outbuf_put(o, s, len);
 	rc |= outbuf_put(o, ",", 1);
-	s = dump_kind_text(w->st, ev, 1, &len);
+	s = ms__dump_kind_text(w->st, ev, 1, &len);
 	rc |= outbuf_put(o, s, len);
 	rc |= outbuf_put(o, ",", 1);
 
@@ -176,7 +176,7 @@ int memscope_csv_writer_write(
 		rc |= outbuf_put(o, ",", 1);
 	}
 
-	n = fmt_u64(tmp, ev->ts_ns);
+	n = ms__fmt_u64(tmp, ev->ts_ns);
 	tmp[n++] = ',';
 	rc |= outbuf_put(o, tmp, n);
 	rc |= put_num_or_na(o, ev->pid);
@@ -185,7 +185,7 @@ int memscope_csv_writer_write(
 	rc |= outbuf_put(o, s, strlen(s));
 	rc |= outbuf_put(o, ",", 1);
 	if (ev->flags & MEMSCOPE_EV_PTR) {
-		fmt_hex16(tmp, ev->ptr);
+		ms__fmt_hex16(tmp, ev->ptr);
 		tmp[18] = ',';
 		rc |= outbuf_put(o, tmp, 19);
 	} else {
@@ -200,7 +200,7 @@ int memscope_csv_writer_write(
 	} else if (ev->flags & MEMSCOPE_EV_ATTR) {
 		rc |= put_attrs(w, ev->attrs, ev->n_attrs);
 	} else if (ev->flags & (MEMSCOPE_EV_ALLOC_ID | MEMSCOPE_EV_SIZE)) {
-		rc |= put_attrs(w, synth, event_synth_attrs(ev, synth, synth_buf));
+		rc |= put_attrs(w, synth, ms__event_synth_attrs(ev, synth, synth_buf));
 	}
 	rc |= outbuf_put(o, ",", 1);
 	rc |= put_stack(w, ev->stack_py);

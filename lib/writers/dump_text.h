@@ -14,13 +14,13 @@ struct memscope_event;
  * per line inside one pair of double quotes, as the reference writes it (and stores it in its
  * database). 0 or MEMSCOPE_E_NOMEM.
  */
-int dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id);
+int ms__dump_stack_text(struct buf *b, const struct memscope_strtab *st, uint32_t id);
 
 /*
  * The Event (sub 0) or Event Type (sub 1) column of ev: the canonical name of its kind or
  * subtype, or the text it was read with when that is not one of ours. *n gets the length.
  */
-const char *dump_kind_text(
+const char *ms__dump_kind_text(
 	const struct memscope_strtab *st, const struct memscope_event *ev, int sub, size_t *n);
 
 #endif

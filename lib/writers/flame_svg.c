@@ -85,7 +85,7 @@ static const char *thousands(uint64_t v, char *buf)
 
 /* The next character of s: its length in bytes (1 for a byte that is not valid UTF-8, which
  * *ok says). */
-/* The characters of s[0..n), as xml_next_char counts them. */
+/* The characters of s[0..n), as ms__xml_next_char counts them. */
 static size_t count_chars(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
@@ -93,7 +93,7 @@ static size_t count_chars(const char *s, size_t n)
 	int ok;
 
 	for (; p < end; chars++)
-		p += xml_next_char(p, end, &ok);
+		p += ms__xml_next_char(p, end, &ok);
 	return chars;
 }
 
@@ -165,7 +165,7 @@ static void middle(const char *s, size_t n, size_t chars, size_t max, size_t sha
 		goto out;
 	}
 	for (k = 0; p < end; p += len, k++) {
-		len = xml_next_char(p, end, &ok);
+		len = ms__xml_next_char(p, end, &ok);
 		if (k + TAIL_MIN > chars)
 			break;
 		if (k + max - 1 >= chars && k && ends_part(p[-1]) && !ends_part(p[0])) {
@@ -204,12 +204,12 @@ static void xml_text(FILE *out, const char *s, size_t n, size_t max, size_t shar
 	}
 	end = (const unsigned char *)s + n;
 	for (p = (const unsigned char *)s, k = 0; p < end; p += len, k++) {
-		len = xml_next_char(p, end, &ok);
+		len = ms__xml_next_char(p, end, &ok);
 		if (k == head)
 			fputs("\xe2\x80\xa6", out); /* U+2026 HORIZONTAL ELLIPSIS */
 		if (k >= head && k < tail)
 			continue;
-		xml_char(out, p, len, ok);
+		ms__xml_char(out, p, len, ok);
 	}
 }
 
@@ -246,8 +246,8 @@ static size_t shared_start(const char *s, size_t n, const char *t, size_t tn, si
 	int ok;
 
 	for (k = 0; p < end && q < q_end; p += len, q += q_len, k++) {
-		len = xml_next_char(p, end, &ok);
-		q_len = xml_next_char(q, q_end, &ok);
+		len = ms__xml_next_char(p, end, &ok);
+		q_len = ms__xml_next_char(q, q_end, &ok);
 		if (len != q_len || memcmp(p, q, len))
 			break;
 		if (len == 1 && ends_part(*p) && k + 1 > best)
@@ -290,7 +290,7 @@ static void frame(struct svg *g, const char *s, size_t n, size_t depth, uint64_t
 		return;
 	g->drawn++;
 	if (!g->out) {
-		if (grow_array(&g->cands, &g->cap_cands, g->n_cands + 1, sizeof(*g->cands)))
+		if (ms__grow_array(&g->cands, &g->cap_cands, g->n_cands + 1, sizeof(*g->cands)))
 			g->oom = 1;
 		else
 			g->cands[g->n_cands++] = (struct cand){ weight, depth };

@@ -25,16 +25,16 @@ static void speedscope_frame(FILE *out, const char *s, size_t n)
 			open = p - 1;
 			break;
 		}
-	if (open && open > s && parse_u64(open + 1, (size_t)(sep - open - 1), &line) == 0) {
+	if (open && open > s && ms__parse_u64(open + 1, (size_t)(sep - open - 1), &line) == 0) {
 		fputs("{\"name\":", out);
-		json_str(out, sep + 3, (size_t)(s + n - sep - 3));
+		ms__json_str(out, sep + 3, (size_t)(s + n - sep - 3));
 		fputs(",\"file\":", out);
-		json_str(out, s, (size_t)(open - s));
+		ms__json_str(out, s, (size_t)(open - s));
 		fprintf(out, ",\"line\":%llu}", (unsigned long long)line);
 		return;
 	}
 	fputs("{\"name\":", out);
-	json_str(out, s, n);
+	ms__json_str(out, s, n);
 	fputc('}', out);
 }
 
@@ -76,9 +76,9 @@ int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, c
 
 	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 		     "\"exporter\":");
-	json_cstr(out, producer ? producer : "libmemscope");
+	ms__json_cstr(out, producer ? producer : "libmemscope");
 	fputs(",\"name\":", out);
-	json_cstr(out, name ? name : "memscope");
+	ms__json_cstr(out, name ? name : "memscope");
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
 	st = memscope_flame_strtab(f);
 	/* every frame once, in order of first use */
@@ -94,13 +94,13 @@ int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, c
 				size_t len;
 				const char *s;
 
-				if (u64map_get(&index, fr[k], &at, &unused))
+				if (ms__u64map_get(&index, fr[k], &at, &unused))
 					continue;
 				s = memscope_strtab_str(st, fr[k], &len);
 				if (n_frames)
 					fputc(',', out);
 				speedscope_frame(out, s ? s : "", s ? len : 0);
-				rc = u64map_put(&index, fr[k], n_frames++, 0);
+				rc = ms__u64map_put(&index, fr[k], n_frames++, 0);
 			}
 		}
 	}
@@ -115,7 +115,7 @@ int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, c
 		fprintf(out, "%s{\"type\":\"sampled\",\"name\":", first ? "" : ",");
 		first = 0;
 		memscope_flame_profile_name(f, m, title, sizeof(title));
-		json_cstr(out, title);
+		ms__json_cstr(out, title);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
 			m == MEMSCOPE_FLAME_COUNT ? "none" : "bytes", (unsigned long long)total);
 		for (i = 0; i < n; i++) {
@@ -123,7 +123,7 @@ int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, c
 
 			fputs(i ? ",[" : "[", out);
 			for (k = 0; fr && k < nf; k++) {
-				u64map_get(&index, fr[k], &at, &unused);
+				ms__u64map_get(&index, fr[k], &at, &unused);
 				fprintf(out, k ? ",%llu" : "%llu", (unsigned long long)at);
 			}
 			fputc(']', out);
@@ -134,7 +134,7 @@ int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, c
 		fputs("]}", out);
 	}
 	fputs("]}\n", out);
-	u64map_free(&index);
+	ms__u64map_free(&index);
 	if (rc)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	if (ferror(out))
@@ -169,7 +169,7 @@ static void folded_frame(FILE *out, const char *s, size_t n, int last)
 	if (!digits || digits == (size_t)(end - p) || end[-1 - (long)digits] > ' ')
 		digits = 0;
 	while (p < end) {
-		size_t len = utf8_seq(p, end);
+		size_t len = ms__utf8_seq(p, end);
 
 		if (digits && p == end - digits - 1)
 			fputc('_', out);

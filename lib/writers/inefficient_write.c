@@ -167,7 +167,7 @@ static void js_api(const struct report *r, const char *name, const struct memsco
 		return;
 	}
 	fprintf(r->out, "{\"api\":%" PRIu64 ",\"ts_ns\":%" PRIu64 ",\"op\":", x->api, x->ts_ns);
-	json_id_or_null(r->out, r->st, x->op);
+	ms__json_id_or_null(r->out, r->st, x->op);
 	fputc('}', r->out);
 }
 
@@ -177,9 +177,9 @@ static void js_block(const struct report *r, size_t rank, const struct memscope_
 	unsigned i;
 
 	fprintf(r->out, "{\"rank\":%zu,\"input\":", rank);
-	json_cstr(r->out, input_name(r, b->src));
+	ms__json_cstr(r->out, input_name(r, b->src));
 	fprintf(r->out, ",\"pid\":%" PRIu64 ",\"device\":", b->pid);
-	json_cstr(r->out, memscope_device_text(b->device, dev));
+	ms__json_cstr(r->out, memscope_device_text(b->device, dev));
 	fprintf(r->out, ",\"pool\":\"%s\",\"family\":\"%s\",\"allocation_id\":",
 		memscope_subtype_name(b->pool), family_names[b->family]);
 	if (b->has_alloc_id)
@@ -214,11 +214,11 @@ static void js_block(const struct report *r, size_t rank, const struct memscope_
 	fprintf(r->out,
 		",\"accesses\":%" PRIu64 ",\"max_idle_apis\":%" PRIu64 ",\"unused_apis\":%" PRIu64,
 		b->n_access, b->max_idle_apis, b->unused_apis);
-	json_bytes(r->out, "wasted_byte_apis", b->wasted);
+	ms__json_bytes(r->out, "wasted_byte_apis", b->wasted);
 	fputs(",\"owner\":", r->out);
-	json_id_or_null(r->out, r->st, b->owner);
+	ms__json_id_or_null(r->out, r->st, b->owner);
 	fputs(",\"stack\":", r->out);
-	json_stack(r->out, r->st, b->stack_py, b->stack_c);
+	ms__json_stack(r->out, r->st, b->stack_py, b->stack_c);
 	fputc('}', r->out);
 }
 
@@ -234,9 +234,9 @@ static void js_not_checked(const struct report *r)
 		if (!why)
 			continue;
 		fputs(k++ ? ",{\"input\":" : "{\"input\":", r->out);
-		json_cstr(r->out, input_name(r, (uint32_t)i));
+		ms__json_cstr(r->out, input_name(r, (uint32_t)i));
 		fputs(",\"why\":", r->out);
-		json_cstr(r->out, why);
+		ms__json_cstr(r->out, why);
 		fputc('}', r->out);
 	}
 	fputc(']', r->out);
@@ -249,14 +249,14 @@ static void js_summary(const struct report *r)
 	unsigned t, k = 0;
 
 	fprintf(r->out, "{\"blocks\":%" PRIu64, s->n_blocks);
-	json_bytes(r->out, "bytes", s->bytes);
+	ms__json_bytes(r->out, "bytes", s->bytes);
 	fputs(",\"types\":{", r->out);
 	for (t = 0; t < 3; t++) {
 		if (!(o->types & (1u << t)))
 			continue;
 		fprintf(r->out, "%s\"%s\":{\"blocks\":%" PRIu64, k++ ? "," : "",
 			memscope_ineff_type_name(1u << t), s->n_type[t]);
-		json_bytes(r->out, "bytes", s->type_bytes[t]);
+		ms__json_bytes(r->out, "bytes", s->type_bytes[t]);
 		fputc('}', r->out);
 	}
 	fprintf(r->out,
@@ -300,7 +300,7 @@ static void csv_op(const struct report *r, const struct memscope_ineff_api *x)
 	const char *s = op_name(r, x->op);
 
 	fputc(',', r->out);
-	csv_field(r->out, s, strlen(s));
+	ms__csv_field(r->out, s, strlen(s));
 }
 
 static void write_csv(const struct report *r)
@@ -318,7 +318,7 @@ static void write_csv(const struct report *r)
 		char dev[MEMSCOPE_DEVICE_TEXT_MAX], types[TYPES_MAX];
 
 		fprintf(r->out, "%zu,", i + 1);
-		csv_field(r->out, name, strlen(name));
+		ms__csv_field(r->out, name, strlen(name));
 		fprintf(r->out, ",%" PRIu64 ",%s,%s,", b->pid, memscope_device_text(b->device, dev),
 			memscope_subtype_name(b->pool));
 		if (b->has_alloc_id)

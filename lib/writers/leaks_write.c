@@ -117,8 +117,9 @@ struct report {
 	const struct memscope_strtab *st;
 	const struct memscope_leaks_input *inputs;
 	size_t n_inputs;
-	int printed;		  /* text: a section has been written */
-	const char **short_names; /* text: per input, the name that tells it apart (input_names) */
+	int printed; /* text: a section has been written */
+	const char *
+		*short_names; /* text: per input, the name that tells it apart (ms__input_names) */
 	/* text: per input, and at [n_inputs] for any, whether it has ProfilerStep steps (NULL: not
 	 * looked yet; the steps are walked once, however many inputs) */
 	unsigned char *numbered;
@@ -154,7 +155,7 @@ static void json_file(const struct report *r, const struct memscope_block *b)
 	if (!b->file)
 		return;
 	fputs(",\"file\":", r->out);
-	json_cstr(r->out, block_file(r, b));
+	ms__json_cstr(r->out, block_file(r, b));
 }
 
 /* ,"pid":N — null for N/A (a profiler output without a timeline) — then ,"device": */
@@ -447,7 +448,7 @@ static void text_str(FILE *out, const char *s, size_t n)
 	size_t len;
 
 	for (; p < end; p += len) {
-		len = utf8_seq(p, end);
+		len = ms__utf8_seq(p, end);
 		if (!len || *p < 0x20 || *p == 0x7f || (len == 2 && p[0] == 0xc2 && p[1] < 0xa0))
 			fputc('?', out);
 		else
@@ -1333,9 +1334,9 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 	fprintf(r->out, "{\"kind\":\"%s\",\"input\":", kind_name(x->kind));
-	json_cstr(r->out, input_name(r, b->src));
+	ms__json_cstr(r->out, input_name(r, b->src));
 	json_pid(r->out, b->pid);
-	json_cstr(r->out, memscope_device_text(b->device, dev));
+	ms__json_cstr(r->out, memscope_device_text(b->device, dev));
 	fprintf(r->out, ",\"pool\":\"%s\",\"ptr\":", memscope_subtype_name(b->pool));
 	json_ptr(r->out, b);
 	fprintf(r->out, ",\"size\":%" PRId64 ",\"allocation_id\":", b->size);
@@ -1361,11 +1362,11 @@ static void js_leak(const struct report *r, const struct memscope_leak *x)
 		fprintf(r->out, ",\"freed_by\":\"%s\"", x->shadow ? "shadow" : "none");
 	fprintf(r->out, ",\"group\":%u", (unsigned)x->report_group + 1);
 	fputs(",\"op\":", r->out);
-	json_id_or_null(r->out, r->st, x->op);
+	ms__json_id_or_null(r->out, r->st, x->op);
 	fputs(",\"owner\":", r->out);
-	json_id_or_null(r->out, r->st, b->owner);
+	ms__json_id_or_null(r->out, r->st, b->owner);
 	fputs(",\"stack\":", r->out);
-	json_stack(r->out, r->st, b->stack_py, b->stack_c);
+	ms__json_stack(r->out, r->st, b->stack_py, b->stack_c);
 	fputc('}', r->out);
 }
 
@@ -1391,11 +1392,11 @@ static void js_shown(const struct report *r, uint32_t op, uint32_t owner, uint32
 	uint32_t stack_c, unsigned differ)
 {
 	fputs(",\"op\":", r->out);
-	json_id_or_null(r->out, r->st, op);
+	ms__json_id_or_null(r->out, r->st, op);
 	fputs(",\"owner\":", r->out);
-	json_id_or_null(r->out, r->st, owner);
+	ms__json_id_or_null(r->out, r->st, owner);
 	fputs(",\"stack\":", r->out);
-	json_stack(r->out, r->st, stack_py, stack_c);
+	ms__json_stack(r->out, r->st, stack_py, stack_c);
 	fprintf(r->out, ",\"differ\":{\"op\":%s,\"owner\":%s,\"stack\":%s}",
 		differ & MEMSCOPE_LEAK_GROUP_OPS ? "true" : "false",
 		differ & MEMSCOPE_LEAK_GROUP_OWNERS ? "true" : "false",
@@ -1413,10 +1414,10 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 	int any = 0;
 
 	fprintf(r->out, "{\"group\":%zu,\"kind\":\"%s\",\"input\":", i + 1, kind_name(g->kind));
-	json_cstr(r->out, input_name(r, g->src));
+	ms__json_cstr(r->out, input_name(r, g->src));
 	fprintf(r->out, ",\"rank\":%" PRIu64 ",\"pool\":\"%s\",\"count\":%" PRIu64, g->rank + 1,
 		memscope_subtype_name(g->pool), g->n);
-	json_bytes(r->out, "bytes", g->bytes);
+	ms__json_bytes(r->out, "bytes", g->bytes);
 	js_shown(r, g->op, g->owner, g->stack_py, g->stack_c, g->differ);
 	fputs(",\"steps\":[", r->out);
 	for (k = g->members_at; k < g->members_at + g->n && k < n; k++) {
@@ -1432,7 +1433,7 @@ static void js_group(const struct report *r, const struct memscope_leak_group *g
 		fprintf(r->out, "{\"line\":%" PRIu64, x->blk.alloc_line);
 		json_file(r, &x->blk);
 		json_pid(r->out, x->blk.pid);
-		json_cstr(r->out, memscope_device_text(x->blk.device, dev));
+		ms__json_cstr(r->out, memscope_device_text(x->blk.device, dev));
 		fputs(",\"ptr\":", r->out);
 		json_ptr(r->out, &x->blk);
 		fprintf(r->out, ",\"timestamp_ns\":%" PRIu64 "}", x->blk.alloc_ts_ns);
@@ -1453,7 +1454,7 @@ static void js_pools(const struct report *r, unsigned kind, uint32_t src)
 	for (i = 0; i < k; i++) {
 		fprintf(r->out, "%s{\"pool\":\"%s\",\"leaks\":%" PRIu64, i ? "," : "",
 			memscope_subtype_name(t[i].pool), t[i].n);
-		json_bytes(r->out, "bytes", t[i].bytes);
+		ms__json_bytes(r->out, "bytes", t[i].bytes);
 		fputc('}', r->out);
 	}
 	fprintf(r->out, "],\"pools_nested\":%s",
@@ -1470,7 +1471,7 @@ static void js_checked(const struct report *r, unsigned kind, uint32_t src)
 	if (why == MEMSCOPE_LEAKS_CHECKED)
 		fputs("null", r->out);
 	else
-		json_cstr(r->out, memscope_leaks_unchecked_text(why));
+		ms__json_cstr(r->out, memscope_leaks_unchecked_text(why));
 }
 
 /* The summary of each input: {"input","events","end","ooms","step","mark","exit"}, a kind's
@@ -1489,7 +1490,7 @@ static void js_inputs(const struct report *r)
 			memscope_leaks_input(r->l, (uint32_t)i);
 
 		fputs(i ? ",\n{\"input\":" : "\n{\"input\":", r->out);
-		json_cstr(r->out, input_name(r, (uint32_t)i));
+		ms__json_cstr(r->out, input_name(r, (uint32_t)i));
 		fprintf(r->out, ",\"events\":%" PRIu64 ",\"end\":\"%s\",\"ooms\":%" PRIu64,
 			in->n_events, memscope_leaks_end_name(in->end), in->n_ooms);
 		for (k = 0; k < 3; k++) {
@@ -1507,7 +1508,7 @@ static void js_inputs(const struct report *r)
 					bytes = MEMSCOPE_BYTES_OVERFLOW;
 			fprintf(r->out, "{\"leaks\":%" PRIu64, in->n_leaks[k]);
 			js_checked(r, kinds[k], (uint32_t)i);
-			json_bytes(r->out, "bytes", bytes);
+			ms__json_bytes(r->out, "bytes", bytes);
 			js_pools(r, kinds[k], (uint32_t)i);
 			fputc('}', r->out);
 		}
@@ -1528,11 +1529,11 @@ static void js_across(const struct report *r, const struct memscope_leak_across 
 		"{\"kind\":\"%s\",\"rank\":%" PRIu64 ",\"pool\":\"%s\",\"inputs\":%" PRIu32
 		",\"count\":%" PRIu64,
 		kind_name(a->kind), a->rank + 1, memscope_subtype_name(a->pool), a->n_inputs, a->n);
-	json_bytes(r->out, "bytes", a->bytes);
+	ms__json_bytes(r->out, "bytes", a->bytes);
 	fputs(",\"min\":{\"input\":", r->out);
-	json_cstr(r->out, input_name(r, a->min_src));
+	ms__json_cstr(r->out, input_name(r, a->min_src));
 	fprintf(r->out, ",\"bytes\":%" PRIu64 "},\"max\":{\"input\":", a->min_bytes);
-	json_cstr(r->out, input_name(r, a->max_src));
+	ms__json_cstr(r->out, input_name(r, a->max_src));
 	fprintf(r->out, ",\"bytes\":%" PRIu64 "}", a->max_bytes);
 	js_shown(r, a->op, a->owner, a->stack_py, a->stack_c, a->differ);
 	fputs(",\"per_input\":[", r->out);
@@ -1542,14 +1543,14 @@ static void js_across(const struct report *r, const struct memscope_leak_across 
 		if (!x)
 			continue;
 		fputs(i > a->groups_at ? ",{\"input\":" : "{\"input\":", r->out);
-		json_cstr(r->out, input_name(r, x->src));
+		ms__json_cstr(r->out, input_name(r, x->src));
 		fputs(",\"group\":", r->out);
 		if (listed(r, x))
 			fprintf(r->out, "%zu", ag[i] + 1);
 		else
 			fputs("null", r->out);
 		fprintf(r->out, ",\"count\":%" PRIu64, x->n);
-		json_bytes(r->out, "bytes", x->bytes);
+		ms__json_bytes(r->out, "bytes", x->bytes);
 		fputc('}', r->out);
 	}
 	fputs("]}", r->out);
@@ -1561,9 +1562,9 @@ static void js_where(const struct report *r, uint32_t src, uint64_t pid, int32_t
 	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 	fputs("{\"input\":", r->out);
-	json_cstr(r->out, input_name(r, src));
+	ms__json_cstr(r->out, input_name(r, src));
 	json_pid(r->out, pid);
-	json_cstr(r->out, memscope_device_text(device, dev));
+	ms__json_cstr(r->out, memscope_device_text(device, dev));
 }
 
 static void js_fluct(const struct report *r, const struct memscope_fluct *f)
@@ -1605,9 +1606,9 @@ static void js_unchecked(const struct report *r, unsigned kind)
 		if (why == MEMSCOPE_LEAKS_CHECKED || why == MEMSCOPE_LEAKS_NOT_ASKED)
 			continue;
 		fputs(k++ ? ",{\"input\":" : "{\"input\":", r->out);
-		json_cstr(r->out, input_name(r, (uint32_t)i));
+		ms__json_cstr(r->out, input_name(r, (uint32_t)i));
 		fputs(",\"why\":", r->out);
-		json_cstr(r->out, memscope_leaks_unchecked_text(why));
+		ms__json_cstr(r->out, memscope_leaks_unchecked_text(why));
 		fputc('}', r->out);
 	}
 	fputc(']', r->out);
@@ -1637,7 +1638,7 @@ static void js_oom(const struct report *r, const struct memscope_leaks_oom *o, s
 	for (k = 0; k < o->n_pools; k++) {
 		fprintf(r->out, "%s{\"pool\":\"%s\",\"blocks\":%" PRIu64, k ? "," : "",
 			memscope_subtype_name(o->pools[k].pool), o->pools[k].n);
-		json_bytes(r->out, "bytes", o->pools[k].bytes);
+		ms__json_bytes(r->out, "bytes", o->pools[k].bytes);
 		fputc('}', r->out);
 	}
 	fprintf(r->out, "],\"partial\":%s,\"largest_holder\":", o->partial ? "true" : "false");
@@ -1646,11 +1647,11 @@ static void js_oom(const struct report *r, const struct memscope_leaks_oom *o, s
 		return;
 	}
 	fputs("{\"owner\":", r->out);
-	json_id_or_null(r->out, r->st, o->top_owner);
+	ms__json_id_or_null(r->out, r->st, o->top_owner);
 	fputs(",\"stack\":", r->out);
-	json_stack(r->out, r->st, o->top_stack_py, o->top_stack_c);
+	ms__json_stack(r->out, r->st, o->top_stack_py, o->top_stack_c);
 	fprintf(r->out, ",\"blocks\":%" PRIu64, o->top_blocks);
-	json_bytes(r->out, "bytes", o->top_bytes);
+	ms__json_bytes(r->out, "bytes", o->top_bytes);
 	fputs("}}}", r->out);
 }
 
@@ -1671,7 +1672,7 @@ static void js_summary(const struct report *r)
 	fputs(",\"step\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_STEP) {
 		fprintf(r->out, "{\"leaks\":%" PRIu64, s->n_step_leaks);
-		json_bytes(r->out, "bytes", s->step_bytes);
+		ms__json_bytes(r->out, "bytes", s->step_bytes);
 		js_pools(r, MEMSCOPE_LEAK_STEP, MEMSCOPE_LEAKS_ALL_INPUTS);
 		js_unchecked(r, MEMSCOPE_LEAK_STEP);
 		fprintf(r->out, ",\"skip_steps\":%" PRIu64 ",\"min_steps_alive\":%" PRIu64 "}",
@@ -1681,10 +1682,10 @@ static void js_summary(const struct report *r)
 	fputs(",\"mark\":", r->out);
 	if (o->kinds & MEMSCOPE_LEAK_MARK) {
 		fputs("{\"text\":", r->out);
-		json_cstr(r->out, o->mark);
+		ms__json_cstr(r->out, o->mark);
 		fprintf(r->out, ",\"start_index\":%" PRIu64 ",\"leaks\":%" PRIu64, o->mark_index,
 			s->n_mark_leaks);
-		json_bytes(r->out, "bytes", s->mark_bytes);
+		ms__json_bytes(r->out, "bytes", s->mark_bytes);
 		js_pools(r, MEMSCOPE_LEAK_MARK, MEMSCOPE_LEAKS_ALL_INPUTS);
 		js_unchecked(r, MEMSCOPE_LEAK_MARK);
 		fprintf(r->out, ",\"unchecked_blocks\":%" PRIu64 ",\"groups\":[",
@@ -1694,9 +1695,9 @@ static void js_summary(const struct report *r)
 			char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 
 			fprintf(r->out, "%s{\"input\":", i ? "," : "");
-			json_cstr(r->out, input_name(r, m[i].src));
+			ms__json_cstr(r->out, input_name(r, m[i].src));
 			json_pid(r->out, m[i].pid);
-			json_cstr(r->out, memscope_device_text(m[i].device, dev));
+			ms__json_cstr(r->out, memscope_device_text(m[i].device, dev));
 			fprintf(r->out, ",\"marks\":%" PRIu64 ",\"checked\":%s", m[i].n_marks,
 				m[i].checked ? "true" : "false");
 			if (m[i].checked)
@@ -1706,7 +1707,7 @@ static void js_summary(const struct report *r)
 					m[i].mark[0].id, m[i].mark[1].id, m[i].mark[2].id,
 					m[i].mark_line[0], m[i].mark_line[1], m[i].mark_line[2]);
 			fprintf(r->out, ",\"leaks\":%" PRIu64, m[i].n_leaks);
-			json_bytes(r->out, "bytes", m[i].bytes);
+			ms__json_bytes(r->out, "bytes", m[i].bytes);
 			fputc('}', r->out);
 		}
 		fputs("]}", r->out);
@@ -1721,9 +1722,9 @@ static void js_summary(const struct report *r)
 			"{\"leaks\":%" PRIu64 ",\"end\":\"%s\",\"alive_at\":", s->n_exit_leaks,
 			memscope_leaks_end_name(
 				memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
-		json_cstr(r->out, memscope_leaks_end_text(
-					  memscope_leaks_end_of(r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
-		json_bytes(r->out, "bytes", s->exit_bytes);
+		ms__json_cstr(r->out, memscope_leaks_end_text(memscope_leaks_end_of(
+					      r->l, MEMSCOPE_LEAKS_ALL_INPUTS)));
+		ms__json_bytes(r->out, "bytes", s->exit_bytes);
 		js_pools(r, MEMSCOPE_LEAK_EXIT, MEMSCOPE_LEAKS_ALL_INPUTS);
 		js_unchecked(r, MEMSCOPE_LEAK_EXIT);
 		/* the exit kind's entries of "groups" */
@@ -1821,7 +1822,7 @@ static void write_csv(const struct report *r)
 			continue;
 
 		fprintf(r->out, "%s,", kind_name(x->kind));
-		csv_field(r->out, name, strlen(name));
+		ms__csv_field(r->out, name, strlen(name));
 		fprintf(r->out, ",%" PRIu64 ",%s,%s,", b->pid, memscope_device_text(b->device, dev),
 			memscope_subtype_name(b->pool));
 		if (b->flags & MEMSCOPE_BLOCK_NO_PTR)
@@ -1841,13 +1842,13 @@ static void write_csv(const struct report *r)
 		else
 			fputs(",,", r->out);
 		fputc(',', r->out);
-		csv_field(r->out, owner ? owner : "", owner ? len : 0);
+		ms__csv_field(r->out, owner ? owner : "", owner ? len : 0);
 		fputc(',', r->out);
-		csv_stack(r->out, r->st, b->stack_py);
+		ms__csv_stack(r->out, r->st, b->stack_py);
 		fputc(',', r->out);
-		csv_stack(r->out, r->st, b->stack_c);
+		ms__csv_stack(r->out, r->st, b->stack_c);
 		fprintf(r->out, ",%u,", (unsigned)x->report_group + 1);
-		csv_field(r->out, op ? op : "", op ? op_len : 0);
+		ms__csv_field(r->out, op ? op : "", op ? op_len : 0);
 		fputc('\n', r->out);
 	}
 }
@@ -1871,7 +1872,7 @@ int memscope_leaks_write(FILE *out, enum memscope_leaks_format fmt, const struct
 		}
 		for (i = 0; i < n_inputs; i++)
 			full[i] = input_name(&r, (uint32_t)i);
-		if (!(names = input_names(full, n_inputs, r.short_names))) {
+		if (!(names = ms__input_names(full, n_inputs, r.short_names))) {
 			rc = MEMSCOPE_E_NOMEM;
 			goto out;
 		}

@@ -61,7 +61,7 @@ struct page {
 	size_t n_ctr;
 	struct scurve *sc; /* the curves of samples drawn: slots n_curves .. n_curves + n_sc - 1 */
 	size_t n_sc, n_sc_more;
-	const char **names; /* per input: the name that tells it apart (input_names) */
+	const char **names; /* per input: the name that tells it apart (ms__input_names) */
 	size_t n_inputs;
 	long *slot_of;	    /* per track: its curve, -1 when not drawn */
 	size_t *track_of;   /* per curve of live bytes: its track, in track order */
@@ -77,7 +77,7 @@ struct page {
 
 static void html_cstr(FILE *out, const char *s)
 {
-	xml_str(out, s, strlen(s));
+	ms__xml_str(out, s, strlen(s));
 }
 
 /* The name of input src: the shortest ending of its path that tells the inputs apart. */
@@ -131,12 +131,12 @@ static void sample_label(const struct page *g, const struct scurve *c)
 	const char *name = memscope_strtab_str(g->st, t->name, &len);
 	int single = t->subtype == MEMSCOPE_SUB_NPU_MEM && t->series == 1u << MEMSCOPE_CTR_USED;
 
-	xml_str(g->out, name ? name : "", name ? len : 0);
+	ms__xml_str(g->out, name ? name : "", name ? len : 0);
 	fprintf(g->out, "%s%s (%s), device %s", single ? "" : " ",
 		single ? "" : series_word[c->series], memscope_counter_source(t->subtype),
 		memscope_device_text(t->device, dev));
 	put_process(g, t->pid);
-	fputs(clocks_label(t->shift_ns, lab, sizeof(lab)), g->out);
+	fputs(ms__clocks_label(t->shift_ns, lab, sizeof(lab)), g->out);
 	if (g->n_inputs > 1) {
 		fputs(", ", g->out);
 		html_cstr(g->out, input_name(g, t->src));
@@ -917,7 +917,7 @@ static void same_note(const struct page *g, size_t slot)
 		c = &g->sc[o - g->n_curves];
 		t = &g->ctr[c->track];
 		name = memscope_strtab_str(g->st, t->name, &len);
-		xml_str(g->out, name ? name : "", name ? len : 0);
+		ms__xml_str(g->out, name ? name : "", name ? len : 0);
 		if (!(t->subtype == MEMSCOPE_SUB_NPU_MEM && t->series == 1u << MEMSCOPE_CTR_USED))
 			fprintf(g->out, " %s", series_word[c->series]);
 		fprintf(g->out, " (%s)", memscope_counter_source(t->subtype));
@@ -1160,7 +1160,7 @@ static void owners(const struct page *g)
 			"<tr class=\"owner\" data-bytes=\"%llu\"><td class=\"num\">%zu</td><td "
 			"class=\"name\">",
 			(unsigned long long)o[i].bytes, i + 1);
-		xml_str(g->out, name ? name : "", name ? len : 0);
+		ms__xml_str(g->out, name ? name : "", name ? len : 0);
 		fprintf(g->out, "</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">",
 			by[o[i].by <= MEMSCOPE_PEAK_BY_NONE ? o[i].by : MEMSCOPE_PEAK_BY_NONE],
 			memscope_bytes_text(b, sizeof(b), o[i].bytes));
@@ -1372,7 +1372,7 @@ int memscope_peak_write_html(FILE *out, const struct memscope_peak *p, const cha
 	g.tracks = memscope_peak_tracks(p, &g.n_tracks);
 	g.ctr = memscope_peak_counters(p, &g.n_ctr);
 	if (!(g.names = calloc(n_inputs ? n_inputs : 1, sizeof(*g.names))) ||
-		!(names_buf = input_names(inputs, n_inputs, g.names))) {
+		!(names_buf = ms__input_names(inputs, n_inputs, g.names))) {
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 		goto out;
 	}

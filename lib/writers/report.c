@@ -10,7 +10,7 @@
 
 /* ---- JSON ---- */
 
-void json_bytes(FILE *out, const char *key, uint64_t bytes)
+void ms__json_bytes(FILE *out, const char *key, uint64_t bytes)
 {
 	fprintf(out, ",\"%s\":%" PRIu64, key, bytes);
 	if (bytes == MEMSCOPE_BYTES_OVERFLOW)
@@ -18,7 +18,7 @@ void json_bytes(FILE *out, const char *key, uint64_t bytes)
 }
 
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
-void json_str(FILE *out, const char *s, size_t n)
+void ms__json_str(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
@@ -38,7 +38,7 @@ void json_str(FILE *out, const char *s, size_t n)
 			p++;
 			continue;
 		}
-		if (!(len = utf8_seq(p, end))) {
+		if (!(len = ms__utf8_seq(p, end))) {
 			fputs("\xef\xbf\xbd", out);
 			p++;
 			continue;
@@ -49,17 +49,17 @@ void json_str(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 }
 
-void json_cstr(FILE *out, const char *s)
+void ms__json_cstr(FILE *out, const char *s)
 {
-	json_str(out, s, strlen(s));
+	ms__json_str(out, s, strlen(s));
 }
 
-void json_id(FILE *out, const struct memscope_strtab *st, uint32_t id)
+void ms__json_id(FILE *out, const struct memscope_strtab *st, uint32_t id)
 {
 	size_t n;
 	const char *s = memscope_strtab_str(st, id, &n);
 
-	json_str(out, s ? s : "", s ? n : 0);
+	ms__json_str(out, s ? s : "", s ? n : 0);
 }
 
 static void json_frames(FILE *out, const struct memscope_strtab *st, uint32_t stack)
@@ -71,12 +71,12 @@ static void json_frames(FILE *out, const struct memscope_strtab *st, uint32_t st
 	for (i = 0; fr && i < n; i++) {
 		if (i)
 			fputc(',', out);
-		json_id(out, st, fr[i]);
+		ms__json_id(out, st, fr[i]);
 	}
 	fputc(']', out);
 }
 
-void json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c)
+void ms__json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c)
 {
 	fputs("{\"python\":", out);
 	json_frames(out, st, py);
@@ -85,10 +85,10 @@ void json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32
 	fputc('}', out);
 }
 
-void json_id_or_null(FILE *out, const struct memscope_strtab *st, uint32_t id)
+void ms__json_id_or_null(FILE *out, const struct memscope_strtab *st, uint32_t id)
 {
 	if (id)
-		json_id(out, st, id);
+		ms__json_id(out, st, id);
 	else
 		fputs("null", out);
 }
@@ -113,16 +113,16 @@ static void csv_quoted(FILE *out, const char *s, size_t n)
 }
 
 /* A CSV field, quoted when it holds a comma, quote or line break. */
-size_t xml_next_char(const unsigned char *p, const unsigned char *end, int *ok)
+size_t ms__xml_next_char(const unsigned char *p, const unsigned char *end, int *ok)
 {
-	size_t len = utf8_seq(p, end);
+	size_t len = ms__utf8_seq(p, end);
 
 	/* U+FFFE and U+FFFF are not XML characters */
 	*ok = len && !(len == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe);
 	return len ? len : 1;
 }
 
-void xml_char(FILE *out, const unsigned char *p, size_t len, int ok)
+void ms__xml_char(FILE *out, const unsigned char *p, size_t len, int ok)
 {
 	if (!ok)
 		fputc('?', out);
@@ -140,19 +140,19 @@ void xml_char(FILE *out, const unsigned char *p, size_t len, int ok)
 		fwrite(p, 1, len, out);
 }
 
-void xml_str(FILE *out, const char *s, size_t n)
+void ms__xml_str(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	size_t len;
 	int ok;
 
 	for (; p < end; p += len) {
-		len = xml_next_char(p, end, &ok);
-		xml_char(out, p, len, ok);
+		len = ms__xml_next_char(p, end, &ok);
+		ms__xml_char(out, p, len, ok);
 	}
 }
 
-void csv_field(FILE *out, const char *s, size_t n)
+void ms__csv_field(FILE *out, const char *s, size_t n)
 {
 	if (!csv_special(s, n)) {
 		fwrite(s, 1, n, out);
@@ -163,7 +163,7 @@ void csv_field(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 }
 
-void csv_stack(FILE *out, const struct memscope_strtab *st, uint32_t stack)
+void ms__csv_stack(FILE *out, const struct memscope_strtab *st, uint32_t stack)
 {
 	size_t n, i, len;
 	const uint32_t *fr = memscope_strtab_stack(st, stack, &n);
@@ -210,7 +210,7 @@ static int longer(struct name_end *r)
 
 /* rounds of one more part for the names whose ending is not alone (equal hashes count as equal:
  * a name only gets longer) */
-char *input_names(const char *const *inputs, size_t n, const char **names)
+char *ms__input_names(const char *const *inputs, size_t n, const char **names)
 {
 	struct name_end *r = calloc(n ? n : 1, sizeof(*r));
 	struct u64map count = { 0 };
@@ -231,14 +231,14 @@ char *input_names(const char *const *inputs, size_t n, const char **names)
 	}
 	while (more && !rc) {
 		more = 0;
-		u64map_clear(&count);
+		ms__u64map_clear(&count);
 		for (i = 0; i < n && !rc; i++) {
 			c = 0;
-			u64map_get(&count, r[i].h, &c, &unused);
-			rc = u64map_put(&count, r[i].h, c + 1, 0);
+			ms__u64map_get(&count, r[i].h, &c, &unused);
+			rc = ms__u64map_put(&count, r[i].h, c + 1, 0);
 		}
 		for (i = 0; i < n && !rc; i++)
-			if (u64map_get(&count, r[i].h, &c, &unused) && c > 1)
+			if (ms__u64map_get(&count, r[i].h, &c, &unused) && c > 1)
 				more |= longer(&r[i]);
 	}
 	for (i = 0; i < n; i++)
@@ -247,7 +247,7 @@ char *input_names(const char *const *inputs, size_t n, const char **names)
 		goto out;
 	for (at = buf, i = 0; i < n; i++) {
 		size_t len = r[i].len - r[i].start;
-		int dup = u64map_get(&count, r[i].h, &c, &unused) && c > 1;
+		int dup = ms__u64map_get(&count, r[i].h, &c, &unused) && c > 1;
 
 		names[i] = at;
 		if (!len)
@@ -259,6 +259,6 @@ char *input_names(const char *const *inputs, size_t n, const char **names)
 	}
 out:
 	free(r);
-	u64map_free(&count);
+	ms__u64map_free(&count);
 	return buf;
 }

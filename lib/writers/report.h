@@ -12,25 +12,25 @@
 struct memscope_strtab;
 
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
-void json_str(FILE *out, const char *s, size_t n);
-void json_cstr(FILE *out, const char *s);
+void ms__json_str(FILE *out, const char *s, size_t n);
+void ms__json_cstr(FILE *out, const char *s);
 /* ,"key":bytes, and ,"key_overflowed":true when the total saturated (MEMSCOPE_BYTES_OVERFLOW). */
-void json_bytes(FILE *out, const char *key, uint64_t bytes);
+void ms__json_bytes(FILE *out, const char *key, uint64_t bytes);
 /* String id of st as a JSON string ("" for an unknown id). */
-void json_id(FILE *out, const struct memscope_strtab *st, uint32_t id);
+void ms__json_id(FILE *out, const struct memscope_strtab *st, uint32_t id);
 /* The Python and C stacks as {"python":[frames],"c":[frames]} ([] for stack 0). */
-void json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c);
+void ms__json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c);
 /* String id of st as a JSON string, or null for id 0. */
-void json_id_or_null(FILE *out, const struct memscope_strtab *st, uint32_t id);
+void ms__json_id_or_null(FILE *out, const struct memscope_strtab *st, uint32_t id);
 
 /* The length of the character at p (1 for a byte that starts none) and in *ok whether it is a
  * character XML may hold (valid UTF-8, not U+FFFE or U+FFFF). */
-size_t xml_next_char(const unsigned char *p, const unsigned char *end, int *ok);
-/* One character of XML (and HTML) text, p[0..len) with xml_next_char's ok: markup characters
+size_t ms__xml_next_char(const unsigned char *p, const unsigned char *end, int *ok);
+/* One character of XML (and HTML) text, p[0..len) with ms__xml_next_char's ok: markup characters
  * escaped, control characters as a blank, one XML may not hold as '?'. */
-void xml_char(FILE *out, const unsigned char *p, size_t len, int ok);
-/* s[0..n) as XML text, character by character (xml_char). */
-void xml_str(FILE *out, const char *s, size_t n);
+void ms__xml_char(FILE *out, const unsigned char *p, size_t len, int ok);
+/* s[0..n) as XML text, character by character (ms__xml_char). */
+void ms__xml_str(FILE *out, const char *s, size_t n);
 
 /*
  * Names that tell n inputs apart, as the flame graph's roots and the memory page show them: each
@@ -40,11 +40,11 @@ void xml_str(FILE *out, const char *s, size_t n);
  * inputs: every name empty). Returns the block that holds them all (the caller frees it; the
  * names are borrowed from it), NULL on OOM (names untouched). O(total length + rounds * n).
  */
-char *input_names(const char *const *inputs, size_t n, const char **names);
+char *ms__input_names(const char *const *inputs, size_t n, const char **names);
 
 /* A CSV field, quoted (quotes doubled) when it holds a comma, quote or line break. */
-void csv_field(FILE *out, const char *s, size_t n);
+void ms__csv_field(FILE *out, const char *s, size_t n);
 /* A stack as the dump writes it: frames one per line, in one field (empty for stack 0). */
-void csv_stack(FILE *out, const struct memscope_strtab *st, uint32_t stack);
+void ms__csv_stack(FILE *out, const struct memscope_strtab *st, uint32_t stack);
 
 #endif

@@ -65,7 +65,7 @@ struct writer {
 /* Nanoseconds as the trace's microseconds: "12", "12.5", "12.005". Returns the length. */
 static size_t fmt_us(char *d, uint64_t ns)
 {
-	size_t n = fmt_u64(d, ns / 1000);
+	size_t n = ms__fmt_u64(d, ns / 1000);
 	unsigned f = (unsigned)(ns % 1000);
 
 	if (f) {
@@ -111,7 +111,7 @@ static size_t fmt_mb(char *d, int64_t v)
 	}
 	if (v < 0 && (whole || frac))
 		d[n++] = '-';
-	n += fmt_u64(d + n, whole);
+	n += ms__fmt_u64(d + n, whole);
 	if (frac) {
 		d[n++] = '.';
 		for (k = 100000; k; k /= 10)
@@ -136,7 +136,7 @@ static void emit(struct writer *w, const struct track *k, const struct sample *s
 		n += 5 + fmt_mb(buf + n + 5, s->v);
 	} else {
 		memcpy(buf + n, "\"bytes\":", 8);
-		n += 8 + fmt_i64(buf + n + 8, s->v);
+		n += 8 + ms__fmt_i64(buf + n + 8, s->v);
 	}
 	memcpy(buf + n, "}}", 2);
 	fwrite(buf, 1, n + 2, w->out);
@@ -178,10 +178,10 @@ static struct track *track_of(
 	struct track *k;
 	int len;
 
-	if (u64map_get(&w->track_of, key, &at, NULL))
+	if (ms__u64map_get(&w->track_of, key, &at, NULL))
 		return &w->tracks[at];
-	if (grow_array(&w->tracks, &w->cap_tracks, w->n_tracks + 1, sizeof(*w->tracks)) ||
-		u64map_put(&w->track_of, key, w->n_tracks, 0))
+	if (ms__grow_array(&w->tracks, &w->cap_tracks, w->n_tracks + 1, sizeof(*w->tracks)) ||
+		ms__u64map_put(&w->track_of, key, w->n_tracks, 0))
 		return NULL;
 	k = &w->tracks[w->n_tracks++];
 	memset(k, 0, sizeof(*k));
@@ -262,7 +262,7 @@ static size_t json_into(char *d, size_t room, const char *s, size_t len)
 		} else if (*p < 0x20) {
 			c = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", *p);
 			p++;
-		} else if ((c = utf8_seq(p, end))) {
+		} else if ((c = ms__utf8_seq(p, end))) {
 			put = (const char *)p;
 			p += c;
 		} else {
@@ -329,8 +329,8 @@ static void counter_track(struct writer *w, const struct memscope_counter_track 
 		if (!(main & 1u << j))
 			n += (size_t)snprintf(h + n, sizeof(k[j].head) - n, " %s", what[j]);
 		/* a file recorded far apart, drawn from the input's start: said in its name */
-		n += (size_t)snprintf(h + n, sizeof(k[j].head) - n,
-			"%s\",\"ph\":\"C\",\"ts\":", clocks_label(t->shift_ns, lab, sizeof(lab)));
+		n += (size_t)snprintf(h + n, sizeof(k[j].head) - n, "%s\",\"ph\":\"C\",\"ts\":",
+			ms__clocks_label(t->shift_ns, lab, sizeof(lab)));
 		k[j].head_len = n;
 	}
 	memscope_counter_iter_init(&it, t);
@@ -354,7 +354,7 @@ static void slice_head(
 	const char *name = memscope_strtab_str(w->st, r->name, &len);
 
 	fputs(",{\"name\":", w->out);
-	json_str(w->out, name ? name : "", name ? len : 0);
+	ms__json_str(w->out, name ? name : "", name ? len : 0);
 	fprintf(w->out, ",\"cat\":\"%s\",\"ph\":\"%s\"", cat, ph);
 }
 
@@ -387,7 +387,7 @@ static uint64_t steps_tid(struct writer *w, size_t i, size_t j)
 		if (w->recs[k].kind != MEMSCOPE_TL_BEGIN && w->recs[k].kind != MEMSCOPE_TL_END &&
 			w->recs[k].kind != MEMSCOPE_TL_MARK)
 			continue;
-		if (grow_array(&w->tids, &w->cap_tids, n + 1, sizeof(*w->tids)))
+		if (ms__grow_array(&w->tids, &w->cap_tids, n + 1, sizeof(*w->tids)))
 			return 0;
 		w->tids[n++] = w->recs[k].tid;
 	}
@@ -440,7 +440,7 @@ static void clock_notes(FILE *out, const struct memscope_timeline *t, size_t n_i
 			continue;
 		snprintf(text, sizeof(text), "input %u: %s", x + 1, note);
 		fputs(n++ ? "," : ",\"clocks\":[", out);
-		json_cstr(out, text);
+		ms__json_cstr(out, text);
 	}
 	if (n)
 		fputc(']', out);
@@ -472,7 +472,7 @@ static void proc_meta(struct writer *w, uint32_t src, uint64_t pid, const char *
 		"%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%llu,\"tid\":0,\"args\":{"
 		"\"name\":",
 		w->stats.processes ? "," : "", w->tpid);
-	json_cstr(w->out, text);
+	ms__json_cstr(w->out, text);
 	snprintf(text, sizeof(text), "input %u: %s%s%s%s%s%s", src + 1, in ? in : "?",
 		w->hal_holds[0] ? "; " : "", w->hal_holds[0] ? w->outer : "", w->hal_holds,
 		clocks ? "; " : "", clocks ? clock : "");
@@ -480,7 +480,7 @@ static void proc_meta(struct writer *w, uint32_t src, uint64_t pid, const char *
 		"}},{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":%llu,\"args\":{"
 		"\"labels\":",
 		w->tpid);
-	json_cstr(w->out, text);
+	ms__json_cstr(w->out, text);
 	fprintf(w->out,
 		"}},{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%llu,\"args\":{"
 		"\"sort_index\":%llu}}",
@@ -511,7 +511,7 @@ static int write_proc(struct writer *w, uint32_t src, uint64_t pid, size_t i, si
 	proc_meta(w, src, pid, inputs, n_inputs, tid_steps);
 	snprintf(w->pid_args, sizeof(w->pid_args), ",\"pid\":%llu,\"tid\":0,\"args\":{", w->tpid);
 	w->stats.processes++;
-	u64map_free(&w->track_of);
+	ms__u64map_free(&w->track_of);
 	w->n_tracks = 0;
 	opstack_reset(&w->ops);
 	for (k = i; k < j; k++) {
@@ -628,7 +628,7 @@ static uint64_t at_most(const struct span_of *x, uint64_t tick)
 
 static int add_span(struct span_of **sp, size_t *n, size_t *cap, struct span_of x)
 {
-	if (grow_array(sp, cap, *n + 1, sizeof(**sp)))
+	if (ms__grow_array(sp, cap, *n + 1, sizeof(**sp)))
 		return MEMSCOPE_E_NOMEM;
 	(*sp)[(*n)++] = x;
 	return 0;
@@ -654,7 +654,7 @@ static int auto_tick(const struct memscope_timeline *t, const struct memscope_ti
 		const struct memscope_timeline_point *r = &recs[i];
 
 		if (i && (r->src != r[-1].src || r->pid != r[-1].pid))
-			u64map_clear(&at);
+			ms__u64map_clear(&at);
 		if (r->kind != MEMSCOPE_TL_LIVE && r->kind != MEMSCOPE_TL_USED)
 			continue;
 		/* the tracks of the point: live, used, reserved (USED: no live) */
@@ -668,11 +668,11 @@ static int auto_tick(const struct memscope_timeline *t, const struct memscope_ti
 				continue;
 
 			key = (uint64_t)kind << 48 | (uint64_t)(uint32_t)r->device << 16 | r->pool;
-			if (!u64map_get(&at, key, &ix, NULL)) {
+			if (!ms__u64map_get(&at, key, &ix, NULL)) {
 				ix = n_sp;
 				if ((rc = add_span(&sp, &n_sp, &cap,
 					     (struct span_of){ 0, r->at.ts_ns, r->at.ts_ns })) ||
-					(rc = u64map_put(&at, key, ix, 0)))
+					(rc = ms__u64map_put(&at, key, ix, 0)))
 					break;
 			}
 			sp[ix].n++;
@@ -697,7 +697,7 @@ static int auto_tick(const struct memscope_timeline *t, const struct memscope_ti
 				break;
 			}
 		}
-	u64map_free(&at);
+	ms__u64map_free(&at);
 	free(sp);
 	return rc ? MEMSCOPE_E_NOMEM : 0;
 }
@@ -735,7 +735,7 @@ int memscope_timeline_write_chrome_opts(FILE *out, const struct memscope_timelin
 	w.stats.tick_ns = w.tick_ns;
 	w.stats.mb = w.mb;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":", out);
-	json_cstr(out, producer ? producer : "libmemscope");
+	ms__json_cstr(out, producer ? producer : "libmemscope");
 	fprintf(out, ",\"origin_s\":%llu,\"resolution_ns\":%llu",
 		(unsigned long long)(w.origin_ns / 1000000000), (unsigned long long)w.tick_ns);
 	clock_notes(out, t, n_inputs);
@@ -766,7 +766,7 @@ int memscope_timeline_write_chrome_opts(FILE *out, const struct memscope_timelin
 	}
 	fputs("]}\n", out);
 out:
-	u64map_free(&w.track_of);
+	ms__u64map_free(&w.track_of);
 	free(w.tracks);
 	free(w.tids);
 	opstack_free(&w.ops);

@@ -972,7 +972,7 @@ static int host_run(struct host_gen *g, uint64_t n)
 		"read_records",
 		"load_dataset",
 		"tokenize",
-		"arena_alloc",
+		"ms__arena_alloc",
 		"list_push",
 		"worker_loop",
 	};

@@ -18,7 +18,7 @@ struct out {
 
 static void put(struct out *o, const void *p, size_t n)
 {
-	if (buf_append(&o->b, p, n))
+	if (ms__buf_append(&o->b, p, n))
 		abort();
 }
 
@@ -79,7 +79,7 @@ static int run_ours(const uint8_t *data, size_t size, size_t step, struct out *o
 		size_t used;
 		uint64_t lead;
 		int final = avail == size;
-		int r = csvtok_row(
+		int r = ms__csvtok_row(
 			&t, (const char *)data + start, avail - start, final, &used, &lead);
 		unsigned i;
 
@@ -103,13 +103,13 @@ static int run_ours(const uint8_t *data, size_t size, size_t step, struct out *o
 		} else if (r == CSVTOK_END) {
 			break;
 		} else if (r == CSVTOK_OPEN_QUOTE) {
-			buf_free(&t.unq);
+			ms__buf_free(&t.unq);
 			return 0;
 		} else {
 			abort();
 		}
 	}
-	buf_free(&t.unq);
+	ms__buf_free(&t.unq);
 	return 1;
 }
 
@@ -137,9 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!run_ours(data, size, i, &c) || c.b.len != b.b.len ||
 			(c.b.len && memcmp(c.b.p, b.b.p, c.b.len)))
 			abort();
-		buf_free(&c.b);
+		ms__buf_free(&c.b);
 	}
-	buf_free(&a.b);
-	buf_free(&b.b);
+	ms__buf_free(&a.b);
+	ms__buf_free(&b.b);
 	return 0;
 }

@@ -34,9 +34,9 @@ START_TEST(csv_reads_the_same_in_any_chunks)
 	 * again */
 	const char *rows = strchr(orig, '\n') + 1;
 
-	ck_assert_int_eq(buf_append(&big, orig, (size_t)(rows - orig)), 0);
+	ck_assert_int_eq(ms__buf_append(&big, orig, (size_t)(rows - orig)), 0);
 	while (big.len < 700 * 1024)
-		ck_assert_int_eq(buf_append(&big, rows, orig_len - (size_t)(rows - orig)), 0);
+		ck_assert_int_eq(ms__buf_append(&big, rows, orig_len - (size_t)(rows - orig)), 0);
 	write_file(path_csv, big.p, big.len);
 	ck_assert_int_eq(tread_mem(&whole, big.p, big.len, NULL), 0);
 	base = tread_csv(&whole, &base_len);
@@ -52,7 +52,7 @@ START_TEST(csv_reads_the_same_in_any_chunks)
 	unlink(path_csv);
 	free(base);
 	free(orig);
-	buf_free(&big);
+	ms__buf_free(&big);
 	tread_free(&whole);
 }
 END_TEST

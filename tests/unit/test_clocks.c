@@ -34,7 +34,7 @@ static int64_t feed(struct clocks *c, uint32_t src, uint32_t file, uint64_t ts, 
 	ev.src = src;
 	ev.file = file;
 	ev.ts_ns = ts;
-	e = clocks_event(c, &ev, &tmp, &shift);
+	e = ms__clocks_event(c, &ev, &tmp, &shift);
 	ck_assert_ptr_nonnull(e);
 	/* the event itself unless shifted; a shifted copy's time on the first clock */
 	ck_assert(shift ? e == &tmp && e->ts_ns == clocks_time(ts, shift) : e == &ev);
@@ -75,23 +75,23 @@ START_TEST(far_file_gets_its_own_clock)
 	ck_assert_int_eq(feed(&c, 0, file_d, T0 + 12 * S_NS + 25 * H_NS, 0), (int64_t)(25 * H_NS));
 	/* 23 hours after the first clock: near it (the first clock near wins), no shift */
 	ck_assert_int_eq(feed(&c, 0, file_c, T0 + 10 * S_NS + 23 * H_NS, 0), 0);
-	ck_assert_uint_eq(clocks_count(&c, 0), 2);
-	ck_assert_int_eq(clocks_shift(&c, 0, file_b), (int64_t)(25 * H_NS));
-	ck_assert_int_eq(clocks_shift(&c, 0, file_c), 0);
-	ck_assert_int_eq(clocks_shift(&c, 0, 0), 0);
-	ck_assert_int_eq(clocks_note(&c, 0, st, note, sizeof(note)), 1);
+	ck_assert_uint_eq(ms__clocks_count(&c, 0), 2);
+	ck_assert_int_eq(ms__clocks_shift(&c, 0, file_b), (int64_t)(25 * H_NS));
+	ck_assert_int_eq(ms__clocks_shift(&c, 0, file_c), 0);
+	ck_assert_int_eq(ms__clocks_shift(&c, 0, 0), 0);
+	ck_assert_int_eq(ms__clocks_note(&c, 0, st, note, sizeof(note)), 1);
 	ck_assert_str_eq(note,
 		"npu_module_mem.csv, npu_mem.csv recorded 1.0 days (90000 s) after "
 		"operator_memory.csv, memory_record.csv: not one run's clock, so each keeps its "
 		"own "
 		"time axis (pictures draw it from the input's start, spans measure each apart)");
-	ck_assert_str_eq(clocks_label(clocks_shift(&c, 0, file_b), lab, sizeof(lab)),
+	ck_assert_str_eq(ms__clocks_label(ms__clocks_shift(&c, 0, file_b), lab, sizeof(lab)),
 		" (own clock, 1.0 days later)");
-	ck_assert_str_eq(clocks_label(0, lab, sizeof(lab)), "");
+	ck_assert_str_eq(ms__clocks_label(0, lab, sizeof(lab)), "");
 	/* a short buffer: cut, still a string */
-	ck_assert_int_eq(clocks_note(&c, 0, st, note, 20), 1);
+	ck_assert_int_eq(ms__clocks_note(&c, 0, st, note, 20), 1);
 	ck_assert_uint_eq(strlen(note), 19);
-	clocks_free(&c);
+	ms__clocks_free(&c);
 }
 END_TEST
 
@@ -103,23 +103,23 @@ START_TEST(inputs_apart_and_files_alone)
 	/* an input that is one file (file 0): one clock, nothing kept */
 	ck_assert_int_eq(feed(&c, 0, 0, T0, 0), 0);
 	ck_assert_int_eq(feed(&c, 0, 0, T0 + 400 * H_NS, 0), 0);
-	ck_assert_uint_eq(clocks_count(&c, 0), 0);
-	ck_assert_int_eq(clocks_note(&c, 0, st, note, sizeof(note)), 0);
+	ck_assert_uint_eq(ms__clocks_count(&c, 0), 0);
+	ck_assert_int_eq(ms__clocks_note(&c, 0, st, note, sizeof(note)), 0);
 	/* each input its own first clock, however far from another input's */
 	ck_assert_int_eq(feed(&c, 1, file_a, T0, 0), 0);
 	ck_assert_int_eq(feed(&c, 2, file_a, T0 + 1000 * H_NS, 0), 0);
 	/* a file of input 2 recorded before its first: shifted forward */
 	ck_assert_int_eq(feed(&c, 2, file_b, T0 + 900 * H_NS, 0), -(int64_t)(100 * H_NS));
 	ck_assert_uint_eq(clocks_time(T0 + 900 * H_NS, -(int64_t)(100 * H_NS)), T0 + 1000 * H_NS);
-	ck_assert_uint_eq(clocks_count(&c, 1), 1);
-	ck_assert_uint_eq(clocks_count(&c, 2), 2);
-	ck_assert_int_eq(clocks_note(&c, 1, st, note, sizeof(note)), 0);
-	ck_assert_int_eq(clocks_note(&c, 2, st, note, sizeof(note)), 1);
+	ck_assert_uint_eq(ms__clocks_count(&c, 1), 1);
+	ck_assert_uint_eq(ms__clocks_count(&c, 2), 2);
+	ck_assert_int_eq(ms__clocks_note(&c, 1, st, note, sizeof(note)), 0);
+	ck_assert_int_eq(ms__clocks_note(&c, 2, st, note, sizeof(note)), 1);
 	ck_assert_ptr_nonnull(strstr(note, "npu_module_mem.csv recorded 4.2 days (360000 s) before "
 					   "operator_memory.csv:"));
-	ck_assert_str_eq(clocks_label(-(int64_t)(100 * H_NS), lab, sizeof(lab)),
+	ck_assert_str_eq(ms__clocks_label(-(int64_t)(100 * H_NS), lab, sizeof(lab)),
 		" (own clock, 4.2 days earlier)");
-	clocks_free(&c);
+	ms__clocks_free(&c);
 }
 END_TEST
 
@@ -134,7 +134,7 @@ START_TEST(gaps_past_int64)
 	ck_assert_int_eq(feed(&c, 0, file_b, UINT64_MAX - 1000, 0), INT64_MAX);
 	ck_assert_uint_eq(
 		clocks_time(UINT64_MAX - 1000, INT64_MAX), UINT64_MAX - 1000 - (uint64_t)INT64_MAX);
-	ck_assert_ptr_nonnull(strstr(clocks_label(INT64_MAX, lab, sizeof(lab)), "later"));
+	ck_assert_ptr_nonnull(strstr(ms__clocks_label(INT64_MAX, lab, sizeof(lab)), "later"));
 	ck_assert_int_eq(feed(&c, 1, file_a, UINT64_MAX - 1000, 0), 0);
 	ck_assert_int_eq(feed(&c, 1, file_b, 1000, 0), -INT64_MAX);
 	ck_assert_uint_eq(clocks_time(1000, -INT64_MAX), 1000 + (uint64_t)INT64_MAX);
@@ -143,8 +143,8 @@ START_TEST(gaps_past_int64)
 	/* near the end of the range: within 24 hours is the same clock */
 	ck_assert_int_eq(feed(&c, 2, file_a, UINT64_MAX - 1000, 0), 0);
 	ck_assert_int_eq(feed(&c, 2, file_b, UINT64_MAX - 500, 0), 0);
-	ck_assert_uint_eq(clocks_count(&c, 2), 1);
-	clocks_free(&c);
+	ck_assert_uint_eq(ms__clocks_count(&c, 2), 1);
+	ms__clocks_free(&c);
 }
 END_TEST
 

@@ -62,9 +62,9 @@ START_TEST(compressed_reads_as_plain_in_any_chunks_and_members)
 	/* past the sniffed 256 KiB: the header once, then the rows again and again */
 	const char *rows = strchr(orig, '\n') + 1;
 
-	ck_assert_int_eq(buf_append(&big, orig, (size_t)(rows - orig)), 0);
+	ck_assert_int_eq(ms__buf_append(&big, orig, (size_t)(rows - orig)), 0);
 	while (big.len < 600 * 1024)
-		ck_assert_int_eq(buf_append(&big, rows, orig_len - (size_t)(rows - orig)), 0);
+		ck_assert_int_eq(ms__buf_append(&big, rows, orig_len - (size_t)(rows - orig)), 0);
 	ck_assert_int_eq(tread_mem(&whole, big.p, big.len, NULL), 0);
 	base = tread_csv(&whole, &base_len);
 	for (k = 0; k < 2; k++)
@@ -95,7 +95,7 @@ START_TEST(compressed_reads_as_plain_in_any_chunks_and_members)
 	unlink(path);
 	free(base);
 	free(orig);
-	buf_free(&big);
+	ms__buf_free(&big);
 	tread_free(&whole);
 }
 END_TEST
@@ -170,8 +170,8 @@ START_TEST(corrupt_and_odd_streams)
 	tread_free(&t);
 	z[z_len / 2] ^= 0x55;
 	/* bytes after the last member that are not another one */
-	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
-	ck_assert_int_eq(buf_append(&b, "trailing", 8), 0);
+	ck_assert_int_eq(ms__buf_append(&b, z, z_len), 0);
+	ck_assert_int_eq(ms__buf_append(&b, "trailing", 8), 0);
 	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
 	snprintf(want, sizeof(want),
 		"trailing garbage after gzip member 1 (compressed byte %zu): neither another "
@@ -194,7 +194,7 @@ START_TEST(corrupt_and_odd_streams)
 	ck_assert_int_eq(tread_mem(&t, z, z_len, NULL), MEMSCOPE_E_INVALID);
 	tread_free(&t);
 	free(z);
-	buf_free(&b);
+	ms__buf_free(&b);
 	free(csv);
 }
 END_TEST
@@ -211,7 +211,7 @@ static void three_pieces(
 
 		if (i == 2)
 			*third = b->len;
-		ck_assert_int_eq(buf_append(b, z, len), 0);
+		ck_assert_int_eq(ms__buf_append(b, z, len), 0);
 		free(z);
 	}
 }
@@ -238,7 +238,7 @@ START_TEST(corrupt_data_names_its_member_or_frame)
 			"%s", t.err.msg);
 		ck_assert_uint_gt(memscope_evbuf_count(t.evs), 0); /* the first two pieces' rows */
 		tread_free(&t);
-		buf_free(&b);
+		ms__buf_free(&b);
 	}
 	free(csv);
 }
@@ -260,8 +260,8 @@ START_TEST(gzip_zero_padding_ends_the_stream)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	/* a tar block's padding after the member: the end, nothing cut */
-	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
-	ck_assert_int_eq(buf_append(&b, zeros, 512), 0);
+	ck_assert_int_eq(ms__buf_append(&b, z, z_len), 0);
+	ck_assert_int_eq(ms__buf_append(&b, zeros, 512), 0);
 	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), 0);
 	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121);
 	ck_assert_int_eq(t.stats.cut.code, 0);
@@ -270,7 +270,7 @@ START_TEST(gzip_zero_padding_ends_the_stream)
 	b.len = 0;
 	three_pieces(MEMSCOPE_COMPRESS_GZIP, csv, n, &b, &third);
 	while (b.len < 700 * 1024)
-		ck_assert_int_eq(buf_append(&b, zeros, sizeof(zeros)), 0);
+		ck_assert_int_eq(ms__buf_append(&b, zeros, sizeof(zeros)), 0);
 	write_file(path, b.p, b.len);
 	for (i = 1; i < 100000; i *= 317) {
 		out = tread_chunked(path, i, &rc, &len);
@@ -278,7 +278,7 @@ START_TEST(gzip_zero_padding_ends_the_stream)
 		free(out);
 	}
 	/* anything after the padding, even another member, is garbage: the input ends before it */
-	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
+	ck_assert_int_eq(ms__buf_append(&b, z, z_len), 0);
 	write_file(path, b.p, b.len);
 	ck_assert_int_eq(tread_file(&t, path, NULL), MEMSCOPE_E_INVALID);
 	snprintf(want, sizeof(want),
@@ -290,7 +290,7 @@ START_TEST(gzip_zero_padding_ends_the_stream)
 	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121);
 	tread_free(&t);
 	b.len -= z_len;
-	ck_assert_int_eq(buf_append(&b, "\001", 1), 0);
+	ck_assert_int_eq(ms__buf_append(&b, "\001", 1), 0);
 	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
 	ck_assert_ptr_nonnull(strstr(t.err.msg, "trailing garbage after gzip member 3"));
 	tread_free(&t);
@@ -298,14 +298,14 @@ START_TEST(gzip_zero_padding_ends_the_stream)
 	free(z);
 	z = squeeze(MEMSCOPE_COMPRESS_ZSTD, csv, n, 1, &z_len);
 	b.len = 0;
-	ck_assert_int_eq(buf_append(&b, z, z_len), 0);
-	ck_assert_int_eq(buf_append(&b, zeros, 512), 0);
+	ck_assert_int_eq(ms__buf_append(&b, z, z_len), 0);
+	ck_assert_int_eq(ms__buf_append(&b, zeros, 512), 0);
 	ck_assert_int_eq(tread_mem(&t, b.p, b.len, NULL), MEMSCOPE_E_INVALID);
 	ck_assert_ptr_nonnull(strstr(t.err.msg, "corrupt zstd data in frame 2: "));
 	ck_assert_uint_eq(memscope_evbuf_count(t.evs), 121);
 	tread_free(&t);
 	unlink(path);
-	buf_free(&b);
+	ms__buf_free(&b);
 	free(z);
 	free(csv);
 }
@@ -340,7 +340,7 @@ START_TEST(progress_counts_file_bytes)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	while (big.len < 1024 * 1024)
-		ck_assert_int_eq(buf_append(&big, csv, n), 0); /* repeated headers: bad rows */
+		ck_assert_int_eq(ms__buf_append(&big, csv, n), 0); /* repeated headers: bad rows */
 	for (k = 0; k < 3; k++) {
 		struct memscope_read_opts o = { .lenient = 1, .src = 7 };
 		struct progress p = { 0 };
@@ -384,7 +384,7 @@ START_TEST(progress_counts_file_bytes)
 		free(z);
 	}
 	unlink(path);
-	buf_free(&big);
+	ms__buf_free(&big);
 	free(csv);
 	memscope_strtab_free(st);
 }
@@ -418,7 +418,7 @@ START_TEST(progress_of_a_pipe_at_most_once_per_256_kib)
 	struct buf big = { 0 };
 
 	while (big.len < 2 * 1024 * 1024)
-		ck_assert_int_eq(buf_append(&big, csv, n), 0);
+		ck_assert_int_eq(ms__buf_append(&big, csv, n), 0);
 	for (k = 0; k < 2; k++) {
 		char *z = k ? squeeze(MEMSCOPE_COMPRESS_GZIP, big.p, big.len, 1, &z_len) : big.p;
 		struct progress p = { 0 };
@@ -458,7 +458,7 @@ START_TEST(progress_of_a_pipe_at_most_once_per_256_kib)
 		if (k)
 			free(z);
 	}
-	buf_free(&big);
+	ms__buf_free(&big);
 	free(csv);
 }
 END_TEST

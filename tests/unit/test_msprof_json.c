@@ -78,7 +78,7 @@ static enum memscope_format format_of(const char *text)
 
 static int sniff(const char *s, int eof)
 {
-	return prof_trace_sniff((const unsigned char *)s, strlen(s), eof);
+	return ms__prof_trace_sniff((const unsigned char *)s, strlen(s), eof);
 }
 
 START_TEST(sniffs_timelines_only)

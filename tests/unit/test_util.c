@@ -15,30 +15,30 @@ START_TEST(parse_numbers_strictly)
 	uint64_t u;
 	int64_t v;
 
-	ck_assert_int_eq(parse_u64("12", 2, &u), 0);
+	ck_assert_int_eq(ms__parse_u64("12", 2, &u), 0);
 	ck_assert_uint_eq(u, 12);
-	ck_assert_int_eq(parse_u64("18446744073709551615", 20, &u), 0);
+	ck_assert_int_eq(ms__parse_u64("18446744073709551615", 20, &u), 0);
 	ck_assert_uint_eq(u, UINT64_MAX);
-	ck_assert_int_eq(parse_u64("18446744073709551616", 20, &u), -1);
-	ck_assert_int_eq(parse_u64("12abc", 5, &u), -1);
-	ck_assert_int_eq(parse_u64("", 0, &u), -1);
-	ck_assert_int_eq(parse_u64("+1", 2, &u), -1);
-	ck_assert_int_eq(parse_u64(" 1", 2, &u), -1);
-	ck_assert_int_eq(parse_i64("-18944", 6, &v), 0);
+	ck_assert_int_eq(ms__parse_u64("18446744073709551616", 20, &u), -1);
+	ck_assert_int_eq(ms__parse_u64("12abc", 5, &u), -1);
+	ck_assert_int_eq(ms__parse_u64("", 0, &u), -1);
+	ck_assert_int_eq(ms__parse_u64("+1", 2, &u), -1);
+	ck_assert_int_eq(ms__parse_u64(" 1", 2, &u), -1);
+	ck_assert_int_eq(ms__parse_i64("-18944", 6, &v), 0);
 	ck_assert_int_eq(v, -18944);
-	ck_assert_int_eq(parse_i64("-9223372036854775808", 20, &v), 0);
+	ck_assert_int_eq(ms__parse_i64("-9223372036854775808", 20, &v), 0);
 	ck_assert(v == INT64_MIN);
-	ck_assert_int_eq(parse_i64("9223372036854775808", 19, &v), -1);
-	ck_assert_int_eq(parse_i64("-", 1, &v), -1);
-	ck_assert_int_eq(parse_hex64("000012c041400000", 16, &u), 0);
+	ck_assert_int_eq(ms__parse_i64("9223372036854775808", 19, &v), -1);
+	ck_assert_int_eq(ms__parse_i64("-", 1, &v), -1);
+	ck_assert_int_eq(ms__parse_hex64("000012c041400000", 16, &u), 0);
 	ck_assert_uint_eq(u, 0x12c041400000ull);
-	ck_assert_int_eq(parse_hex64("12g", 3, &u), -1);
-	ck_assert_int_eq(parse_hex64("11112222333344445", 17, &u), -1);
-	ck_assert(is_canonical_u64("0", 1));
-	ck_assert(!is_canonical_u64("01", 2));
-	ck_assert(is_canonical_i64("-5", 2));
-	ck_assert(!is_canonical_i64("-0", 2));
-	ck_assert(!is_canonical_i64("-05", 3));
+	ck_assert_int_eq(ms__parse_hex64("12g", 3, &u), -1);
+	ck_assert_int_eq(ms__parse_hex64("11112222333344445", 17, &u), -1);
+	ck_assert(ms__is_canonical_u64("0", 1));
+	ck_assert(!ms__is_canonical_u64("01", 2));
+	ck_assert(ms__is_canonical_i64("-5", 2));
+	ck_assert(!ms__is_canonical_i64("-0", 2));
+	ck_assert(!ms__is_canonical_i64("-05", 3));
 }
 END_TEST
 
@@ -46,13 +46,13 @@ START_TEST(format_numbers)
 {
 	char b[32];
 
-	ck_assert_uint_eq(fmt_u64(b, 0), 1);
+	ck_assert_uint_eq(ms__fmt_u64(b, 0), 1);
 	ck_assert_int_eq(memcmp(b, "0", 1), 0);
-	ck_assert_uint_eq(fmt_u64(b, UINT64_MAX), 20);
+	ck_assert_uint_eq(ms__fmt_u64(b, UINT64_MAX), 20);
 	ck_assert_int_eq(memcmp(b, "18446744073709551615", 20), 0);
-	ck_assert_uint_eq(fmt_i64(b, INT64_MIN), 20);
+	ck_assert_uint_eq(ms__fmt_i64(b, INT64_MIN), 20);
 	ck_assert_int_eq(memcmp(b, "-9223372036854775808", 20), 0);
-	fmt_hex16(b, 0x12c041400000ull);
+	ms__fmt_hex16(b, 0x12c041400000ull);
 	ck_assert_int_eq(memcmp(b, "0x000012c041400000", 18), 0);
 }
 END_TEST
@@ -160,15 +160,15 @@ START_TEST(varints_round_trip_and_reject_bad_input)
 	size_t i, n;
 
 	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-		n = varint_put(b, vals[i]);
-		ck_assert_int_eq(varint_get(b, n, &v), (int)n);
+		n = ms__varint_put(b, vals[i]);
+		ck_assert_int_eq(ms__varint_get(b, n, &v), (int)n);
 		ck_assert(v == vals[i]);
-		ck_assert_int_eq(varint_get(b, n - 1, &v), 0); /* cut: incomplete */
+		ck_assert_int_eq(ms__varint_get(b, n - 1, &v), 0); /* cut: incomplete */
 	}
 	memset(b, 0xff, sizeof(b));
-	ck_assert_int_eq(varint_get(b, sizeof(b), &v), -1); /* longer than 10 bytes */
-	b[9] = 0x02;					    /* 10th byte overflows 64 bits */
-	ck_assert_int_eq(varint_get(b, 10, &v), -1);
+	ck_assert_int_eq(ms__varint_get(b, sizeof(b), &v), -1); /* longer than 10 bytes */
+	b[9] = 0x02;						/* 10th byte overflows 64 bits */
+	ck_assert_int_eq(ms__varint_get(b, 10, &v), -1);
 	ck_assert(unzigzag(zigzag(INT64_MIN)) == INT64_MIN);
 	ck_assert(unzigzag(zigzag(-1)) == -1);
 	ck_assert_uint_eq(zigzag(-1), 1);
@@ -193,12 +193,12 @@ START_TEST(u64map_matches_a_plain_array)
 		switch (rand() % 3) {
 		case 0:
 		case 1:
-			ck_assert_int_eq(u64map_put(&m, key, step, k), 0);
+			ck_assert_int_eq(ms__u64map_put(&m, key, step, k), 0);
 			ref[k] = step;
 			present[k] = 1;
 			break;
 		default:
-			ck_assert_int_eq(u64map_del(&m, key, &a, &b), present[k]);
+			ck_assert_int_eq(ms__u64map_del(&m, key, &a, &b), present[k]);
 			if (present[k])
 				ck_assert_uint_eq(a, ref[k]);
 			present[k] = 0;
@@ -209,7 +209,7 @@ START_TEST(u64map_matches_a_plain_array)
 	for (i = 0; i < N; i++) {
 		uint64_t key = (uint64_t)i * 0x10000 + 0x7f0000000000ull;
 
-		ck_assert_int_eq(u64map_get(&m, key, &a, &b), present[i]);
+		ck_assert_int_eq(ms__u64map_get(&m, key, &a, &b), present[i]);
 		if (present[i]) {
 			ck_assert_uint_eq(a, ref[i]);
 			ck_assert_uint_eq(b, i);
@@ -217,7 +217,7 @@ START_TEST(u64map_matches_a_plain_array)
 		}
 	}
 	ck_assert_uint_eq(m.n, n);
-	u64map_free(&m);
+	ms__u64map_free(&m);
 }
 END_TEST
 
@@ -237,11 +237,12 @@ START_TEST(u64tree_matches_a_plain_array)
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		i = (int)(x % N);
 		if (x >> 62) {
-			ck_assert_int_eq(u64tree_put(&t, (uint64_t)i * 16 + 5, step, i), 0);
+			ck_assert_int_eq(ms__u64tree_put(&t, (uint64_t)i * 16 + 5, step, i), 0);
 			present[i] = 1;
 			ref[i] = (uint64_t)step;
 		} else {
-			ck_assert_int_eq(u64tree_del(&t, (uint64_t)i * 16 + 5, &a, &b), present[i]);
+			ck_assert_int_eq(
+				ms__u64tree_del(&t, (uint64_t)i * 16 + 5, &a, &b), present[i]);
 			if (present[i])
 				ck_assert_uint_eq(a, ref[i]);
 			present[i] = 0;
@@ -253,32 +254,32 @@ START_TEST(u64tree_matches_a_plain_array)
 	for (i = 0; i < N; i++) {
 		uint64_t key = (uint64_t)i * 16 + 5;
 
-		ck_assert_int_eq(u64tree_get(&t, key, &a, &b), present[i]);
+		ck_assert_int_eq(ms__u64tree_get(&t, key, &a, &b), present[i]);
 		if (present[i])
 			ck_assert(a == ref[i] && b == (uint64_t)i);
 		/* floor of key + 3: key itself when present, else the nearest present below */
 		for (j = i; j >= 0 && !present[j]; j--)
 			;
-		ck_assert_int_eq(u64tree_floor(&t, key + 3, &k, &a, &b), j >= 0);
+		ck_assert_int_eq(ms__u64tree_floor(&t, key + 3, &k, &a, &b), j >= 0);
 		if (j >= 0)
 			ck_assert_uint_eq(k, (uint64_t)j * 16 + 5);
 		for (j = i + 1; j < N && !present[j]; j++)
 			;
-		ck_assert_int_eq(u64tree_after(&t, key, &k, NULL, NULL), j < N);
+		ck_assert_int_eq(ms__u64tree_after(&t, key, &k, NULL, NULL), j < N);
 		if (j < N)
 			ck_assert_uint_eq(k, (uint64_t)j * 16 + 5);
 	}
-	ck_assert_int_eq(u64tree_floor(&t, 4, NULL, NULL, NULL), 0);
-	u64tree_free(&t);
+	ck_assert_int_eq(ms__u64tree_floor(&t, 4, NULL, NULL, NULL), 0);
+	ms__u64tree_free(&t);
 	for (i = 200000; i > 0; i--)
-		ck_assert_int_eq(u64tree_put(&t, (uint64_t)i << 20, (uint64_t)i, 0), 0);
-	ck_assert(
-		u64tree_floor(&t, (77ull << 20) + 1, &k, &a, NULL) && k == 77ull << 20 && a == 77);
+		ck_assert_int_eq(ms__u64tree_put(&t, (uint64_t)i << 20, (uint64_t)i, 0), 0);
+	ck_assert(ms__u64tree_floor(&t, (77ull << 20) + 1, &k, &a, NULL) && k == 77ull << 20 &&
+		  a == 77);
 	for (i = 1; i <= 200000; i++)
-		ck_assert_int_eq(u64tree_del(&t, (uint64_t)i << 20, NULL, NULL), 1);
+		ck_assert_int_eq(ms__u64tree_del(&t, (uint64_t)i << 20, NULL, NULL), 1);
 	ck_assert_uint_eq(t.count, 0);
-	ck_assert_int_eq(u64tree_after(&t, 0, NULL, NULL, NULL), 0);
-	u64tree_free(&t);
+	ck_assert_int_eq(ms__u64tree_after(&t, 0, NULL, NULL, NULL), 0);
+	ms__u64tree_free(&t);
 }
 END_TEST
 
