@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The file graph of libmemscope.a has no circles, and a reader is named only by its own file and
+the reader table: check_layers.py [--graph] OBJECT...
+
+The objects are the library's (CMake's $<TARGET_OBJECTS:memscope>), each named by its path below
+`memscope.dir/` (readers/source.c.o): file A depends on file B when A uses a symbol B defines
+(nm: U in A, T/D/B/R in B). A circle is a strongly connected set of two files or more. A reader is
+a `ms__*_reader` table entry; only readers/registry.c may name one. --graph prints every edge
+("a -> b: sym, ...") as well."""
+import subprocess
+import sys
+from collections import defaultdict
+
+
+def short(path):
+    return path.split("memscope.dir/", 1)[-1]
+
+
+def read_objects(objs):
+    out = subprocess.run(["nm", "-A", "-g"] + objs, capture_output=True, text=True, check=True).stdout
+    defs, uses = {}, defaultdict(set)
+    for line in out.splitlines():
+        where, _, rest = line.rpartition(":")
+        member = short(where)
+        f = rest.split()
+        if len(f) == 3 and f[1] in "TDBRVWC":
+            defs[f[2]] = member
+        elif len(f) == 2 and f[0] == "U":
+            uses[member].add(f[1])
+    return defs, uses
+
+
+def edges_of(defs, uses):
+    edges = defaultdict(lambda: defaultdict(list))
+    for a, syms in uses.items():
+        for s in sorted(syms):
+            b = defs.get(s)
+            if b and b != a:
+                edges[a][b].append(s)
+    return edges
+
+
+def circles(edges):
+    """Tarjan's strongly connected components of two nodes or more."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+    nodes = sorted(set(edges) | {b for a in edges for b in edges[a]})
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def main():
+    objs = [a for a in sys.argv[1:] if a != "--graph"]
+    if not objs:
+        print("usage: check_layers.py [--graph] OBJECT...", file=sys.stderr)
+        return 2
+    defs, uses = read_objects(objs)
+    if not defs:
+        print(f"check_layers: FAIL: no symbols read from {len(objs)} objects")
+        return 1
+    edges = edges_of(defs, uses)
+    if "--graph" in sys.argv:
+        for a in sorted(edges):
+            for b in sorted(edges[a]):
+                print(f"{a} -> {b}: {', '.join(edges[a][b])}")
+    bad = 0
+    for comp in circles(edges):
+        bad += 1
+        members = set(comp)
+        print(f"check_layers: FAIL: circle of {len(comp)} files: {' '.join(comp)}")
+        for a in comp:
+            for b in sorted(edges[a]):
+                if b in members:
+                    print(f"  {a} -> {b}: {', '.join(edges[a][b][:4])}")
+    for sym, member in sorted(defs.items()):
+        if not (sym.startswith("ms__") and sym.endswith("_reader")):
+            continue
+        for a in sorted(uses):
+            if sym in uses[a] and a != "readers/registry.c.o":
+                bad += 1
+                print(f"check_layers: FAIL: {a} names the reader {sym} ({member}); only the table may")
+    n_edges = sum(len(v) for v in edges.values())
+    if bad:
+        return 1
+    print(f"check_layers: {len(set(defs.values()))} files, {n_edges} dependencies, no circle; "
+          "readers named only by the table")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
