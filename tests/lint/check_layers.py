@@ -1,15 +1,34 @@
 #!/usr/bin/env python3
 """The file graph of libmemscope.a has no circles, and a reader is named only by its own file and
-the reader table: check_layers.py [--graph] OBJECT...
+the reader table: check_layers.py [--graph] [--src LIBDIR] OBJECT...
 
 The objects are the library's (CMake's $<TARGET_OBJECTS:memscope>), each named by its path below
 `memscope.dir/` (readers/source.c.o): file A depends on file B when A uses a symbol B defines
 (nm: U in A, T/D/B/R in B). A circle is a strongly connected set of two files or more. A reader is
 a `ms__*_reader` table entry; only readers/registry.c may name one. --graph prints every edge
-("a -> b: sym, ...") as well."""
+("a -> b: sym, ...") as well. With --src, the #include graph of LIBDIR's .c and .h files (quoted
+includes, found beside the file or in LIBDIR/include, as gcc -MM finds them) has no circle either."""
+import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
+
+
+def include_edges(libdir):
+    edges = defaultdict(lambda: defaultdict(list))
+    for d, _, names in os.walk(libdir):
+        for name in sorted(n for n in names if n.endswith((".c", ".h"))):
+            path = os.path.join(d, name)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            for inc in re.findall(r'^#\s*include\s+"([^"]+)"', text, re.M):
+                for base in (d, os.path.join(libdir, "include")):
+                    p = os.path.normpath(os.path.join(base, inc))
+                    if os.path.exists(p):
+                        edges[os.path.relpath(path, libdir)][os.path.relpath(p, libdir)].append(inc)
+                        break
+    return edges
 
 
 def short(path):
@@ -74,9 +93,14 @@ def circles(edges):
 
 
 def main():
-    objs = [a for a in sys.argv[1:] if a != "--graph"]
-    if not objs:
-        print("usage: check_layers.py [--graph] OBJECT...", file=sys.stderr)
+    args, src = sys.argv[1:], None
+    if "--src" in args:
+        i = args.index("--src")
+        src = args[i + 1] if i + 1 < len(args) else None
+        del args[i:i + 2]
+    objs = [a for a in args if a != "--graph"]
+    if not objs or (src is None and "--src" in sys.argv):
+        print("usage: check_layers.py [--graph] [--src LIBDIR] OBJECT...", file=sys.stderr)
         return 2
     defs, uses = read_objects(objs)
     if not defs:
@@ -104,10 +128,17 @@ def main():
                 bad += 1
                 print(f"check_layers: FAIL: {a} names the reader {sym} ({member}); only the table may")
     n_edges = sum(len(v) for v in edges.values())
+    inc_note = ""
+    if src:
+        inc = include_edges(src)
+        for comp in circles(inc):
+            bad += 1
+            print(f"check_layers: FAIL: #include circle of {len(comp)} files: {' '.join(comp)}")
+        inc_note = f"; {sum(len(v) for v in inc.values())} #includes in {src}, no circle"
     if bad:
         return 1
     print(f"check_layers: {len(set(defs.values()))} files, {n_edges} dependencies, no circle; "
-          "readers named only by the table")
+          f"readers named only by the table{inc_note}")
     return 0
 
 
