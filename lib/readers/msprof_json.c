@@ -1,16 +1,17 @@
 /*
  * The Ascend profiler's timeline (trace_view.json, msprof_*.json; formats/msprof.md): a JSON
- * array of trace events, streamed through a small scanner, of which the cpu_op slices, the
- * "NPU MEM" counters and the process names are kept, then delivered in time order.
+ * array of trace events, streamed through the JSON scanner (core/json_scan.h), of which the
+ * cpu_op slices, the "NPU MEM" counters and the process names are kept, then delivered in time
+ * order.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/json_scan.h"
 #include "msprof.h"
 
 #define ELEM_MAX ((size_t)64 << 20) /* the longest element read */
-#define DEPTH_MAX 1024		    /* the deepest nesting of a skipped value */
 
 /* A cpu_op slice: its op's START at ts_ns and END at end_ns. */
 struct slice {
@@ -51,36 +52,16 @@ struct prof_trace {
 static const char *const series[6] = { "APP/DDR", "APP/HBM", "APP/Memory", "Device/DDR",
 	"Device/HBM", "Device/Memory" };
 
-/* The scanner over data[..end): results of its functions. */
-enum { J_OK = 0, J_END, J_BAD };
-
-struct jscan {
-	const char *p, *end;
-	const char *data; /* the window's first byte */
-	int cr_before;	  /* the byte before data was a CR (a LF after it ends no line) */
-	uint64_t line;	  /* of p: line ends are only in whitespace */
-	const char *elem; /* where the element being read starts, at elem_line */
-	uint64_t elem_line;
-	const char *bad; /* J_BAD: what was wrong at p */
-};
-
-enum jtype { JT_NONE, JT_STR, JT_NUM, JT_OTHER };
-
-/* A scalar value: a string's bytes between its quotes (escaped when esc), a number's text. */
-struct jval {
-	const char *s;
-	size_t len;
-	int type, esc;
-};
-
 /* The keys of an element read; the rest is skipped. */
 enum { K_NAME, K_PH, K_CAT, K_TS, K_DUR, K_PID, K_TID, K_ARGS, N_KEYS };
 static const char *const keys[N_KEYS] = { "name", "ph", "cat", "ts", "dur", "pid", "tid", "args" };
 enum { A_NAME, A_KB, A_STACK, N_ARGS };
 static const char *const arg_keys[N_ARGS] = { "name", "KB", "Call stack" };
+static const struct ms__json_keys args_tab = { arg_keys, N_ARGS, -1, NULL };
+static const struct ms__json_keys elem_tab = { keys, N_KEYS, K_ARGS, &args_tab };
 
 struct elem {
-	struct jval v[N_KEYS], a[N_ARGS];
+	struct ms__json_val v[N_KEYS], a[N_ARGS];
 	uint64_t line;
 };
 
@@ -103,470 +84,17 @@ struct loader {
 	uint64_t n_rounded, first_rounded;
 };
 
-static int bad(struct jscan *j, const char *what)
+/* An element object at p: the values of keys (args' of arg_keys), the rest skipped. */
+static int scan_elem(struct ms__json *j, struct elem *e)
 {
-	j->bad = what;
-	return J_BAD;
-}
-
-static void skip_ws(struct jscan *j)
-{
-	const char *p = j->p, *end = j->end;
-
-	for (; p < end; p++) {
-		switch (*p) {
-		case ' ':
-		case '\t':
-			break;
-		case '\r':
-			j->line++;
-			break;
-		case '\n':
-			if (!(p > j->data ? p[-1] == '\r' : j->cr_before))
-				j->line++;
-			break;
-		default:
-			j->p = p;
-			return;
-		}
-	}
-	j->p = p;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Bytes that end the fast part of a string: the quote, a backslash, control bytes. */
-static const unsigned char str_stop[256] = {
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1, /* 0x00 .. 0x1f */
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	['"'] = 1,
-	['\\'] = 1,
-};
-
-/* The string at p (its opening quote) into v. */
-static int scan_string(struct jscan *j, struct jval *v)
-{
-	const char *q = j->p + 1, *end = j->end;
-	int esc = 0, i;
-
-	for (;;) {
-		while (q < end && !str_stop[(unsigned char)*q])
-			q++;
-		if (q == end)
-			return J_END;
-		if (*q == '"')
-			break;
-		if (*q != '\\') {
-			j->p = q;
-			return bad(
-				j, "a control byte in a string (a line end must be written \\n)");
-		}
-		esc = 1;
-		if (q + 1 == end)
-			return J_END;
-		switch (q[1]) {
-		case '"':
-		case '\\':
-		case '/':
-		case 'b':
-		case 'f':
-		case 'n':
-		case 'r':
-		case 't':
-			q += 2;
-			break;
-		case 'u':
-			for (i = 2; i < 6; i++) {
-				if (q + i == end)
-					return J_END;
-				if (hexval(q[i]) < 0) {
-					j->p = q;
-					return bad(j, "\\u not followed by 4 hex digits");
-				}
-			}
-			q += 6;
-			break;
-		default:
-			j->p = q;
-			return bad(j, "an invalid escape in a string");
-		}
-	}
-	v->s = j->p + 1;
-	v->len = (size_t)(q - v->s);
-	v->type = JT_STR;
-	v->esc = esc;
-	j->p = q + 1;
-	return J_OK;
+	memset(e, 0, sizeof(*e));
+	e->line = j->line;
+	return ms__json_object(j, &elem_tab, e->v, e->a);
 }
 
 static int is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-/* The number at p into v: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int scan_number(struct jscan *j, struct jval *v)
-{
-	const char *q = j->p, *end = j->end;
-
-#define NEED(cond, what)                                                                           \
-	do {                                                                                       \
-		if (q == end)                                                                      \
-			return J_END;                                                              \
-		if (!(cond)) {                                                                     \
-			j->p = q;                                                                  \
-			return bad(j, what);                                                       \
-		}                                                                                  \
-	} while (0)
-
-	if (*q == '-')
-		q++;
-	NEED(is_digit(*q), "a digit expected after '-'");
-	if (*q++ != '0')
-		while (q < end && is_digit(*q))
-			q++;
-	if (q < end && *q == '.') {
-		q++;
-		NEED(is_digit(*q), "a digit expected after the decimal point");
-		while (q < end && is_digit(*q))
-			q++;
-	}
-	if (q < end && (*q == 'e' || *q == 'E')) {
-		q++;
-		if (q < end && (*q == '+' || *q == '-'))
-			q++;
-		NEED(is_digit(*q), "a digit expected in the exponent");
-		while (q < end && is_digit(*q))
-			q++;
-	}
-#undef NEED
-	/* the number may go on in the input still to come */
-	if (q == end)
-		return J_END;
-	v->s = j->p;
-	v->len = (size_t)(q - j->p);
-	v->type = JT_NUM;
-	v->esc = 0;
-	j->p = q;
-	return J_OK;
-}
-
-static int scan_literal(struct jscan *j)
-{
-	static const char *const lits[3] = { "true", "false", "null" };
-	const char *lit = lits[*j->p == 't' ? 0 : *j->p == 'f' ? 1 : 2];
-	size_t n = strlen(lit), have = (size_t)(j->end - j->p);
-
-	if (memcmp(j->p, lit, have < n ? have : n) != 0)
-		return bad(j, "an unknown word (not true, false or null)");
-	if (have < n)
-		return J_END;
-	j->p += n;
-	return J_OK;
-}
-
-/* A scalar at p: a string, a number or a literal. */
-static int scan_scalar(struct jscan *j, struct jval *v)
-{
-	char c = *j->p;
-
-	if (c == '"')
-		return scan_string(j, v);
-	if (c == '-' || is_digit(c))
-		return scan_number(j, v);
-	if (c == 't' || c == 'f' || c == 'n') {
-		v->type = JT_OTHER;
-		return scan_literal(j);
-	}
-	return bad(j, "a value expected");
-}
-
-#define WS_OR_END(j)                                                                               \
-	do {                                                                                       \
-		skip_ws(j);                                                                        \
-		if ((j)->p == (j)->end)                                                            \
-			return J_END;                                                              \
-	} while (0)
-
-/* A key and its colon, from the key's opening quote. */
-static int scan_key(struct jscan *j, struct jval *k)
-{
-	int rc;
-
-	if (*j->p != '"')
-		return bad(j, "a key (a string) expected");
-	if ((rc = scan_string(j, k)))
-		return rc;
-	WS_OR_END(j);
-	if (*j->p != ':')
-		return bad(j, "':' expected after a key");
-	j->p++;
-	WS_OR_END(j);
-	return J_OK;
-}
-
-/* Any value at p, checked and skipped, nesting kept on a stack of bits (1: an object). */
-static int skip_value(struct jscan *j)
-{
-	uint64_t objs[DEPTH_MAX / 64];
-	struct jval v;
-	unsigned depth = 0;
-	int rc, obj;
-
-	for (;;) {
-		/* a value */
-		char c = *j->p;
-
-		if (c == '{' || c == '[') {
-			if (depth == DEPTH_MAX)
-				return bad(j, "values nested more than 1024 deep");
-			obj = c == '{';
-			if (obj)
-				objs[depth / 64] |= (uint64_t)1 << (depth % 64);
-			else
-				objs[depth / 64] &= ~((uint64_t)1 << (depth % 64));
-			depth++;
-			j->p++;
-			WS_OR_END(j);
-			if (*j->p == (obj ? '}' : ']')) {
-				j->p++;
-				depth--;
-			} else {
-				if (obj && (rc = scan_key(j, &v)))
-					return rc;
-				continue;
-			}
-		} else if ((rc = scan_scalar(j, &v))) {
-			return rc;
-		}
-		/* after a value: a comma and the next, or the end of containers */
-		for (;;) {
-			if (depth == 0)
-				return J_OK;
-			obj = (int)(objs[(depth - 1) / 64] >> ((depth - 1) % 64) & 1);
-			WS_OR_END(j);
-			if (*j->p == ',') {
-				j->p++;
-				WS_OR_END(j);
-				if (obj && (rc = scan_key(j, &v)))
-					return rc;
-				break;
-			}
-			if (*j->p != (obj ? '}' : ']'))
-				return bad(j, obj ? "',' or '}' expected after a value"
-						  : "',' or ']' expected after a value");
-			j->p++;
-			depth--;
-		}
-	}
-}
-
-/* A value whose text is wanted when it is a scalar: containers are skipped (type JT_OTHER). */
-static int scan_value(struct jscan *j, struct jval *v)
-{
-	if (*j->p == '{' || *j->p == '[') {
-		v->type = JT_OTHER;
-		return skip_value(j);
-	}
-	return scan_scalar(j, v);
-}
-
-/* The code point of the 4 hex digits at p. */
-static unsigned hex4(const char *p)
-{
-	return (unsigned)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 |
-			  hexval(p[3]));
-}
-
-/* The string v (checked by scan_string) decoded into b, after what b holds. */
-static int decode_into(struct buf *b, const struct jval *v)
-{
-	const char *p = v->s, *end = v->s + v->len;
-
-	if (ms__buf_reserve(b, v->len))
-		return MEMSCOPE_E_NOMEM;
-	while (p < end) {
-		const char *bs = memchr(p, '\\', (size_t)(end - p));
-		char *o;
-		unsigned cp;
-
-		if (!bs) {
-			memcpy(b->p + b->len, p, (size_t)(end - p));
-			b->len += (size_t)(end - p);
-			break;
-		}
-		memcpy(b->p + b->len, p, (size_t)(bs - p));
-		b->len += (size_t)(bs - p);
-		o = b->p + b->len;
-		p = bs + 2;
-		switch (bs[1]) {
-		case 'b':
-			*o = '\b';
-			break;
-		case 'f':
-			*o = '\f';
-			break;
-		case 'n':
-			*o = '\n';
-			break;
-		case 'r':
-			*o = '\r';
-			break;
-		case 't':
-			*o = '\t';
-			break;
-		case 'u':
-			cp = hex4(p);
-			p += 4;
-			if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' &&
-				p[1] == 'u' && hex4(p + 2) >= 0xdc00 && hex4(p + 2) < 0xe000) {
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4(p + 2) - 0xdc00);
-				p += 6;
-			} else if (cp >= 0xd800 && cp < 0xe000) {
-				cp = 0xfffd; /* a lone surrogate */
-			}
-			/* at most 4 bytes for the 6 or 12 read */
-			if (cp < 0x80) {
-				*o = (char)cp;
-			} else if (cp < 0x800) {
-				*o++ = (char)(0xc0 | cp >> 6);
-				*o = (char)(0x80 | (cp & 0x3f));
-			} else if (cp < 0x10000) {
-				*o++ = (char)(0xe0 | cp >> 12);
-				*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
-				*o = (char)(0x80 | (cp & 0x3f));
-			} else {
-				*o++ = (char)(0xf0 | cp >> 18);
-				*o++ = (char)(0x80 | (cp >> 12 & 0x3f));
-				*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
-				*o = (char)(0x80 | (cp & 0x3f));
-			}
-			break;
-		default: /* " \ / */
-			*o = bs[1];
-			break;
-		}
-		b->len = (size_t)(o + 1 - b->p);
-	}
-	return 0;
-}
-
-/* Whether the string v is lit. */
-static int jstr_eq(const struct jval *v, const char *lit)
-{
-	size_t n = strlen(lit);
-	struct buf b = { 0 };
-	char tmp[64];
-	int eq;
-
-	if (v->type != JT_STR)
-		return 0;
-	if (!v->esc)
-		return v->len == n && memcmp(v->s, lit, n) == 0;
-	if (v->len > sizeof(tmp))
-		return 0; /* an escape is at least 2 bytes: longer than any key of ours */
-	b.p = tmp;
-	b.cap = sizeof(tmp);
-	decode_into(&b, v); /* fits: decoded is never longer */
-	eq = b.len == n && memcmp(tmp, lit, n) == 0;
-	return eq;
-}
-
-static int key_of(const struct jval *k, const char *const *names, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (jstr_eq(k, names[i]))
-			return i;
-	return -1;
-}
-
-/*
- * The object at p: the values of the n keys of tab into vals, the rest skipped; with e (an
- * element's top level), its "args" object is read the same way for arg_keys into e->a.
- */
-static int scan_object(
-	struct jscan *j, const char *const *tab, int n, struct jval *vals, struct elem *e)
-{
-	struct jval k;
-	int rc, i;
-
-	j->p++;
-	WS_OR_END(j);
-	if (*j->p == '}') {
-		j->p++;
-		return J_OK;
-	}
-	for (;;) {
-		if ((rc = scan_key(j, &k)))
-			return rc;
-		i = key_of(&k, tab, n);
-		if (e && i == K_ARGS && *j->p == '{')
-			rc = scan_object(j, arg_keys, N_ARGS, e->a, NULL);
-		else if (i < 0 || (e && i == K_ARGS))
-			rc = skip_value(j);
-		else
-			rc = scan_value(j, &vals[i]);
-		if (rc)
-			return rc;
-		WS_OR_END(j);
-		if (*j->p == '}') {
-			j->p++;
-			return J_OK;
-		}
-		if (*j->p != ',')
-			return bad(j, "',' or '}' expected after a value");
-		j->p++;
-		WS_OR_END(j);
-	}
-}
-
-/* An element object at p: the values of keys (args' of arg_keys), the rest skipped. */
-static int scan_elem(struct jscan *j, struct elem *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->line = j->line;
-	return scan_object(j, keys, N_KEYS, e->v, e);
 }
 
 /*
@@ -664,14 +192,14 @@ static int num_plain(const char *s, size_t n, char *out, size_t cap, size_t *out
 }
 
 /* The text of a scalar (a string decoded into the scratch buffer and trimmed); NULL on OOM. */
-static const char *value_text(struct loader *L, const struct jval *v, size_t *len)
+static const char *value_text(struct loader *L, const struct ms__json_val *v, size_t *len)
 {
-	if (v->type != JT_STR || !v->esc) {
+	if (v->type != MS__JSON_STR || !v->esc) {
 		*len = v->len;
-		return v->type == JT_STR ? ms__prof_trim(v->s, len) : v->s;
+		return v->type == MS__JSON_STR ? ms__prof_trim(v->s, len) : v->s;
 	}
 	L->scratch.len = 0;
-	if (decode_into(&L->scratch, v))
+	if (ms__json_decode(&L->scratch, v, 0))
 		return NULL;
 	*len = L->scratch.len;
 	return ms__prof_trim(L->scratch.p, len);
@@ -682,15 +210,15 @@ static const char *value_text(struct loader *L, const struct jval *v, size_t *le
 /* A time in µs (ts, dur) as exact ns: 0, or the bad row's status (0 when skipped: *skip set). */
 static int get_time(struct loader *L, const struct elem *e, int key, uint64_t *ns, int *skip)
 {
-	const struct jval *v = &e->v[key];
+	const struct ms__json_val *v = &e->v[key];
 	const char *s;
 	size_t len;
 	int rc;
 
 	*skip = 1;
-	if (v->type != JT_STR && v->type != JT_NUM)
+	if (v->type != MS__JSON_STR && v->type != MS__JSON_NUM)
 		return ms__source_bad_row(L->src, L->err, e->line,
-			v->type == JT_NONE ? "no %s" : "%s is not a number", keys[key]);
+			v->type == MS__JSON_NONE ? "no %s" : "%s is not a number", keys[key]);
 	if (!(s = value_text(L, v, &len)))
 		return nomem(L);
 	if ((rc = ms__prof_parse_us(s, len, ns)))
@@ -703,20 +231,20 @@ static int get_time(struct loader *L, const struct elem *e, int key, uint64_t *n
 /* A pid or tid: an integer, as a number or a string; MEMSCOPE_ID_NONE when not written. */
 static int get_id(struct loader *L, const struct elem *e, int key, uint64_t *id, int *skip)
 {
-	const struct jval *v = &e->v[key];
+	const struct ms__json_val *v = &e->v[key];
 	const char *s;
 	char plain[64];
 	size_t len, n;
 
 	*id = MEMSCOPE_ID_NONE;
 	*skip = 0;
-	if (v->type == JT_NONE)
+	if (v->type == MS__JSON_NONE)
 		return 0;
-	if (v->type != JT_STR && v->type != JT_NUM)
+	if (v->type != MS__JSON_STR && v->type != MS__JSON_NUM)
 		s = "", len = 0;
 	else if (!(s = value_text(L, v, &len)))
 		return nomem(L);
-	if (v->type == JT_OTHER || num_plain(s, len, plain, sizeof(plain), &n) ||
+	if (v->type == MS__JSON_OTHER || num_plain(s, len, plain, sizeof(plain), &n) ||
 		ms__parse_u64(plain, n, id)) {
 		*skip = 1;
 		return ms__source_bad_row(L->src, L->err, e->line, "%s \"%.*s\" is not an integer",
@@ -726,17 +254,17 @@ static int get_id(struct loader *L, const struct elem *e, int key, uint64_t *id,
 }
 
 /* The string of a name (decoded) interned into *id: MEMSCOPE_STR_NA when not written. */
-static int get_name(struct loader *L, const struct jval *v, uint32_t *id)
+static int get_name(struct loader *L, const struct ms__json_val *v, uint32_t *id)
 {
 	const char *s = v->s;
 	size_t len = v->len;
 
 	*id = MEMSCOPE_STR_NA;
-	if (v->type != JT_STR)
+	if (v->type != MS__JSON_STR)
 		return 0;
 	if (v->esc) {
 		L->scratch.len = 0;
-		if (decode_into(&L->scratch, v))
+		if (ms__json_decode(&L->scratch, v, 0))
 			return nomem(L);
 		s = L->scratch.p, len = L->scratch.len;
 	}
@@ -747,19 +275,19 @@ static int get_name(struct loader *L, const struct jval *v, uint32_t *id)
  * torch's "Call stack": frames separated by ';' and a line end (";\r\n", ";\n"), innermost
  * first, interned as a stack (0 when it has no frame).
  */
-static int get_stack(struct loader *L, const struct jval *v, uint32_t *id)
+static int get_stack(struct loader *L, const struct ms__json_val *v, uint32_t *id)
 {
 	const char *p, *end, *semi;
 	size_t nf = 0;
 
 	*id = 0;
-	if (v->type != JT_STR || !v->len)
+	if (v->type != MS__JSON_STR || !v->len)
 		return 0;
 	p = v->s;
 	end = v->s + v->len;
 	if (v->esc) {
 		L->stack.len = 0;
-		if (decode_into(&L->stack, v))
+		if (ms__json_decode(&L->stack, v, 0))
 			return nomem(L);
 		p = L->stack.p;
 		end = p + L->stack.len;
@@ -834,7 +362,7 @@ static int keep_slice(struct loader *L, const struct elem *e)
 static int keep_counter(struct loader *L, const struct elem *e, int which)
 {
 	struct prof_trace *t = L->t;
-	const struct jval *kb = &e->a[A_KB];
+	const struct ms__json_val *kb = &e->a[A_KB];
 	struct counter k = { 0 };
 	char plain[128];
 	const char *s, *dot;
@@ -845,9 +373,9 @@ static int keep_counter(struct loader *L, const struct elem *e, int which)
 		return rc;
 	if ((rc = get_id(L, e, K_PID, &k.pid, &skip)) || skip)
 		return rc;
-	if (kb->type != JT_STR && kb->type != JT_NUM)
+	if (kb->type != MS__JSON_STR && kb->type != MS__JSON_NUM)
 		return ms__source_bad_row(L->src, L->err, e->line, "counter %s: args.KB %s",
-			series[which], kb->type == JT_NONE ? "missing" : "is not a number");
+			series[which], kb->type == MS__JSON_NONE ? "missing" : "is not a number");
 	if (!(s = value_text(L, kb, &len)))
 		return nomem(L);
 	rc = num_plain(s, len, plain, sizeof(plain), &n);
@@ -892,7 +420,7 @@ static int keep_pname(struct loader *L, const struct elem *e)
 		return nomem(L);
 	L->pnames[L->n_pnames].pid = pid;
 	L->pnames[L->n_pnames].seq = (uint32_t)L->n_pnames;
-	L->pnames[L->n_pnames].npu_mem = jstr_eq(&e->a[A_NAME], "NPU MEM");
+	L->pnames[L->n_pnames].npu_mem = ms__json_str_eq(&e->a[A_NAME], "NPU MEM");
 	L->n_pnames++;
 	return 0;
 }
@@ -900,18 +428,18 @@ static int keep_pname(struct loader *L, const struct elem *e)
 /* What of a whole element is kept. 0 or the status to stop with. */
 static int keep(struct loader *L, const struct elem *e)
 {
-	const struct jval *ph = &e->v[K_PH];
+	const struct ms__json_val *ph = &e->v[K_PH];
 	int i;
 
-	if (jstr_eq(ph, "X")) {
-		if (jstr_eq(&e->v[K_CAT], "cpu_op"))
+	if (ms__json_str_eq(ph, "X")) {
+		if (ms__json_str_eq(&e->v[K_CAT], "cpu_op"))
 			return keep_slice(L, e);
-	} else if (jstr_eq(ph, "C")) {
+	} else if (ms__json_str_eq(ph, "C")) {
 		for (i = 0; i < 6; i++)
-			if (jstr_eq(&e->v[K_NAME], series[i]))
+			if (ms__json_str_eq(&e->v[K_NAME], series[i]))
 				return keep_counter(L, e, i);
-	} else if (jstr_eq(ph, "M")) {
-		if (jstr_eq(&e->v[K_NAME], "process_name"))
+	} else if (ms__json_str_eq(ph, "M")) {
+		if (ms__json_str_eq(&e->v[K_NAME], "process_name"))
 			return keep_pname(L, e);
 	}
 	return 0;
@@ -921,10 +449,11 @@ static int keep(struct loader *L, const struct elem *e)
 enum top { T_START, T_FIRST, T_ELEM, T_NEXT, T_AFTER };
 
 /*
- * One step of the top level from j->p: whitespace, then the next token or element (kept). J_OK,
- * J_END (*in_elem set when the input ends inside an element), J_BAD, or a status (< 0).
+ * One step of the top level from j->p: whitespace, then the next token or element (kept).
+ * MS__JSON_OK, MS__JSON_END (*in_elem set when the input ends inside an element), MS__JSON_BAD, or
+ * a status (< 0).
  */
-static int top_step(struct loader *L, struct jscan *j, enum top *state, int *in_elem)
+static int top_step(struct loader *L, struct ms__json *j, enum top *state, int *in_elem)
 {
 	struct elem e;
 	int rc;
@@ -932,42 +461,42 @@ static int top_step(struct loader *L, struct jscan *j, enum top *state, int *in_
 	if (*state == T_START && j->end - j->p >= 1 && (unsigned char)*j->p == 0xef) {
 		/* a UTF-8 byte order mark */
 		if (j->end - j->p < 3)
-			return J_END;
+			return MS__JSON_END;
 		if (memcmp(j->p, "\xef\xbb\xbf", 3))
-			return bad(j, "not a JSON array ('[' expected)");
+			return ms__json_bad(j, "not a JSON array ('[' expected)");
 		j->p += 3;
 	}
-	skip_ws(j);
+	ms__json_skip_ws(j);
 	if (j->p == j->end)
-		return J_END;
+		return MS__JSON_END;
 	switch (*state) {
 	case T_START:
 		if (*j->p != '[')
-			return bad(j, "not a JSON array ('[' expected)");
+			return ms__json_bad(j, "not a JSON array ('[' expected)");
 		j->p++;
 		*state = T_FIRST;
-		return J_OK;
+		return MS__JSON_OK;
 	case T_NEXT:
 		if (*j->p == ',') {
 			j->p++;
 			*state = T_ELEM;
-			return J_OK;
+			return MS__JSON_OK;
 		}
 		if (*j->p != ']')
-			return bad(j, "',' or ']' expected after an element");
+			return ms__json_bad(j, "',' or ']' expected after an element");
 		j->p++;
 		*state = T_AFTER;
-		return J_OK;
+		return MS__JSON_OK;
 	case T_AFTER:
-		return bad(j, "data after the closing ']'");
+		return ms__json_bad(j, "data after the closing ']'");
 	case T_FIRST:
 	case T_ELEM:
 		if (*j->p == ']') {
 			if (*state == T_ELEM)
-				return bad(j, "']' after a ',' (an element expected)");
+				return ms__json_bad(j, "']' after a ',' (an element expected)");
 			j->p++;
 			*state = T_AFTER;
-			return J_OK;
+			return MS__JSON_OK;
 		}
 		break;
 	}
@@ -975,7 +504,7 @@ static int top_step(struct loader *L, struct jscan *j, enum top *state, int *in_
 	j->elem = j->p;
 	j->elem_line = j->line;
 	if (*j->p != '{') {
-		if ((rc = skip_value(j)))
+		if ((rc = ms__json_skip_value(j)))
 			return rc;
 		L->n_elems++;
 		*state = T_NEXT;
@@ -1072,7 +601,7 @@ int ms__prof_trace_load(struct prof_trace **out, struct memscope_source *src, st
 	if ((rc = ms__window_open(&w, src, err)))
 		goto out;
 	for (;;) {
-		struct jscan j = { .p = w.data + w.start,
+		struct ms__json j = { .p = w.data + w.start,
 			.end = w.data + w.len,
 			.data = w.data,
 			.cr_before = L.cr_before,
@@ -1081,21 +610,21 @@ int ms__prof_trace_load(struct prof_trace **out, struct memscope_source *src, st
 
 		rc = top_step(&L, &j, &state, &in_elem);
 		/* what is read is consumed; of an element cut short, the whitespace before it */
-		if (rc == J_OK || (rc == J_END && !in_elem)) {
+		if (rc == MS__JSON_OK || (rc == MS__JSON_END && !in_elem)) {
 			w.start = (size_t)(j.p - w.data);
 			L.line = j.line;
-		} else if (rc == J_END) {
+		} else if (rc == MS__JSON_END) {
 			w.start = (size_t)(j.elem - w.data);
 			L.line = j.elem_line;
 		}
-		if (rc == J_OK)
+		if (rc == MS__JSON_OK)
 			continue;
-		if (rc == J_BAD) {
+		if (rc == MS__JSON_BAD) {
 			rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, j.line,
 				"invalid JSON: %s", j.bad);
 			goto out;
 		}
-		if (rc != J_END)
+		if (rc != MS__JSON_END)
 			goto out; /* a bad element in strict mode, out of memory */
 		if (!w.final) {
 			if ((rc = more_input(&L, &w)))
@@ -1298,7 +827,7 @@ void ms__prof_trace_free(struct prof_trace *t)
 int ms__prof_trace_sniff(const unsigned char *p, size_t n, int eof)
 {
 	const char *s = (const char *)p, *end = s + n;
-	struct jscan j = { 0 };
+	struct ms__json j = { 0 };
 	struct elem e;
 	int rc;
 
@@ -1309,19 +838,19 @@ int ms__prof_trace_sniff(const unsigned char *p, size_t n, int eof)
 		s += 3;
 	j.p = j.data = s;
 	j.end = end;
-	skip_ws(&j);
+	ms__json_skip_ws(&j);
 	if (j.p == end || *j.p != '[')
 		return 0;
 	j.p++;
-	skip_ws(&j);
+	ms__json_skip_ws(&j);
 	if (j.p == end || *j.p != '{')
 		return 0;
 	s = j.p;
 	rc = scan_elem(&j, &e);
-	if (e.v[K_PH].type != JT_NONE)
+	if (e.v[K_PH].type != MS__JSON_NONE)
 		return 1;
 	/* the first element goes on past what is there */
-	return rc == J_END && memmem(s, (size_t)(end - s), "\"ph\"", 4) != NULL;
+	return rc == MS__JSON_END && memmem(s, (size_t)(end - s), "\"ph\"", 4) != NULL;
 }
 
 static int json_sniff(
