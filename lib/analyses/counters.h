@@ -1,5 +1,5 @@
 /* The profiler's samples (COUNTER events) kept per track, compactly, for the timeline and the
- * memory page; library-internal (implemented in timeline.c, the public side in
+ * memory page; library-internal (implemented in counters.c, the public side in
  * memscope/timeline.h). */
 #ifndef MEMSCOPE_COUNTERS_H
 #define MEMSCOPE_COUNTERS_H
