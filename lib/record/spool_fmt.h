@@ -1,5 +1,6 @@
 /* The spool memscope-record's shim writes and the launcher turns into a capture file (normative
- * text: formats/record.md, "The spool"). Shared by tools/record/shim.c and lib/readers/spool.c. */
+ * text: formats/record.md, "The spool"). Shared by the shim (tools/record/) and the transcoder
+ * (lib/record/transcode.c). */
 #ifndef MEMSCOPE_SPOOL_FMT_H
 #define MEMSCOPE_SPOOL_FMT_H
 

@@ -1,0 +1,337 @@
+/* The shim's tracker: each thread's records (allocations, frees, markers and the stacks they
+ * name) written into its own segment of the spool, a mapped slice of the spool file, without a
+ * lock or a system call on the way (formats/record.md, "The spool"). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "memscope/event.h"
+#include "tracker.h"
+
+__thread struct rec_thread ms__rec_thr __attribute__((tls_model("initial-exec")));
+
+static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static inline uint64_t zz(uint64_t v)
+{
+	return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+/* ---------------------------------------------------------------- segments */
+
+/* Map the next segment of the spool for this thread. 0, or -1 with recording stopped. */
+static int next_segment(void)
+{
+	struct spool_seg h;
+	size_t len;
+	off_t off;
+	void *m;
+	int fd, rc;
+
+	if (!ms__rec_spool_ready())
+		return -1;
+	if (ms__rec_thr.seg)
+		ms__rec_real.munmap(ms__rec_thr.seg, ms__rec_thr.seg_len);
+	ms__rec_thr.seg = ms__rec_thr.pos = ms__rec_thr.end = NULL;
+	/* a thread's first segment is small (threads that allocate little cost little), each next
+	 * one twice as long up to the longest */
+	len = ms__rec_thr.seq < 7 ? (size_t)SPOOL_SEG_MIN << ms__rec_thr.seq : SPOOL_SEG_MAX;
+	off = (off_t)atomic_fetch_add(&ms__rec.next_off, len);
+	fd = ms__rec_spool_fd();
+	if (fd < 0) {
+		ms__rec_stop(ms__rec.spool, errno);
+		return -1;
+	}
+	/* blocks reserved first: a full disk is an error here, never a SIGBUS later */
+	rc = fallocate(fd, 0, off, (off_t)len);
+	if (rc && (errno == EOPNOTSUPP || errno == ENOSYS))
+		rc = posix_fallocate(fd, off, (off_t)len) ? -1 : 0;
+	if (rc) {
+		ms__rec_stop(ms__rec.spool, errno);
+		return -1;
+	}
+	m = ms__rec_real.mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	if (m == MAP_FAILED) {
+		ms__rec_stop(ms__rec.spool, errno);
+		return -1;
+	}
+	/* its pages made writable now, in one call, rather than by a fault each while recording */
+#ifdef MADV_POPULATE_WRITE
+	madvise(m, len, MADV_POPULATE_WRITE);
+#endif
+	ms__rec_thr.seg = m;
+	ms__rec_thr.seg_len = len;
+	ms__rec_thr.seg_off = (uint64_t)off;
+	ms__rec_thr.prev_tick = rec_ticks();
+	ms__rec_thr.prev_ptr = 0;
+	memset(&h, 0, sizeof(h));
+	h.seq = ms__rec_thr.seq++;
+	h.len = (uint32_t)len;
+	h.tid = ms__rec_thr.tid;
+	h.thread = ms__rec_thr.serial;
+	h.tick = ms__rec_thr.prev_tick;
+	h.mono_ns = rec_clock_ns(CLOCK_MONOTONIC);
+	memcpy(ms__rec_thr.seg + 4, (unsigned char *)&h + 4, sizeof(h) - 4);
+	atomic_signal_fence(memory_order_seq_cst);
+	h.magic = SPOOL_SEG_MAGIC;
+	memcpy(ms__rec_thr.seg, &h.magic, 4);
+	ms__rec_thr.pos = ms__rec_thr.seg + SPOOL_SEG_HEAD;
+	ms__rec_thr.end = ms__rec_thr.seg + len - 1; /* a zero byte always ends the segment */
+	return 0;
+}
+
+/* Room for n bytes of record at ms__rec_thr.pos; NULL when recording stopped. */
+static inline unsigned char *room(size_t n)
+{
+	if (UNLIKELY(ms__rec_thr.pos + n > ms__rec_thr.end) && next_segment())
+		return NULL;
+	return ms__rec_thr.pos;
+}
+
+/* Store the type byte that makes the record at ms__rec_thr.pos (ending at end) count. */
+static inline void commit(unsigned char type, unsigned char *end)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	*ms__rec_thr.pos = type;
+	ms__rec_thr.pos = end;
+}
+
+/* ---------------------------------------------------------------- stacks */
+
+/* Return addresses by the frame-pointer chain from frame fp (the hook's own), each frame read
+ * only when both its words lie between fp and the top of the thread's stack: a chain that leaves
+ * it (code without frame pointers keeps anything in the register, -16 say) ends the walk. */
+static inline unsigned walk(uintptr_t *out, const uintptr_t *fp)
+{
+	unsigned n = 0;
+	uintptr_t lo = (uintptr_t)fp,
+		  last = ms__rec_thr.stack_hi - 16; /* the highest frame that fits */
+
+	if ((uintptr_t)fp < ms__rec_thr.stack_lo || (uintptr_t)fp > last ||
+		ms__rec_thr.stack_hi < 16)
+		last = (uintptr_t)fp; /* not on the thread's stack (a signal stack): one frame */
+	while (n < ms__rec.depth) {
+		if ((uintptr_t)fp < lo || (uintptr_t)fp > last || ((uintptr_t)fp & 7))
+			break;
+		if (fp[1] < 4096)
+			break;
+		out[n++] = fp[1];
+		if ((uintptr_t)fp[0] <= (uintptr_t)fp)
+			break;
+		fp = (const uintptr_t *)fp[0];
+	}
+	return n;
+}
+
+static void thread_bounds(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &addr, &size)) {
+		ms__rec_thr.stack_lo = (uintptr_t)addr;
+		ms__rec_thr.stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+static int table_init(void)
+{
+	void *t = ms__rec_real.mmap(NULL, TABLE_BYTES, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (t == MAP_FAILED)
+		return -1;
+	ms__rec_thr.table = t;
+	ms__rec_thr.arena = (uintptr_t *)(ms__rec_thr.table + TABLE_SLOTS);
+	return 0;
+}
+
+static void table_reset(void)
+{
+	memset(ms__rec_thr.table, 0, TABLE_SLOTS * sizeof(struct slot));
+	ms__rec_thr.n_in_table = ms__rec_thr.arena_used = 0;
+}
+
+/* The thread's id of stack fr[0..n), defining it in the spool when new; 0 on failure. */
+static uint32_t stack_id(const uintptr_t *fr, unsigned n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+	unsigned i, k, keep;
+	struct slot *s;
+	unsigned char *p, *q;
+	uintptr_t prev = 0;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ fr[i]) * 0x100000001b3u + (h >> 29);
+	if (!h)
+		h = 1;
+	for (k = (unsigned)h & (TABLE_SLOTS - 1);; k = (k + 1) & (TABLE_SLOTS - 1)) {
+		s = &ms__rec_thr.table[k];
+		if (!s->id)
+			break;
+		if (s->hash == h && s->n == n &&
+			!memcmp(ms__rec_thr.arena + s->at, fr, n * sizeof(*fr)))
+			return s->id;
+	}
+	if (ms__rec_thr.n_in_table >= TABLE_SLOTS / 4 * 3 ||
+		ms__rec_thr.arena_used + n > ARENA_WORDS) {
+		table_reset();
+		return stack_id(fr, n);
+	}
+	/* new: frames past the first that lie in no module end it (no frame pointers there); a
+	 * frame in a module loaded since the last scan has it noted */
+	if (!ms__rec_have_modules())
+		ms__rec_scan_modules();
+	for (keep = 0; keep < n; keep++) {
+		if (!ms__rec_in_module(fr[keep])) {
+			ms__rec_scan_modules();
+			if (keep && !ms__rec_in_module(fr[keep]))
+				break;
+		}
+	}
+	p = room(3 + 10 + 10 + (size_t)keep * 10);
+	if (!p)
+		return 0;
+	q = put_varint(p + 1, ms__rec_thr.next_stack + 1u);
+	q = put_varint(q, keep);
+	for (i = 0; i < keep; i++) {
+		q = put_varint(q, zz(fr[i] - prev));
+		prev = fr[i];
+	}
+	commit(SPOOL_R_STACK, q);
+	s->hash = h;
+	s->id = ++ms__rec_thr.next_stack;
+	s->n = n;
+	s->at = ms__rec_thr.arena_used;
+	memcpy(ms__rec_thr.arena + ms__rec_thr.arena_used, fr, n * sizeof(*fr));
+	ms__rec_thr.arena_used += n;
+	ms__rec_thr.n_in_table++;
+	return s->id;
+}
+
+/* ---------------------------------------------------------------- recording */
+
+void ms__rec_first_event(void)
+{
+	ms__rec_thr.ready = 1;
+	ms__rec_thr.tid = (uint64_t)syscall(SYS_gettid);
+	if (!ms__rec_thr.serial)
+		ms__rec_thr.serial = atomic_fetch_add(&ms__rec.threads, 1) + 1;
+	thread_bounds();
+	if (ms__rec.depth && table_init())
+		ms__rec.depth = 0;
+	if (ms__rec.have_key)
+		pthread_setspecific(ms__rec.thread_key, &ms__rec_thr);
+}
+
+/* A thread ends: its segment (recorded already: the file keeps it) and its stack table go. Its
+ * events after this (later destructors) start afresh. */
+void ms__rec_thread_end(void *arg)
+{
+	(void)arg;
+	if (ms__rec_thr.seg) {
+		/* the segment's unused tail back to the file system: many short threads cost
+		 * their records, not 16 KiB each */
+		uint64_t used =
+			((uint64_t)(ms__rec_thr.pos - ms__rec_thr.seg) + 4095) & ~(uint64_t)4095;
+		int fd = used < ms__rec_thr.seg_len ? ms__rec_spool_fd() : -1;
+		if (fd >= 0)
+			fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)(ms__rec_thr.seg_off + used),
+				(off_t)(ms__rec_thr.seg_len - used));
+		ms__rec_real.munmap(ms__rec_thr.seg, ms__rec_thr.seg_len);
+	}
+	if (ms__rec_thr.table)
+		ms__rec_real.munmap(ms__rec_thr.table, TABLE_BYTES);
+	ms__rec_thr.seg = ms__rec_thr.pos = ms__rec_thr.end = NULL;
+	ms__rec_thr.table = NULL;
+	ms__rec_thr.ready = 0;
+}
+
+void ms__rec_thread_forget(void)
+{
+	if (ms__rec_thr.seg)
+		ms__rec_real.munmap(ms__rec_thr.seg, ms__rec_thr.seg_len);
+	ms__rec_thr.seg = ms__rec_thr.pos = ms__rec_thr.end = NULL;
+	ms__rec_thr.ready = 0;
+	ms__rec_thr.seq = 0;
+	ms__rec_thr.next_stack = 0;
+	if (ms__rec_thr.table)
+		ms__rec_real.munmap(ms__rec_thr.table, TABLE_BYTES);
+	ms__rec_thr.table = NULL;
+}
+
+void ms__rec_event(unsigned type, uintptr_t ptr, uint64_t size, const uintptr_t *fp)
+{
+	uintptr_t fr[SPOOL_DEPTH_MAX];
+	uint32_t sid = 0;
+	unsigned char *p, *q;
+	uint64_t t;
+
+	if (ms__rec.depth && (type & 0xe0) == SPOOL_R_ALLOC) { /* who frees is not asked */
+		unsigned n = walk(fr, fp);
+		sid = stack_id(fr, n);
+	}
+	p = room(1 + 4 * 10);
+	if (!p) { /* the call that met the stop */
+		atomic_fetch_add_explicit(&ms__rec.lost, 1, memory_order_relaxed);
+		return;
+	}
+	t = rec_ticks();
+	q = put_varint(p + 1, t - ms__rec_thr.prev_tick);
+	ms__rec_thr.prev_tick = t;
+	if ((type & 0xe0) == SPOOL_R_ALLOC)
+		q = put_varint(q, size);
+	q = put_varint(q, zz(ptr - ms__rec_thr.prev_ptr));
+	ms__rec_thr.prev_ptr = ptr;
+	q = put_varint(q, sid);
+	if (type == SPOOL_R_UNMAP)
+		q = put_varint(q, size);
+	commit((unsigned char)type, q);
+}
+
+uint64_t ms__rec_mark(unsigned what, const char *text, uint64_t id)
+{
+	unsigned char *p, *q;
+	size_t n = 0;
+	uint64_t t;
+
+	if (what == SPOOL_RANGE_START)
+		id = atomic_fetch_add(&ms__rec.range_id, 1) + 1;
+	if (text)
+		while (n < SPOOL_TEXT_MAX && text[n])
+			n++;
+	p = room(1 + 10 + 1 + 10 + 10 + n);
+	if (p) {
+		t = rec_ticks();
+		q = put_varint(p + 1, t - ms__rec_thr.prev_tick);
+		ms__rec_thr.prev_tick = t;
+		*q++ = (unsigned char)what;
+		q = put_varint(q, id);
+		q = put_varint(q, n);
+		memcpy(q, text, n);
+		commit(SPOOL_R_MARK, q + n);
+	} else {
+		atomic_fetch_add_explicit(&ms__rec.lost, 1, memory_order_relaxed);
+	}
+	return id;
+}
