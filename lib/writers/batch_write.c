@@ -7,6 +7,7 @@
 
 #include "memscope/batch.h"
 #include "memscope/memscope.h"
+#include "../core/json_scan.h"
 #include "report.h"
 
 #define BIT(f) (UINT64_C(1) << (f))
@@ -118,41 +119,18 @@ int memscope_summary_write(FILE *out, const struct memscope_summary *s)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* reading our own JSON lines back: flat objects of strings, whole numbers, null, and objects of
- * whole numbers (pool_peaks, read as its "PTA=1;ATB=2" text). Not cJSON: it reads numbers as
- * doubles, which lose byte counts and times above 2^53, and a merge must give the run's bytes. */
+/* reading our own JSON lines back: flat objects of strings, whole numbers, null, true, and objects
+ * of whole numbers (pool_peaks, read as its "PTA=1;ATB=2" text), through the JSON scanner
+ * (core/json_scan.h). Not cJSON: it reads numbers as doubles, which lose byte counts and times
+ * above 2^53, and a merge must give the run's bytes. */
 
-struct jparse {
-	const char *p, *end;
-	char *buf; /* the last string or object value, NUL-terminated */
-	size_t len, cap;
-};
+/* what the parser returns for text that is not what it reads (MEMSCOPE_E_* are negative) */
+#define JP_BAD 2
 
-static int jp_put(struct jparse *j, const char *s, size_t n)
+/* Whether c is next after whitespace (then consumed). */
+static int jp_char(struct ms__json *j, char c)
 {
-	if (j->len + n + 1 > j->cap) {
-		size_t cap = (j->len + n + 1) * 2;
-		char *b = realloc(j->buf, cap);
-
-		if (!b)
-			return MEMSCOPE_E_NOMEM;
-		j->buf = b, j->cap = cap;
-	}
-	memcpy(j->buf + j->len, s, n);
-	j->len += n;
-	j->buf[j->len] = 0;
-	return 0;
-}
-
-static void jp_space(struct jparse *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\r'))
-		j->p++;
-}
-
-static int jp_char(struct jparse *j, char c)
-{
-	jp_space(j);
+	ms__json_skip_ws(j);
 	if (j->p < j->end && *j->p == c) {
 		j->p++;
 		return 1;
@@ -160,98 +138,30 @@ static int jp_char(struct jparse *j, char c)
 	return 0;
 }
 
-/* what the parser returns for text that is not what it reads (MEMSCOPE_E_* are negative) */
-#define JP_BAD 2
-
-/* A string appended to j->buf. 0, JP_BAD, or MEMSCOPE_E_NOMEM. */
-static int jp_string(struct jparse *j)
+/* A string after whitespace, decoded and appended to t, which stays NUL-terminated (a \u of a
+ * UTF-16 surrogate is refused: we never write one). 0, JP_BAD, or MEMSCOPE_E_NOMEM. */
+static int jp_string(struct ms__json *j, struct buf *t)
 {
-	if (!jp_char(j, '"'))
+	struct ms__json_val v;
+	int rc;
+
+	ms__json_skip_ws(j);
+	if (j->p == j->end || *j->p != '"' || ms__json_string(j, &v))
 		return JP_BAD;
-	if (jp_put(j, "", 0)) /* "" too is a string */
-		return MEMSCOPE_E_NOMEM;
-	while (j->p < j->end && *j->p != '"') {
-		const char *run = j->p;
-		char u[4];
-		unsigned v = 0;
-		int i;
-
-		while (j->p < j->end && *j->p != '"' && *j->p != '\\' &&
-			(unsigned char)*j->p >= 0x20)
-			j->p++;
-		if (jp_put(j, run, (size_t)(j->p - run)))
-			return MEMSCOPE_E_NOMEM;
-		if (j->p >= j->end || *j->p == '"')
-			break;
-		if (*j->p != '\\' || j->end - j->p < 2)
-			return JP_BAD;
-		j->p += 2;
-		switch (j->p[-1]) {
-		case '"':
-		case '\\':
-		case '/':
-			u[0] = j->p[-1];
-			break;
-		case 'n':
-			u[0] = '\n';
-			break;
-		case 't':
-			u[0] = '\t';
-			break;
-		case 'r':
-			u[0] = '\r';
-			break;
-		case 'b':
-			u[0] = '\b';
-			break;
-		case 'f':
-			u[0] = '\f';
-			break;
-		case 'u':
-			if (j->end - j->p < 4)
-				return JP_BAD;
-			for (i = 0; i < 4; i++) {
-				char c = *j->p++;
-				int x = c >= '0' && c <= '9'   ? c - '0'
-					: c >= 'a' && c <= 'f' ? c - 'a' + 10
-					: c >= 'A' && c <= 'F' ? c - 'A' + 10
-							       : -1;
-
-				if (x < 0)
-					return JP_BAD;
-				v = v * 16 + (unsigned)x;
-			}
-			if (v >= 0xd800 && v <= 0xdfff)
-				return JP_BAD;
-			if (v < 0x80)
-				u[0] = (char)v, i = 1;
-			else if (v < 0x800)
-				u[0] = (char)(0xc0 | v >> 6), u[1] = (char)(0x80 | (v & 0x3f)),
-				i = 2;
-			else
-				u[0] = (char)(0xe0 | v >> 12),
-				u[1] = (char)(0x80 | (v >> 6 & 0x3f)),
-				u[2] = (char)(0x80 | (v & 0x3f)), i = 3;
-			if (jp_put(j, u, (size_t)i))
-				return MEMSCOPE_E_NOMEM;
-			continue;
-		default:
-			return JP_BAD;
-		}
-		if (jp_put(j, u, 1))
-			return MEMSCOPE_E_NOMEM;
-	}
-	return jp_char(j, '"') ? 0 : JP_BAD;
+	if ((rc = ms__json_decode(t, &v, 1)) || (rc = ms__buf_reserve(t, 1)))
+		return rc == MEMSCOPE_E_NOMEM ? rc : JP_BAD;
+	t->p[t->len] = 0;
+	return 0;
 }
 
-/* A whole number into *v. 0 or -1. */
-static int jp_number(struct jparse *j, int64_t *v)
+/* A whole number (leading zeros allowed) after whitespace into *v. 0 or -1. */
+static int jp_number(struct ms__json *j, int64_t *v)
 {
 	int neg = 0;
 	uint64_t x = 0;
 	const char *start;
 
-	jp_space(j);
+	ms__json_skip_ws(j);
 	if (j->p < j->end && *j->p == '-')
 		neg = 1, j->p++;
 	start = j->p;
@@ -269,17 +179,48 @@ static int jp_number(struct jparse *j, int64_t *v)
 /* What one value of a flat object is. */
 enum jtype { J_NULL, J_NUM, J_STR, J_OBJ /* of numbers, as "k=v;k=v" text */, J_TRUE };
 
+/* An object of whole numbers after its '{' as "k=v;k=v" text into t (names hold neither '='
+ * nor ';'). 0, JP_BAD, or MEMSCOPE_E_NOMEM. */
+static int jp_numbers(struct ms__json *j, struct buf *t)
+{
+	int64_t num;
+	int rc;
+
+	if (ms__buf_reserve(t, 1))
+		return MEMSCOPE_E_NOMEM;
+	t->p[0] = 0;
+	while (!jp_char(j, '}')) {
+		char n[24];
+		size_t at = t->len;
+
+		if ((t->len && !jp_char(j, ',')) || (rc = jp_string(j, t)) == JP_BAD)
+			return JP_BAD;
+		if (rc)
+			return rc;
+		if (strcspn(t->p + at, "=;") != t->len - at || !jp_char(j, ':') ||
+			jp_number(j, &num))
+			return JP_BAD;
+		snprintf(n, sizeof(n), "=%" PRId64 ";", num);
+		if (ms__buf_append(t, n, strlen(n) + 1))
+			return MEMSCOPE_E_NOMEM;
+		t->len--; /* the NUL */
+	}
+	if (t->len)
+		t->p[--t->len] = 0; /* the last ';' */
+	return 0;
+}
+
 /*
- * Walk the flat object of line[0, len): fn(ctx, key, type, num, text) per member (text in
- * j->buf for J_STR; an object of numbers as "k=v;k=v"). 0, JP_BAD (not such an object; *why
+ * Walk the flat object of line[0, len): fn(ctx, key, type, num, text) per member (text for J_STR
+ * the string; for J_OBJ an object of numbers as "k=v;k=v"). 0, JP_BAD (not such an object; *why
  * says what), the first non-zero fn return, or MEMSCOPE_E_NOMEM.
  */
 static int jp_object(const char *line, size_t len,
 	int (*fn)(void *ctx, const char *key, enum jtype type, int64_t num, const char *text),
 	void *ctx, const char **why)
 {
-	struct jparse j = { line, line + len, NULL, 0, 0 };
-	char *key = NULL;
+	struct ms__json j = { .p = line, .end = line + len, .data = line, .line = 1 };
+	struct buf key = { 0 }, text = { 0 };
 	int rc = JP_BAD;
 
 	*why = "not a JSON object";
@@ -291,53 +232,32 @@ static int jp_object(const char *line, size_t len,
 		enum jtype type = J_STR;
 		int64_t num = 0;
 
-		j.len = 0;
+		key.len = text.len = 0;
 		*why = "a bad key";
-		if ((rc = jp_string(&j)))
+		if ((rc = jp_string(&j, &key)))
 			goto out;
-		free(key);
-		if (!(key = strdup(j.buf ? j.buf : ""))) {
-			rc = MEMSCOPE_E_NOMEM;
-			goto out;
-		}
 		rc = JP_BAD;
 		*why = "a bad value";
 		if (!jp_char(&j, ':'))
 			goto out;
-		j.len = 0;
-		jp_space(&j);
+		ms__json_skip_ws(&j);
 		if (j.end - j.p >= 4 && !memcmp(j.p, "null", 4)) {
 			j.p += 4, type = J_NULL;
 		} else if (j.end - j.p >= 4 && !memcmp(j.p, "true", 4)) {
 			j.p += 4, type = J_TRUE;
 		} else if (j.p < j.end && *j.p == '"') {
-			if ((rc = jp_string(&j)))
+			if ((rc = jp_string(&j, &text)))
 				goto out;
 		} else if (jp_char(&j, '{')) { /* {"PTA":1,...} as "PTA=1;..." */
 			type = J_OBJ;
-			if (jp_put(&j, "", 0))
-				goto nomem;
-			while (!jp_char(&j, '}')) {
-				char n[24];
-				size_t at = j.len;
-
-				/* a name holds neither '=' nor ';' (the text's separators) */
-				if ((j.len && !jp_char(&j, ',')) || jp_string(&j) ||
-					strcspn(j.buf + at, "=;") != j.len - at ||
-					!jp_char(&j, ':') || jp_number(&j, &num))
-					goto out;
-				snprintf(n, sizeof(n), "=%" PRId64 ";", num);
-				if (jp_put(&j, n, strlen(n)))
-					goto nomem;
-			}
-			if (j.len)
-				j.buf[--j.len] = 0; /* the last ';' */
+			if ((rc = jp_numbers(&j, &text)))
+				goto out;
 		} else if (jp_number(&j, &num)) {
 			goto out;
 		} else {
 			type = J_NUM;
 		}
-		if ((rc = fn(ctx, key, type, num, j.buf ? j.buf : "")))
+		if ((rc = fn(ctx, key.p, type, num, text.p ? text.p : "")))
 			goto out;
 		rc = JP_BAD;
 	} while (jp_char(&j, ','));
@@ -345,15 +265,12 @@ static int jp_object(const char *line, size_t len,
 	if (!jp_char(&j, '}'))
 		goto out;
 done:
-	jp_space(&j);
+	ms__json_skip_ws(&j);
 	*why = "text after the object";
 	rc = j.p == j.end ? 0 : JP_BAD;
-	goto out;
-nomem:
-	rc = MEMSCOPE_E_NOMEM;
 out:
-	free(key);
-	free(j.buf);
+	ms__buf_free(&key);
+	ms__buf_free(&text);
 	return rc;
 }
 
