@@ -813,23 +813,25 @@ static int op_marked(struct pk *p, size_t *at, const char *op)
 	return rc;
 }
 
-/* Run the opcode at the window's start (at least 9 bytes there unless the file ends). 1 at STOP,
- * 0 to go on, or an error. */
-static int step(struct pk *p, int *proto)
-{
-	const unsigned char *s = (const unsigned char *)p->w.data + p->w.start;
-	size_t avail = p->w.len - p->w.start, at = 0;
-	struct pk_val v = { 0 };
-	unsigned op = s[0];
-	int rc = 0;
-
+/* The opcode's bytes: at least n of them at s, reading more as needed (avail: what was there). */
 #define NEED(n)                                                                                    \
 	do {                                                                                       \
 		if (avail < (n) && (rc = need(p, (n))))                                            \
 			return rc;                                                                 \
 		s = (const unsigned char *)p->w.data + p->w.start;                                 \
 	} while (0)
+/* The opcode's n bytes consumed. */
 #define TAKE(n) (p->w.start += (n), p->off += (n))
+
+/* Run an opcode of the stack's structure at the window's start (step's other half): protocol,
+ * frames, STOP, marks, POP, DUP and the containers. 1 at STOP, 0 to go on, or an error. */
+static int step_structure(struct pk *p, unsigned op, int *proto)
+{
+	const unsigned char *s = (const unsigned char *)p->w.data + p->w.start;
+	size_t avail = p->w.len - p->w.start, at = 0;
+	struct pk_val v = { 0 };
+	int rc = 0;
+
 	switch (op) {
 	case OP_PROTO:
 		NEED(2);
@@ -883,6 +885,67 @@ static int step(struct pk *p, int *proto)
 		if (v.type == PK_NODE)
 			p->nodes[v.id].refs++;
 		return push(p, &v);
+	case OP_EMPTY_DICT:
+	case OP_EMPTY_LIST:
+	case OP_EMPTY_TUPLE:
+		TAKE(1);
+		return collect(p, p->sp,
+			op == OP_EMPTY_DICT   ? PK_DICT
+			: op == OP_EMPTY_LIST ? PK_LIST
+					      : PK_TUPLE);
+	case OP_LIST:
+	case OP_DICT:
+	case OP_TUPLE:
+		TAKE(1);
+		if ((rc = pop_mark(p, &at, "LIST, DICT or TUPLE")))
+			return rc;
+		return collect(p, at, op == OP_DICT ? PK_DICT : op == OP_LIST ? PK_LIST : PK_TUPLE);
+	case OP_TUPLE1:
+	case OP_TUPLE2:
+	case OP_TUPLE3:
+		TAKE(1);
+		if (!have(p, op - OP_TUPLE1 + 1, "TUPLE1, TUPLE2 or TUPLE3"))
+			return MEMSCOPE_E_INVALID;
+		return collect(p, p->sp - (op - OP_TUPLE1 + 1), PK_TUPLE);
+	case OP_APPEND:
+		TAKE(1);
+		if (!have(p, 2, "APPEND"))
+			return MEMSCOPE_E_INVALID;
+		if (!container_at(p, p->sp - 2, PK_LIST, "APPEND"))
+			return MEMSCOPE_E_INVALID;
+		v = p->stack[--p->sp];
+		return append(p, p->sp - 1, &v, index_in_parent(p, p->sp - 1));
+	case OP_APPENDS:
+		TAKE(1);
+		if ((rc = op_marked(p, &at, "APPENDS")))
+			return rc;
+		return op_appends(p, at, "APPENDS");
+	case OP_SETITEM:
+		TAKE(1);
+		if (!have(p, 3, "SETITEM"))
+			return MEMSCOPE_E_INVALID;
+		return op_setitems(p, p->sp - 2, "SETITEM");
+	case OP_SETITEMS:
+		TAKE(1);
+		if ((rc = op_marked(p, &at, "SETITEMS")))
+			return rc;
+		return op_setitems(p, at, "SETITEMS");
+	default:
+		return refuse(p, op);
+	}
+}
+
+/* Run the opcode at the window's start (at least 9 bytes there unless the file ends): the values
+ * and the memo here, the rest in step_structure. 1 at STOP, 0 to go on, or an error. */
+static int step(struct pk *p, int *proto)
+{
+	const unsigned char *s = (const unsigned char *)p->w.data + p->w.start;
+	size_t avail = p->w.len - p->w.start, at = 0;
+	struct pk_val v = { 0 };
+	unsigned op = s[0];
+	int rc = 0;
+
+	switch (op) {
 	case OP_NONE:
 	case OP_NEWTRUE:
 	case OP_NEWFALSE:
@@ -946,51 +1009,6 @@ static int step(struct pk *p, int *proto)
 	case OP_BYTEARRAY8:
 		NEED(9);
 		return op_string(p, 9, le(s + 1, 8), op == OP_BINUNICODE8 ? PK_STR : PK_BYTES);
-	case OP_EMPTY_DICT:
-	case OP_EMPTY_LIST:
-	case OP_EMPTY_TUPLE:
-		TAKE(1);
-		return collect(p, p->sp,
-			op == OP_EMPTY_DICT   ? PK_DICT
-			: op == OP_EMPTY_LIST ? PK_LIST
-					      : PK_TUPLE);
-	case OP_LIST:
-	case OP_DICT:
-	case OP_TUPLE:
-		TAKE(1);
-		if ((rc = pop_mark(p, &at, "LIST, DICT or TUPLE")))
-			return rc;
-		return collect(p, at, op == OP_DICT ? PK_DICT : op == OP_LIST ? PK_LIST : PK_TUPLE);
-	case OP_TUPLE1:
-	case OP_TUPLE2:
-	case OP_TUPLE3:
-		TAKE(1);
-		if (!have(p, op - OP_TUPLE1 + 1, "TUPLE1, TUPLE2 or TUPLE3"))
-			return MEMSCOPE_E_INVALID;
-		return collect(p, p->sp - (op - OP_TUPLE1 + 1), PK_TUPLE);
-	case OP_APPEND:
-		TAKE(1);
-		if (!have(p, 2, "APPEND"))
-			return MEMSCOPE_E_INVALID;
-		if (!container_at(p, p->sp - 2, PK_LIST, "APPEND"))
-			return MEMSCOPE_E_INVALID;
-		v = p->stack[--p->sp];
-		return append(p, p->sp - 1, &v, index_in_parent(p, p->sp - 1));
-	case OP_APPENDS:
-		TAKE(1);
-		if ((rc = op_marked(p, &at, "APPENDS")))
-			return rc;
-		return op_appends(p, at, "APPENDS");
-	case OP_SETITEM:
-		TAKE(1);
-		if (!have(p, 3, "SETITEM"))
-			return MEMSCOPE_E_INVALID;
-		return op_setitems(p, p->sp - 2, "SETITEM");
-	case OP_SETITEMS:
-		TAKE(1);
-		if ((rc = op_marked(p, &at, "SETITEMS")))
-			return rc;
-		return op_setitems(p, at, "SETITEMS");
 	case OP_MEMOIZE:
 		TAKE(1);
 		if (!have(p, 1, "MEMOIZE"))
@@ -1011,11 +1029,11 @@ static int step(struct pk *p, int *proto)
 		TAKE(op == OP_BINGET ? 2 : 5);
 		return memo_get(p, at);
 	default:
-		return refuse(p, op);
+		return step_structure(p, op, proto);
 	}
+}
 #undef NEED
 #undef TAKE
-}
 
 /* The bytes after STOP: none may follow. */
 static int after_stop(struct pk *p)
