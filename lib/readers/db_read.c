@@ -967,9 +967,6 @@ static int db_sniff(
 	return n >= sizeof(sqlite_magic) && memcmp(p, sqlite_magic, sizeof(sqlite_magic)) == 0;
 }
 
-/* The Nsight Systems export reader (nsys.c), which ms__db_refine hands an export to. */
-extern const struct reader ms__nsys_reader;
-
 int ms__db_open(struct memscope_source *src, struct db_conn *c, struct memscope_error *err)
 {
 	struct db_state d = { 0 };
@@ -996,12 +993,25 @@ void ms__db_conn_close(struct db_conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int ms__db_refine(struct memscope_source *src, struct memscope_error *err)
+/*
+ * The database reader's refine hook (struct reader): an Nsight Systems export (a table
+ * CUDA_GPU_MEMORY_USAGE_EVENTS or another of nsys' own, no memscope_dump or leaks_dump:
+ * formats/nsys.md) is MEMSCOPE_FORMAT_NSYS, read by the nsys reader. One query of the schema; a
+ * database that cannot be opened or read stays a database, whose read says what is wrong with it,
+ * but one another process kept locked for the busy timeout: MEMSCOPE_E_IO (err says so). A
+ * compressed database is refused (MEMSCOPE_E_UNSUPPORTED): SQLite reads a database by its name or
+ * from memory, never as a stream.
+ */
+static int db_refine(
+	struct memscope_source *src, enum memscope_format *format, struct memscope_error *err)
 {
 	struct db_conn c = { 0 };
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step = SQLITE_ERROR;
 
+	if (src->z)
+		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+			"a compressed database cannot be read directly: decompress it first");
 	/* one query of the schema; a database it fails on stays a database, whose read says why */
 	if (ms__db_open(src, &c, NULL) == 0 &&
 		sqlite3_prepare_v2(c.db,
@@ -1015,8 +1025,7 @@ int ms__db_refine(struct memscope_source *src, struct memscope_error *err)
 		step = sqlite3_step(st);
 	if (step == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 &&
 		sqlite3_column_int64(st, 1) == 0) {
-		src->reader = &ms__nsys_reader;
-		src->format = ms__nsys_reader.format;
+		*format = MEMSCOPE_FORMAT_NSYS;
 	} else if (c.db && (sqlite3_errcode(c.db) & 0xff) == SQLITE_BUSY) {
 		/* still locked after the wait: said now, not after another wait by the read */
 		rc = ms__db_error(c.db, MEMSCOPE_E_IO, src->name, 0, "locked", err);
@@ -1033,6 +1042,8 @@ const struct reader ms__db_reader = {
 	.sniff = db_sniff,
 	.read = db_read,
 	.read_trace = db_read_trace,
+	.refine = db_refine,
+	.by_name = 1,
 };
 
 int memscope_source_parts(

@@ -8,14 +8,19 @@
 #include <zstd_errors.h>
 
 #include "decompress.h"
-#include "input.h"
 
 /* zstd windows up to 128 MiB, as zstd -d takes without --long or --memory: the decoder's memory
  * is at most that whatever a frame asks for */
 #define ZSTD_WINDOW_LOG_MAX 27
 
+/* Raw bytes read at a time: as many as the source reads of a plain file (READ_CHUNK) */
+#define ZSRC_RAW_CHUNK (256 * 1024)
+
 struct zsrc {
 	enum zkind kind;
+	const char *name;      /* the input's, for messages */
+	ms__zsrc_read_fn read; /* more raw bytes of a file (NULL: in[0..len) is all of them) */
+	void *read_ctx;
 	z_stream gz;
 	int gz_ready; /* inflateInit2 done */
 	ZSTD_DStream *zs;
@@ -31,6 +36,7 @@ struct zsrc {
 	uint64_t out_bytes; /* decompressed bytes so far */
 	int failed;	    /* pending holds the failure to return next */
 	struct memscope_error pending;
+	struct memscope_error cut; /* where the stream broke (code 0: it did not) */
 };
 
 enum zkind ms__zkind_of(const unsigned char *p, size_t n)
@@ -68,14 +74,18 @@ void ms__zsrc_free(struct zsrc *z)
 	free(z);
 }
 
-int ms__zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_error *err)
+int ms__zsrc_open(struct zsrc **out, enum zkind k, const unsigned char *first, size_t len, int eof,
+	ms__zsrc_read_fn read, void *read_ctx, const char *name, struct memscope_error *err)
 {
 	struct zsrc *z = calloc(1, sizeof(*z));
-	unsigned char *plain = malloc(READ_CHUNK);
 
-	if (!z || !plain)
+	*out = NULL;
+	if (!z)
 		goto nomem;
 	z->kind = k;
+	z->name = name;
+	z->read = read;
+	z->read_ctx = read_ctx;
 	if (k == ZKIND_GZIP) {
 		/* 15 + 16: a gzip wrapper only, the largest window */
 		if (inflateInit2(&z->gz, 15 + 16) != Z_OK)
@@ -86,37 +96,39 @@ int ms__zsrc_open(struct memscope_source *src, enum zkind k, struct memscope_err
 			   z->zs, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX))) {
 		goto nomem;
 	}
-	if (src->fd < 0) {
-		z->in = src->mem;
-		z->len = src->mem_len;
+	if (!read) {
+		z->in = first;
+		z->len = len;
 		z->raw_eof = 1;
 	} else {
-		/* the peeked raw bytes are the first input (their buffer, READ_CHUNK bytes, is
-		 * the raw buffer from now on) */
-		z->own = src->buf;
+		/* the bytes already read are the first input, in the raw buffer refill reuses */
+		if (!(z->own = malloc(len > ZSRC_RAW_CHUNK ? len : ZSRC_RAW_CHUNK)))
+			goto nomem;
+		memcpy(z->own, first, len);
 		z->in = z->own;
-		z->len = src->peek_len;
-		z->raw_eof = src->eof;
+		z->len = len;
+		z->raw_eof = eof;
 	}
-	src->buf = plain; /* the plain bytes, peeked again through z */
-	src->peek_len = 0;
-	src->eof = 0;
-	src->z = z;
+	*out = z;
 	return 0;
 nomem:
-	free(plain);
 	ms__zsrc_free(z);
-	return memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	return memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
 }
 
-/* The next READ_CHUNK raw bytes of a file into its buffer, once all before them are decoded. */
-static int refill(struct memscope_source *src, struct zsrc *z, struct memscope_error *err)
+const struct memscope_error *ms__zsrc_cut(const struct zsrc *z)
+{
+	return z && z->cut.code ? &z->cut : NULL;
+}
+
+/* The next ZSRC_RAW_CHUNK raw bytes of a file into its buffer, once all before them are decoded. */
+static int refill(struct zsrc *z, struct memscope_error *err)
 {
 	ssize_t r;
 
 	z->raw_off += z->len;
 	z->pos = z->len = 0;
-	r = ms__source_read_file(src, z->own, READ_CHUNK, err);
+	r = z->read(z->read_ctx, z->own, ZSRC_RAW_CHUNK, err);
 	if (r < 0)
 		return (int)r;
 	if (r == 0)
@@ -131,7 +143,7 @@ static int refill(struct memscope_source *src, struct zsrc *z, struct memscope_e
  * in[pos..len) (z->padding set once one is seen). 0, or MEMSCOPE_E_INVALID (err set) for a
  * byte that neither is padding nor can begin a member (gzip's "trailing garbage").
  */
-static int skip_padding(struct memscope_source *src, struct zsrc *z, struct memscope_error *err)
+static int skip_padding(struct zsrc *z, struct memscope_error *err)
 {
 	size_t from = z->pos;
 
@@ -140,26 +152,25 @@ static int skip_padding(struct memscope_source *src, struct zsrc *z, struct mems
 	z->padding |= z->pos > from;
 	if (z->pos == z->len || (!z->padding && z->in[z->pos] == 0x1f))
 		return 0;
-	return memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, z->name, 0,
 		"trailing garbage after gzip member %llu (compressed byte %llu): neither another "
 		"member nor zero padding",
 		(unsigned long long)z->n_units, (unsigned long long)(z->raw_off + z->pos));
 }
 
 /* decode of gzip: members one after another (pigz, bgzip), then perhaps zero padding. */
-static int decode_gzip(struct memscope_source *src, struct zsrc *z, unsigned char *out, size_t cap,
-	size_t *made, struct memscope_error *err)
+static int decode_gzip(
+	struct zsrc *z, unsigned char *out, size_t cap, size_t *made, struct memscope_error *err)
 {
 	size_t avail;
 	int ret, rc = 0;
 
 	if (!z->in_unit && z->n_units) {
 		/* a member ended: another one begins, or the padding (perhaps cut by a refill) */
-		if ((rc = skip_padding(src, z, err)) || z->pos == z->len)
+		if ((rc = skip_padding(z, err)) || z->pos == z->len)
 			goto out;
 		if (inflateReset(&z->gz) != Z_OK) {
-			rc = memscope_error_set(
-				err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+			rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, z->name, 0, "out of memory");
 			goto out;
 		}
 	}
@@ -176,9 +187,9 @@ static int decode_gzip(struct memscope_source *src, struct zsrc *z, unsigned cha
 		z->in_unit = 0;
 		z->n_units++;
 	} else if (ret == Z_MEM_ERROR) {
-		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, z->name, 0, "out of memory");
 	} else if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR || ret == Z_STREAM_ERROR) {
-		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, z->name, 0,
 			"corrupt gzip data in member %llu: %s (compressed byte %llu)",
 			(unsigned long long)z->n_units + 1,
 			ret == Z_NEED_DICT ? "a preset dictionary is needed"
@@ -191,8 +202,8 @@ out:
 }
 
 /* decode of zstd: frames one after another. */
-static int decode_zstd(struct memscope_source *src, struct zsrc *z, unsigned char *out, size_t cap,
-	size_t *made, struct memscope_error *err)
+static int decode_zstd(
+	struct zsrc *z, unsigned char *out, size_t cap, size_t *made, struct memscope_error *err)
 {
 	ZSTD_inBuffer ib = { z->in, z->len, z->pos };
 	ZSTD_outBuffer ob = { out, cap, 0 };
@@ -209,14 +220,14 @@ static int decode_zstd(struct memscope_source *src, struct zsrc *z, unsigned cha
 			z->n_units++;
 		z->in_unit = r != 0;
 	} else if (c == ZSTD_error_memory_allocation) {
-		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, z->name, 0, "out of memory");
 	} else if (c == ZSTD_error_frameParameter_windowTooLarge) {
-		rc = memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
+		rc = memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, z->name, 0,
 			"zstd data with a window over %u MiB (zstd --long?): decompress it first",
 			1u << (ZSTD_WINDOW_LOG_MAX - 20));
 	} else {
 		/* zstd decodes a block whole: the frame says where better than an offset */
-		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, z->name, 0,
 			"corrupt zstd data in frame %llu: %s", (unsigned long long)z->n_units + 1,
 			ZSTD_getErrorName(r));
 	}
@@ -227,20 +238,20 @@ static int decode_zstd(struct memscope_source *src, struct zsrc *z, unsigned cha
  * Decode in[pos..len) into out[0..cap): *made bytes out, pos advanced. 0, or the failure of
  * corrupt data (err set).
  */
-static int decode(struct memscope_source *src, struct zsrc *z, unsigned char *out, size_t cap,
-	size_t *made, struct memscope_error *err)
+static int decode(
+	struct zsrc *z, unsigned char *out, size_t cap, size_t *made, struct memscope_error *err)
 {
 	*made = 0;
-	return z->kind == ZKIND_GZIP ? decode_gzip(src, z, out, cap, made, err)
-				     : decode_zstd(src, z, out, cap, made, err);
+	return z->kind == ZKIND_GZIP ? decode_gzip(z, out, cap, made, err)
+				     : decode_zstd(z, out, cap, made, err);
 }
 
 /*
  * Decompressed bytes into dst[0..cap) until it is full, the stream ends (z->done) or breaks:
  * *made bytes out, including those before a break. 0 or the failure (err set).
  */
-static int fill(struct memscope_source *src, struct zsrc *z, unsigned char *dst, size_t cap,
-	size_t *made, struct memscope_error *err)
+static int fill(
+	struct zsrc *z, unsigned char *dst, size_t cap, size_t *made, struct memscope_error *err)
 {
 	size_t got, pos;
 	int rc = 0;
@@ -248,7 +259,7 @@ static int fill(struct memscope_source *src, struct zsrc *z, unsigned char *dst,
 	*made = 0;
 	while (!rc && *made < cap && !z->done) {
 		if (z->pos == z->len && !z->raw_eof) {
-			rc = refill(src, z, err);
+			rc = refill(z, err);
 			continue;
 		}
 		if (z->pos == z->len && !z->in_unit) {
@@ -256,18 +267,18 @@ static int fill(struct memscope_source *src, struct zsrc *z, unsigned char *dst,
 			continue;
 		}
 		pos = z->pos;
-		rc = decode(src, z, dst + *made, cap - *made, &got, err);
+		rc = decode(z, dst + *made, cap - *made, &got, err);
 		*made += got; /* what came out before a failure too */
 		if (rc || got)
 			continue;
 		if (z->pos == pos && pos < z->len) {
 			/* a decoder that neither reads nor writes would loop for ever */
-			rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
+			rc = memscope_error_set(err, MEMSCOPE_E_INVALID, z->name, 0,
 				"corrupt %s data (compressed byte %llu)", ms__zkind_name(z->kind),
 				(unsigned long long)(z->raw_off + pos));
 		} else if (z->pos == z->len && z->raw_eof && z->in_unit) {
 			/* nothing more comes out, and the member or frame is not complete */
-			rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, src->name, 0,
+			rc = memscope_error_set(err, MEMSCOPE_E_TRUNCATED, z->name, 0,
 				"truncated %s data: the file ends inside %s %llu (%llu compressed "
 				"bytes, %llu decompressed)",
 				ms__zkind_name(z->kind), z->kind == ZKIND_GZIP ? "member" : "frame",
@@ -279,10 +290,8 @@ static int fill(struct memscope_source *src, struct zsrc *z, unsigned char *dst,
 	return rc;
 }
 
-ssize_t ms__zsrc_pull(
-	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
+ssize_t ms__zsrc_pull(struct zsrc *z, unsigned char *dst, size_t cap, struct memscope_error *err)
 {
-	struct zsrc *z = src->z;
 	struct memscope_error local;
 	size_t made = 0;
 	int rc = 0;
@@ -295,13 +304,13 @@ ssize_t ms__zsrc_pull(
 		*err = z->pending;
 		rc = z->pending.code;
 	} else if (!z->done) {
-		rc = fill(src, z, dst, cap, &made, err);
+		rc = fill(z, dst, cap, &made, err);
 		z->out_bytes += made;
 	}
 	if (rc == MEMSCOPE_E_TRUNCATED || rc == MEMSCOPE_E_INVALID) {
 		/* as a cut file: what came out before the break is the input, and the break is
-		 * reported after its reader read it (source.c) */
-		src->zcut = *err;
+		 * reported after its reader read it (ms__zsrc_cut) */
+		z->cut = *err;
 		memscope_error_clear(err);
 		z->done = 1;
 		rc = 0;

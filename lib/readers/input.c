@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/internal.h"
@@ -54,8 +55,14 @@ ssize_t ms__source_read_file(
 ssize_t ms__source_pull(
 	struct memscope_source *src, unsigned char *dst, size_t cap, struct memscope_error *err)
 {
-	if (src->z)
-		return ms__zsrc_pull(src, dst, cap, err);
+	if (src->z) {
+		ssize_t r = ms__zsrc_pull(src->z, dst, cap, err);
+		const struct memscope_error *cut = ms__zsrc_cut(src->z);
+
+		if (cut && !src->zcut.code)
+			src->zcut = *cut;
+		return r;
+	}
 	if (src->fd < 0)
 		return 0; /* a memory input is all in its window */
 	return ms__source_read_file(src, dst, cap, err);
@@ -156,4 +163,15 @@ void ms__source_notice(struct memscope_source *src, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	src->opts.notice(src->opts.notice_ctx, src->opts.src, msg);
+}
+
+int memscope_source_rereadable(const char *path)
+{
+	struct stat sb;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &sb))
+		return MEMSCOPE_E_IO;
+	return S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode) ? 1 : 0;
 }

@@ -9,7 +9,6 @@
 #include "memscope/source.h"
 
 struct reader;
-struct prof_dir;
 
 #define READ_CHUNK (256 * 1024)
 
@@ -30,7 +29,7 @@ struct memscope_source {
 	int read_done;
 	enum memscope_format format;
 	const struct reader *reader; /* set by the detection at open */
-	struct prof_dir *dir;	     /* a profiler output folder's files (msprof.h), or NULL */
+	void *state; /* the reader's own (a folder's files: its open_path hook), or NULL */
 	struct memscope_strtab *st;
 	struct memscope_read_opts opts;
 	struct memscope_read_stats stats;

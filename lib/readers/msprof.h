@@ -22,16 +22,22 @@ struct prof_ctx {
 	uint32_t file;	     /* a folder's file being read: its path's string id (the events'
 				memscope_event.file); 0 for a file read alone */
 	struct clocks *clocks; /* a folder's: whether its files were recorded far apart */
-	/* a timeline loaded and not yet delivered: its events go before the first memory row's,
-	 * which gives them their device (ms__prof_deliver) */
-	struct prof_trace *pending;
+	/*
+	 * Called by ms__prof_deliver with each event it is handed, before it numbers it (NULL:
+	 * none): a folder's, which delivers its timeline before the first memory row
+	 * (msprof_dir.c), with before_arg its own. 0 to go on, or the status to stop with (err
+	 * set).
+	 */
+	int (*before)(struct prof_ctx *c, struct memscope_source *src, memscope_event_fn fn,
+		void *ctx, const struct memscope_event *ev, struct memscope_error *err);
+	void *before_arg;
 };
 
 void ms__prof_ctx_init(struct prof_ctx *c);
 
 /*
- * Hand ev to fn as the output's next event: ID, src and (when ev has none) pid set. A timeline
- * still pending is delivered first. 0 to go on, or the status to stop with (err set).
+ * Hand ev to fn as the output's next event (after c->before's): ID, src and (when ev has none)
+ * pid set. 0 to go on, or the status to stop with (err set).
  */
 int ms__prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn,
 	void *ctx, struct memscope_event *ev, struct memscope_error *err);
@@ -87,17 +93,5 @@ int ms__prof_csv_read(struct memscope_source *src, struct prof_ctx *c, memscope_
 /* Whether src (opened, not read) is MindSpore's memory_record, by its header: Total Active and no
  * Stream Ptr. A folder asks before reading its operator_memory, whose pool it decides. */
 int ms__prof_csv_mindspore(const struct memscope_source *src);
-
-/*
- * A profiler output folder (msprof_dir.c), read as one input through ms__prof_dir_reader. At open,
- * path's output folder is found and its memory files chosen (formats/msprof.md "Folders"), with
- * notes of what was left out: src->dir is set (also on failure: memscope_source_close frees it
- * with ms__prof_dir_free). 0, or MEMSCOPE_E_INVALID (no output folder in path, several),
- * MEMSCOPE_E_IO (a folder that cannot be listed), MEMSCOPE_E_NOMEM, err naming path.
- */
-struct prof_dir;
-int ms__prof_dir_open(struct memscope_source *src, const char *path, struct memscope_error *err);
-/* Free d and its file list. NULL is fine. */
-void ms__prof_dir_free(struct prof_dir *d);
 
 #endif

@@ -15,18 +15,10 @@ int ms__prof_deliver(struct memscope_source *src, struct prof_ctx *c, memscope_e
 	void *ctx, struct memscope_event *ev, struct memscope_error *err)
 {
 	int64_t shift;
+	int rc;
 
-	if (c->pending) {
-		struct prof_trace *t = c->pending;
-		int rc;
-
-		c->pending = NULL;
-		if (c->device == MEMSCOPE_DEVICE_NONE)
-			c->device = ev->device;
-		rc = ms__prof_trace_emit(t, src, c, fn, ctx, err);
-		if (rc)
-			return rc;
-	}
+	if (c->before && (rc = c->before(c, src, fn, ctx, ev, err)))
+		return rc;
 	ev->id = ++c->next_id;
 	ev->src = src->opts.src;
 	if (ev->pid == MEMSCOPE_ID_NONE)

@@ -53,6 +53,7 @@ struct pfile {
 };
 
 struct prof_dir {
+	const struct source_files *open; /* how its files are opened (struct reader's open_path) */
 	struct pfile *files;
 	size_t n, cap;
 	char *out;  /* the folder the files are in */
@@ -475,14 +476,23 @@ static int mindspore_output(const char *path)
 	return output_folder(path, &s, &end) && !memcmp(end - 10, "_ascend_ms", 10);
 }
 
-int ms__prof_dir_open(struct memscope_source *src, const char *path, struct memscope_error *err)
+/*
+ * The folder reader's open_path hook (struct reader): path's output folder found and its memory
+ * files chosen (formats/msprof.md "Folders"), with notes of what was left out, into src->state
+ * (set on failure too: prof_dir_close frees it). 0, or MEMSCOPE_E_INVALID (no output folder in
+ * path, several), MEMSCOPE_E_IO (a folder that cannot be listed), MEMSCOPE_E_NOMEM, err naming
+ * path.
+ */
+static int prof_dir_open(struct memscope_source *src, const char *path,
+	const struct source_files *files, struct memscope_error *err)
 {
 	struct prof_dir *d = calloc(1, sizeof(*d));
 	int rc;
 
 	if (!d)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, path, 0, "out of memory");
-	src->dir = d;
+	d->open = files;
+	src->state = d;
 	rc = find_output(d, path, err);
 	if (!rc && !(d->real = realpath(d->out, NULL)) && !(d->real = strdup(d->out)))
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, path, 0, "out of memory");
@@ -493,8 +503,11 @@ int ms__prof_dir_open(struct memscope_source *src, const char *path, struct mems
 	return rc;
 }
 
-void ms__prof_dir_free(struct prof_dir *d)
+/* The close hook: the folder's file list freed. */
+static void prof_dir_close(struct memscope_source *src)
 {
+	struct prof_dir *d = src->state;
+
 	if (!d)
 		return;
 	dir_clear(d);
@@ -502,6 +515,7 @@ void ms__prof_dir_free(struct prof_dir *d)
 	free(d->out);
 	free(d->real);
 	free(d);
+	src->state = NULL;
 }
 
 /* Progress of one file as that of the folder: the bytes of the files read before it added. */
@@ -539,6 +553,7 @@ static int open_file(struct memscope_source **out, struct memscope_source *src,
 	struct memscope_read_opts o = src->opts;
 	enum memscope_format want =
 		f->kind == K_TIMELINE ? MEMSCOPE_FORMAT_MSPROF_JSON : MEMSCOPE_FORMAT_MSPROF_CSV;
+	const struct source_files *files = ((const struct prof_dir *)src->state)->open;
 	int rc;
 
 	o.parts = NULL;
@@ -546,12 +561,12 @@ static int open_file(struct memscope_source **out, struct memscope_source *src,
 		o.progress = file_progress;
 		o.progress_ctx = prog;
 	}
-	rc = memscope_source_open(out, f->path, src->st, &o, err);
+	rc = files->open(out, f->path, src->st, &o, err);
 	if (!rc && (*out)->format != want) {
 		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, f->path, 0,
 			"named like an Ascend profiler %s file, but it is %s", kind_names[f->kind],
 			(*out)->reader->what);
-		memscope_source_close(*out);
+		files->close(*out);
 		*out = NULL;
 	}
 	return rc;
@@ -580,12 +595,31 @@ static int unwanted(const struct memscope_source *src, enum kind k)
 	return (wants & ~skip) == 0;
 }
 
+/*
+ * The folder's hook on the delivery of its events (struct prof_ctx's before): the timeline, loaded
+ * and not yet delivered (*c->before_arg), goes before the first memory row's event, whose device
+ * its ops take. 0 or the status to stop with.
+ */
+static int timeline_first(struct prof_ctx *c, struct memscope_source *src, memscope_event_fn fn,
+	void *ctx, const struct memscope_event *ev, struct memscope_error *err)
+{
+	struct prof_trace **pending = c->before_arg, *t = *pending;
+
+	if (!t)
+		return 0;
+	*pending = NULL;
+	if (c->device == MEMSCOPE_DEVICE_NONE)
+		c->device = ev->device;
+	return ms__prof_trace_emit(t, src, c, fn, ctx, err);
+}
+
 static int prof_dir_read(
 	struct memscope_source *src, memscope_event_fn fn, void *ctx, struct memscope_error *err)
 {
-	struct prof_dir *d = src->dir;
+	struct prof_dir *d = src->state;
 	struct dir_progress prog = { src, 0 };
 	struct clocks clocks = { 0 };
+	struct prof_trace *pending = NULL;
 	struct prof_ctx c;
 	char note[600], skipped[400] = "";
 	size_t i, skipped_len = 0;
@@ -593,6 +627,8 @@ static int prof_dir_read(
 
 	ms__prof_ctx_init(&c);
 	c.clocks = &clocks;
+	c.before = timeline_first;
+	c.before_arg = &pending;
 	c.mindspore = mindspore_output(d->real);
 	/* a MindSpore memory_record says so in its header: its blocks are MindSpore's too */
 	for (i = 0; !rc && !c.mindspore && i < d->n; i++)
@@ -601,7 +637,7 @@ static int prof_dir_read(
 
 			if (!(rc = open_file(&s, src, &d->files[i], &prog, err)))
 				c.mindspore = ms__prof_csv_mindspore(s);
-			memscope_source_close(s);
+			d->open->close(s);
 			break;
 		}
 	for (i = 0; !rc && i < d->n; i++) {
@@ -631,21 +667,21 @@ static int prof_dir_read(
 		if (d->files[i].kind == K_TIMELINE) {
 			/* the timeline (its slices one after the other) waits for the first
 			 * memory row, whose device its ops take */
-			rc = ms__prof_trace_load(&c.pending, s, &c, err);
+			rc = ms__prof_trace_load(&pending, s, &c, err);
 		} else {
 			rc = ms__prof_csv_read(s, &c, fn, ctx, err);
 		}
 		add_stats(&src->stats, &s->stats);
 		prog.base += d->files[i].size;
-		memscope_source_close(s);
+		d->open->close(s);
 	}
-	if (!rc && c.pending) {
-		struct prof_trace *t = c.pending;
+	if (!rc && pending) {
+		struct prof_trace *t = pending;
 
-		c.pending = NULL;
+		pending = NULL;
 		rc = ms__prof_trace_emit(t, src, &c, fn, ctx, err);
 	}
-	ms__prof_trace_free(c.pending);
+	ms__prof_trace_free(pending);
 	/* a file left unread is not checked either: said, so that a damaged one is not a surprise
 	 * to a tool that reads it */
 	if (!rc && skipped_len)
@@ -664,4 +700,6 @@ const struct reader ms__prof_dir_reader = {
 	.what = "an Ascend profiler output folder",
 	.sniff = NULL, /* chosen by its path at open (memscope_source_open) */
 	.read = prof_dir_read,
+	.open_path = prof_dir_open,
+	.close = prof_dir_close,
 };

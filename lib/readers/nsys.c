@@ -1039,6 +1039,7 @@ const struct reader ms__nsys_reader = {
 	.format = MEMSCOPE_FORMAT_NSYS,
 	.name = "nsys",
 	.what = "an Nsight Systems export",
-	.sniff = NULL, /* a database with its tables: ms__db_refine */
+	.sniff = NULL, /* a database with its tables: the database reader's refine */
 	.read = nsys_read,
+	.by_name = 1,
 };

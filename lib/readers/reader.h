@@ -49,10 +49,22 @@ static inline int source_deliver(struct memscope_source *src, memscope_event_fn 
 }
 
 /*
- * One input format: how it is recognised from its first bytes and how it is read. Each reader file
- * defines one entry; registry.c asks them in turn. A new format is its file, its entry's extern
- * and row in registry.c, its enum memscope_format value (source.h), a line in lib/CMakeLists.txt,
- * and a fuzz harness (tests/fuzz, one line in tests/CMakeLists.txt).
+ * How a reader of several files (a folder's) opens each of them as an input of its own: the
+ * source's memscope_source_open and memscope_source_close, handed to its open_path hook so that
+ * no reader calls back into source.c, which finds the readers through the table.
+ */
+struct source_files {
+	int (*open)(struct memscope_source **out, const char *path, struct memscope_strtab *st,
+		const struct memscope_read_opts *opts, struct memscope_error *err);
+	void (*close)(struct memscope_source *src);
+};
+
+/*
+ * One input format: how it is recognised from its first bytes (or, a folder's, by its path) and
+ * how it is read. Each reader file defines one entry; registry.c asks them in turn, and source.c
+ * goes through the entry's hooks only, naming no format. A new format is its file, its entry's
+ * extern and row in registry.c, its enum memscope_format value (source.h), a line in
+ * lib/CMakeLists.txt, and a fuzz harness (tests/fuzz, one line in tests/CMakeLists.txt).
  */
 struct reader {
 	enum memscope_format format;
@@ -72,6 +84,29 @@ struct reader {
 	/* Its python_trace rows (memscope_source_read_trace), or NULL when it holds none. */
 	int (*read_trace)(struct memscope_source *src, memscope_trace_fn fn, void *ctx,
 		struct memscope_error *err);
+	/*
+	 * A folder's reader (sniff NULL; the table's one reader with this hook): open the folder
+	 * at path as src's input, src->format and src->reader already this reader's. What it
+	 * finds is kept in src->state, set also on failure (close frees it); files (borrowed, for
+	 * the life of the library) opens the folder's files when it is read. 0, or the error with
+	 * err naming path. NULL for a reader of files.
+	 */
+	int (*open_path)(struct memscope_source *src, const char *path,
+		const struct source_files *files, struct memscope_error *err);
+	/*
+	 * After the detection chose this reader for src (opened and peeked, not read): a second
+	 * look, which may find that src is another reader's (a database that is an Nsight Systems
+	 * export: *format set to that reader's, which the source then reads it with; left alone
+	 * otherwise) or that it cannot be read (a compressed database). 0, or the error (err set).
+	 * NULL: the detection's choice stands.
+	 */
+	int (*refine)(struct memscope_source *src, enum memscope_format *format,
+		struct memscope_error *err);
+	/* Release what open_path kept in src->state (memscope_source_close). NULL: none kept. */
+	void (*close)(struct memscope_source *src);
+	/* 1: SQLite reads it, by its name or from memory, not in chunks, so its reading reports no
+	 * progress (it would stop at the peek). */
+	int by_name;
 };
 
 /*
@@ -82,6 +117,8 @@ int ms__reader_detect(const struct reader **out, const unsigned char *p, size_t 
 	const char *name, struct memscope_error *err);
 /* The reader of format f; NULL for MEMSCOPE_FORMAT_UNKNOWN. */
 const struct reader *ms__reader_of(enum memscope_format f);
+/* The reader of a folder given as an input: the table's one reader with an open_path hook. */
+const struct reader *ms__reader_of_folder(void);
 
 /* An open database: the connection, and the memory it reads when it is a WAL-mode file read as
  * its WAL makes it (db_read.c's wal_image; NULL otherwise). */
@@ -110,15 +147,6 @@ void ms__db_conn_close(struct db_conn *c);
  */
 int ms__db_error(struct sqlite3 *db, int code, const char *name, uint64_t line, const char *what,
 	struct memscope_error *err);
-/*
- * After the detection took src for a database: an Nsight Systems export (a table
- * CUDA_GPU_MEMORY_USAGE_EVENTS or another of nsys' own, no memscope_dump or leaks_dump:
- * formats/nsys.md) gets the nsys reader and format. One query of the schema; a database that
- * cannot be opened or read stays a database, whose read says what is wrong with it, but one
- * another process kept locked for the busy timeout: 0, or MEMSCOPE_E_IO (err says so).
- */
-int ms__db_refine(struct memscope_source *src, struct memscope_error *err);
-
 /*
  * The attrs of the event a reader builds (its attrs point at a): text borrowed from the input or
  * the string table, numbers written into their slot's own buffer. Reused for every event; at most
@@ -159,7 +187,10 @@ static inline void ev_attr_unum(
 }
 
 /* Whether p[0..n) looks like text: no NUL byte in its first 4 KiB (the text formats' sniffers). */
-int ms__sniff_text(const unsigned char *p, size_t n);
+static inline int ms__sniff_text(const unsigned char *p, size_t n)
+{
+	return !memchr(p, '\0', n < 4096 ? n : 4096);
+}
 
 /*
  * The row builder of the twelve dump columns (dump_rows.c), fed by the dump CSV reader (a header

@@ -18,15 +18,11 @@ static const struct reader *const readers[] = {
 	&ms__msprof_csv_reader,
 	&ms__dump_csv_reader,
 	&ms__prof_dir_reader,
-	/* no sniffer: a database that ms__db_refine finds is an Nsight Systems export */
+	/* no sniffer: a database that the database reader's refine finds is an Nsight Systems
+	 * export */
 	&ms__nsys_reader,
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
-
-int ms__sniff_text(const unsigned char *p, size_t n)
-{
-	return !memchr(p, '\0', n < 4096 ? n : 4096);
-}
 
 int ms__reader_detect(const struct reader **out, const unsigned char *p, size_t n, int eof,
 	const char *name, struct memscope_error *err)
@@ -49,9 +45,9 @@ int ms__reader_detect(const struct reader **out, const unsigned char *p, size_t 
 			return 0;
 		}
 	}
-	/* every file format of memory events named, an Nsight export (a database ms__db_refine
-	 * tells) after databases; not python_trace files: no tool reads them as an input of their
-	 * own */
+	/* every file format of memory events named, an Nsight export (a database the database
+	 * reader's refine tells) after databases; not python_trace files: no tool reads them as an
+	 * input of their own */
 	for (i = 0, k = 0; i < n_byte; i++) {
 		if (!byte_readers[i]->read)
 			continue;
@@ -75,6 +71,16 @@ const struct reader *ms__reader_of(enum memscope_format f)
 
 	for (i = 0; i < N_READERS; i++)
 		if (readers[i]->format == f)
+			return readers[i];
+	return NULL;
+}
+
+const struct reader *ms__reader_of_folder(void)
+{
+	size_t i;
+
+	for (i = 0; i < N_READERS; i++)
+		if (readers[i]->open_path)
 			return readers[i];
 	return NULL;
 }

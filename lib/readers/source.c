@@ -10,7 +10,6 @@
 
 #include "../core/internal.h"
 #include "decompress.h"
-#include "msprof.h"
 #include "reader.h"
 
 /*
@@ -35,20 +34,35 @@ static int peek(struct memscope_source *src, struct memscope_error *err)
 	return 0;
 }
 
+/* The decompressor's raw bytes: src's file (ms__zsrc_read_fn). */
+static ssize_t read_raw(void *src, unsigned char *dst, size_t cap, struct memscope_error *err)
+{
+	return ms__source_read_file(src, dst, cap, err);
+}
+
 /*
- * A compressed input (by its magic) gets its decompressor, and the peek is done again through it,
- * so the format is detected from decompressed bytes. 0 or the error.
+ * A compressed input (by its magic) gets its decompressor, fed the bytes peeked (a file's, then
+ * the rest of the file) or all of a memory input's, and the peek is done again through it into
+ * src->buf, so the format is detected from decompressed bytes. 0 or the error.
  */
 static int unwrap(struct memscope_source *src, struct memscope_error *err)
 {
-	const unsigned char *p = src->fd < 0 ? src->mem : src->buf;
+	int file = src->fd >= 0;
+	const unsigned char *p = file ? src->buf : src->mem;
 	enum zkind k = ms__zkind_of(p, src->peek_len);
 	int rc;
 
 	if (k == ZKIND_NONE)
 		return 0;
-	rc = ms__zsrc_open(src, k, err);
-	return rc ? rc : peek(src, err);
+	rc = ms__zsrc_open(&src->z, k, p, src->peek_len, src->eof, file ? read_raw : NULL, src,
+		src->name, err);
+	if (!rc && !src->buf && !(src->buf = malloc(READ_CHUNK)))
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, src->name, 0, "out of memory");
+	if (rc)
+		return rc;
+	src->peek_len = 0; /* the plain bytes, peeked again through z */
+	src->eof = 0;
+	return peek(src, err);
 }
 
 /* The format of the peeked bytes: the first reader of the registry that recognises them. */
@@ -72,23 +86,23 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 	if (rc)
 		return rc;
 	src->format = src->reader->format;
-	/* an Nsight Systems export is read by its own reader */
-	if (src->format == MEMSCOPE_FORMAT_DB && !src->z && (rc = ms__db_refine(src, err)))
+	/* the reader's second look: a database may be an Nsight Systems export, read by its own
+	 * reader, or compressed, which SQLite cannot read */
+	if (src->reader->refine && (rc = src->reader->refine(src, &src->format, err)))
 		return rc;
+	if (src->format != src->reader->format)
+		src->reader = ms__reader_of(src->format);
 	if (src->opts.parts && src->opts.parts[src->opts.src] > 1 &&
 		src->format != MEMSCOPE_FORMAT_DB)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0,
 			"holds one input, not %u", src->opts.parts[src->opts.src]);
-	/* SQLite reads a database by its name or from memory, never as a stream */
-	if (src->z && src->format == MEMSCOPE_FORMAT_DB)
-		return memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
-			"a compressed database cannot be read directly: decompress it first");
-	/* a database is read by SQLite, not by chunks: its progress would stop at the peek */
-	src->progress_on = src->format != MEMSCOPE_FORMAT_DB &&
-			   src->format != MEMSCOPE_FORMAT_NSYS && src->fd >= 0;
+	src->progress_on = !src->reader->by_name && src->fd >= 0;
 	ms__source_report(src);
 	return 0;
 }
+
+/* How a folder's reader opens its files (struct reader's open_path). */
+static const struct source_files folder_files = { memscope_source_open, memscope_source_close };
 
 static int source_new(struct memscope_source **out, const char *name, struct memscope_strtab *st,
 	const struct memscope_read_opts *opts, struct memscope_error *err)
@@ -124,13 +138,13 @@ int memscope_source_open(struct memscope_source **out, const char *path, struct 
 	if (strcmp(path, "-") == 0) {
 		src->fd = STDIN_FILENO;
 	} else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		/* a profiler output folder: its files are opened as it is read */
-		src->reader = ms__reader_of(MEMSCOPE_FORMAT_PROFILER);
-		src->format = MEMSCOPE_FORMAT_PROFILER;
+		/* a folder (a profiler's output): its reader opens its files as it reads them */
+		src->reader = ms__reader_of_folder();
+		src->format = src->reader->format;
 		rc = src->opts.parts && src->opts.parts[src->opts.src] > 1
 			     ? memscope_error_set(err, MEMSCOPE_E_ARG, path, 0,
 				       "holds one input, not %u", src->opts.parts[src->opts.src])
-			     : ms__prof_dir_open(src, path, err);
+			     : src->reader->open_path(src, path, &folder_files, err);
 		goto out;
 	} else {
 		src->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -294,19 +308,9 @@ void memscope_source_close(struct memscope_source *src)
 	if (src->own_fd && src->fd >= 0)
 		close(src->fd);
 	ms__zsrc_free(src->z);
-	ms__prof_dir_free(src->dir);
+	if (src->reader && src->reader->close)
+		src->reader->close(src);
 	free(src->buf);
 	free(src->name);
 	free(src);
-}
-
-int memscope_source_rereadable(const char *path)
-{
-	struct stat sb;
-
-	if (strcmp(path, "-") == 0)
-		return 0;
-	if (stat(path, &sb))
-		return MEMSCOPE_E_IO;
-	return S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode) ? 1 : 0;
 }
