@@ -9,6 +9,7 @@
 #include "../core/u64map.h"
 #include "analysis_impl.h"
 #include "counters.h"
+#include "live_series.h"
 #include "opnames.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
@@ -271,36 +272,33 @@ static int orphan_block(struct memscope_peak *p, unsigned pool, uint32_t *seq)
 	return 0;
 }
 
-/* The live-bytes change of a MALLOC/FREE row, as memscope_timeline's: its block's size, added or
- * taken away. */
+/* The live-bytes changes of a MALLOC/FREE row (ms__live_changes), each with its block's number:
+ * a block taken away its tag's, a new block a new one (tagged with it). */
 static int add_live(struct memscope_peak *p, const struct memscope_event *ev)
 {
-	struct memscope_block b;
+	struct ms__live_change ch[2];
 	struct rec *r;
 	uint32_t seq;
-	int res = memscope_blocks_feed(p->blocks, ev, &b);
+	size_t n, k;
+	int res = ms__live_changes(p->blocks, ev, ch, &n);
 
 	if (res < 0)
 		return res;
-	if ((res == MEMSCOPE_PAIR_REPLACED || res == MEMSCOPE_PAIR_FREE ||
-		    res == MEMSCOPE_PAIR_SHADOW_FREE) &&
-		b.size > 0) {
+	for (k = 0; k < n; k++) {
+		if (ch[k].bytes > 0) {
+			if (new_block(p, ev, &seq))
+				return MEMSCOPE_E_NOMEM;
+			memscope_blocks_tag(p->blocks, (uint64_t)seq + 1);
+		} else if (ch[k].tag) {
+			seq = (uint32_t)(ch[k].tag - 1);
+		} else if (orphan_block(p, ch[k].pool, &seq)) {
+			return MEMSCOPE_E_NOMEM;
+		}
 		if (!(r = add_rec(p, ev, R_LIVE)))
 			return MEMSCOPE_E_NOMEM;
-		r->value = -b.size;
-		r->device = b.device;
-		r->pool = b.pool;
-		if (b.tag)
-			r->ref = (uint32_t)(b.tag - 1);
-		else if (orphan_block(p, b.pool, &r->ref))
-			return MEMSCOPE_E_NOMEM;
-	}
-	if ((res == MEMSCOPE_PAIR_ALLOC || res == MEMSCOPE_PAIR_REPLACED) &&
-		(ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0) {
-		if (new_block(p, ev, &seq) || !(r = add_rec(p, ev, R_LIVE)))
-			return MEMSCOPE_E_NOMEM;
-		memscope_blocks_tag(p->blocks, (uint64_t)seq + 1);
-		r->value = ev->size;
+		r->value = ch[k].bytes;
+		r->device = ch[k].device;
+		r->pool = ch[k].pool;
 		r->ref = seq;
 	}
 	return 0;
@@ -372,18 +370,13 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 	}
 }
 
-/* The time order of memscope_timeline (memscope/order.h), live changes before op rows of one
- * position, a replaced block's FREE before the new MALLOC. */
+/* ms__live_cmp: live changes before op rows of one position */
 static int cmp_rec(const void *pa, const void *pb)
 {
 	const struct rec *a = pa, *b = pb;
-	int c = memscope_time_cmp(a->src, a->pid, a->at, b->src, b->pid, b->at);
 
-	if (c)
-		return c;
-	if (a->kind != b->kind)
-		return (a->kind > b->kind) - (a->kind < b->kind);
-	return (a->value > b->value) - (a->value < b->value);
+	return ms__live_cmp(
+		a->src, a->pid, a->at, a->kind, a->value, b->src, b->pid, b->at, b->kind, b->value);
 }
 
 /* The pools counted of input src: those asked for, else memscope_pools_default of its own. */
@@ -396,9 +389,9 @@ static uint64_t counted_of(const struct memscope_peak *p, uint32_t src)
 
 /* The state of the sweep through one process's rows. */
 struct sweep {
-	struct u64map track_of;	 /* (device << 16 | pool) -> (track, gen) */
-	struct u64map thread_of; /* tid -> (stack, gen) */
-	struct opnames *stacks;	 /* the threads' of this process: [0, n_stacks) */
+	struct ms__live_sums sums; /* the process's live bytes per (device, pool): its tracks' */
+	struct u64map thread_of;   /* tid -> (stack, gen) */
+	struct opnames *stacks;	   /* the threads' of this process: [0, n_stacks) */
 	size_t n_stacks, cap_stacks;
 	uint64_t gen;	    /* 1 + the process changes so far */
 	size_t first_track; /* this process's first track */
@@ -424,22 +417,23 @@ static struct opnames *thread_stack(struct sweep *s, uint64_t tid, int create)
 	return &s->stacks[s->n_stacks++];
 }
 
-/* The track of a live change, made when new. */
-static int track_index(struct memscope_peak *p, struct sweep *s, const struct rec *r, uint32_t *t)
+/* Live change r applied to its track's live bytes (ms__live_sums), the track made when new: *t
+ * its track, *after its live bytes after it. 0 or MEMSCOPE_E_NOMEM. */
+static int track_add(
+	struct memscope_peak *p, struct sweep *s, const struct rec *r, uint32_t *t, int64_t *after)
 {
-	uint64_t key = (uint64_t)(uint32_t)r->device << 16 | r->pool, ix, gen;
-	struct memscope_peak_track *tr;
+	size_t slot;
+	int rc = ms__live_sums_add(&s->sums, r->device, r->pool, r->value, after, &slot);
 
-	if (ms__u64map_get(&s->track_of, key, &ix, &gen) && gen == s->gen) {
-		*t = (uint32_t)ix;
-		return 0;
+	if (rc <= 0) {
+		/* the process's tracks are made in the order of its slots */
+		*t = (uint32_t)(s->first_track + slot);
+		return rc;
 	}
 	if (p->n_tracks >= NO_TRACK ||
-		ms__grow_array(&p->tracks, &p->cap_tracks, p->n_tracks + 1, sizeof(*p->tracks)) ||
-		ms__u64map_put(&s->track_of, key, p->n_tracks, s->gen))
+		ms__grow_array(&p->tracks, &p->cap_tracks, p->n_tracks + 1, sizeof(*p->tracks)))
 		return MEMSCOPE_E_NOMEM;
-	tr = &p->tracks[p->n_tracks];
-	*tr = (struct memscope_peak_track){ .src = r->src,
+	p->tracks[p->n_tracks] = (struct memscope_peak_track){ .src = r->src,
 		.device = r->device,
 		.pid = r->pid,
 		.pool = r->pool,
@@ -494,12 +488,9 @@ static int live_row(struct memscope_peak *p, struct sweep *s, size_t i)
 		}
 		p->who[r->ref] = w | FINAL;
 	}
-	if (track_index(p, s, r, &t))
+	if (track_add(p, s, r, &t, &cur))
 		return MEMSCOPE_E_NOMEM;
 	tr = &p->tracks[t];
-	/* saturating: sizes near 2^63 are hostile, not real */
-	if (__builtin_add_overflow(tr->end_bytes, r->value, &cur))
-		cur = r->value > 0 ? INT64_MAX : INT64_MIN;
 	tr->end_bytes = r->value = cur;
 	tr->last_ts_ns = r->at.ts_ns;
 	tr->n_points++;
@@ -673,6 +664,7 @@ int memscope_peak_finish(struct memscope_peak *p)
 		if (!i || r->src != r[-1].src || r->pid != r[-1].pid) {
 			end_process(p, &s, i);
 			s.gen++;
+			ms__live_sums_process(&s.sums);
 			s.n_stacks = 0;
 			s.proc_start = i;
 		}
@@ -691,7 +683,7 @@ int memscope_peak_finish(struct memscope_peak *p)
 	if (!rc && p->peak < p->n_recs && !(rc = owners_at_peak(p, s.peak_start)) && p->n_at_peak)
 		qsort(p->at_peak, p->n_at_peak, sizeof(*p->at_peak), cmp_owner);
 	p->finished = !rc;
-	ms__u64map_free(&s.track_of);
+	ms__live_sums_free(&s.sums);
 	ms__u64map_free(&s.thread_of);
 	for (i = 0; i < s.cap_stacks; i++)
 		opnames_free(&s.stacks[i]);

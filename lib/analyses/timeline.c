@@ -8,6 +8,7 @@
 #include "../core/u64map.h"
 #include "analysis_impl.h"
 #include "counters.h"
+#include "live_series.h"
 #include "opstack.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
@@ -101,34 +102,24 @@ static struct memscope_timeline_point *add(
 	return r;
 }
 
-/* The live-bytes change of a MALLOC/FREE row: its block's size, added or taken away; *last
- * gets the index of the row's last point (SIZE_MAX: none). */
+/* The live-bytes changes of a MALLOC/FREE row (ms__live_changes); *last gets the index of the
+ * row's last point (SIZE_MAX: none). */
 static int add_live(struct memscope_timeline *t, const struct memscope_event *ev, size_t *last)
 {
-	struct memscope_block b;
+	struct ms__live_change ch[2];
 	struct memscope_timeline_point *r;
-	int res = memscope_blocks_feed(t->blocks, ev, &b);
+	size_t n, k;
+	int res = ms__live_changes(t->blocks, ev, ch, &n);
 
 	*last = SIZE_MAX;
-
 	if (res < 0)
 		return res;
-	if (res == MEMSCOPE_PAIR_REPLACED || res == MEMSCOPE_PAIR_FREE ||
-		res == MEMSCOPE_PAIR_SHADOW_FREE) {
-		if (b.size > 0) {
-			if (!(r = add(t, ev, MEMSCOPE_TL_LIVE)))
-				return MEMSCOPE_E_NOMEM;
-			r->value = -b.size;
-			r->device = b.device;
-			r->pool = b.pool;
-			*last = t->n - 1;
-		}
-	}
-	if ((res == MEMSCOPE_PAIR_ALLOC || res == MEMSCOPE_PAIR_REPLACED) &&
-		(ev->flags & MEMSCOPE_EV_SIZE) && ev->size > 0) {
+	for (k = 0; k < n; k++) {
 		if (!(r = add(t, ev, MEMSCOPE_TL_LIVE)))
 			return MEMSCOPE_E_NOMEM;
-		r->value = ev->size;
+		r->value = ch[k].bytes;
+		r->device = ch[k].device;
+		r->pool = ch[k].pool;
 		*last = t->n - 1;
 	}
 	return 0;
@@ -222,24 +213,13 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 	}
 }
 
+/* ms__live_cmp: one row can give a live change and a used sample, kept in the row's order */
 static int cmp_rec(const void *pa, const void *pb)
 {
 	const struct memscope_timeline_point *a = pa, *b = pb;
-	int c = memscope_time_cmp(a->src, a->pid, a->at, b->src, b->pid, b->at);
 
-	if (c)
-		return c;
-	/* one row can give a live change and a used sample: keep the row's order */
-	if (a->kind != b->kind)
-		return (a->kind > b->kind) - (a->kind < b->kind);
-	/* a MALLOC replacing a live block: the old one goes first */
-	return (a->value > b->value) - (a->value < b->value);
-}
-
-/* The key of a (device, pool) in the running sums. */
-static uint64_t sum_key(int32_t device, uint16_t pool)
-{
-	return (uint64_t)(uint32_t)device << 16 | pool;
+	return ms__live_cmp(
+		a->src, a->pid, a->at, a->kind, a->value, b->src, b->pid, b->at, b->kind, b->value);
 }
 
 /* The first and last rows of process pid of input src: 1, or 0 when it had none. */
@@ -318,12 +298,8 @@ static int add_spans(void *ctx, uint32_t src, uint64_t pid, const struct memscop
 
 int memscope_timeline_finish(struct memscope_timeline *t)
 {
-	/* running live bytes per (device, pool): a = bytes, b = the process they are of (1 + the
-	 * number of process changes before it), so a new process starts from 0 without clearing */
-	struct u64map sums = { 0 };
-	uint64_t gen = 1, bytes, of;
-	size_t i;
-	int64_t cur;
+	struct ms__live_sums sums = { 0 };
+	size_t i, slot;
 	int rc = 0;
 
 	choose_pools(t);
@@ -332,23 +308,16 @@ int memscope_timeline_finish(struct memscope_timeline *t)
 	/* each live change becomes the live bytes after it */
 	for (i = 0; i < t->n; i++) {
 		struct memscope_timeline_point *r = &t->recs[i];
-		uint64_t key = sum_key(r->device, r->pool);
 
-		if (i && (r->src != r[-1].src || r->pid != r[-1].pid))
-			gen++;
-		if (r->kind != MEMSCOPE_TL_LIVE)
-			continue;
-		cur = ms__u64map_get(&sums, key, &bytes, &of) && of == gen ? (int64_t)bytes : 0;
-		/* saturating: sizes near 2^63 are hostile, not real */
-		if (__builtin_add_overflow(cur, r->value, &cur))
-			cur = r->value > 0 ? INT64_MAX : INT64_MIN;
-		if (ms__u64map_put(&sums, key, (uint64_t)cur, gen)) {
+		if (!i || r->src != r[-1].src || r->pid != r[-1].pid)
+			ms__live_sums_process(&sums);
+		if (r->kind == MEMSCOPE_TL_LIVE && ms__live_sums_add(&sums, r->device, r->pool,
+							   r->value, &r->value, &slot) < 0) {
 			rc = MEMSCOPE_E_NOMEM;
 			break;
 		}
-		r->value = cur;
 	}
-	ms__u64map_free(&sums);
+	ms__live_sums_free(&sums);
 	t->peak = find_peak(t);
 	t->n_spans = 0;
 	if (!rc && t->steps &&
@@ -450,7 +419,7 @@ static int put_at(struct cut *c, size_t i, struct memscope_pos at, unsigned kind
 static int latest(struct cut *c, size_t i, unsigned kind)
 {
 	const struct memscope_timeline_point *r = &c->t->recs[i];
-	uint64_t key = (uint64_t)kind << 48 | sum_key(r->device, r->pool);
+	uint64_t key = (uint64_t)kind << 48 | ms__live_pool_key(r->device, r->pool);
 
 	if (!ms__u64map_get(&c->last, key, NULL, NULL)) {
 		if (ms__grow_array(&c->tracks, &c->cap_tracks, c->n_tracks + 1, sizeof(*c->tracks)))
