@@ -716,6 +716,28 @@ static int cuda_free(struct snap *s, const struct entry *e)
 
 /* ---- other entries ---- */
 
+/* The size an entry gives, when it gives one, into ev. */
+static void entry_size(struct snap *s, struct memscope_event *ev, const struct entry *e)
+{
+	if (e->has_size) {
+		ev->size = e->size;
+		ev->flags |= MEMSCOPE_EV_SIZE;
+		ev_attr_num(&s->ax, ev, MEMSCOPE_STR_SIZE, e->size);
+	}
+}
+
+/* The end of an oom's or another entry's event ev: entry e's stream, string attrs and stacks,
+ * then ev delivered. */
+static int emit_tail(struct snap *s, struct memscope_event *ev, const struct entry *e)
+{
+	if (e->has_stream)
+		ev_attr_num(&s->ax, ev, s->k[K_STREAM], e->stream);
+	attr_given(s, ev, K_USER_METADATA, e->user_metadata);
+	attr_given(s, ev, K_COMPILE_CONTEXT, e->compile_context);
+	set_stacks(s, ev, e->pair);
+	return emit(s, ev);
+}
+
 /* An oom entry's event (OOM_TRIGGER): what it asked for and what CUDA had free, and with o, the
  * state of its device then: bytes reserved (the CUDA pool) and allocated (the blocks), those
  * allocated before the trace and alive then included. */
@@ -725,11 +747,7 @@ static int emit_oom(struct snap *s, const struct entry *e, const struct oom *o)
 	struct dev *d;
 
 	ev_start(s, &ev, MEMSCOPE_KIND_OOM_DETAIL, MEMSCOPE_SUB_OOM_TRIGGER, e->device, e->ts);
-	if (e->has_size) {
-		ev.size = e->size;
-		ev.flags |= MEMSCOPE_EV_SIZE;
-		ev_attr_num(&s->ax, &ev, MEMSCOPE_STR_SIZE, e->size);
-	}
+	entry_size(s, &ev, e);
 	if (e->has_device_free)
 		ev_attr_num(&s->ax, &ev, s->k[K_DEVICE_FREE], e->device_free);
 	if (o) {
@@ -740,12 +758,7 @@ static int emit_oom(struct snap *s, const struct entry *e, const struct oom *o)
 		ev_attr_unum(&s->ax, &ev, s->k[K_ALLOCATED],
 			o->live[P_BLOCKS] + d->before[P_BLOCKS] - o->before[P_BLOCKS]);
 	}
-	if (e->has_stream)
-		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
-	attr_given(s, &ev, K_USER_METADATA, e->user_metadata);
-	attr_given(s, &ev, K_COMPILE_CONTEXT, e->compile_context);
-	set_stacks(s, &ev, e->pair);
-	return emit(s, &ev);
+	return emit_tail(s, &ev, e);
 }
 
 /* An oom entry: kept with its device's figures now, delivered after the file (emit_ooms), when
@@ -790,18 +803,9 @@ static int other_event(struct snap *s, const struct entry *e)
 			ev.ptr = (uint64_t)e->addr;
 			ev.flags |= MEMSCOPE_EV_PTR;
 		}
-		if (e->has_size) {
-			ev.size = e->size;
-			ev.flags |= MEMSCOPE_EV_SIZE;
-			ev_attr_num(&s->ax, &ev, MEMSCOPE_STR_SIZE, e->size);
-		}
+		entry_size(s, &ev, e);
 	}
-	if (e->has_stream)
-		ev_attr_num(&s->ax, &ev, s->k[K_STREAM], e->stream);
-	attr_given(s, &ev, K_USER_METADATA, e->user_metadata);
-	attr_given(s, &ev, K_COMPILE_CONTEXT, e->compile_context);
-	set_stacks(s, &ev, e->pair);
-	return emit(s, &ev);
+	return emit_tail(s, &ev, e);
 }
 
 /* The events of trace entry e (its device's). 0 or an error. */
