@@ -946,23 +946,24 @@ static const char *field_text(char *buf, size_t n, const struct memscope_summary
 /* "#12 rank 3 device 0 pid 77 node host1 (short name)": how the text names input i. */
 static void text_who(struct report *rp, uint64_t i)
 {
+	static const enum memscope_sum_field who[4] = { MEMSCOPE_SUM_RANK, MEMSCOPE_SUM_DEVICE,
+		MEMSCOPE_SUM_PID, MEMSCOPE_SUM_NODE };
 	const struct memscope_summary *s = &rp->b->s[i];
 	char name[512];
+	size_t k;
 
 	fprintf(rp->out, "#%" PRIu64, i);
-	if (has(s, MEMSCOPE_SUM_RANK))
-		fprintf(rp->out, " rank %" PRId64, s->num[MEMSCOPE_SUM_RANK]);
-	if (has(s, MEMSCOPE_SUM_DEVICE)) {
-		memscope_text_escape(name, sizeof(name), s->str[MEMSCOPE_SUM_DEVICE],
-			strlen(s->str[MEMSCOPE_SUM_DEVICE]));
-		fprintf(rp->out, " device %s", name);
-	}
-	if (has(s, MEMSCOPE_SUM_PID))
-		fprintf(rp->out, " pid %" PRId64, s->num[MEMSCOPE_SUM_PID]);
-	if (has(s, MEMSCOPE_SUM_NODE)) {
-		memscope_text_escape(name, sizeof(name), s->str[MEMSCOPE_SUM_NODE],
-			strlen(s->str[MEMSCOPE_SUM_NODE]));
-		fprintf(rp->out, " node %s", name);
+	for (k = 0; k < 4; k++) {
+		enum memscope_sum_field f = who[k];
+
+		if (!has(s, f))
+			continue;
+		if (!(TEXT_FIELDS & BIT(f))) {
+			fprintf(rp->out, " %s %" PRId64, field_names[f], s->num[f]);
+			continue;
+		}
+		memscope_text_escape(name, sizeof(name), s->str[f], strlen(s->str[f]));
+		fprintf(rp->out, " %s %s", field_names[f], name);
 	}
 	memscope_text_escape(name, sizeof(name), rp->names[i], strlen(rp->names[i]));
 	fprintf(rp->out, " (%s)", name);
