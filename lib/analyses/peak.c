@@ -917,156 +917,200 @@ struct track_win {
 	int in;			    /* its process has rows in the window */
 };
 
-int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline_window *w,
-	const char *const *inputs, size_t n_inputs, uint64_t *n_left_out,
-	struct memscope_error *err)
+/* A window being cut: each track's state in it, the highest live bytes of all, the time axis. */
+struct win_cut {
+	const struct memscope_timeline_window *w;
+	struct track_win *tw; /* per track */
+	uint32_t *to;	      /* per track: its number among those kept, NO_TRACK: dropped */
+	uint64_t left_out, from_axis, to_axis;
+	int64_t best;
+	size_t peak, peak_start; /* the peak's point (n_recs: none) and its process's first row */
+	long peak_track;	 /* -1: none */
+	int any;		 /* some process has rows in the window */
+};
+
+/* The window can be cut: once, after finish, a step or a time span, every input has the step,
+ * no time window ends before it starts. 0 or a MEMSCOPE_E_* error set in err. */
+static int window_check(const struct memscope_peak *p, const struct memscope_timeline_window *w,
+	const char *const *inputs, size_t n_inputs, struct memscope_error *err)
 {
-	struct track_win *tw = NULL;
-	struct ctr_win cw = { .p = p, .w = w };
-	struct counters ctr = { 0 };
-	struct memscope_peak_owner *old = p->at_peak;
-	size_t old_n = p->n_at_peak, i, j, k, tc = 0, peak = p->n_recs, peak_start = 0, n_kept = 0;
-	uint32_t *to = NULL;
-	uint64_t lo, hi, left_out = 0, from_axis = UINT64_MAX, to_axis = 0, o;
-	int64_t best = 0;
-	long peak_track = -1;
-	int rc = 0, no_step, any = 0;
+	uint64_t lo, hi;
 	uint32_t src;
 
-	if (n_left_out)
-		*n_left_out = 0;
 	if (!p->finished || p->cut)
 		return memscope_error_set(
 			err, MEMSCOPE_E_ARG, NULL, 0, "a window is cut once, after finish");
 	if (w->step && (w->flags & (MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO)))
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
 			"a window is a step or a time span, not both");
-	if (w->step && (rc = check_steps(p, w->step, inputs, n_inputs, err)))
-		return rc;
-	for (src = 0; !w->step && src < p->cap_clock && src < n_inputs; src++)
+	if (w->step)
+		return check_steps(p, w->step, inputs, n_inputs, err);
+	for (src = 0; src < p->cap_clock && src < n_inputs; src++)
 		if (p->clock[src].has_row && !time_window(p, w, src, &lo, &hi))
 			return memscope_error_set(err, MEMSCOPE_E_ARG, inputs[src], 0,
 				"the window ends before it starts (%llu ns to %llu ns)",
 				(unsigned long long)lo, (unsigned long long)hi + 1);
-	tw = calloc(p->n_tracks ? p->n_tracks : 1, sizeof(*tw));
-	to = malloc((p->n_tracks ? p->n_tracks : 1) * sizeof(*to));
-	if (!tw || !to) {
-		rc = MEMSCOPE_E_NOMEM;
-		goto out;
-	}
-	for (k = 0; k < p->n_tracks; k++)
-		tw[k].start_rec = tw[k].peak_rec = p->n_recs;
-	/* every process in (input, pid) order, its tracks (in the same order) from tc */
-	for (i = 0; i < p->n_recs; i = j) {
-		const struct rec *r0 = &p->recs[i];
-		uint64_t last;
+	return 0;
+}
 
-		for (j = i; j < p->n_recs && p->recs[j].src == r0->src && p->recs[j].pid == r0->pid;
+/* Live bytes v of track k at row k_rec of the process from row start: the window's peak when
+ * above all before. */
+static void window_best(struct win_cut *c, int64_t v, size_t rec, size_t k, size_t start)
+{
+	if (v > c->best) {
+		c->best = v;
+		c->peak = rec;
+		c->peak_track = (long)k;
+		c->peak_start = start;
+	}
+}
+
+/* The tracks of the process of rows [i, j) from *tc on (tracks and rows are in the same order)
+ * in the window [lo, hi]: each starts with its live bytes at lo. */
+static void window_tracks(const struct memscope_peak *p, struct win_cut *c, size_t i, size_t j,
+	size_t *tc, uint64_t lo, uint64_t hi)
+{
+	const struct rec *r0 = &p->recs[i];
+	uint64_t o = memscope_peak_origin(p, r0->src), last = p->recs[j - 1].at.ts_ns;
+
+	for (; *tc < p->n_tracks && p->tracks[*tc].src == r0->src && p->tracks[*tc].pid == r0->pid;
+		(*tc)++) {
+		struct track_win *t = &c->tw[*tc];
+
+		t->in = 1;
+		t->from = lo > o ? lo : o;
+		t->to = hi < last ? hi : last;
+		t->proc_last = last;
+		t->peak = t->end = t->start;
+		t->peak_at = (struct memscope_pos){ t->from, 0 };
+		t->peak_rec = t->start_rec;
+		window_best(c, t->start, t->start_rec, *tc, i);
+	}
+}
+
+/* One process, rows [i, j), its tracks from *tc: the live bytes at the window's start, then the
+ * points in it. */
+static void window_proc(
+	const struct memscope_peak *p, struct win_cut *c, size_t i, size_t j, size_t *tc)
+{
+	const struct rec *r0 = &p->recs[i];
+	uint64_t lo, hi;
+	size_t k;
+	int no_step;
+
+	while (*tc < p->n_tracks &&
+		(p->tracks[*tc].src < r0->src ||
+			(p->tracks[*tc].src == r0->src && p->tracks[*tc].pid < r0->pid)))
+		(*tc)++;
+	if (!proc_window(p, c->w, r0->src, r0->pid, r0->at.ts_ns, p->recs[j - 1].at.ts_ns, &lo, &hi,
+		    &no_step)) {
+		c->left_out += no_step;
+		return;
+	}
+	c->any = 1;
+	for (k = i; k < j && p->recs[k].at.ts_ns < lo; k++)
+		if (p->recs[k].kind == R_LIVE && p->recs[k].track != NO_TRACK) {
+			c->tw[p->recs[k].track].start = p->recs[k].value;
+			c->tw[p->recs[k].track].start_rec = k;
+		}
+	window_tracks(p, c, i, j, tc, lo, hi);
+	for (; k < j && p->recs[k].at.ts_ns <= hi; k++) {
+		const struct rec *r = &p->recs[k];
+		struct track_win *t;
+
+		if (r->kind != R_LIVE || r->track == NO_TRACK)
+			continue;
+		t = &c->tw[r->track];
+		if (!t->n++)
+			t->first = r->at.ts_ns;
+		t->last = r->at.ts_ns;
+		t->end = r->value;
+		if (r->value > t->peak) {
+			t->peak = r->value;
+			t->peak_at = r->at;
+			t->peak_rec = k;
+		}
+		window_best(c, r->value, k, r->track, i);
+	}
+}
+
+/* Every process in (input, pid) order into the cut. */
+static void window_sweep(const struct memscope_peak *p, struct win_cut *c)
+{
+	size_t i, j, tc = 0;
+
+	for (i = 0; i < p->n_recs; i = j) {
+		for (j = i; j < p->n_recs && p->recs[j].src == p->recs[i].src &&
+			    p->recs[j].pid == p->recs[i].pid;
 			j++)
 			;
-		last = p->recs[j - 1].at.ts_ns;
-		while (tc < p->n_tracks &&
-			(p->tracks[tc].src < r0->src ||
-				(p->tracks[tc].src == r0->src && p->tracks[tc].pid < r0->pid)))
-			tc++;
-		if (!proc_window(p, w, r0->src, r0->pid, r0->at.ts_ns, last, &lo, &hi, &no_step)) {
-			left_out += no_step;
-			continue;
-		}
-		any = 1;
-		o = memscope_peak_origin(p, r0->src);
-		/* the live bytes at the window's start, then the points in it */
-		for (k = i; k < j && p->recs[k].at.ts_ns < lo; k++)
-			if (p->recs[k].kind == R_LIVE && p->recs[k].track != NO_TRACK) {
-				tw[p->recs[k].track].start = p->recs[k].value;
-				tw[p->recs[k].track].start_rec = k;
-			}
-		for (; tc < p->n_tracks && p->tracks[tc].src == r0->src &&
-			p->tracks[tc].pid == r0->pid;
-			tc++) {
-			struct track_win *t = &tw[tc];
-
-			t->in = 1;
-			t->from = lo > o ? lo : o;
-			t->to = hi < last ? hi : last;
-			t->proc_last = last;
-			t->peak = t->end = t->start;
-			t->peak_at = (struct memscope_pos){ t->from, 0 };
-			t->peak_rec = t->start_rec;
-			if (t->start > best) {
-				best = t->start;
-				peak = t->start_rec;
-				peak_track = (long)tc;
-				peak_start = i;
-			}
-		}
-		for (; k < j && p->recs[k].at.ts_ns <= hi; k++) {
-			const struct rec *r = &p->recs[k];
-			struct track_win *t;
-
-			if (r->kind != R_LIVE || r->track == NO_TRACK)
-				continue;
-			t = &tw[r->track];
-			if (!t->n++)
-				t->first = r->at.ts_ns;
-			t->last = r->at.ts_ns;
-			t->end = r->value;
-			if (r->value > t->peak) {
-				t->peak = r->value;
-				t->peak_at = r->at;
-				t->peak_rec = k;
-			}
-			if (r->value > best) {
-				best = r->value;
-				peak = k;
-				peak_track = (long)r->track;
-				peak_start = i;
-			}
-		}
+		window_proc(p, c, i, j, &tc);
 	}
-	if ((rc = ms__counters_cut(&p->ctr, ctr_window, &cw, &ctr)))
-		goto out;
-	left_out += cw.left_out;
-	any |= ctr.n > 0;
-	if (!any) {
-		rc = n_inputs == 1 && p->cap_clock && p->clock[0].has_row
-			     ? memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[0], 0,
-				       "nothing in the window: the rows span %llu.%09llu s",
-				       (unsigned long long)(p->clock[0].end - p->clock[0].row0) /
-					       1000000000,
-				       (unsigned long long)(p->clock[0].end - p->clock[0].row0) %
-					       1000000000)
-			     : memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
-				       "nothing of any input in the window");
-		goto out;
-	}
-	/* the owners at the window's peak, before the points outside it are dropped */
+}
+
+/* Nothing of any input in the window: MEMSCOPE_E_INVALID, said of the one input with its span. */
+static int window_empty(const struct memscope_peak *p, const char *const *inputs, size_t n_inputs,
+	struct memscope_error *err)
+{
+	uint64_t span;
+
+	if (n_inputs != 1 || !p->cap_clock || !p->clock[0].has_row)
+		return memscope_error_set(
+			err, MEMSCOPE_E_INVALID, NULL, 0, "nothing of any input in the window");
+	span = p->clock[0].end - p->clock[0].row0;
+	return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[0], 0,
+		"nothing in the window: the rows span %llu.%09llu s",
+		(unsigned long long)span / 1000000000, (unsigned long long)span % 1000000000);
+}
+
+/* The owners at the window's peak, before the points outside it are dropped; on failure the
+ * owners of the whole are kept. 0 or MEMSCOPE_E_NOMEM. */
+static int window_owners(struct memscope_peak *p, const struct win_cut *c)
+{
+	struct memscope_peak_owner *old = p->at_peak;
+	size_t old_n = p->n_at_peak;
+
 	p->at_peak = NULL;
 	p->n_at_peak = 0;
-	p->peak = peak;
-	if (peak < p->n_recs && (rc = owners_at_peak(p, peak_start))) {
+	p->peak = c->peak;
+	if (c->peak < p->n_recs && owners_at_peak(p, c->peak_start)) {
 		free(p->at_peak);
 		p->at_peak = old;
 		p->n_at_peak = old_n;
-		goto out;
+		return MEMSCOPE_E_NOMEM;
 	}
 	free(old);
 	if (p->n_at_peak)
 		qsort(p->at_peak, p->n_at_peak, sizeof(*p->at_peak), cmp_owner);
-	/* the tracks with something in the window: a point, or live bytes at its start */
+	return 0;
+}
+
+/* The axis takes in [from, to) of input src (absolute ns). */
+static void window_axis(
+	const struct memscope_peak *p, struct win_cut *c, uint32_t src, uint64_t from, uint64_t to)
+{
+	uint64_t o = memscope_peak_origin(p, src);
+
+	if (from - o < c->from_axis)
+		c->from_axis = from - o;
+	if (to - o > c->to_axis)
+		c->to_axis = to - o;
+}
+
+/* The tracks with something in the window (a point, or live bytes at its start), cut to it and
+ * renumbered, and the points' track numbers with them. Returns how many are kept. */
+static size_t window_keep(struct memscope_peak *p, struct win_cut *c)
+{
+	size_t i, k, n_kept = 0;
+
 	for (k = 0; k < p->n_tracks; k++) {
 		struct memscope_peak_track *t = &p->tracks[k];
-		const struct track_win *x = &tw[k];
+		const struct track_win *x = &c->tw[k];
 
-		to[k] = NO_TRACK;
+		c->to[k] = NO_TRACK;
 		if (!x->in || (!x->n && x->start <= 0))
 			continue;
-		o = memscope_peak_origin(p, t->src);
-		if (x->from - o < from_axis)
-			from_axis = x->from - o;
-		lo = (x->to < x->proc_last ? x->to + 1 : x->to) - o;
-		if (lo > to_axis)
-			to_axis = lo;
+		window_axis(p, c, t->src, x->from, x->to < x->proc_last ? x->to + 1 : x->to);
 		t->start_bytes = x->start;
 		t->peak = x->peak > 0 ? x->peak : 0;
 		t->peak_at = x->peak_at;
@@ -1076,7 +1120,7 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 		t->from_ts_ns = x->from;
 		t->to_ts_ns = t->end_ts_ns = x->to;
 		t->n_points = x->n;
-		to[k] = (uint32_t)n_kept;
+		c->to[k] = (uint32_t)n_kept;
 		p->tracks[n_kept++] = *t;
 	}
 	for (i = 0; i < p->n_recs; i++) {
@@ -1084,37 +1128,69 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 
 		if (r->kind != R_LIVE || r->track == NO_TRACK)
 			continue;
-		if (to[r->track] == NO_TRACK || r->at.ts_ns < tw[r->track].from ||
-			r->at.ts_ns > tw[r->track].to)
+		if (c->to[r->track] == NO_TRACK || r->at.ts_ns < c->tw[r->track].from ||
+			r->at.ts_ns > c->tw[r->track].to)
 			r->track = NO_TRACK;
 		else
-			r->track = to[r->track];
+			r->track = c->to[r->track];
 	}
 	p->n_tracks = n_kept;
-	p->peak_track = peak_track >= 0 ? (long)to[peak_track] : -1;
+	p->peak_track = c->peak_track >= 0 ? (long)c->to[c->peak_track] : -1;
+	return n_kept;
+}
+
+int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline_window *w,
+	const char *const *inputs, size_t n_inputs, uint64_t *n_left_out,
+	struct memscope_error *err)
+{
+	struct win_cut c = { .w = w, .peak = p->n_recs, .peak_track = -1, .from_axis = UINT64_MAX };
+	struct ctr_win cw = { .p = p, .w = w };
+	struct counters ctr = { 0 };
+	size_t k, n_kept;
+	int rc;
+
+	if (n_left_out)
+		*n_left_out = 0;
+	if ((rc = window_check(p, w, inputs, n_inputs, err)))
+		return rc;
+	c.tw = calloc(p->n_tracks ? p->n_tracks : 1, sizeof(*c.tw));
+	c.to = malloc((p->n_tracks ? p->n_tracks : 1) * sizeof(*c.to));
+	if (!c.tw || !c.to) {
+		rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	for (k = 0; k < p->n_tracks; k++)
+		c.tw[k].start_rec = c.tw[k].peak_rec = p->n_recs;
+	window_sweep(p, &c);
+	if ((rc = ms__counters_cut(&p->ctr, ctr_window, &cw, &ctr)))
+		goto out;
+	c.left_out += cw.left_out;
+	if (!c.any && !ctr.n) {
+		rc = window_empty(p, inputs, n_inputs, err);
+		goto out;
+	}
+	if ((rc = window_owners(p, &c)))
+		goto out;
+	n_kept = window_keep(p, &c);
 	/* the samples kept: from the first (at the window's start, with the value held then) to
 	 * their process's end in it */
 	for (k = 0; k < ctr.n; k++) {
 		const struct memscope_counter_track *t = &ctr.pub[k];
-		uint64_t end = t->end_ts_ns < proc_last(p, t->src, t->pid) ? t->end_ts_ns + 1
-									   : t->end_ts_ns;
 
-		o = memscope_peak_origin(p, t->src);
-		if (t->first_ts_ns - o < from_axis)
-			from_axis = t->first_ts_ns - o;
-		if (end - o > to_axis)
-			to_axis = end - o;
+		window_axis(p, &c, t->src, t->first_ts_ns,
+			t->end_ts_ns < proc_last(p, t->src, t->pid) ? t->end_ts_ns + 1
+								    : t->end_ts_ns);
 	}
 	n_kept += ctr.n;
 	ms__counters_replace(&p->ctr, &ctr);
-	p->axis_from = n_kept ? from_axis : 0;
-	p->axis_to = n_kept ? to_axis : 0;
+	p->axis_from = n_kept ? c.from_axis : 0;
+	p->axis_to = n_kept ? c.to_axis : 0;
 	p->cut = 1;
 	if (n_left_out)
-		*n_left_out = left_out;
+		*n_left_out = c.left_out;
 out:
-	free(tw);
-	free(to);
+	free(c.tw);
+	free(c.to);
 	ms__counters_free(&ctr);
 	return rc == MEMSCOPE_E_NOMEM ? memscope_error_set(err, rc, NULL, 0, "out of memory") : rc;
 }
