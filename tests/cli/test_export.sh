@@ -516,7 +516,7 @@ expect_absent x.json
 
 # the format from -o's name when --format is not given: .svg, .folded and .txt, .json
 # (speedscope), .trace.json (Chrome trace), any case; a name without an ending or standard
-# output: speedscope (another ending is refused: test_inputs.sh)
+# output: speedscope (another ending is refused: cases/inputs.test)
 for case in 'g.svg:<?xml' 'g.SVG:<?xml' 'g.folded:torch.' 'g.txt:torch.' 'g.json:{"$schema"' \
 	'g.speedscope.json:{"$schema"' 'g.trace.json:{"displayTimeUnit"' 'g:{"$schema"'; do
 	name=${case%%:*} start=${case#*:}
