@@ -7,6 +7,7 @@
 #include "../core/internal.h"
 #include "../core/u64map.h"
 #include "counters.h"
+#include "live_series.h"
 #include "memscope/memscope.h"
 #include "memscope/strtab.h"
 #include "memscope/timeline.h"
@@ -352,14 +353,10 @@ static int cmp_ctr_order(const void *pa, const void *pb)
 {
 	const struct ctr_order *x = pa, *y = pb;
 	const struct memscope_counter_track *a = x->t, *b = y->t;
-	int c;
+	int c = ms__track_cmp(a->src, a->pid, a->device, b->src, b->pid, b->device);
 
-	if (a->src != b->src)
-		return a->src < b->src ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
+	if (c)
+		return c;
 	if (a->subtype != b->subtype)
 		return a->subtype < b->subtype ? -1 : 1;
 	if ((c = strcmp(x->name, y->name)))

@@ -56,6 +56,31 @@ static inline int ms__live_cmp(uint32_t src_a, uint64_t pid_a, struct memscope_p
 	return (value_a > value_b) - (value_a < value_b);
 }
 
+/* Defines `static int name(const void *, const void *)`: ms__live_cmp of two `type`s (each with
+ * src, pid, at, kind and value), for ms__sort_rows. */
+#define MS__LIVE_CMP_FN(name, type)                                                                \
+	static int name(const void *pa, const void *pb)                                            \
+	{                                                                                          \
+		const type *a = pa, *b = pb;                                                       \
+                                                                                                   \
+		return ms__live_cmp(a->src, a->pid, a->at, a->kind, a->value, b->src, b->pid,      \
+			b->at, b->kind, b->value);                                                 \
+	}
+
+/* The order of a series' tracks, the live bytes' and the profiler samples' alike (the memory page
+ * draws them side by side): by input, process, device; 0 for the caller to go on. */
+static inline int ms__track_cmp(uint32_t src_a, uint64_t pid_a, int32_t device_a, uint32_t src_b,
+	uint64_t pid_b, int32_t device_b)
+{
+	if (src_a != src_b)
+		return src_a < src_b ? -1 : 1;
+	if (pid_a != pid_b)
+		return pid_a < pid_b ? -1 : 1;
+	if (device_a != device_b)
+		return device_a < device_b ? -1 : 1;
+	return 0;
+}
+
 /*
  * The running live bytes of one process's (device, pool)s, each given a slot in the order it
  * first changes. Zero-initialise, call ms__live_sums_process at the first point of each process

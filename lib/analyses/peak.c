@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "live_series.h"
 #include "opnames.h"
+#include "window.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
 #include "memscope/peak.h"
@@ -371,13 +372,7 @@ int memscope_peak_feed(struct memscope_peak *p, const struct memscope_event *ev)
 }
 
 /* ms__live_cmp: live changes before op rows of one position */
-static int cmp_rec(const void *pa, const void *pb)
-{
-	const struct rec *a = pa, *b = pb;
-
-	return ms__live_cmp(
-		a->src, a->pid, a->at, a->kind, a->value, b->src, b->pid, b->at, b->kind, b->value);
-}
+MS__LIVE_CMP_FN(cmp_rec, struct rec)
 
 /* The pools counted of input src: those asked for, else memscope_pools_default of its own. */
 static uint64_t counted_of(const struct memscope_peak *p, uint32_t src)
@@ -593,13 +588,10 @@ static int cmp_track(const void *pa, const void *pb)
 {
 	const struct memscope_peak_track *a = &((const struct track_at *)pa)->t;
 	const struct memscope_peak_track *b = &((const struct track_at *)pb)->t;
+	int c = ms__track_cmp(a->src, a->pid, a->device, b->src, b->pid, b->device);
 
-	if (a->src != b->src)
-		return a->src < b->src ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
+	if (c)
+		return c;
 	return (a->pool > b->pool) - (a->pool < b->pool);
 }
 
@@ -821,23 +813,15 @@ static int has_step(void *ctx, uint32_t src, uint64_t pid, const struct memscope
 static int check_steps(const struct memscope_peak *p, uint64_t step, const char *const *inputs,
 	size_t n_inputs, struct memscope_error *err)
 {
-	char has[MEMSCOPE_STEPS_TEXT_MAX];
 	struct has_step h;
 	size_t src;
 
 	for (src = 0; src < n_inputs; src++) {
 		h = (struct has_step){ (uint32_t)src, step, 0, 0 };
 		memscope_steps_foreach(p->steps, has_step, &h);
-		if (!h.any)
-			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-				"no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows "
-				"nor ProfilerStep#N ops");
-		if (h.found)
-			continue;
-		if (memscope_steps_text(p->steps, (uint32_t)src, has, sizeof(has)))
-			return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-		return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-			"no step %llu: it has %s", (unsigned long long)step, has);
+		if (!h.any || !h.found)
+			return ms__window_no_step(
+				p->steps, (uint32_t)src, inputs[src], step, h.any, err);
 	}
 	return 0;
 }
@@ -936,13 +920,10 @@ static int window_check(const struct memscope_peak *p, const struct memscope_tim
 {
 	uint64_t lo, hi;
 	uint32_t src;
+	int rc;
 
-	if (!p->finished || p->cut)
-		return memscope_error_set(
-			err, MEMSCOPE_E_ARG, NULL, 0, "a window is cut once, after finish");
-	if (w->step && (w->flags & (MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO)))
-		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
-			"a window is a step or a time span, not both");
+	if ((rc = ms__window_can_cut(w, p->finished, p->cut, err)))
+		return rc;
 	if (w->step)
 		return check_steps(p, w->step, inputs, n_inputs, err);
 	for (src = 0; src < p->cap_clock && src < n_inputs; src++)
@@ -1048,21 +1029,6 @@ static void window_sweep(const struct memscope_peak *p, struct win_cut *c)
 	}
 }
 
-/* Nothing of any input in the window: MEMSCOPE_E_INVALID, said of the one input with its span. */
-static int window_empty(const struct memscope_peak *p, const char *const *inputs, size_t n_inputs,
-	struct memscope_error *err)
-{
-	uint64_t span;
-
-	if (n_inputs != 1 || !p->cap_clock || !p->clock[0].has_row)
-		return memscope_error_set(
-			err, MEMSCOPE_E_INVALID, NULL, 0, "nothing of any input in the window");
-	span = p->clock[0].end - p->clock[0].row0;
-	return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[0], 0,
-		"nothing in the window: the rows span %llu.%09llu s",
-		(unsigned long long)span / 1000000000, (unsigned long long)span % 1000000000);
-}
-
 /* The owners at the window's peak, before the points outside it are dropped; on failure the
  * owners of the whole are kept. 0 or MEMSCOPE_E_NOMEM. */
 static int window_owners(struct memscope_peak *p, const struct win_cut *c)
@@ -1166,7 +1132,8 @@ int memscope_peak_window(struct memscope_peak *p, const struct memscope_timeline
 		goto out;
 	c.left_out += cw.left_out;
 	if (!c.any && !ctr.n) {
-		rc = window_empty(p, inputs, n_inputs, err);
+		rc = ms__window_empty(inputs, n_inputs, p->cap_clock && p->clock[0].has_row,
+			p->cap_clock ? p->clock[0].end - p->clock[0].row0 : 0, err);
 		goto out;
 	}
 	if ((rc = window_owners(p, &c)))

@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "live_series.h"
 #include "opstack.h"
+#include "window.h"
 #include "memscope/blocks.h"
 #include "memscope/memscope.h"
 #include "memscope/steps.h"
@@ -214,13 +215,7 @@ int memscope_timeline_feed(struct memscope_timeline *t, const struct memscope_ev
 }
 
 /* ms__live_cmp: one row can give a live change and a used sample, kept in the row's order */
-static int cmp_rec(const void *pa, const void *pb)
-{
-	const struct memscope_timeline_point *a = pa, *b = pb;
-
-	return ms__live_cmp(
-		a->src, a->pid, a->at, a->kind, a->value, b->src, b->pid, b->at, b->kind, b->value);
-}
+MS__LIVE_CMP_FN(cmp_rec, struct memscope_timeline_point)
 
 /* The first and last rows of process pid of input src: 1, or 0 when it had none. */
 static int proc_span(const struct memscope_timeline *t, uint32_t src, uint64_t pid, uint64_t *first,
@@ -494,27 +489,6 @@ static int starts(struct cut *c, uint64_t lo)
 	return 0;
 }
 
-int memscope_timeline_window_ns(const struct memscope_timeline_window *w, uint64_t first_ns,
-	uint64_t *lo_ns, uint64_t *hi_ns)
-{
-	uint64_t end;
-
-	*lo_ns = 0;
-	*hi_ns = UINT64_MAX;
-	if (w->flags & MEMSCOPE_TL_FROM)
-		*lo_ns = (w->flags & MEMSCOPE_TL_FROM_ABS)    ? w->from_ns
-			 : w->from_ns > UINT64_MAX - first_ns ? UINT64_MAX
-							      : first_ns + w->from_ns;
-	if (!(w->flags & MEMSCOPE_TL_TO))
-		return 1;
-	/* the end is not in it */
-	end = (w->flags & MEMSCOPE_TL_TO_ABS)	 ? w->to_ns
-	      : w->to_ns > UINT64_MAX - first_ns ? UINT64_MAX
-						 : first_ns + w->to_ns;
-	*hi_ns = end ? end - 1 : 0;
-	return end > *lo_ns;
-}
-
 /* The time window of input src: memscope_timeline_window_ns from its first row. */
 static int time_window(const struct memscope_timeline *t, const struct memscope_timeline_window *w,
 	uint32_t src, uint64_t *lo, uint64_t *hi)
@@ -677,7 +651,6 @@ static int check_steps(const struct memscope_timeline *t, uint64_t step, const c
 	size_t src, k = 0;
 
 	for (src = 0; src < n_inputs; src++) {
-		char has[MEMSCOPE_STEPS_TEXT_MAX];
 		int found = 0, any = 0;
 
 		/* spans are by input: k goes on from the last input's (one pass over them all) */
@@ -687,16 +660,9 @@ static int check_steps(const struct memscope_timeline *t, uint64_t step, const c
 			any = 1;
 			found |= t->spans[k].n == step;
 		}
-		if (!any)
-			return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-				"no steps: neither mstx \"step start\" ranges, SYSTEM STEP rows "
-				"nor ProfilerStep#N ops");
-		if (found)
-			continue;
-		if (memscope_steps_text(t->steps, (uint32_t)src, has, sizeof(has)))
-			return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-		return memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[src], 0,
-			"no step %llu: it has %s", (unsigned long long)step, has);
+		if (!any || !found)
+			return ms__window_no_step(
+				t->steps, (uint32_t)src, inputs[src], step, any, err);
 	}
 	return 0;
 }
@@ -715,12 +681,8 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 
 	if (n_left_out)
 		*n_left_out = 0;
-	if (!t->finished || t->cut)
-		return memscope_error_set(
-			err, MEMSCOPE_E_ARG, NULL, 0, "a window is cut once, after finish");
-	if (w->step && (w->flags & (MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO)))
-		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
-			"a window is a step or a time span, not both");
+	if ((rc = ms__window_can_cut(w, t->finished, t->cut, err)))
+		return rc;
 	if (w->step && t->live_only)
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0,
 			"a step window needs the steps, which a live-only timeline has not");
@@ -758,15 +720,9 @@ int memscope_timeline_window(struct memscope_timeline *t, const struct memscope_
 	left_out += cc.left_out;
 	if (!rc && !c.n && !c.n_spans && !ctr.n) {
 		const struct memscope_timeline_input *in = memscope_timeline_input(t, 0);
-		uint64_t span = in ? in->last_ts_ns - in->first_ts_ns : 0;
 
-		rc = n_inputs == 1 && in
-			     ? memscope_error_set(err, MEMSCOPE_E_INVALID, inputs[0], 0,
-				       "nothing in the window: the rows span %llu.%09llu s",
-				       (unsigned long long)(span / 1000000000),
-				       (unsigned long long)(span % 1000000000))
-			     : memscope_error_set(err, MEMSCOPE_E_INVALID, NULL, 0,
-				       "nothing of any input in the window");
+		rc = ms__window_empty(inputs, n_inputs, in != NULL,
+			in ? in->last_ts_ns - in->first_ts_ns : 0, err);
 	}
 	if (rc) {
 		free(c.out);
