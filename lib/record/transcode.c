@@ -172,6 +172,16 @@ out:
 	return rc;
 }
 
+/* s made afresh for the spool file at path, its header loaded (load's result) */
+static int open_spool(struct spool *s, const char *path, struct memscope_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	memscope_error_clear(err);
+	s->path = path;
+	s->err = err;
+	return load(s);
+}
+
 static int seg_cmp(const void *a, const void *b)
 {
 	const struct seg *x = a, *y = b;
@@ -691,12 +701,8 @@ int memscope_record_probe(
 	struct spool s;
 	int rc;
 
-	memset(&s, 0, sizeof(s));
 	memset(im, 0, sizeof(*im));
-	memscope_error_clear(err);
-	s.path = path;
-	s.err = err;
-	if (!(rc = load(&s))) {
+	if (!(rc = open_spool(&s, path, err))) {
 		im->pid = s.h.pid;
 		im->ppid = s.h.ppid;
 		im->gen = s.h.gen;
@@ -719,15 +725,12 @@ int memscope_record_transcode(const char *path, FILE *out, const struct memscope
 	size_t i;
 	int rc;
 
-	memset(&s, 0, sizeof(s));
 	memset(st, 0, sizeof(*st));
-	memscope_error_clear(err);
-	s.path = path;
-	s.err = err;
+	snprintf(st->exit_text, sizeof(st->exit_text), "unknown");
+	rc = open_spool(&s, path, err);
 	s.st_out = st;
 	s.base_tick = UINT64_MAX;
-	snprintf(st->exit_text, sizeof(st->exit_text), "unknown");
-	if ((rc = load(&s))) {
+	if (rc) {
 		st->unstarted = s.unstarted;
 		goto out;
 	}

@@ -4,10 +4,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <link.h>
 #include <string.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include "tracker.h"
 

@@ -270,7 +270,6 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
-/* The note of an exec'd program left unrecorded: its path, for the launcher to list. */
 /* The note of an exec'd program left unrecorded, for the launcher to list: "PPID MONO_NS PATH". */
 static void note_skipped(void)
 {
