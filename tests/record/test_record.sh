@@ -4,7 +4,8 @@
 # (check_record.py reads the markers), in main, in 8 threads, in a forked child, in a program
 # exec'd by a child, through every allocator; valgrind agrees; step markers (memscope_record.h
 # and msTX's header-only discovery) give step leaks shaped as on msMemScope dumps; _exit,
-# SIGKILL, a full output disk and a full spool disk; exit statuses; a flame graph's frames.
+# SIGKILL, a full output disk and a full spool disk; exit statuses; a flame graph's frames;
+# the shim's exported symbols (shim_exports.txt).
 # Args: BIN_DIR SRC_DIR VICTIM_DIR
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
@@ -211,6 +212,20 @@ expect_err_line "^memscope-record: .*exists\.mscap"
 if [ ! -e "$WORK/ran" ] && [ "$(cat exists.mscap)" = keep ]; then ok; else bad "the program ran or the output was replaced"; fi
 expect_status 0 "$R" -q -f -o exists.mscap -- touch "$WORK/ran"
 if [ -e "$WORK/ran" ] && [ "$(cat exists.mscap)" != keep ]; then ok; else bad "-f: the program did not run or the output was kept"; fi
+
+# the shim exports the functions it stands in front of and the marker functions, nothing of its
+# own (the hooks and the tracker share hidden symbols only): tests/record/shim_exports.txt
+if command -v nm >/dev/null 2>&1; then
+	nm -D --defined-only "$BIN/libmemscope-record.so" | awk '{ print $3 }' | LC_ALL=C sort \
+		>"$WORK/exports"
+	if LC_ALL=C sort "$SRC/tests/record/shim_exports.txt" | cmp -s - "$WORK/exports"; then ok; else
+		bad "the shim's exports differ from shim_exports.txt: $(LC_ALL=C sort \
+			"$SRC/tests/record/shim_exports.txt" | diff - "$WORK/exports" | grep '^[<>]' |
+			tr '\n' ' ')"
+	fi
+else
+	skip "nm not found: the shim's exports not checked"
+fi
 
 [ "$SKIPPED" -eq 0 ] || echo "$SKIPPED case(s) skipped"
 finish
