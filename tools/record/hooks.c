@@ -539,24 +539,26 @@ EXPORT void exit(int status)
 	ms__rec_real.exit(status);
 }
 
+/* _exit and _Exit: the real one (fn, NULL when not found) or the system call */
+__attribute__((noreturn)) static void exit_now(void (*fn)(int), int status)
+{
+	ms__rec_exit(SPOOL_EXIT__EXIT, (uint64_t)(unsigned)status);
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
 EXPORT void _exit(int status)
 {
 	READY();
-	ms__rec_exit(SPOOL_EXIT__EXIT, (uint64_t)(unsigned)status);
-	if (ms__rec_real._exit)
-		ms__rec_real._exit(status);
-	syscall(SYS_exit_group, status);
-	__builtin_unreachable();
+	exit_now(ms__rec_real._exit, status);
 }
 
 EXPORT void _Exit(int status)
 {
 	READY();
-	ms__rec_exit(SPOOL_EXIT__EXIT, (uint64_t)(unsigned)status);
-	if (ms__rec_real._Exit)
-		ms__rec_real._Exit(status);
-	syscall(SYS_exit_group, status);
-	__builtin_unreachable();
+	exit_now(ms__rec_real._Exit, status);
 }
 
 /* ---------------------------------------------------------------- markers */
