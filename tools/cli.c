@@ -339,491 +339,94 @@ void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
 	ro->progress_ctx = &prog;
 }
 
-struct run_ctx {
-	const struct cli_tool *t;
-	const char *const *inputs;
-	int quiet;
-	enum memscope_layout *layouts;
-};
-
-static void run_input_read(
-	void *ctx, uint32_t src, const char *name, const struct memscope_source *s, unsigned pass)
+/* memscope_note_fn of the tools: a note's text as one line (ctx: the tool). */
+static void print_note(void *ctx, const struct memscope_note *n)
 {
-	struct run_ctx *r = ctx;
-
-	(void)name; /* the file; the tool's name for the input is r->inputs[src] */
-	if (pass == 1)
-		cli_report_read(r->t, r->inputs[src], memscope_source_stats(s));
-	if (r->layouts)
-		r->layouts[src] = memscope_source_stats(s)->layout;
+	cli_msg(ctx, "%s", n->text);
 }
 
-static void run_again(void *ctx, uint32_t src, uint64_t line, const char *why)
+/* print_note for a quiet tool: not the info notes (how the read went). */
+static void print_note_quiet(void *ctx, const struct memscope_note *n)
 {
-	struct run_ctx *r = ctx;
-
-	if (!r->quiet)
-		cli_msg(r->t, "%s:%" PRIu64 ": %s; reading again", r->inputs[src], line, why);
+	if (!n->info)
+		cli_msg(ctx, "%s", n->text);
 }
 
-/*
- * The INPUT list of cli_inputs: names[i] as the tools see it is read from paths[i], part
- * parts[i] (memscope_read_opts.parts; 0: all of it). One list per process.
- */
-static struct {
-	const char **names, **paths;
-	uint32_t *parts;
-	size_t n, cap;
-} ins;
-
-static int ins_add(const char *name, const char *path, uint32_t part)
+/* A new session for t's reads with c's options, its notes printed. 0 or the exit status
+ * (printed). */
+static int session_new(
+	const struct cli_tool *t, const struct cli_common *c, struct memscope_session **s)
 {
-	if (ins.n == ins.cap) {
-		size_t cap = ins.cap ? 2 * ins.cap : 16;
-		const char **nn = realloc(ins.names, cap * sizeof(*nn));
-		const char **pp = nn ? realloc(ins.paths, cap * sizeof(*pp)) : NULL;
-		uint32_t *qq = pp ? realloc(ins.parts, cap * sizeof(*qq)) : NULL;
-
-		if (nn)
-			ins.names = nn;
-		if (pp)
-			ins.paths = pp;
-		if (!qq)
-			return MEMSCOPE_E_NOMEM;
-		ins.parts = qq;
-		ins.cap = cap;
-	}
-	ins.names[ins.n] = name;
-	ins.paths[ins.n] = path;
-	ins.parts[ins.n++] = part;
-	return 0;
-}
-
-/* The index in ins of the input named by exactly this string (cli_inputs gave it), or ins.n. */
-static size_t ins_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ins.n; i++)
-		if (ins.names[i] == name)
-			return i;
-	return ins.n;
-}
-
-const char *cli_input_path(const char *input)
-{
-	size_t i = ins_find(input);
-
-	return i < ins.n ? ins.paths[i] : input;
-}
-
-/* memscope_part_fn of cli_inputs: one input of the database at ctx, "db:name". */
-static int add_part(void *ctx, uint32_t part, const char *name)
-{
-	const char *path = ctx;
-	char *full = NULL;
-
-	if (asprintf(&full, "%s:%s", path, name) < 0)
-		return MEMSCOPE_E_NOMEM;
-	if (ins_add(full, path, part)) {
-		free(full);
-		return MEMSCOPE_E_NOMEM;
-	}
-	return 0;
-}
-
-int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
-	struct memscope_strtab *st, const struct memscope_read_opts *ro,
-	const struct memscope_run_item *items, size_t n_items, int quiet,
-	enum memscope_layout *layouts)
-{
-	static const struct memscope_run_hooks hooks = { run_input_read, run_again };
-	struct run_ctx r = { t, inputs, quiet, layouts };
-	struct memscope_read_opts o = { 0 };
 	struct memscope_error err;
-	const char **paths = calloc(n ? n : 1, sizeof(*paths));
-	uint32_t *parts = calloc(n ? n : 1, sizeof(*parts));
-	size_t i, k, base = ins.n;
-	int rc = 0, any = 0;
 
-	memscope_error_clear(&err);
-	for (k = 0; k + n <= ins.n && base == ins.n; k++)
-		if (ins.names + k == (const char **)inputs)
-			base = k; /* the list cli_inputs gave, or a stretch of it */
-	if (!paths || !parts) {
+	if (memscope_session_new(
+		    s, &c->read, c->quiet ? print_note_quiet : print_note, (void *)t, &err)) {
 		cli_msg(t, "out of memory");
-		rc = CLI_EXIT_IO;
-		goto out;
+		return CLI_EXIT_IO;
 	}
-	/* each input's file and part: cli_inputs' list, or a path of the tool's own */
-	for (i = 0; i < n && !rc; i++) {
-		int np;
-
-		if ((k = base < ins.n ? base + i : ins_find(inputs[i])) < ins.n) {
-			paths[i] = ins.paths[k];
-			parts[i] = ins.parts[k];
-			any |= parts[i] != 0;
-			continue;
-		}
-		if ((rc = cli_one_input(t, inputs[i], &paths[i])))
-			break;
-		np = memscope_source_parts(paths[i], NULL, NULL, &err);
-		if (np < 0) {
-			rc = cli_error(t, &err);
-		} else if (np > 1) {
-			cli_msg(t,
-				"%s: a database of %d inputs, read here as one input: give one of "
-				"them (memscope-db writes a database of each)",
-				inputs[i], np);
-			rc = CLI_EXIT_USAGE;
-		}
-	}
-	if (rc)
-		goto out;
-	if (ro)
-		o = *ro;
-	if (any)
-		o.parts = parts;
-	cli_progress(t, &o, inputs, n, quiet);
-	rc = memscope_run(paths, n, st, &o, items, n_items, &hooks, &r, &err);
-	progress_clear();
-	rc = rc ? cli_error(t, &err) : 0;
-out:
-	free(paths);
-	free(parts);
-	return rc;
+	return 0;
 }
 
-/* What a folder given as an input was walked for, said in messages: the kinds of input files. */
-#define FOLDER_KINDS                                                                               \
-	"memscope_dump CSVs, capture files, databases, PyTorch memory snapshots, Nsight Systems "  \
-	"exports"
-
-/* The walk's notes about a folder, kept until it is known whether the folder holds inputs. */
-struct notes {
-	char **lines;
-	size_t n, cap;
-};
-
-static void keep_note(void *ctx, uint32_t src, const char *msg)
+/* The exit status of err (printed), *s freed and cleared. */
+static int session_fail(
+	const struct cli_tool *t, struct memscope_session **s, const struct memscope_error *err)
 {
-	struct notes *nt = ctx;
-	char *line = strdup(msg);
-
-	(void)src;
-	if (!line)
-		return; /* a note lost to no memory: the walk's own failure says so */
-	if (nt->n == nt->cap) {
-		size_t cap = nt->cap ? 2 * nt->cap : 8;
-		char **ll = realloc(nt->lines, cap * sizeof(*ll));
-
-		if (!ll) {
-			free(line);
-			return;
-		}
-		nt->lines = ll;
-		nt->cap = cap;
-	}
-	nt->lines[nt->n++] = line;
+	memscope_session_free(*s);
+	*s = NULL;
+	return cli_error(t, err);
 }
 
-/* Print the notes unless print is 0, and free them. */
-static void notes_flush(const struct cli_tool *t, struct notes *nt, int print)
-{
-	size_t i;
-
-	for (i = 0; i < nt->n; i++) {
-		if (print)
-			cli_msg(t, "%s", nt->lines[i]);
-		free(nt->lines[i]);
-	}
-	free(nt->lines);
-	memset(nt, 0, sizeof(*nt));
-}
-
-/* Whether path is a folder (followed through links). */
-static int is_folder(const char *path)
-{
-	struct stat sb;
-
-	return strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-/*
- * The inputs under folder dir into *w (memscope_walk; the caller frees it whatever the return):
- * dir itself when it is a profiler output. With traces 0, its python_trace files are said to be
- * left out. The walk's notes printed (with one set, only when it holds one input). 0, or the exit
- * status (printed): the folder or a file in it cannot be read (4), it holds nothing to read (3).
- */
-static int folder_inputs(
-	const struct cli_tool *t, const char *dir, int traces, int one, struct memscope_walk *w)
+int cli_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli_common *c,
+	unsigned flags, struct memscope_session **s)
 {
 	struct memscope_error err;
-	struct notes nt = { 0 };
-	uint64_t n_traces = 0;
-	size_t i;
 	int rc;
 
-	memscope_error_clear(&err);
-	if ((rc = memscope_walk(&dir, 1, w, keep_note, &nt, &err))) {
-		notes_flush(t, &nt, 0);
-		return cli_error(t, &err);
-	}
-	for (i = 0; i < w->n; i++) {
-		const struct memscope_batch_input *in = &w->inputs[i];
-
-		if (in->err_code) {
-			notes_flush(t, &nt, 0);
-			cli_msg(t, "%s: %s", in->path, in->err_msg);
-			return cli_exit_status(in->err_code);
-		}
-		n_traces += in->n_traces;
-	}
-	/* for one input, a folder of several is an error of one line: its notes are not worth it */
-	notes_flush(t, &nt, one ? w->n == 1 : w->n > 0);
-	if (!w->n && !w->n_skipped) {
-		cli_msg(t, "%s: an empty folder: nothing to read", dir);
-		return CLI_EXIT_INVALID;
-	}
-	if (!w->n) {
-		cli_msg(t,
-			"%s: no profiler memory files in the folder nor any other input under it "
-			"(" FOLDER_KINDS "): nothing to read, %llu entr%s skipped",
-			dir, (unsigned long long)w->n_skipped, w->n_skipped == 1 ? "y" : "ies");
-		return CLI_EXIT_INVALID;
-	}
-	if (n_traces && !traces)
-		cli_msg(t,
-			"%s: %llu python_trace file%s left out (function calls, no memory events; "
-			"memscope-db stores them)",
-			dir, (unsigned long long)n_traces, n_traces == 1 ? "" : "s");
-	return 0;
-}
-
-/* The paths of cli_input_files: the arguments and the files found under folders. One list per
- * process; the strings found are owned by it and live until exit. */
-static struct {
-	const char **paths;
-	size_t n, cap;
-} files;
-
-static int files_add(const char *path)
-{
-	if (files.n == files.cap) {
-		size_t cap = files.cap ? 2 * files.cap : 16;
-		const char **pp = realloc(files.paths, cap * sizeof(*pp));
-
-		if (!pp)
-			return MEMSCOPE_E_NOMEM;
-		files.paths = pp;
-		files.cap = cap;
-	}
-	files.paths[files.n++] = path;
-	return 0;
-}
-
-/* Add path to files taking it (freed on failure, *path cleared): 0 or MEMSCOPE_E_NOMEM. */
-static int files_take(char **path)
-{
-	int rc = files_add(*path);
-
-	if (rc)
-		free(*path);
-	*path = NULL;
-	return rc;
-}
-
-/* one input file's identity, for files_dedup */
-struct file_key {
-	dev_t dev;
-	ino_t ino;
-	size_t at; /* its place in files.paths */
-};
-
-static int file_key_cmp(const void *pa, const void *pb)
-{
-	const struct file_key *x = pa, *y = pb;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
-/*
- * files.paths from first on, the second and later names of one file (same device and inode: the
- * same name twice, a link, a file also found under a folder given) moved after the others, each
- * said in a note line: read twice, its blocks would be counted twice. *n_kept: the names before
- * them. Standard input and names that cannot be looked at stay (their read says why). 0 or
- * MEMSCOPE_E_NOMEM.
- */
-static int files_dedup(const struct cli_tool *t, size_t first, size_t *n_kept)
-{
-	size_t n = files.n - first, n_keys = 0, i, j;
-	struct file_key *keys = calloc(n ? n : 1, sizeof(*keys));
-	unsigned char *drop = calloc(n ? n : 1, 1);
-	const char **order = calloc(n ? n : 1, sizeof(*order));
-	int rc = 0;
-
-	*n_kept = n;
-	if (!keys || !drop || !order) {
-		rc = MEMSCOPE_E_NOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		struct stat sb;
-
-		if (strcmp(files.paths[first + i], "-") && !stat(files.paths[first + i], &sb))
-			keys[n_keys++] = (struct file_key){ sb.st_dev, sb.st_ino, first + i };
-	}
-	qsort(keys, n_keys, sizeof(*keys), file_key_cmp);
-	for (i = 1, j = 0; i < n_keys; i++) {
-		if (keys[i].dev != keys[j].dev || keys[i].ino != keys[j].ino) {
-			j = i;
-			continue;
-		}
-		drop[keys[i].at - first] = 1;
-		cli_msg(t, "%s: the same as %s, listed once", files.paths[keys[i].at],
-			files.paths[keys[j].at]);
-	}
-	/* the names kept first, in their order, then those dropped: still owned by the list */
-	for (i = 0, j = 0; i < n; i++)
-		if (!drop[i])
-			order[j++] = files.paths[first + i];
-	*n_kept = j;
-	for (i = 0; i < n; i++)
-		if (drop[i])
-			order[j++] = files.paths[first + i];
-	memcpy(files.paths + first, order, n * sizeof(*order));
-out:
-	free(keys);
-	free(drop);
-	free(order);
-	return rc;
-}
-
-int cli_input_files(const struct cli_tool *t, int argc, char **argv, int traces,
-	const char *const **paths, size_t *n)
-{
-	size_t first = files.n, n_kept, i, k;
-	int a, rc = 0;
-
-	for (a = optind; a < argc && !rc; a++) {
-		struct memscope_walk w;
-
-		if (!is_folder(argv[a])) {
-			rc = files_add(argv[a]);
-			continue;
-		}
-		rc = folder_inputs(t, argv[a], traces, 0, &w);
-		if (!rc && w.n == 1 && !strcmp(w.inputs[0].path, argv[a]))
-			rc = files_add(argv[a]); /* a profiler output: as given */
-		else
-			for (i = 0; i < w.n && !rc; i++) {
-				rc = files_take(&w.inputs[i].path);
-				for (k = 0; traces && k < w.inputs[i].n_traces && !rc; k++)
-					rc = files_take(&w.inputs[i].traces[k]);
-			}
-		memscope_walk_free(&w);
-	}
-	n_kept = files.n - first;
-	if (!rc)
-		rc = files_dedup(t, first, &n_kept);
-	if (rc == MEMSCOPE_E_NOMEM) {
-		cli_msg(t, "out of memory");
-		rc = CLI_EXIT_IO;
-	}
-	*paths = files.paths + first;
-	*n = n_kept;
-	return rc;
-}
-
-int cli_one_input(const struct cli_tool *t, const char *path, const char **input)
-{
-	struct memscope_walk w;
-	int rc;
-
-	*input = path;
-	if (!is_folder(path))
-		return 0;
-	rc = folder_inputs(t, path, 0, 1, &w);
-	if (!rc && w.n == 1 && strcmp(w.inputs[0].path, path)) {
-		/* the one input in the folder (else a profiler output: itself) */
-		if (files_take(&w.inputs[0].path)) {
-			cli_msg(t, "out of memory");
-			rc = CLI_EXIT_IO;
-		} else {
-			*input = files.paths[files.n - 1];
-		}
-	} else if (!rc && w.n > 1) {
-		cli_msg(t,
-			"%s: a folder of %zu inputs (%s, ...), read here as one input: give one of "
-			"them",
-			path, w.n, w.inputs[0].path);
-		rc = CLI_EXIT_USAGE;
-	}
-	memscope_walk_free(&w);
-	return rc;
-}
-
-int cli_inputs(
-	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n)
-{
-	struct memscope_error err;
-	const char *const *paths;
-	size_t first = ins.n, n_paths, i;
-	int k;
-
+	*s = NULL;
 	if (optind >= argc) {
 		cli_msg(t, "no INPUT given (a dump CSV, capture file, database, PyTorch memory "
 			   "snapshot, Nsight Systems export, Ascend profiler output or a folder of "
 			   "them; - for stdin)");
 		return CLI_EXIT_USAGE;
 	}
-	if ((k = cli_input_files(t, argc, argv, 0, &paths, &n_paths)))
-		return k;
-	/* a database of several inputs is them (formats/sqlite.md "Reading a database") */
-	for (i = 0; i < n_paths; i++) {
-		char *p = (char *)paths[i];
+	if ((rc = session_new(t, c, s)))
+		return rc;
+	rc = memscope_session_add(
+		*s, (const char *const *)argv + optind, (size_t)(argc - optind), flags, &err);
+	return rc ? session_fail(t, s, &err) : 0;
+}
 
-		memscope_error_clear(&err);
-		k = memscope_source_parts(p, add_part, p, &err);
-		if (k == 1)
-			k = ins_add(p, p, 0);
-		if (k < 0 && !err.code)
-			memscope_error_set(&err, k, p, 0, "%s", memscope_strerror(k));
-		if (k < 0)
-			return cli_error(t, &err);
-	}
-	*inputs = ins.names + first;
-	*n = ins.n - first;
-	return 0;
+int cli_input(const struct cli_tool *t, const char *path, const struct cli_common *c,
+	struct memscope_session **s)
+{
+	struct memscope_error err;
+	int rc;
+
+	*s = NULL;
+	if ((rc = session_new(t, c, s)))
+		return rc;
+	rc = memscope_session_add_one(*s, path, &err);
+	return rc ? session_fail(t, s, &err) : 0;
+}
+
+int cli_session_run(const struct cli_tool *t, struct memscope_session *s,
+	struct memscope_strtab *st, const struct memscope_run_item *items, size_t n_items,
+	int quiet)
+{
+	struct memscope_error err;
+	int rc;
+
+	cli_progress(t, memscope_session_read_opts(s), memscope_session_names(s),
+		memscope_session_count(s), quiet);
+	rc = memscope_session_run(s, st, items, n_items, &err);
+	progress_clear();
+	return rc ? cli_error(t, &err) : 0;
 }
 
 void cli_report_read(
 	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s)
 {
-	char buf[1200];
-
-	if (s->n_skipped) {
-		memscope_error_format(&s->first_skip, buf, sizeof(buf));
-		cli_msg(t, "%s: skipped %llu bad row%s (first: %s)", input,
-			(unsigned long long)s->n_skipped, s->n_skipped == 1 ? "" : "s", buf);
-	}
-	if (s->cut.code) {
-		memscope_error_format(&s->cut, buf, sizeof(buf));
-		cli_msg(t, "%s; every complete record before the cut was read (--lenient)", buf);
-	}
-	if (s->n_unknown_kind)
-		cli_msg(t, "%s: %llu rows with an unknown Event or Event Type (kept as text)",
-			input, (unsigned long long)s->n_unknown_kind);
-	if (s->n_ignored_columns)
-		cli_msg(t, "%s: %llu unknown columns dropped", input,
-			(unsigned long long)s->n_ignored_columns);
-	if (s->n_unknown_records)
-		cli_msg(t, "%s: %llu records of unknown type skipped", input,
-			(unsigned long long)s->n_unknown_records);
+	memscope_read_notes(input, MEMSCOPE_NOTE_NO_INPUT, s, print_note, (void *)t);
 }
 
 /* The aliases of row o at the end of its --help line: " (also -t, --to)", " (also --to-csv for
@@ -1251,7 +854,8 @@ static int file_stat(const char *name, int fd, struct stat *st)
  * The input among inputs that the output path is, by identity (links of any kind count; "-" is
  * standard input or output, and then only a regular file counts: a terminal is both), or NULL.
  */
-static const char *input_at(const char *path, const char *const *inputs, size_t n_inputs)
+static const char *input_at(
+	const char *path, const char *const *inputs, const char *const *paths, size_t n_inputs)
 {
 	struct stat so, si;
 	size_t i;
@@ -1259,7 +863,7 @@ static const char *input_at(const char *path, const char *const *inputs, size_t 
 	if (file_stat(path, STDOUT_FILENO, &so))
 		return NULL;
 	for (i = 0; i < n_inputs; i++)
-		if (file_stat(cli_input_path(inputs[i]), STDIN_FILENO, &si) == 0 &&
+		if (file_stat(paths ? paths[i] : inputs[i], STDIN_FILENO, &si) == 0 &&
 			so.st_dev == si.st_dev && so.st_ino == si.st_ino &&
 			(S_ISREG(so.st_mode) || (strcmp(path, "-") && strcmp(inputs[i], "-"))))
 			return inputs[i];
@@ -1267,10 +871,10 @@ static const char *input_at(const char *path, const char *const *inputs, size_t 
 }
 
 /* Refuse output path when it is an input (cli_out_check's first rule): 0 or CLI_EXIT_USAGE. */
-static int refuse_input(
-	const struct cli_tool *t, const char *path, const char *const *inputs, size_t n_inputs)
+static int refuse_input(const struct cli_tool *t, const char *path, const char *const *inputs,
+	const char *const *paths, size_t n_inputs)
 {
-	const char *in = input_at(path, inputs, n_inputs);
+	const char *in = input_at(path, inputs, paths, n_inputs);
 
 	/* the files a profiler folder is read from, and every profiler file elsewhere */
 	if (!in && strcmp(path, "-") && !access(path, F_OK) &&
@@ -1293,8 +897,9 @@ static int refuse_input(
 	return CLI_EXIT_USAGE;
 }
 
-int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *const *inputs,
-	size_t n_inputs)
+/* cli_out_check whose inputs are read from paths (NULL: the inputs themselves). */
+static int out_check(const struct cli_tool *t, const char *path, int force,
+	const char *const *inputs, const char *const *paths, size_t n_inputs)
 {
 	struct stat sl, so;
 	int rc;
@@ -1303,7 +908,7 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
 		cli_msg(t, "an empty output file name");
 		return CLI_EXIT_USAGE;
 	}
-	if ((rc = refuse_input(t, path, inputs, n_inputs)) || strcmp(path, "-") == 0 ||
+	if ((rc = refuse_input(t, path, inputs, paths, n_inputs)) || strcmp(path, "-") == 0 ||
 		lstat(path, &sl))
 		return rc;
 	if (stat(path, &so)) {
@@ -1399,15 +1004,29 @@ static void pending_remove(struct cli_out *o)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
-	const char *const *inputs, size_t n_inputs)
+int cli_out_check(const struct cli_tool *t, const char *path, int force, const char *const *inputs,
+	size_t n_inputs)
+{
+	return out_check(t, path, force, inputs, NULL, n_inputs);
+}
+
+int cli_out_check_session(
+	const struct cli_tool *t, const char *path, int force, const struct memscope_session *s)
+{
+	return out_check(t, path, force, memscope_session_names(s), memscope_session_paths(s),
+		memscope_session_count(s));
+}
+
+/* cli_out_open whose inputs are read from paths (NULL: the inputs themselves). */
+static int out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const char *const *inputs, const char *const *paths, size_t n_inputs)
 {
 	struct stat so;
 	sigset_t old;
 	int fd, rc;
 
 	memset(o, 0, sizeof(*o));
-	if ((rc = cli_out_check(t, path, force, inputs, n_inputs)))
+	if ((rc = out_check(t, path, force, inputs, paths, n_inputs)))
 		return rc;
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
@@ -1415,6 +1034,7 @@ int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, 
 	}
 	o->force = force;
 	o->inputs = inputs;
+	o->paths = paths;
 	o->n_inputs = n_inputs;
 	if (stat(path, &so) == 0 && !S_ISREG(so.st_mode)) {
 		/* a device or pipe (/dev/null, a FIFO): written in place, nothing to replace */
@@ -1454,6 +1074,19 @@ int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, 
 	}
 	fchmod(fd, 0644 & ~umask(umask(0)));
 	return 0;
+}
+
+int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const char *const *inputs, size_t n_inputs)
+{
+	return out_open(t, o, path, force, inputs, NULL, n_inputs);
+}
+
+int cli_out_open_session(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const struct memscope_session *s)
+{
+	return out_open(t, o, path, force, memscope_session_names(s), memscope_session_paths(s),
+		memscope_session_count(s));
 }
 
 /* Flush; prints and returns the exit status on failure (nothing is renamed or removed). */
@@ -1554,7 +1187,7 @@ static int publish(const struct cli_tool *t, struct cli_out *o)
 	struct stat sl;
 	int rc;
 
-	if ((rc = refuse_input(t, o->path, o->inputs, o->n_inputs)))
+	if ((rc = refuse_input(t, o->path, o->inputs, o->paths, o->n_inputs)))
 		return rc; /* the path became an input after the check */
 	if (o->reserved && (rc = replace_placeholder(o)) <= 0) {
 		if (!rc)

@@ -81,57 +81,39 @@ struct cli_common {
 int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
 
 /*
- * The files the INPUT arguments after the options (argv from optind) name, in their order: a
- * folder that is not an Ascend profiler output stands for the inputs under it (memscope_walk:
- * event files by name or content, profiler output folders, at any depth), in natural order of
- * their paths, with their python_trace files after each with traces (else those are said to be
- * left out); any other argument as given. The walk's notes (links not followed, files listed
- * once) on stderr. 0, or the exit status (printed): 3 for a folder with nothing to read, 4 for
- * one that cannot be read. *paths (*n of them) lives until exit.
+ * The session of a tool's INPUT arguments after the options (argv from optind): a new session
+ * with c's read options, whose notes are printed as they arise (each a cli_msg line; the info
+ * ones unless c->quiet), the arguments added with flags (memscope_session_add: folders walked,
+ * a file named twice listed once, a database of several inputs standing for them;
+ * MEMSCOPE_SESSION_TRACES for memscope-db). 0 and *s (the caller frees it), or the exit status
+ * (printed; *s NULL): CLI_EXIT_USAGE when there are none, 3 for a folder
+ * with nothing to read or a database whose memscope_sources is not right, 4 for one that cannot
+ * be read.
  */
-int cli_input_files(const struct cli_tool *t, int argc, char **argv, int traces,
-	const char *const **paths, size_t *n);
+int cli_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli_common *c,
+	unsigned flags, struct memscope_session **s);
 
 /*
- * The input path names for a tool that reads it as one input (memscope-convert, a side of
- * memscope-compare): path itself, a profiler output folder too, or the one input in a folder of
- * one (cli_input_files). 0 and *input (path, or a path that lives until exit), or the exit
- * status (printed): 2 for a folder of several inputs, 3 or 4 as cli_input_files.
+ * As cli_inputs for a tool that reads path as one input (memscope-convert, a side of
+ * memscope-compare): memscope_session_add_one; a folder of several inputs is the exit status
+ * CLI_EXIT_USAGE (printed), and so is a database of several at cli_session_run.
  */
-int cli_one_input(const struct cli_tool *t, const char *path, const char **input);
+int cli_input(const struct cli_tool *t, const char *path, const struct cli_common *c,
+	struct memscope_session **s);
 
-/*
- * The INPUT arguments after the options (argv from optind) into *inputs and *n: the files of
- * cli_input_files (folders walked, python_trace files left out), a database of several inputs
- * (memscope_source_parts) standing for them, each named "db:name" (the database's path, then the
- * name memscope_sources recorded) and read as that input alone by cli_run; every other input as
- * given. 0, CLI_EXIT_USAGE (printed) when there are none, or the exit status of a folder
- * (cli_input_files) or of a database whose memscope_sources is not right (printed). *inputs lives
- * until exit.
- */
-int cli_inputs(
-	const struct cli_tool *t, int argc, char **argv, const char *const **inputs, size_t *n);
-
-/* The file an input of cli_inputs is read from: the database's path for "db:name", the input
- * itself otherwise (borrowed, as input). */
-const char *cli_input_path(const char *input);
-
-/* One stderr line for each thing a read skipped or kept unusual (bad rows, unknown kinds, ...). */
+/* One stderr line for each thing a read skipped or kept unusual (memscope_read_notes), for a
+ * tool that opens a source itself. */
 void cli_report_read(
 	const struct cli_tool *t, const char *input, const struct memscope_read_stats *s);
 
 /*
- * memscope_run for a tool: every input read once for the n_items analyses of items, each input's
- * unusual counts on stderr after its first read (cli_report_read), a second pass announced
- * unless quiet, an error printed. layouts (may be NULL) gets each input's dump layout. An input
- * of cli_inputs that is one of a database's is read as that one; an input that is not from
- * cli_inputs (memscope-compare's sides) and holds several is a usage error naming how many.
- * 0 or the exit status.
+ * memscope_session_run for a tool: every input of s read once for the n_items analyses of items
+ * (strings into st), with the progress line (cli_progress) on s's read options; the notes as
+ * the session gives them, an error printed. 0 or the exit status.
  */
-int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
-	struct memscope_strtab *st, const struct memscope_read_opts *ro,
-	const struct memscope_run_item *items, size_t n_items, int quiet,
-	enum memscope_layout *layouts);
+int cli_session_run(const struct cli_tool *t, struct memscope_session *s,
+	struct memscope_strtab *st, const struct memscope_run_item *items, size_t n_items,
+	int quiet);
 
 /*
  * Progress of the reads made with ro, on stderr when it is a terminal and quiet is 0 (else ro is
@@ -141,8 +123,8 @@ int cli_run(const struct cli_tool *t, const char *const *inputs, size_t n,
  * database, its size in the share of its rows read). The line is cleared at the end of each file,
  * before every cli_msg line and at exit. Unless quiet, the readers' notes on how they read an input
  * (memscope_read_opts.notice: which export of a profiler folder was taken) are printed as cli_msg
- * lines "tool: input: note", terminal or not. cli_run calls it itself; a tool that opens sources
- * itself calls it once on the read options it opens them with.
+ * lines "tool: input: note", terminal or not. cli_session_run calls it itself; a tool that opens
+ * sources itself calls it once on the read options it opens them with.
  */
 void cli_progress(const struct cli_tool *t, struct memscope_read_opts *ro,
 	const char *const *inputs, size_t n, int quiet);
@@ -263,6 +245,7 @@ struct cli_out {
 	char *tmp;
 	int force;
 	const char *const *inputs; /* borrowed: the files the output must never be */
+	const char *const *paths;  /* borrowed: inputs[i] is read from paths[i] (NULL: itself) */
 	size_t n_inputs;
 	struct cli_out *next; /* temporaries a fatal signal removes */
 	/* cli_out_reserve: the placeholder at path (device, inode) the commit replaces */
@@ -286,6 +269,13 @@ int cli_out_check(const struct cli_tool *t, const char *path, int force, const c
  */
 int cli_out_open(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
 	const char *const *inputs, size_t n_inputs);
+/* cli_out_check and cli_out_open for the inputs of session s (borrowed as the names and paths
+ * it gives): an input is the file it is read from (a database for each of its parts), named
+ * as the session names it. */
+int cli_out_check_session(
+	const struct cli_tool *t, const char *path, int force, const struct memscope_session *s);
+int cli_out_open_session(const struct cli_tool *t, struct cli_out *o, const char *path, int force,
+	const struct memscope_session *s);
 /* cli_out_reserve's answer when path exists (nothing printed): take another name */
 #define CLI_OUT_TAKEN (-1)
 /*

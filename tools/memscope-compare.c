@@ -44,6 +44,7 @@ struct compare_opts {
 	int measure_given;		  /* --measure: else the library's default for the inputs */
 	const char *output_dir;		  /* --output-dir */
 	struct cli_common common;	  /* -o, -f, -q, --lenient */
+	struct memscope_session *sides[2]; /* BASE's input and COMPARE's */
 };
 
 struct compare {
@@ -282,8 +283,9 @@ static void say_same_file(const struct compare_opts *o)
 }
 
 /*
- * An input that is a folder is the one input in it (cli_one_input): a folder of several is
- * refused in one line (exit 2), before a read whose notes would come first. 0 or the exit status.
+ * Each side's session of one input (cli_input): a folder is the one input in it, a folder of
+ * several is refused in one line (exit 2), before a read whose notes would come first. 0 or the
+ * exit status.
  */
 static int folder_of_several(struct compare_opts *o)
 {
@@ -293,7 +295,10 @@ static int folder_of_several(struct compare_opts *o)
 		const char *in;
 		char *copy;
 
-		if ((rc = cli_one_input(&tool, o->inputs[i], &in)) || in == o->inputs[i])
+		if ((rc = cli_input(&tool, o->inputs[i], &o->common, &o->sides[i])))
+			continue;
+		in = memscope_session_input(o->sides[i], 0)->path;
+		if (!strcmp(in, o->inputs[i]))
 			continue;
 		if (!(copy = strdup(in))) {
 			cli_msg(&tool, "out of memory");
@@ -318,8 +323,7 @@ static int read_side(const struct compare_opts *o, int i, struct memscope_strtab
 {
 	const struct memscope_run_item item = { &memscope_compare_side_analysis, side };
 
-	return cli_run(&tool, (const char *const *)&o->inputs[i], 1, st, &o->common.read, &item, 1,
-		o->common.quiet, NULL);
+	return cli_session_run(&tool, o->sides[i], st, &item, 1, o->common.quiet);
 }
 
 int main(int argc, char **argv)
@@ -427,6 +431,8 @@ out:
 	memscope_strtab_free(st);
 	free(o.inputs[0]);
 	free(o.inputs[1]);
+	memscope_session_free(o.sides[0]);
+	memscope_session_free(o.sides[1]);
 	free(default_out);
 	memscope_compare_summary_free(c.sum);
 	return status;

@@ -110,8 +110,8 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 		if (v >= 0)
 			o->to = formats[v].name;
 	}
-	/* a folder: the one input in it (or a profiler output) */
-	return cli_one_input(&tool, argv[optind], input);
+	*input = argv[optind];
+	return 0;
 }
 
 /* The compression a file name asks for by its extension: .gz, .zst, else NONE. */
@@ -183,8 +183,10 @@ int main(int argc, char **argv)
 	struct convert c = { 0 };
 	struct memscope_strtab *st = NULL;
 	struct memscope_source *src = NULL;
+	struct memscope_session *s = NULL;
 	struct memscope_error err;
 	struct cli_out out = { 0 };
+	struct cli_common rc_opts;
 	const char *input = NULL;
 	char *default_out = NULL;
 	enum memscope_compression by_name;
@@ -197,17 +199,24 @@ int main(int argc, char **argv)
 	status = parse_args(argc, argv, &o, &input);
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
+	/* the progress line and the readers' notes, but not between CSV lines written to the same
+	 * terminal */
+	rc_opts = o.common;
+	rc_opts.quiet = o.common.quiet ||
+			(isatty(STDOUT_FILENO) &&
+				strcmp(o.common.output ? o.common.output : input, "-") == 0);
+	/* a folder: the one input in it (or a profiler output) */
+	if ((status = cli_input(&tool, input, &rc_opts, &s)))
+		return status;
+	input = memscope_session_input(s, 0)->path;
 	st = memscope_strtab_new();
 	if (!st) {
 		cli_msg(&tool, "out of memory");
+		memscope_session_free(s);
 		return CLI_EXIT_IO;
 	}
-	/* the progress line, but not between CSV lines written to the same terminal */
-	cli_progress(&tool, &o.common.read, &input, 1,
-		o.common.quiet ||
-			(isatty(STDOUT_FILENO) &&
-				strcmp(o.common.output ? o.common.output : input, "-") == 0));
-	rc = memscope_source_open(&src, input, st, &o.common.read, &err);
+	cli_progress(&tool, memscope_session_read_opts(s), &input, 1, rc_opts.quiet);
+	rc = memscope_session_open(s, 0, st, &src, &err);
 	if (rc) {
 		status = cli_error(&tool, &err);
 		goto out;
@@ -299,6 +308,7 @@ out:
 		cli_out_abort(&out);
 	memscope_source_close(src);
 	memscope_strtab_free(st);
+	memscope_session_free(s);
 	free(default_out);
 	return status;
 }

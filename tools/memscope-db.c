@@ -98,11 +98,12 @@ static int read_failed(
 }
 
 /*
- * Stream what one source holds into the database: python_trace rows, or events; a database has
- * both (its python_trace_{pid} tables are read through a second opening). 0 or the status.
+ * Stream what input i of s holds, opened as src, into the database: python_trace rows, or
+ * events; a database read whole has both (its python_trace_{pid} tables are read through a
+ * second opening). 0 or the status.
  */
-static int read_one(struct sink *k, struct memscope_source *src, const char *input,
-	struct memscope_strtab *st, const struct memscope_read_opts *ro, struct memscope_error *err)
+static int read_one(struct sink *k, struct memscope_source *src, struct memscope_session *s,
+	size_t i, struct memscope_strtab *st, struct memscope_error *err)
 {
 	struct memscope_source *again = NULL;
 	int rc;
@@ -112,7 +113,7 @@ static int read_one(struct sink *k, struct memscope_source *src, const char *inp
 	rc = memscope_source_read(src, on_event, k, err);
 	if (rc || memscope_source_format(src) != MEMSCOPE_FORMAT_DB)
 		return rc;
-	rc = memscope_source_open(&again, input, st, ro, err);
+	rc = memscope_session_open(s, i, st, &again, err);
 	if (!rc)
 		rc = memscope_source_read_trace(again, on_trace, k, err);
 	memscope_source_close(again);
@@ -120,166 +121,61 @@ static int read_one(struct sink *k, struct memscope_source *src, const char *inp
 }
 
 /*
- * The sources of the new database, in order: one per input, and one per input a database of
- * several holds (formats/sqlite.md "Reading a database") named DB:PATH as every tool names it,
- * followed by one for that database's python_trace_{pid} tables (per process, not per input),
- * named by the database's path and kept only when they have rows. Source s is names[s], read from
- * items[s].path; parts[s] is its memscope_read_opts.parts entry (0: all of the file).
- */
-struct plan {
-	struct plan_item {
-		const char *path;
-		int trace; /* 1: only the python_trace tables of the database path */
-		char *own; /* names[s] when built here (freed with the plan) */
-	} * items;
-	const char **names; /* what memscope_sources records and the progress line shows */
-	uint32_t *parts;
-	size_t n, cap;
-};
-
-/* Add a source to p; name is owned by p when own. 0 or MEMSCOPE_E_NOMEM (own freed then). */
-static int plan_add(
-	struct plan *p, const char *name, const char *path, uint32_t part, int trace, char *own)
-{
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		struct plan_item *ii = realloc(p->items, cap * sizeof(*ii));
-		const char **nn = ii ? realloc(p->names, cap * sizeof(*nn)) : NULL;
-		uint32_t *qq = nn ? realloc(p->parts, cap * sizeof(*qq)) : NULL;
-
-		if (ii)
-			p->items = ii;
-		if (nn)
-			p->names = nn;
-		if (!qq) {
-			free(own);
-			return MEMSCOPE_E_NOMEM;
-		}
-		p->parts = qq;
-		p->cap = cap;
-	}
-	p->items[p->n] = (struct plan_item){ path, trace, own };
-	p->names[p->n] = name;
-	p->parts[p->n++] = part;
-	return 0;
-}
-
-/* Remove source s of p (a database's python_trace tables that have no rows). */
-static void plan_drop(struct plan *p, size_t s)
-{
-	free(p->items[s].own);
-	memmove(p->items + s, p->items + s + 1, (p->n - s - 1) * sizeof(*p->items));
-	memmove(p->names + s, p->names + s + 1, (p->n - s - 1) * sizeof(*p->names));
-	memmove(p->parts + s, p->parts + s + 1, (p->n - s - 1) * sizeof(*p->parts));
-	p->n--;
-}
-
-static void plan_free(struct plan *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		free(p->items[i].own);
-	free(p->items);
-	free(p->names);
-	free(p->parts);
-}
-
-struct part_ctx {
-	struct plan *p;
-	const char *path;
-};
-
-/* memscope_part_fn: part k of the database c->path, as "db:name". */
-static int add_part(void *ctx, uint32_t part, const char *name)
-{
-	struct part_ctx *c = ctx;
-	size_t len = strlen(c->path) + 1 + strlen(name) + 1;
-	char *full = malloc(len);
-
-	if (!full)
-		return MEMSCOPE_E_NOMEM;
-	snprintf(full, len, "%s:%s", c->path, name);
-	return plan_add(c->p, full, c->path, part, 0, full);
-}
-
-/* The sources of the n_in inputs into p. 0 or the exit status (printed). */
-static int plan_build(struct plan *p, size_t n_in, const char *const *inputs)
-{
-	struct memscope_error err;
-	size_t i;
-	int np;
-
-	for (i = 0; i < n_in; i++) {
-		struct part_ctx c = { p, inputs[i] };
-
-		memscope_error_clear(&err);
-		np = memscope_source_parts(inputs[i], add_part, &c, &err);
-		if (np == 1)
-			np = plan_add(p, inputs[i], inputs[i], 0, 0, NULL);
-		else if (np > 1)
-			np = plan_add(p, inputs[i], inputs[i], 0, 1, NULL);
-		if (np < 0 && !err.code)
-			memscope_error_set(&err, np, inputs[i], 0, "%s", memscope_strerror(np));
-		if (np < 0)
-			return cli_error(&tool, &err);
-	}
-	return 0;
-}
-
-/*
- * Source s of p into the database: an input read whole (a database of one input with its
- * python_trace tables), one input a database holds, or a database's python_trace tables, which
- * *kept says were written as source s (0: they have no rows, s is free for the next source).
- * 0 or the exit status (printed).
+ * Input i of s into the database, as source i: an input read whole (a database of one input
+ * with its python_trace tables), one input a database holds (formats/sqlite.md "Reading a
+ * database", named DB:NAME as every tool names it), or a database's python_trace tables (per
+ * process, not per input; traces_only), which *kept says were written as source i (0: they have
+ * no rows, the caller drops the input). 0 or the exit status (printed).
  */
 static int add_input(const struct db_opts *o, struct sink *k, struct memscope_strtab *st,
-	const struct plan *p, uint32_t s, int *kept)
+	struct memscope_session *s, uint32_t i, int *kept)
 {
-	const struct plan_item *it = &p->items[s];
-	const char *name = p->names[s];
-	struct memscope_read_opts ro = o->common.read;
+	const struct memscope_input *in = memscope_session_input(s, i);
 	struct memscope_source *src = NULL;
 	struct memscope_error err;
 	int rc, status = 0;
 
 	memscope_error_clear(&err);
 	*kept = 1;
-	ro.src = s;
-	ro.parts = p->parts[s] ? p->parts : NULL;
-	rc = memscope_source_open(&src, it->path, st, &ro, &err);
+	rc = memscope_session_open(s, i, st, &src, &err);
 	if (rc)
 		return cli_error(&tool, &err);
-	if (it->trace)
+	if (in->traces_only)
 		rc = memscope_source_read_trace(src, on_trace, k, &err);
-	else if (p->parts[s])
+	else if (in->part)
 		rc = memscope_source_read(src, on_event, k, &err);
 	else
-		rc = read_one(k, src, it->path, st, &ro, &err);
-	if (!rc && it->trace && !memscope_source_stats(src)->n_events)
+		rc = read_one(k, src, s, i, st, &err);
+	if (!rc && in->traces_only && !memscope_source_stats(src)->n_events)
 		*kept = 0;
 	else if (!rc)
-		rc = memscope_db_writer_end_source(k->db, s, name, memscope_source_format(src),
-			it->trace ? MEMSCOPE_LAYOUT_UNKNOWN : memscope_source_stats(src)->layout,
+		rc = memscope_db_writer_end_source(k->db, i, in->name, memscope_source_format(src),
+			in->traces_only ? MEMSCOPE_LAYOUT_UNKNOWN
+					: memscope_source_stats(src)->layout,
 			&k->werr);
 	if (rc) {
-		status = read_failed(name, o->common.output, k, &err);
+		status = read_failed(in->name, o->common.output, k, &err);
 		goto out;
 	}
-	cli_report_read(&tool, name, memscope_source_stats(src));
+	cli_report_read(&tool, in->name, memscope_source_stats(src));
 out:
 	memscope_source_close(src);
 	return status;
 }
 
-static int to_db(
-	struct db_opts *o, size_t n_in, const char *const *inputs, struct memscope_strtab *st)
+/* The progress line over the inputs of s (each read's src is its number). */
+static void progress(const struct db_opts *o, struct memscope_session *s)
+{
+	cli_progress(&tool, memscope_session_read_opts(s), memscope_session_names(s),
+		memscope_session_count(s), o->common.quiet);
+}
+
+static int to_db(struct db_opts *o, struct memscope_session *s, struct memscope_strtab *st)
 {
 	struct sink k = { 0 };
 	struct cli_out out = { 0 };
-	struct plan p = { 0 };
 	const char *path = o->common.output;
-	size_t s = 0;
+	size_t i = 0;
 	int kept, status = 0;
 
 	memscope_error_clear(&k.werr);
@@ -287,9 +183,8 @@ static int to_db(
 		cli_msg(&tool, "a database cannot be written to standard output (use -o FILE)");
 		return CLI_EXIT_USAGE;
 	}
-	if ((status = plan_build(&p, n_in, inputs)))
-		goto out;
-	if ((status = cli_out_open(&tool, &out, path, o->common.force, inputs, n_in)))
+	if ((status = cli_out_open(&tool, &out, path, o->common.force, memscope_session_paths(s),
+		     memscope_session_count(s))))
 		goto out;
 	if (!out.tmp) {
 		cli_msg(&tool, "%s: not a regular file (a database needs one)", path);
@@ -304,15 +199,14 @@ static int to_db(
 		status = cli_exit_status(k.werr.code);
 		goto out;
 	}
-	/* a progress line while the sources are read (each read's ro.src is its number) */
-	cli_progress(&tool, &o->common.read, p.names, p.n, o->common.quiet);
-	while (s < p.n && !status) {
-		status = add_input(o, &k, st, &p, (uint32_t)s, &kept);
+	progress(o, s);
+	while (i < memscope_session_count(s) && !status) {
+		status = add_input(o, &k, st, s, (uint32_t)i, &kept);
 		if (kept) {
-			s++;
+			i++;
 		} else {
-			plan_drop(&p, s);
-			cli_progress(&tool, &o->common.read, p.names, p.n, o->common.quiet);
+			memscope_session_remove(s, i);
+			progress(o, s);
 		}
 	}
 	if (!status && memscope_db_writer_finish(k.db, &k.werr)) {
@@ -336,12 +230,12 @@ out:
 	memscope_db_writer_free(k.db);
 	if (status)
 		cli_out_abort(&out);
-	plan_free(&p);
 	return status;
 }
 
-static int to_csv(const struct db_opts *o, const char *input, struct memscope_strtab *st)
+static int to_csv(const struct db_opts *o, struct memscope_session *s, struct memscope_strtab *st)
 {
+	const char *input = memscope_session_input(s, 0)->path;
 	struct sink k = { 0 };
 	struct cli_out out = { 0 };
 	struct memscope_source *src = NULL;
@@ -350,7 +244,7 @@ static int to_csv(const struct db_opts *o, const char *input, struct memscope_st
 
 	memscope_error_clear(&err);
 	memscope_error_clear(&k.werr);
-	if (memscope_source_open(&src, input, st, &o->common.read, &err))
+	if (memscope_session_open(s, 0, st, &src, &err))
 		return cli_error(&tool, &err);
 	if (memscope_source_format(src) != MEMSCOPE_FORMAT_DB) {
 		cli_msg(&tool, "%s: not a database (--format csv reads one)", input);
@@ -393,28 +287,28 @@ int main(int argc, char **argv)
 		.common.read.lenient = 0, /* --lenient: a bad row is an error */
 	};
 	struct memscope_strtab *st = NULL;
-	const char *const *inputs = NULL;
-	const char *input = NULL;
+	struct memscope_session *s = NULL;
 	char *default_out = NULL;
-	size_t n_inputs = 0;
 	int status;
 
 	status = parse_args(argc, argv, &o);
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
 	/* folders: the inputs under them, python_trace files too */
-	status = o.to_csv ? cli_one_input(&tool, argv[optind], &input)
-			  : cli_input_files(&tool, argc, argv, 1, &inputs, &n_inputs);
+	status = o.to_csv ? cli_input(&tool, argv[optind], &o.common, &s)
+			  : cli_inputs(&tool, argc, argv, &o.common, MEMSCOPE_SESSION_TRACES, &s);
 	if (status)
 		return status;
 	if (!o.common.output) {
 		if (strcmp(argv[optind], "-") == 0) {
 			cli_msg(&tool, "input from standard input: name the output with -o");
+			memscope_session_free(s);
 			return CLI_EXIT_USAGE;
 		}
 		/* named after the database read, or the one argument (a folder: its name) */
 		default_out = cli_default_output(
-			o.to_csv ? input : argv[optind], o.to_csv ? ".csv" : ".db");
+			o.to_csv ? memscope_session_input(s, 0)->path : argv[optind],
+			o.to_csv ? ".csv" : ".db");
 		o.common.output = default_out;
 	}
 	st = memscope_strtab_new();
@@ -423,12 +317,14 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 	} else if (o.to_csv) {
 		/* a progress line while the database is read */
-		cli_progress(&tool, &o.common.read, &input, 1, o.common.quiet);
-		status = to_csv(&o, input, st);
+		cli_progress(&tool, memscope_session_read_opts(s), memscope_session_names(s), 1,
+			o.common.quiet);
+		status = to_csv(&o, s, st);
 	} else {
-		status = to_db(&o, n_inputs, inputs, st);
+		status = to_db(&o, s, st);
 	}
 	memscope_strtab_free(st);
+	memscope_session_free(s);
 	free(default_out);
 	return status;
 }

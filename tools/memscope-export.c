@@ -106,8 +106,9 @@ struct export_opts {
 	struct cli_common common;		     /* -o, -f, -q, --lenient */
 	struct memscope_timeline_window window;	     /* --step, --from, --to */
 	struct memscope_timeline_chrome_opts chrome; /* --resolution */
-	unsigned given;		   /* bits 1 << (OPT_x - OPT_FORMAT) of the options given */
-	const char *const *inputs; /* the INPUT arguments */
+	unsigned given;			  /* bits 1 << (OPT_x - OPT_FORMAT) of the options given */
+	struct memscope_session *session; /* the INPUTs */
+	const char *const *inputs;	  /* their names (the session's) */
 	size_t n_inputs;
 };
 
@@ -288,7 +289,11 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 			o->format == FORMAT_SVG ? "svg" : "folded", n);
 		return CLI_EXIT_USAGE;
 	}
-	return cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs);
+	if ((rc = cli_inputs(&tool, argc, argv, &o->common, 0, &o->session)))
+		return rc;
+	o->inputs = memscope_session_names(o->session);
+	o->n_inputs = memscope_session_count(o->session);
+	return 0;
 }
 
 /* The names of the pools of bits into buf, "PTA, ATB" ("PTA and ATB" with and_). */
@@ -562,8 +567,8 @@ int main(int argc, char **argv)
 		return status < 0 ? CLI_EXIT_OK : status;
 	o.flame.inputs = o.inputs; /* several inputs: one root frame each, named after them */
 	o.flame.n_inputs = o.n_inputs;
-	if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs, o.n_inputs)))
-		return status;
+	if ((status = cli_out_check_session(&tool, o.common.output, o.common.force, o.session)))
+		goto out;
 	st = memscope_strtab_new();
 	memscope_flame_leaks_opts(&o.flame, &lo);
 	if (st && o.format == FORMAT_CHROME_TRACE &&
@@ -590,11 +595,10 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	status = cli_run(&tool, o.inputs, o.n_inputs, st, &o.common.read, items, n_items,
-		o.common.quiet, NULL);
+	status = cli_session_run(&tool, o.session, st, items, n_items, o.common.quiet);
 	if (!status)
-		status = cli_out_open(
-			&tool, &out, o.common.output, o.common.force, o.inputs, o.n_inputs);
+		status = cli_out_open_session(
+			&tool, &out, o.common.output, o.common.force, o.session);
 	if (status)
 		goto out;
 	/* bytes counted twice: said whatever -q */
@@ -646,5 +650,6 @@ out:
 	memscope_timeline_free(tl);
 	memscope_peak_free(pk);
 	memscope_strtab_free(st);
+	memscope_session_free(o.session);
 	return status;
 }

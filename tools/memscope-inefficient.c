@@ -62,7 +62,8 @@ struct ineff_opts {
 	int top_given;				/* --top was given */
 	int fail_on_finding;			/* --fail-on-finding */
 	struct cli_common common;		/* -o, -f, -q, --lenient */
-	const char *const *inputs;
+	struct memscope_session *session;	/* the INPUTs */
+	const char *const *inputs;		/* their names (the session's) */
 	size_t n_inputs;
 };
 
@@ -119,8 +120,10 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 		if (rc)
 			return rc;
 	}
-	if ((rc = cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs)))
+	if ((rc = cli_inputs(&tool, argc, argv, &o->common, 0, &o->session)))
 		return rc;
+	o->inputs = memscope_session_names(o->session);
+	o->n_inputs = memscope_session_count(o->session);
 	format = o->format;
 	if ((rc = cli_report_format(&tool, o->common.output, NULL, format_given, &format)))
 		return rc;
@@ -128,7 +131,7 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 	if (!o->top_given)
 		o->top = o->format == MEMSCOPE_INEFF_TEXT ? 20 : 0;
 	if (o->annotate && argc - optind == 1 && o->n_inputs != 1 &&
-		strcmp(cli_input_path(o->inputs[0]), argv[optind])) {
+		strcmp(memscope_session_input(o->session, 0)->path, argv[optind])) {
 		/* one argument, a folder of several inputs (cli_inputs) */
 		cli_msg(&tool, "%s: --annotate takes one dump CSV and this folder holds %zu inputs",
 			argv[optind], o->n_inputs);
@@ -179,7 +182,7 @@ static int check_annotate_input(const struct ineff_opts *o, struct memscope_strt
 		return CLI_EXIT_USAGE;
 	}
 	memscope_error_clear(&err);
-	if ((rc = memscope_source_open(&src, in, st, &o->common.read, &err)))
+	if ((rc = memscope_session_open(o->session, 0, st, &src, &err)))
 		return cli_error(&tool, &err);
 	if (memscope_source_format(src) != MEMSCOPE_FORMAT_DUMP_CSV) {
 		cli_msg(&tool,
@@ -222,12 +225,13 @@ static int refuse_inputs_without_accesses(const struct ineff_opts *o, struct mem
 	for (i = 0; i < o->n_inputs; i++) {
 		struct memscope_source *src = NULL;
 		struct memscope_error err;
+		const char *path = memscope_session_input(o->session, i)->path;
 		enum memscope_format f;
 
-		if (memscope_source_rereadable(o->inputs[i]) != 1)
+		if (memscope_source_rereadable(path) != 1)
 			continue;
 		memscope_error_clear(&err);
-		if (memscope_source_open(&src, o->inputs[i], st, NULL, &err))
+		if (memscope_source_open(&src, path, st, NULL, &err))
 			continue; /* the read says why */
 		f = memscope_source_format(src);
 		memscope_source_close(src);
@@ -250,8 +254,7 @@ static int analyse(
 {
 	const struct memscope_run_item item = { &memscope_inefficient_analysis, a };
 
-	return cli_run(&tool, o->inputs, o->n_inputs, st, &o->common.read, &item, 1,
-		o->common.quiet, NULL);
+	return cli_session_run(&tool, o->session, st, &item, 1, o->common.quiet);
 }
 
 /* What the analysis skipped or could not judge, on stderr. */
@@ -308,7 +311,7 @@ static int annotate(const struct ineff_opts *o, struct memscope_strtab *st,
 	int rc;
 
 	memscope_error_clear(&err);
-	rc = memscope_source_open(&src, o->inputs[0], st, &o->common.read, &err);
+	rc = memscope_session_open(o->session, 0, st, &src, &err);
 	if (!rc)
 		rc = memscope_inefficient_annotate(a, 0, src, out, &err);
 	memscope_source_close(src);
@@ -322,8 +325,8 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 	struct cli_out out = { 0 }, ann = { 0 };
 	int status;
 
-	if ((status = cli_out_open(
-		     &tool, &out, o->common.output, o->common.force, o->inputs, o->n_inputs)))
+	if ((status = cli_out_open_session(
+		     &tool, &out, o->common.output, o->common.force, o->session)))
 		goto out;
 	if (memscope_inefficient_write(out.f, o->format, a, st, o->inputs, o->n_inputs,
 		    o->top > SIZE_MAX ? SIZE_MAX : (size_t)o->top)) {
@@ -331,8 +334,8 @@ static int write_outputs(const struct ineff_opts *o, struct memscope_strtab *st,
 		status = CLI_EXIT_IO;
 		goto out;
 	}
-	if (o->annotate && ((status = cli_out_open(&tool, &ann, o->annotate, o->common.force,
-				     o->inputs, o->n_inputs)) ||
+	if (o->annotate && ((status = cli_out_open_session(
+				     &tool, &ann, o->annotate, o->common.force, o->session)) ||
 				   (status = annotate(o, st, a, ann.f))))
 		goto out;
 	status = cli_out_commit_all(
@@ -374,7 +377,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* a progress line for the reads outside cli_run too (--annotate's copy) */
-	cli_progress(&tool, &o.common.read, o.inputs, o.n_inputs, o.common.quiet);
+	cli_progress(
+		&tool, memscope_session_read_opts(o.session), o.inputs, o.n_inputs, o.common.quiet);
 	st = memscope_strtab_new();
 	if (!st || !(a = memscope_inefficient_new(&o.ineff, st))) {
 		cli_msg(&tool, "out of memory");
@@ -382,10 +386,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* no output is ever written over an input, nor over a file without --force */
-	if ((status = cli_out_check(
-		     &tool, o.common.output, o.common.force, o.inputs, o.n_inputs)) ||
-		(o.annotate && (status = cli_out_check(
-					&tool, o.annotate, o.common.force, o.inputs, o.n_inputs))))
+	if ((status = cli_out_check_session(&tool, o.common.output, o.common.force, o.session)) ||
+		(o.annotate && (status = cli_out_check_session(
+					&tool, o.annotate, o.common.force, o.session))))
 		goto out;
 	if ((status = refuse_inputs_without_accesses(&o, st)) ||
 		(o.annotate && (status = check_annotate_input(&o, st))))
@@ -415,5 +418,6 @@ int main(int argc, char **argv)
 out:
 	memscope_inefficient_free(a);
 	memscope_strtab_free(st);
+	memscope_session_free(o.session);
 	return status;
 }

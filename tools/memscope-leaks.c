@@ -77,7 +77,8 @@ struct leaks_opts {
 	int top_given;			   /* --top was given */
 	int group_by_given;		   /* --group-by was given */
 	struct cli_common common;	   /* -o, -f, -q, --lenient */
-	const char *const *inputs;
+	struct memscope_session *session;  /* the INPUTs */
+	const char *const *inputs;	   /* their names (the session's) */
 	size_t n_inputs;
 };
 
@@ -147,8 +148,10 @@ static int parse_args(int argc, char **argv, struct leaks_opts *o)
 		if (rc)
 			return rc;
 	}
-	if ((rc = cli_inputs(&tool, argc, argv, &o->inputs, &o->n_inputs)))
+	if ((rc = cli_inputs(&tool, argc, argv, &o->common, 0, &o->session)))
 		return rc;
+	o->inputs = memscope_session_names(o->session);
+	o->n_inputs = memscope_session_count(o->session);
 	f = o->format;
 	if ((rc = cli_report_format(&tool, o->common.output, formats, o->format_given, &f)))
 		return rc;
@@ -174,21 +177,15 @@ static int analyse(const struct leaks_opts *o, struct memscope_strtab *st, struc
 	struct memscope_leaks_input *names)
 {
 	const struct memscope_run_item item = { &memscope_leaks_analysis, l };
-	enum memscope_layout *layouts = calloc(o->n_inputs, sizeof(*layouts));
 	size_t i;
 	int rc;
 
-	if (!layouts) {
-		cli_msg(&tool, "out of memory");
-		return CLI_EXIT_IO;
-	}
-	rc = cli_run(&tool, o->inputs, o->n_inputs, st, &o->common.read, &item, 1, o->common.quiet,
-		layouts);
+	rc = cli_session_run(&tool, o->session, st, &item, 1, o->common.quiet);
 	for (i = 0; i < o->n_inputs; i++) {
 		names[i].name = o->inputs[i];
-		names[i].ptr_decimal = layouts[i] == MEMSCOPE_LAYOUT_LEGACY;
+		names[i].ptr_decimal =
+			memscope_session_input(o->session, i)->layout == MEMSCOPE_LAYOUT_LEGACY;
 	}
-	free(layouts);
 	return rc;
 }
 
@@ -458,7 +455,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* the report is never written over an input, nor over a file without --force */
-	if ((status = cli_out_check(&tool, o.common.output, o.common.force, o.inputs, o.n_inputs)))
+	if ((status = cli_out_check_session(&tool, o.common.output, o.common.force, o.session)))
 		goto out;
 	if ((status = analyse(&o, st, l, names)) || (status = report(&o, l, st, &unchecked)))
 		goto out;
@@ -469,8 +466,8 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_INVALID;
 		goto out;
 	}
-	if ((status = cli_out_open(
-		     &tool, &out, o.common.output, o.common.force, o.inputs, o.n_inputs)))
+	if ((status = cli_out_open_session(
+		     &tool, &out, o.common.output, o.common.force, o.session)))
 		goto out;
 	if ((rc = memscope_leaks_write(out.f, o.format, l, st, names, o.n_inputs))) {
 		if (rc == MEMSCOPE_E_NOMEM)
@@ -521,6 +518,7 @@ out:
 		cli_out_abort(&out);
 	memscope_leaks_free(l);
 	memscope_strtab_free(st);
+	memscope_session_free(o.session);
 	free(names);
 	return status;
 }

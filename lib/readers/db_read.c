@@ -25,7 +25,7 @@ struct db_state {
 	char num[4][24];   /* ID, Timestamp, Process Id, Thread Id as text */
 	struct buf attr;   /* the Attr as the CSV writes it */
 	int64_t max_rowid; /* of the dump table, for progress (0: none) */
-	/* the part read (memscope_read_opts.parts): its rowids first..last, n_rows of them */
+	/* the part read (memscope_source_open_part): its rowids first..last, n_rows of them */
 	int64_t first_row, last_row;
 	uint64_t n_rows, n_read;
 	int ranged;	  /* only that range is read */
@@ -676,7 +676,7 @@ static int db_scan_parts(struct db_state *d, const char *table, uint32_t want, s
 }
 
 /*
- * Read only part want of the database (memscope_read_opts.parts): its rowid range when it holds
+ * Read only part want of the database (memscope_source_open_part): its rowid range when it holds
  * several inputs; all of it when it is one and want is 1. 0 or the error.
  */
 static int select_part(struct db_state *d, const char *table, uint32_t want)
@@ -700,8 +700,7 @@ static int select_part(struct db_state *d, const char *table, uint32_t want)
 
 static int open_dump_table(struct db_state *d)
 {
-	const struct memscope_read_opts *o = &d->src->opts;
-	uint32_t want = o->parts ? o->parts[o->src] : 0;
+	uint32_t want = d->src->part;
 	sqlite3_stmt *st = NULL;
 	char sql[512], table[16];
 	int rc;
@@ -826,9 +825,8 @@ static int db_read(
 		rc = memscope_error_set(err, MEMSCOPE_E_INVALID, src->name, 0,
 			"memscope_sources: input %u has %llu rows (rowids %lld to %lld), the table "
 			"%llu",
-			src->opts.parts[src->opts.src], (unsigned long long)d.n_rows,
-			(long long)d.first_row, (long long)d.last_row,
-			(unsigned long long)d.n_read);
+			src->part, (unsigned long long)d.n_rows, (long long)d.first_row,
+			(long long)d.last_row, (unsigned long long)d.n_read);
 	ms__dump_rows_free(d.dr);
 	db_close(&d);
 	return rc;
@@ -927,9 +925,8 @@ static int db_read_trace(
 	db_begin(&d, src, err);
 	rc = open_conn(&d);
 	/* python_trace_{pid} tables are per process, not per input: they go with the whole file */
-	if (!rc && src->opts.parts && src->opts.parts[src->opts.src] &&
-		(rc = db_scan_parts(&d, NULL, 0, NULL, NULL, NULL)) > 0)
-		rc = rc == 1 && src->opts.parts[src->opts.src] == 1
+	if (!rc && src->part && (rc = db_scan_parts(&d, NULL, 0, NULL, NULL, NULL)) > 0)
+		rc = rc == 1 && src->part == 1
 			     ? 0
 			     : memscope_error_set(err, MEMSCOPE_E_UNSUPPORTED, src->name, 0,
 				       "the python_trace tables of a database of several inputs "

@@ -32,6 +32,7 @@ struct memscope_source {
 	void *state; /* the reader's own (a folder's files: its open_path hook), or NULL */
 	struct memscope_strtab *st;
 	struct memscope_read_opts opts;
+	uint32_t part; /* memscope_source_open_part's: 0 all, k the k-th input of a database */
 	struct memscope_read_stats stats;
 	char *name;
 };

@@ -556,7 +556,6 @@ static int open_file(struct memscope_source **out, struct memscope_source *src,
 	const struct source_files *files = ((const struct prof_dir *)src->state)->open;
 	int rc;
 
-	o.parts = NULL;
 	if (src->opts.progress) {
 		o.progress = file_progress;
 		o.progress_ctx = prog;

@@ -92,10 +92,9 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 		return rc;
 	if (src->format != src->reader->format)
 		src->reader = ms__reader_of(src->format);
-	if (src->opts.parts && src->opts.parts[src->opts.src] > 1 &&
-		src->format != MEMSCOPE_FORMAT_DB)
-		return memscope_error_set(err, MEMSCOPE_E_ARG, src->name, 0,
-			"holds one input, not %u", src->opts.parts[src->opts.src]);
+	if (src->part > 1 && src->format != MEMSCOPE_FORMAT_DB)
+		return memscope_error_set(
+			err, MEMSCOPE_E_ARG, src->name, 0, "holds one input, not %u", src->part);
 	src->progress_on = !src->reader->by_name && src->fd >= 0;
 	ms__source_report(src);
 	return 0;
@@ -126,6 +125,13 @@ static int source_new(struct memscope_source **out, const char *name, struct mem
 int memscope_source_open(struct memscope_source **out, const char *path, struct memscope_strtab *st,
 	const struct memscope_read_opts *opts, struct memscope_error *err)
 {
+	return memscope_source_open_part(out, path, 0, st, opts, err);
+}
+
+int memscope_source_open_part(struct memscope_source **out, const char *path, uint32_t part,
+	struct memscope_strtab *st, const struct memscope_read_opts *opts,
+	struct memscope_error *err)
+{
 	struct memscope_source *src;
 	struct stat sb;
 	int rc;
@@ -135,16 +141,16 @@ int memscope_source_open(struct memscope_source **out, const char *path, struct 
 	rc = source_new(&src, path, st, opts, err);
 	if (rc)
 		return rc;
+	src->part = part;
 	if (strcmp(path, "-") == 0) {
 		src->fd = STDIN_FILENO;
 	} else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		/* a folder (a profiler's output): its reader opens its files as it reads them */
 		src->reader = ms__reader_of_folder();
 		src->format = src->reader->format;
-		rc = src->opts.parts && src->opts.parts[src->opts.src] > 1
-			     ? memscope_error_set(err, MEMSCOPE_E_ARG, path, 0,
-				       "holds one input, not %u", src->opts.parts[src->opts.src])
-			     : src->reader->open_path(src, path, &folder_files, err);
+		rc = src->part > 1 ? memscope_error_set(err, MEMSCOPE_E_ARG, path, 0,
+					     "holds one input, not %u", src->part)
+				   : src->reader->open_path(src, path, &folder_files, err);
 		goto out;
 	} else {
 		src->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -179,6 +185,13 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 	const char *name, struct memscope_strtab *st, const struct memscope_read_opts *opts,
 	struct memscope_error *err)
 {
+	return memscope_source_open_mem_part(out, buf, len, name, 0, st, opts, err);
+}
+
+int memscope_source_open_mem_part(struct memscope_source **out, const void *buf, size_t len,
+	const char *name, uint32_t part, struct memscope_strtab *st,
+	const struct memscope_read_opts *opts, struct memscope_error *err)
+{
 	struct memscope_source *src;
 	int rc;
 
@@ -187,6 +200,7 @@ int memscope_source_open_mem(struct memscope_source **out, const void *buf, size
 	rc = source_new(&src, name ? name : "<memory>", st, opts, err);
 	if (rc)
 		return rc;
+	src->part = part;
 	src->mem = buf ? buf : (const unsigned char *)"";
 	src->mem_len = len;
 	src->peek_len = len;

@@ -108,15 +108,14 @@ static int count_event(void *ctx, const struct memscope_event *ev)
 	return 0;
 }
 
-/* Events of part (memscope_read_opts.parts) of a database, strict, into *n: the read's status,
+/* Events of part (memscope_source_open_mem_part) of a database, strict, into *n: the read's status,
  * every failure naming itself. */
 static int read_part(const uint8_t *data, size_t size, uint32_t part, uint64_t *n)
 {
 	struct memscope_strtab *st = memscope_strtab_new();
-	struct memscope_read_opts opts = { .parts = &part };
 	struct memscope_source *src = NULL;
 	struct memscope_error err;
-	int rc = memscope_source_open_mem(&src, data, size, "fuzz", st, &opts, &err);
+	int rc = memscope_source_open_mem_part(&src, data, size, "fuzz", part, st, NULL, &err);
 
 	*n = 0;
 	if (!rc)

@@ -408,7 +408,7 @@ static void exec_sql(const char *path, const char *sql)
 }
 
 /* a database of several inputs is read as them: memscope_source_parts names them, and
- * memscope_read_opts.parts reads one by its rowid range */
+ * memscope_source_open_part reads one by its rowid range */
 START_TEST(a_database_of_several_inputs_is_read_by_parts)
 {
 	static const size_t split = 5;
@@ -416,7 +416,7 @@ START_TEST(a_database_of_several_inputs_is_read_by_parts)
 	struct memscope_error err;
 	struct tread t, one;
 	struct memscope_read_opts o = { .src = 1 };
-	uint32_t parts[2] = { 0, 0 };
+	uint32_t part = 0;
 	char path[32], copy[40], got[256] = "";
 	size_t i, n;
 
@@ -450,10 +450,9 @@ START_TEST(a_database_of_several_inputs_is_read_by_parts)
 	ck_assert_int_eq(memscope_source_parts(path, on_part, got, &err), 2);
 	ck_assert_str_eq(got, "1=a\\x0a|2=c");
 	/* each part alone, stamped with the run's src; 0 is the whole table, as without parts */
-	o.parts = parts;
 	for (i = 0; i <= 2; i++) {
-		parts[1] = (uint32_t)i;
-		ck_assert_int_eq(tread_file(&one, path, &o), 0);
+		part = (uint32_t)i;
+		ck_assert_int_eq(tread_part(&one, path, part, &o), 0);
 		ck_assert_uint_eq(memscope_evbuf_count(one.evs), i == 0	  ? n
 								 : i == 1 ? split
 									  : n - split);
@@ -461,8 +460,8 @@ START_TEST(a_database_of_several_inputs_is_read_by_parts)
 		ck_assert_uint_eq(memscope_evbuf_get(one.evs, 0)->line, i == 2 ? split + 1 : 1);
 		tread_free(&one);
 	}
-	parts[1] = 3;
-	ck_assert_int_eq(tread_file(&one, path, &o), MEMSCOPE_E_ARG);
+	part = 3;
+	ck_assert_int_eq(tread_part(&one, path, part, &o), MEMSCOPE_E_ARG);
 	ck_assert_str_eq(one.err.msg, "holds 2 inputs, not 3");
 	tread_free(&one);
 	/* anything else is one input: a CSV (whose part 2 does not exist), stdin, a missing file */
@@ -471,11 +470,11 @@ START_TEST(a_database_of_several_inputs_is_read_by_parts)
 	ck_assert_int_eq(memscope_source_parts("-", on_part, got, &err), 1);
 	ck_assert_int_eq(memscope_source_parts("/nonexistent/x.db", on_part, got, &err), 1);
 	ck_assert_str_eq(got, "");
-	parts[1] = 2;
-	ck_assert_int_eq(tread_file(&one, testdata("baseline.csv"), &o), MEMSCOPE_E_ARG);
+	part = 2;
+	ck_assert_int_eq(tread_part(&one, testdata("baseline.csv"), part, &o), MEMSCOPE_E_ARG);
 	tread_free(&one);
-	parts[1] = 1;
-	ck_assert_int_eq(tread_file(&one, testdata("baseline.csv"), &o), 0);
+	part = 1;
+	ck_assert_int_eq(tread_part(&one, testdata("baseline.csv"), part, &o), 0);
 	ck_assert_uint_eq(memscope_evbuf_count(one.evs), n);
 	tread_free(&one);
 
@@ -497,8 +496,8 @@ START_TEST(a_database_of_several_inputs_is_read_by_parts)
 		exec_sql(copy, sql[i]);
 		ck_assert_int_eq(memscope_source_parts(copy, NULL, NULL, &err), MEMSCOPE_E_INVALID);
 		ck_assert_msg(strstr(err.msg, "memscope_sources: "), "%s", err.msg);
-		parts[1] = 1;
-		ck_assert_int_eq(tread_file(&one, copy, &o), MEMSCOPE_E_INVALID);
+		part = 1;
+		ck_assert_int_eq(tread_part(&one, copy, part, &o), MEMSCOPE_E_INVALID);
 		tread_free(&one);
 		unlink(copy);
 	}

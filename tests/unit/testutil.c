@@ -41,10 +41,15 @@ int tread_mem(struct tread *t, const void *data, size_t len, const struct memsco
 
 int tread_file(struct tread *t, const char *path, const struct memscope_read_opts *o)
 {
+	return tread_part(t, path, 0, o);
+}
+
+int tread_part(struct tread *t, const char *path, uint32_t part, const struct memscope_read_opts *o)
+{
 	struct memscope_source *src = NULL;
 
 	tread_init(t);
-	t->rc = memscope_source_open(&src, path, t->st, o, &t->err);
+	t->rc = memscope_source_open_part(&src, path, part, t->st, o, &t->err);
 	if (t->rc)
 		return t->rc;
 	return tread_src(t, src);

@@ -17,6 +17,9 @@ struct tread {
 /* Read a whole input into t (t->rc is the read status; events before an error are kept). */
 int tread_mem(struct tread *t, const void *data, size_t len, const struct memscope_read_opts *o);
 int tread_file(struct tread *t, const char *path, const struct memscope_read_opts *o);
+/* tread_file of part of path only (memscope_source_open_part). */
+int tread_part(
+	struct tread *t, const char *path, uint32_t part, const struct memscope_read_opts *o);
 void tread_free(struct tread *t);
 
 /* The events of the file at path read with reads of `chunk` bytes after the sniffed first 256

@@ -75,12 +75,7 @@ struct memscope_read_opts {
 	uint32_t src;			   /* stamped into every event's src */
 	memscope_progress_fn progress;	   /* NULL: none */
 	void *progress_ctx;		   /* progress's first argument */
-	/* NULL: every input read whole. Else parts[src] (borrowed, read at open) selects what of
-	 * input src is read: 0 all of it, k >= 1 only the k-th input a database of several holds
-	 * (memscope_source_parts), by its rowid range; k beyond the inputs it holds is
-	 * MEMSCOPE_E_ARG, at open for an input that is not a database, at read for one */
-	const uint32_t *parts;
-	memscope_notice_fn notice; /* NULL: notes are dropped */
+	memscope_notice_fn notice;	   /* NULL: notes are dropped */
 	void *notice_ctx;
 	/* Kinds of events the caller has no use for (bit 1u << enum memscope_kind): a reader may
 	 * leave them out, and does where that saves reading (the sample files of a profiler
@@ -128,11 +123,26 @@ typedef int (*memscope_event_fn)(void *ctx, const struct memscope_event *ev);
 int memscope_source_open(struct memscope_source **out, const char *path, struct memscope_strtab *st,
 	const struct memscope_read_opts *opts, struct memscope_error *err);
 
+/*
+ * As memscope_source_open, reading only part of path: 0 all of it, k >= 1 only the k-th input a
+ * database of several holds (memscope_source_parts), by its rowid range (the session hands an
+ * input's part to its source this way: memscope_session_open). k beyond the inputs path holds is
+ * MEMSCOPE_E_ARG, at open for an input that is not a database, at read for one.
+ */
+int memscope_source_open_part(struct memscope_source **out, const char *path, uint32_t part,
+	struct memscope_strtab *st, const struct memscope_read_opts *opts,
+	struct memscope_error *err);
+
 /* As memscope_source_open, over len bytes at buf (borrowed until close); name is used in messages.
  */
 int memscope_source_open_mem(struct memscope_source **out, const void *buf, size_t len,
 	const char *name, struct memscope_strtab *st, const struct memscope_read_opts *opts,
 	struct memscope_error *err);
+
+/* As memscope_source_open_part, over len bytes at buf (memscope_source_open_mem). */
+int memscope_source_open_mem_part(struct memscope_source **out, const void *buf, size_t len,
+	const char *name, uint32_t part, struct memscope_strtab *st,
+	const struct memscope_read_opts *opts, struct memscope_error *err);
 
 /*
  * Stream every event to fn in file order. Returns 0 at a clean end; on error every event before

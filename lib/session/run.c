@@ -4,6 +4,7 @@
 
 #include "memscope/analysis.h"
 #include "memscope/strtab.h"
+#include "run.h"
 
 struct fanout {
 	const struct memscope_run_item *items;
@@ -47,9 +48,10 @@ static int input_end(struct fanout *f, uint32_t src, const struct memscope_sourc
 }
 
 /* Read every input once into the analyses of f. 0 or the error, err set. */
-static int read_all(const char *const *paths, size_t n, struct memscope_strtab *st,
-	const struct memscope_read_opts *ro, struct fanout *f, unsigned pass,
-	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
+static int read_all(const char *const *paths, const uint32_t *parts, size_t n,
+	struct memscope_strtab *st, const struct memscope_read_opts *ro, struct fanout *f,
+	unsigned pass, const struct memscope_run_hooks *hooks, void *ctx,
+	struct memscope_error *err)
 {
 	struct memscope_read_opts o = { 0 };
 	size_t i;
@@ -63,7 +65,7 @@ static int read_all(const char *const *paths, size_t n, struct memscope_strtab *
 
 		o.src = (uint32_t)i;
 		f->failed = 0;
-		rc = memscope_source_open(&src, paths[i], st, &o, err);
+		rc = memscope_source_open_part(&src, paths[i], parts ? parts[i] : 0, st, &o, err);
 		if (!rc)
 			rc = memscope_source_read(src, fan, f, err);
 		if (!rc)
@@ -81,6 +83,13 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 	const struct memscope_read_opts *ro, const struct memscope_run_item *items, size_t n_items,
 	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
 {
+	return ms__run(paths, NULL, n, st, ro, items, n_items, hooks, ctx, err);
+}
+
+int ms__run(const char *const *paths, const uint32_t *parts, size_t n, struct memscope_strtab *st,
+	const struct memscope_read_opts *ro, const struct memscope_run_item *items, size_t n_items,
+	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
+{
 	struct fanout f = { items, n_items, n_items, 0, UINT32_MAX };
 	size_t k, i;
 	int rc;
@@ -90,7 +99,7 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "no analysis to run");
 	for (k = 0; k < n_items; k++)
 		f.skip_kinds &= items[k].analysis->skip_kinds;
-	if ((rc = read_all(paths, n, st, ro, &f, 1, hooks, ctx, err)))
+	if ((rc = read_all(paths, parts, n, st, ro, &f, 1, hooks, ctx, err)))
 		return rc;
 	for (k = 0; k < n_items; k++) {
 		const struct memscope_analysis *a = items[k].analysis;
@@ -115,7 +124,7 @@ int memscope_run(const char *const *paths, size_t n, struct memscope_strtab *st,
 		f.only = k;
 		f.skip_kinds = a->skip_kinds;
 		if ((rc = a->rewind(items[k].self)) ||
-			(rc = read_all(paths, n, st, ro, &f, 2, hooks, ctx, err)) ||
+			(rc = read_all(paths, parts, n, st, ro, &f, 2, hooks, ctx, err)) ||
 			(rc = a->finish(items[k].self)))
 			goto failed;
 	}
