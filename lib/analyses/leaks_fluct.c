@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "leaks_impl.h"
+#include "live_series.h"
 
 /* fmap key of a group's step: 24 bits of group, 40 of step (more than any file holds) */
 #define FKEY_STEP_BITS 40
@@ -58,12 +59,11 @@ int ms__leaks_fluct_sample(struct memscope_leaks *l, const struct memscope_event
 	return ms__u64map_put(&l->fmap, fkey(f->seq, w), lo, hi);
 }
 
+/* by input, process, device (the order of a series' tracks, live_series.h), then pool */
 static int cmp_key(const struct key *a, const struct key *b)
 {
-	int c = LEAKS_CMP(a->src, b->src);
+	int c = ms__track_cmp(a->src, a->pid, a->device, b->src, b->pid, b->device);
 
-	c = c ? c : LEAKS_CMP(a->pid, b->pid);
-	c = c ? c : LEAKS_CMP(a->device, b->device);
 	return c ? c : LEAKS_CMP(a->pool, b->pool);
 }
 
