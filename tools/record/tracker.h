@@ -155,8 +155,8 @@ static inline uint64_t rec_clock_ns(clockid_t c)
 /* A thread's first recorded call: its number, bounds and stack table. */
 void ms__rec_first_event(void);
 
-/* Whether this thread records now; sets the guard when it does (the hook then calls leave).
- * A call after a stop is counted as lost. */
+/* Whether this thread records now (the hooks' per-thread recursion guard): sets the guard when
+ * it does, and the hook then calls leave. A call after a stop is counted as lost. */
 static inline int enter(void)
 {
 	int s = atomic_load_explicit(&ms__rec.state, memory_order_relaxed);
@@ -173,6 +173,7 @@ static inline int enter(void)
 	return 1;
 }
 
+/* The guard set by enter released. */
 static inline void leave(void)
 {
 	atomic_signal_fence(memory_order_seq_cst);
@@ -184,9 +185,10 @@ static inline void leave(void)
  * counted as lost. */
 void ms__rec_event(unsigned type, uintptr_t ptr, uint64_t size, const uintptr_t *fp);
 
-/* A MARK record (what: enum spool_mark) of text (cut to SPOOL_TEXT_MAX; NULL: none), as
- * memscope_record_mark and the range functions make it. Returns the range id: a new one for
- * SPOOL_RANGE_START, else id; 0 when this thread does not record now. */
+/* A MARK record (what: enum spool_mark) of text (cut to SPOOL_TEXT_MAX; NULL: none) between
+ * enter and leave, as memscope_record_mark and the range functions make it. Returns the range
+ * id: a new one for SPOOL_RANGE_START, else id (also when the record met the stop: counted as
+ * lost). */
 uint64_t ms__rec_mark(unsigned what, const char *text, uint64_t id);
 
 /* A thread ends (the thread key's destructor): its segment and stack table go. */
