@@ -1041,6 +1041,7 @@ const struct reader ms__db_reader = {
 	.read_trace = db_read_trace,
 	.refine = db_refine,
 	.by_name = 1,
+	.parts = 1,
 };
 
 int memscope_source_parts(

@@ -107,6 +107,9 @@ struct reader {
 	/* 1: SQLite reads it, by its name or from memory, not in chunks, so its reading reports no
 	 * progress (it would stop at the peek). */
 	int by_name;
+	/* 1: an input of this format may hold several, read one at a time (a database's parts:
+	 * memscope_source_open_part); 0: a part beyond the first is MEMSCOPE_E_ARG at open. */
+	int parts;
 };
 
 /*

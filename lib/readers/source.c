@@ -92,7 +92,7 @@ static int detect(struct memscope_source *src, struct memscope_error *err)
 		return rc;
 	if (src->format != src->reader->format)
 		src->reader = ms__reader_of(src->format);
-	if (src->part > 1 && src->format != MEMSCOPE_FORMAT_DB)
+	if (src->part > 1 && !src->reader->parts)
 		return memscope_error_set(
 			err, MEMSCOPE_E_ARG, src->name, 0, "holds one input, not %u", src->part);
 	src->progress_on = !src->reader->by_name && src->fd >= 0;
