@@ -367,13 +367,28 @@ static int session_new(
 	return 0;
 }
 
-/* The exit status of err (printed), *s freed and cleared. */
+/* The exit status of err of a call into s, printed: the session's whole line when it has one
+ * (memscope_session_error_line: a long path), else err. */
+static int session_error(const struct cli_tool *t, const struct memscope_session *s,
+	const struct memscope_error *err)
+{
+	const char *line = memscope_session_error_line(s);
+
+	if (!line)
+		return cli_error(t, err);
+	cli_msg(t, "%s", line);
+	return cli_exit_status(err->code);
+}
+
+/* The exit status of err (printed as session_error), *s freed and cleared. */
 static int session_fail(
 	const struct cli_tool *t, struct memscope_session **s, const struct memscope_error *err)
 {
+	int rc = session_error(t, *s, err);
+
 	memscope_session_free(*s);
 	*s = NULL;
-	return cli_error(t, err);
+	return rc;
 }
 
 int cli_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli_common *c,
@@ -420,7 +435,7 @@ int cli_session_run(const struct cli_tool *t, struct memscope_session *s,
 		memscope_session_count(s), quiet);
 	rc = memscope_session_run(s, st, items, n_items, &err);
 	progress_clear();
-	return rc ? cli_error(t, &err) : 0;
+	return rc ? session_error(t, s, &err) : 0;
 }
 
 void cli_report_read(

@@ -25,6 +25,7 @@ struct memscope_session {
 	size_t n, cap;
 	struct memscope_note *notes; /* text owned */
 	size_t n_notes, cap_notes;
+	char *err_line; /* the whole line of the last error s set itself, owned; or NULL */
 };
 
 /* A new string of fmt's text, or NULL on OOM. */
@@ -33,6 +34,43 @@ static char *text_of(const char *fmt, va_list ap)
 	char *s = NULL;
 
 	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+/*
+ * Set err to code at file (NULL: none) with fmt's message, and keep the whole line ("FILE: MSG",
+ * as memscope_error_format puts it) in s for memscope_session_error_line: a long path does not
+ * fit err. Returns code.
+ */
+static int fail(struct memscope_session *s, struct memscope_error *err, int code, const char *file,
+	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int fail(struct memscope_session *s, struct memscope_error *err, int code, const char *file,
+	const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = text_of(fmt, ap);
+	va_end(ap);
+	free(s->err_line);
+	s->err_line = NULL;
+	if (!msg)
+		return memscope_error_set(err, code, file, 0, "%s", memscope_strerror(code));
+	memscope_error_set(err, code, file, 0, "%s", msg);
+	if (file && asprintf(&s->err_line, "%s: %s", file, msg) < 0)
+		s->err_line = NULL;
+	else if (!file)
+		s->err_line = msg, msg = NULL;
+	free(msg);
+	return code;
+}
+
+/* Clear err and s's error line, as a call into s starts. */
+static void fail_clear(struct memscope_session *s, struct memscope_error *err)
+{
+	memscope_error_clear(err);
+	free(s->err_line);
+	s->err_line = NULL;
 }
 
 /* Keep a note and give it to the session's callback. A note lost to no memory is dropped. */
@@ -167,7 +205,13 @@ void memscope_session_free(struct memscope_session *s)
 	free(s->names);
 	free(s->paths);
 	free(s->notes);
+	free(s->err_line);
 	free(s);
+}
+
+const char *memscope_session_error_line(const struct memscope_session *s)
+{
+	return s->err_line;
 }
 
 struct memscope_read_opts *memscope_session_read_opts(struct memscope_session *s)
@@ -328,18 +372,16 @@ static int folder_inputs(struct memscope_session *s, const char *dir, int traces
 
 		if (in->err_code) {
 			held_flush(s, &h, 0);
-			return memscope_error_set(
-				err, in->err_code, in->path, 0, "%s", in->err_msg);
+			return fail(s, err, in->err_code, in->path, "%s", in->err_msg);
 		}
 		n_traces += in->n_traces;
 	}
 	/* for one input, a folder of several is an error of one line: its notes are not worth it */
 	held_flush(s, &h, one ? w->n == 1 : w->n > 0);
 	if (!w->n && !w->n_skipped)
-		return memscope_error_set(
-			err, MEMSCOPE_E_INVALID, dir, 0, "an empty folder: nothing to read");
+		return fail(s, err, MEMSCOPE_E_INVALID, dir, "an empty folder: nothing to read");
 	if (!w->n)
-		return memscope_error_set(err, MEMSCOPE_E_INVALID, dir, 0,
+		return fail(s, err, MEMSCOPE_E_INVALID, dir,
 			"no profiler memory files in the folder nor any other input under it "
 			"(" FOLDER_KINDS "): nothing to read, %llu entr%s skipped",
 			(unsigned long long)w->n_skipped, w->n_skipped == 1 ? "y" : "ies");
@@ -518,7 +560,7 @@ int memscope_session_add(struct memscope_session *s, const char *const *args, si
 	size_t i;
 	int rc = 0;
 
-	memscope_error_clear(err);
+	fail_clear(s, err);
 	for (i = 0; i < n && !rc; i++)
 		rc = arg_files(s, &f, args[i], traces, err);
 	if (!rc)
@@ -540,14 +582,14 @@ int memscope_session_add_one(
 	const char *path = arg;
 	int rc;
 
-	memscope_error_clear(err);
+	fail_clear(s, err);
 	if (!is_folder(arg))
 		goto add;
 	rc = folder_inputs(s, arg, 0, 1, &w, err);
 	if (!rc && w.n == 1 && strcmp(w.inputs[0].path, arg))
 		path = w.inputs[0].path; /* the one input in the folder (else a profiler output) */
 	else if (!rc && w.n > 1)
-		rc = memscope_error_set(err, MEMSCOPE_E_ARG, arg, 0,
+		rc = fail(s, err, MEMSCOPE_E_ARG, arg,
 			"a folder of %zu inputs (%s, ...), read here as one input: give one of "
 			"them",
 			w.n, w.inputs[0].path);
@@ -596,6 +638,7 @@ int memscope_session_open(struct memscope_session *s, size_t i, struct memscope_
 	struct memscope_read_opts o = read_opts(s);
 
 	*out = NULL;
+	fail_clear(s, err);
 	o.src = (uint32_t)i;
 	return memscope_source_open_part(out, s->in[i].path, s->in[i].part, st, &o, err);
 }
@@ -636,7 +679,7 @@ static int refuse_several(struct memscope_session *s, struct memscope_error *err
 		if (np < 0)
 			return np;
 		if (np > 1)
-			return memscope_error_set(err, MEMSCOPE_E_ARG, s->in[i].name, 0,
+			return fail(s, err, MEMSCOPE_E_ARG, s->in[i].name,
 				"a database of %d inputs, read here as one input: give one of them "
 				"(memscope-db writes a database of each)",
 				np);
@@ -654,7 +697,7 @@ int memscope_session_run(struct memscope_session *s, struct memscope_strtab *st,
 	size_t i;
 	int rc;
 
-	memscope_error_clear(err);
+	fail_clear(s, err);
 	if (!paths || !parts) {
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 		goto out;

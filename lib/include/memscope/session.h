@@ -146,6 +146,15 @@ const char *const *memscope_session_paths(const struct memscope_session *s);
 const struct memscope_note *memscope_session_notes(const struct memscope_session *s, size_t *n);
 
 /*
+ * The whole line of the error the last failed call into s set about an input (a folder with
+ * nothing to read, a folder or database of several read as one), "NAME: MESSAGE" unescaped: err
+ * holds it cut to memscope_error's sizes when a path is long. NULL when that call did not fail
+ * or its error came from below (a reader, the walk, no memory): err says it then. Borrowed
+ * until the next call into s.
+ */
+const char *memscope_session_error_line(const struct memscope_session *s);
+
+/*
  * Open input i as memscope_source_open does (strings into st, borrowed, which must outlive the
  * events' use), with s's read options (src i) and the input's part: the session hands the
  * source the part of a database the input names. 0 and *out the caller's to
