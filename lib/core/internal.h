@@ -125,6 +125,16 @@ uint32_t ms__event_synth_attrs(
  */
 char *ms__db_file_path(const char *path);
 
+/*
+ * Names that tell n inputs apart, as the flame graph's roots and the memory page show them: each
+ * the shortest ending of its path's '/'-separated parts that no other input's ending of as many
+ * parts or more has ("rank0/dump.csv" beside "rank1/dump.csv"), "standard input" for "-", "input
+ * I" for an empty name, "NAME (input I)" for a name given twice. names[i] gets input i's (NULL
+ * inputs: every name empty). Returns the block that holds them all (the caller frees it; the
+ * names are borrowed from it), NULL on OOM (names untouched). O(total length + rounds * n).
+ */
+char *ms__input_names(const char *const *inputs, size_t n, const char **names);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/u64map.h"
 #include "memscope/memscope.h"
 #include "memscope/strtab.h"
 #include "report.h"
@@ -184,81 +183,4 @@ void ms__csv_stack(FILE *out, const struct memscope_strtab *st, uint32_t stack)
 	}
 	if (quote)
 		fputc('"', out);
-}
-
-/* ---- input names ---- */
-
-/* an input's name while it is made: the ending s[start..len) of its name, and a hash of that
- * ending */
-struct name_end {
-	const char *s;
-	size_t len, start;
-	uint64_t h;
-};
-
-/* One more '/'-separated part of the name in the ending; 0 when it has it all. */
-static int longer(struct name_end *r)
-{
-	size_t was = r->start;
-
-	if (r->start && r->start < r->len)
-		r->h = (r->h ^ (unsigned char)r->s[--r->start]) * 1099511628211u;
-	while (r->start && r->s[r->start - 1] != '/')
-		r->h = (r->h ^ (unsigned char)r->s[--r->start]) * 1099511628211u;
-	return r->start != was;
-}
-
-/* rounds of one more part for the names whose ending is not alone (equal hashes count as equal:
- * a name only gets longer) */
-char *ms__input_names(const char *const *inputs, size_t n, const char **names)
-{
-	struct name_end *r = calloc(n ? n : 1, sizeof(*r));
-	struct u64map count = { 0 };
-	uint64_t c, unused;
-	char *buf = NULL, *at;
-	size_t i, total = 0;
-	int more = 1, rc = 0;
-
-	if (!r)
-		goto out;
-	for (i = 0; i < n; i++) {
-		const char *s = inputs && inputs[i] ? inputs[i] : "";
-
-		r[i] = (struct name_end){ strcmp(s, "-") ? s : "standard input", 0, 0,
-			14695981039346656037u };
-		r[i].start = r[i].len = strlen(r[i].s);
-		longer(&r[i]);
-	}
-	while (more && !rc) {
-		more = 0;
-		ms__u64map_clear(&count);
-		for (i = 0; i < n && !rc; i++) {
-			c = 0;
-			ms__u64map_get(&count, r[i].h, &c, &unused);
-			rc = ms__u64map_put(&count, r[i].h, c + 1, 0);
-		}
-		for (i = 0; i < n && !rc; i++)
-			if (ms__u64map_get(&count, r[i].h, &c, &unused) && c > 1)
-				more |= longer(&r[i]);
-	}
-	for (i = 0; i < n; i++)
-		total += r[i].len - r[i].start + 40;
-	if (rc || !(buf = malloc(total ? total : 1)))
-		goto out;
-	for (at = buf, i = 0; i < n; i++) {
-		size_t len = r[i].len - r[i].start;
-		int dup = ms__u64map_get(&count, r[i].h, &c, &unused) && c > 1;
-
-		names[i] = at;
-		if (!len)
-			at += snprintf(at, 40, "input %zu", i) + 1;
-		else
-			at += snprintf(at, len + 40, dup ? "%.*s (input %zu)" : "%.*s", (int)len,
-				      r[i].s + r[i].start, i) +
-			      1;
-	}
-out:
-	free(r);
-	ms__u64map_free(&count);
-	return buf;
 }

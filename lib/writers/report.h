@@ -32,16 +32,6 @@ void ms__xml_char(FILE *out, const unsigned char *p, size_t len, int ok);
 /* s[0..n) as XML text, character by character (ms__xml_char). */
 void ms__xml_str(FILE *out, const char *s, size_t n);
 
-/*
- * Names that tell n inputs apart, as the flame graph's roots and the memory page show them: each
- * the shortest ending of its path's '/'-separated parts that no other input's ending of as many
- * parts or more has ("rank0/dump.csv" beside "rank1/dump.csv"), "standard input" for "-", "input
- * I" for an empty name, "NAME (input I)" for a name given twice. names[i] gets input i's (NULL
- * inputs: every name empty). Returns the block that holds them all (the caller frees it; the
- * names are borrowed from it), NULL on OOM (names untouched). O(total length + rounds * n).
- */
-char *ms__input_names(const char *const *inputs, size_t n, const char **names);
-
 /* A CSV field, quoted (quotes doubled) when it holds a comma, quote or line break. */
 void ms__csv_field(FILE *out, const char *s, size_t n);
 /* A stack as the dump writes it: frames one per line, in one field (empty for stack 0). */

@@ -1,4 +1,4 @@
-/* What the reader of memscope-batch's parts (readers/batch_part.c) needs of the run
+/* What the reader of memscope-batch's parts (batch_part.c) needs of the run
  * (batch_write.c): the kinds of a summary's fields, and a part's header admitted into a run. */
 #ifndef MEMSCOPE_BATCH_RUN_H
 #define MEMSCOPE_BATCH_RUN_H

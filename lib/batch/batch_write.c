@@ -8,7 +8,7 @@
 #include "memscope/batch.h"
 #include "memscope/memscope.h"
 #include "batch_run.h"
-#include "report.h"
+#include "../writers/report.h"
 
 #define BIT(f) (UINT64_C(1) << (f))
 

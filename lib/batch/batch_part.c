@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../core/json_scan.h"
-#include "../writers/batch_run.h"
+#include "batch_run.h"
 #include "memscope/batch.h"
 #include "memscope/memscope.h"
 

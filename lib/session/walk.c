@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "../core/internal.h"
 #include "memscope/strtab.h"
 #include "memscope/walk.h"
 
