@@ -5,7 +5,9 @@ the reader table: check_layers.py [--graph] [--src LIBDIR] OBJECT...
 The objects are the library's (CMake's $<TARGET_OBJECTS:memscope>), each named by its path below
 `memscope.dir/` (readers/source.c.o): file A depends on file B when A uses a symbol B defines
 (nm: U in A, T/D/B/R in B). A circle is a strongly connected set of two files or more. A reader is
-a `ms__*_reader` table entry; only readers/registry.c may name one. --graph prints every edge
+a `ms__*_reader` table entry; only readers/registry.c may name one. The folders depend one way,
+by LAYERS below (formats/architecture.md draws it): a file uses only files of its own folder or of
+a folder of a lower layer, so two folders of one layer never use each other. --graph prints every edge
 ("a -> b: sym, ...") as well. With --src, the #include graph of LIBDIR's .c and .h files (quoted
 includes, found beside the file or in LIBDIR/include, as gcc -MM finds them) has no circle either."""
 import os
@@ -29,6 +31,29 @@ def include_edges(libdir):
                         edges[os.path.relpath(path, libdir)][os.path.relpath(p, libdir)].append(inc)
                         break
     return edges
+
+
+# the layer of each folder of lib/, lowest first; objects outside a folder (generated data, such as
+# the pages' scripts) are below them all
+LAYERS = {"core": 0, "readers": 1, "analyses": 2, "writers": 3, "session": 3, "record": 4,
+          "batch": 4}
+
+
+def layer_errors(edges):
+    errs = []
+    for a in sorted(edges):
+        fa = a.split("/")[0] if "/" in a else None
+        for b in sorted(edges[a]):
+            fb = b.split("/")[0] if "/" in b else None
+            if fb is None or fa == fb:
+                continue
+            for f in (fa, fb):
+                if f not in LAYERS:
+                    errs.append(f"lib/{f}/ has no layer in check_layers.py's LAYERS")
+            if fa in LAYERS and fb in LAYERS and LAYERS[fa] <= LAYERS[fb]:
+                errs.append(f"{a} uses {b} ({', '.join(edges[a][b][:3])}): {fa}/ may not use "
+                            f"{fb}/ (layer {LAYERS[fa]} over {LAYERS[fb]})")
+    return sorted(set(errs))
 
 
 def short(path):
@@ -120,6 +145,9 @@ def main():
             for b in sorted(edges[a]):
                 if b in members:
                     print(f"  {a} -> {b}: {', '.join(edges[a][b][:4])}")
+    for e in layer_errors(edges):
+        bad += 1
+        print(f"check_layers: FAIL: {e}")
     for sym, member in sorted(defs.items()):
         if not (sym.startswith("ms__") and sym.endswith("_reader")):
             continue
@@ -138,7 +166,7 @@ def main():
     if bad:
         return 1
     print(f"check_layers: {len(set(defs.values()))} files, {n_edges} dependencies, no circle; "
-          f"readers named only by the table{inc_note}")
+          f"folders one way; readers named only by the table{inc_note}")
     return 0
 
 
