@@ -182,6 +182,19 @@ int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_options(const struct cli_tool *t, int argc, char **argv, struct cli_common *c,
+	int (*fn)(void *ctx, int opt), void *ctx)
+{
+	int opt, rc = 0;
+
+	while (!rc && (opt = cli_getopt(t, argc, argv)) != -1) {
+		rc = fn(ctx, opt);
+		if (rc == CLI_OPT_SHARED)
+			rc = cli_common_option(t, opt, c);
+	}
+	return rc;
+}
+
 /*
  * The progress line of cli_progress: one per process, on stderr. shown is the length of what is on
  * the terminal (0: nothing); a read's rate counts from its first report.
@@ -409,6 +422,18 @@ int cli_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli
 	rc = memscope_session_add(
 		*s, (const char *const *)argv + optind, (size_t)(argc - optind), flags, &err);
 	return rc ? session_fail(t, s, &err) : 0;
+}
+
+int cli_named_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli_common *c,
+	struct memscope_session **s, const char *const **names, size_t *n)
+{
+	int rc = cli_inputs(t, argc, argv, c, 0, s);
+
+	if (rc)
+		return rc;
+	*names = memscope_session_names(*s);
+	*n = memscope_session_count(*s);
+	return 0;
 }
 
 int cli_input(const struct cli_tool *t, const char *path, const struct cli_common *c,

@@ -80,6 +80,18 @@ struct cli_common {
  */
 int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
 
+/* What a tool's option function returns for a getopt value it does not take (cli_options). */
+#define CLI_OPT_SHARED (-2)
+
+/*
+ * A tool's options: each getopt value of cli_getopt (optarg set) to fn(ctx, value), which returns
+ * 0 (taken), CLI_OPT_SHARED (the value is cli_common_option's, into *c) or an exit status
+ * (printed). Stops at the first that is not 0: returns it, -1 (--help, --version: exit 0), or 0
+ * when every option is taken (optind at the first INPUT).
+ */
+int cli_options(const struct cli_tool *t, int argc, char **argv, struct cli_common *c,
+	int (*fn)(void *ctx, int opt), void *ctx);
+
 /*
  * The session of a tool's INPUT arguments after the options (argv from optind): a new session
  * with c's read options, whose notes are printed as they arise (each a cli_msg line; the info
@@ -92,6 +104,11 @@ int cli_common_option(const struct cli_tool *t, int opt, struct cli_common *c);
  */
 int cli_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli_common *c,
 	unsigned flags, struct memscope_session **s);
+
+/* cli_inputs (flags 0) for a tool that names its inputs in messages: on success *names and *n
+ * are the session's (memscope_session_names, memscope_session_count; borrowed from *s). */
+int cli_named_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli_common *c,
+	struct memscope_session **s, const char *const **names, size_t *n);
 
 /*
  * As cli_inputs for a tool that reads path as one input (memscope-convert, a side of

@@ -76,6 +76,8 @@ struct batch_opts {
 	int merge;			   /* --merge */
 	int list;			   /* --list */
 	int kinds_given;		   /* --kinds */
+	int format_given;		   /* --format */
+	int jobs_given;			   /* -j */
 	enum memscope_batch_format format; /* --format */
 	struct memscope_batch_opts fail;   /* --fail-on-leak, --kinds, --max-peak */
 	struct cli_common common;	   /* -o, -f, -q, --lenient */
@@ -157,78 +159,86 @@ static int check_paths(const struct batch_opts *o)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct batch_opts *o)
+static const struct cli_choice kinds[] = {
+	{ "step", MEMSCOPE_LEAK_STEP },
+	{ "exit", MEMSCOPE_LEAK_EXIT },
+	{ "all", MEMSCOPE_LEAK_STEP | MEMSCOPE_LEAK_EXIT },
+	{ NULL, 0 },
+};
+
+/* One option of parse_args (cli_options): c into ctx, a struct batch_opts. */
+static int option(void *ctx, int c)
 {
-	static const struct cli_choice kinds[] = {
-		{ "step", MEMSCOPE_LEAK_STEP },
-		{ "exit", MEMSCOPE_LEAK_EXIT },
-		{ "all", MEMSCOPE_LEAK_STEP | MEMSCOPE_LEAK_EXIT },
-		{ NULL, 0 },
-	};
+	struct batch_opts *o = ctx;
 	unsigned long long n;
 	uint64_t jobs;
 	unsigned format = o->format;
-	int c, rc = 0, format_given = 0, jobs_given = 0, kinds_given = 0;
+	int rc = 0;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		switch (c) {
-		case 'j':
-			rc = cli_parse_count(&tool, "jobs", optarg, 1, &jobs);
-			if (!rc && jobs > 1024) {
-				cli_msg(&tool, "--jobs: at most 1024, got %s", optarg);
-				rc = CLI_EXIT_USAGE;
-			}
-			o->jobs = (unsigned long)jobs;
-			jobs_given = 1;
-			break;
-		case OPT_SHARD:
-			rc = parse_shard(optarg, o);
-			break;
-		case OPT_MERGE:
-			o->merge = 1;
-			break;
-		case OPT_FORMAT:
-			rc = cli_parse_format(&tool, optarg, &format);
-			format_given = 1;
-			break;
-		case OPT_FAIL_ON_LEAK:
-			o->fail.fail_on_leak = 1;
-			break;
-		case OPT_KINDS:
-			rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->fail.fail_kinds);
-			kinds_given = 1;
-			break;
-		case OPT_MAX_PEAK:
-			if (cli_parse_size(optarg, &n)) {
-				cli_msg(&tool,
-					"--max-peak: expected bytes like 30G or 512M, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			o->fail.max_peak = n, o->fail.has_max_peak = 1;
-			break;
-		case OPT_LIST:
-			o->list = 1;
-			break;
-		default:
-			rc = cli_common_option(&tool, c, &o->common);
-			break;
+	switch (c) {
+	case 'j':
+		rc = cli_parse_count(&tool, "jobs", optarg, 1, &jobs);
+		if (!rc && jobs > 1024) {
+			cli_msg(&tool, "--jobs: at most 1024, got %s", optarg);
+			rc = CLI_EXIT_USAGE;
 		}
-		if (rc)
-			return rc;
+		o->jobs = (unsigned long)jobs;
+		o->jobs_given = 1;
+		break;
+	case OPT_SHARD:
+		rc = parse_shard(optarg, o);
+		break;
+	case OPT_MERGE:
+		o->merge = 1;
+		break;
+	case OPT_FORMAT:
+		rc = cli_parse_format(&tool, optarg, &format);
+		o->format = (enum memscope_batch_format)format;
+		o->format_given = 1;
+		break;
+	case OPT_FAIL_ON_LEAK:
+		o->fail.fail_on_leak = 1;
+		break;
+	case OPT_KINDS:
+		rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->fail.fail_kinds);
+		o->kinds_given = 1;
+		break;
+	case OPT_MAX_PEAK:
+		if (cli_parse_size(optarg, &n)) {
+			cli_msg(&tool, "--max-peak: expected bytes like 30G or 512M, got '%s'",
+				optarg);
+			return CLI_EXIT_USAGE;
+		}
+		o->fail.max_peak = n, o->fail.has_max_peak = 1;
+		break;
+	case OPT_LIST:
+		o->list = 1;
+		break;
+	default:
+		return CLI_OPT_SHARED;
 	}
+	return rc;
+}
+
+static int parse_args(int argc, char **argv, struct batch_opts *o)
+{
+	unsigned format;
+	int rc;
+
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
+		return rc;
 	if (optind >= argc) {
 		cli_msg(&tool, "no %s given (see --help)", o->merge ? "PART" : "PATH");
 		return CLI_EXIT_USAGE;
 	}
 	o->paths = (const char *const *)argv + optind;
 	o->n_paths = (size_t)(argc - optind);
-	o->kinds_given = kinds_given;
-	if ((rc = check_modes(o, format_given, jobs_given, kinds_given)) ||
+	if ((rc = check_modes(o, o->format_given, o->jobs_given, o->kinds_given)) ||
 		(!o->merge && (rc = check_paths(o))))
 		return rc;
+	format = o->format;
 	if (!o->sharded && !o->list &&
-		(rc = cli_report_format(&tool, o->common.output, NULL, format_given, &format)))
+		(rc = cli_report_format(&tool, o->common.output, NULL, o->format_given, &format)))
 		return rc;
 	o->format = (enum memscope_batch_format)format;
 	return 0;

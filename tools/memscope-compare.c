@@ -96,7 +96,8 @@ static int split_inputs(const char *arg, struct compare_opts *o)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct compare_opts *o)
+/* One option of parse_args (cli_options): c into ctx, a struct compare_opts. */
+static int option(void *ctx, int c)
 {
 	static const struct cli_choice levels[] = { { "op", MEMSCOPE_COMPARE_OP },
 		{ "kernel", MEMSCOPE_COMPARE_KERNEL },
@@ -104,49 +105,54 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 		{ "kernel,op", MEMSCOPE_COMPARE_OP | MEMSCOPE_COMPARE_KERNEL }, { NULL, 0 } };
 	static const struct cli_choice measures[] = { { "reference", MEMSCOPE_METRIC_REFERENCE },
 		{ "delta", MEMSCOPE_METRIC_DELTA }, { "peak", MEMSCOPE_METRIC_PEAK }, { NULL, 0 } };
-	int c, rc, v = 0;
+	struct compare_opts *o = ctx;
+	int rc, v = 0;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_INPUT:
-			if (o->inputs[0]) {
-				cli_msg(&tool, "--input given twice");
-				return CLI_EXIT_USAGE;
-			}
-			if ((rc = split_inputs(optarg, o)))
-				return rc;
-			break;
-		case OPT_LEVEL:
-			if ((rc = cli_parse_choice(&tool, "level", optarg, levels, &v)))
-				return rc;
-			o->cmp.level = (unsigned)v;
-			break;
-		case OPT_MEASURE:
-			if ((rc = cli_parse_choice(&tool, "measure", optarg, measures, &v)))
-				return rc;
-			o->cmp.metric = (enum memscope_compare_metric)v;
-			o->measure_given = 1;
-			break;
-		case OPT_STEP: {
-			unsigned long long n;
+	switch (c) {
+	case OPT_INPUT:
+		if (o->inputs[0]) {
+			cli_msg(&tool, "--input given twice");
+			return CLI_EXIT_USAGE;
+		}
+		if ((rc = split_inputs(optarg, o)))
+			return rc;
+		break;
+	case OPT_LEVEL:
+		if ((rc = cli_parse_choice(&tool, "level", optarg, levels, &v)))
+			return rc;
+		o->cmp.level = (unsigned)v;
+		break;
+	case OPT_MEASURE:
+		if ((rc = cli_parse_choice(&tool, "measure", optarg, measures, &v)))
+			return rc;
+		o->cmp.metric = (enum memscope_compare_metric)v;
+		o->measure_given = 1;
+		break;
+	case OPT_STEP: {
+		unsigned long long n;
 
-			if (cli_parse_uint(optarg, &n) || n == 0) {
-				cli_msg(&tool, "--step: expected a step number from 1, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			o->cmp.step = n;
-			break;
+		if (cli_parse_uint(optarg, &n) || n == 0) {
+			cli_msg(&tool, "--step: expected a step number from 1, got '%s'", optarg);
+			return CLI_EXIT_USAGE;
 		}
-		case OPT_OUTPUT_DIR:
-			o->output_dir = optarg;
-			break;
-		default:
-			if ((rc = cli_common_option(&tool, c, &o->common)))
-				return rc;
-			break;
-		}
+		o->cmp.step = n;
+		break;
 	}
+	case OPT_OUTPUT_DIR:
+		o->output_dir = optarg;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct compare_opts *o)
+{
+	int rc;
+
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
+		return rc;
 	if (optind < argc) {
 		cli_msg(&tool, "unexpected argument '%s' (the inputs go to --input)", argv[optind]);
 		return CLI_EXIT_USAGE;

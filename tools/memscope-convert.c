@@ -59,39 +59,47 @@ static int on_event(void *ctx, const struct memscope_event *ev)
 	return memscope_capture_writer_write(c->cap, ev, &c->werr);
 }
 
-static int parse_args(int argc, char **argv, struct convert_opts *o, const char **input)
+/* a format's value is its index: o->to is its name */
+static const struct cli_choice format_names[] = { { "csv", 0 }, { "capture", 1 }, { NULL, 0 } };
+
+/* One option of parse_args (cli_options): c into ctx, a struct convert_opts. */
+static int option(void *ctx, int c)
 {
-	/* a format's value is its index: o->to is its name */
-	static const struct cli_choice formats[] = { { "csv", 0 }, { "capture", 1 }, { NULL, 0 } };
 	static const struct cli_choice time_units[] = { { "auto", MEMSCOPE_TIME_AUTO },
 		{ "ns", MEMSCOPE_TIME_NS }, { "us", MEMSCOPE_TIME_US }, { NULL, 0 } };
 	static const struct cli_choice kinds[] = { { "gzip", MEMSCOPE_COMPRESS_GZIP },
 		{ "zstd", MEMSCOPE_COMPRESS_ZSTD }, { NULL, 0 } };
-	int c, rc, v = 0;
+	struct convert_opts *o = ctx;
+	int rc, v = 0;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_FORMAT:
-			if ((rc = cli_parse_choice(&tool, "format", optarg, formats, &v)))
-				return rc;
-			o->to = formats[v].name;
-			break;
-		case OPT_TIME_UNIT:
-			if ((rc = cli_parse_choice(&tool, "time-unit", optarg, time_units, &v)))
-				return rc;
-			o->common.read.time_unit = (enum memscope_time_unit)v;
-			break;
-		case OPT_COMPRESS:
-			if ((rc = cli_parse_choice(&tool, "compress", optarg, kinds, &v)))
-				return rc;
-			o->compress = (enum memscope_compression)v;
-			break;
-		default:
-			if ((rc = cli_common_option(&tool, c, &o->common)))
-				return rc;
-			break;
-		}
+	switch (c) {
+	case OPT_FORMAT:
+		if ((rc = cli_parse_choice(&tool, "format", optarg, format_names, &v)))
+			return rc;
+		o->to = format_names[v].name;
+		break;
+	case OPT_TIME_UNIT:
+		if ((rc = cli_parse_choice(&tool, "time-unit", optarg, time_units, &v)))
+			return rc;
+		o->common.read.time_unit = (enum memscope_time_unit)v;
+		break;
+	case OPT_COMPRESS:
+		if ((rc = cli_parse_choice(&tool, "compress", optarg, kinds, &v)))
+			return rc;
+		o->compress = (enum memscope_compression)v;
+		break;
+	default:
+		return CLI_OPT_SHARED;
 	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct convert_opts *o, const char **input)
+{
+	int rc, v;
+
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
+		return rc;
 	if (argc - optind != 1) {
 		cli_msg(&tool, argc - optind ? "expected one INPUT, got %d" : "no INPUT given%.0d",
 			argc - optind);
@@ -105,10 +113,10 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, const char 
 
 		v = o->to && strcmp(o->to, "csv") ? 1 : o->to ? 0 : -1;
 		if ((rc = cli_format_from_output(
-			     &tool, o->common.output, exts, formats, o->to != NULL, &v)))
+			     &tool, o->common.output, exts, format_names, o->to != NULL, &v)))
 			return rc;
 		if (v >= 0)
-			o->to = formats[v].name;
+			o->to = format_names[v].name;
 	}
 	*input = argv[optind];
 	return 0;

@@ -57,20 +57,24 @@ static int on_trace(void *ctx, const struct memscope_trace_row *row)
 	return memscope_db_writer_trace(k->db, row, &k->werr);
 }
 
-static int parse_args(int argc, char **argv, struct db_opts *o)
+/* One option of parse_args (cli_options): c into ctx, a struct db_opts. */
+static int option(void *ctx, int c)
 {
 	/* a format's value is o->to_csv */
 	static const struct cli_choice formats[] = { { "db", 0 }, { "csv", 1 }, { NULL, 0 } };
-	int c, rc;
+	struct db_opts *o = ctx;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		if (c == OPT_FORMAT)
-			rc = cli_parse_choice(&tool, "format", optarg, formats, &o->to_csv);
-		else
-			rc = cli_common_option(&tool, c, &o->common);
-		if (rc)
-			return rc;
-	}
+	if (c != OPT_FORMAT)
+		return CLI_OPT_SHARED;
+	return cli_parse_choice(&tool, "format", optarg, formats, &o->to_csv);
+}
+
+static int parse_args(int argc, char **argv, struct db_opts *o)
+{
+	int rc;
+
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
+		return rc;
 	if (optind == argc) {
 		cli_msg(&tool, "no INPUT given");
 		return CLI_EXIT_USAGE;

@@ -185,75 +185,82 @@ static int parse_resolution(const char *arg, uint64_t *ns)
 	return CLI_EXIT_USAGE;
 }
 
+static const struct cli_choice format_names[] = { { "speedscope", FORMAT_SPEEDSCOPE },
+	{ "folded", FORMAT_FOLDED }, { "svg", FORMAT_SVG }, { "chrome-trace", FORMAT_CHROME_TRACE },
+	{ "html", FORMAT_HTML }, { NULL, 0 } };
+static const struct cli_choice metric_names[] = {
+	{ "allocated", 1u << MEMSCOPE_FLAME_ALLOCATED },
+	{ "peak", 1u << MEMSCOPE_FLAME_PEAK },
+	{ "leaked", 1u << MEMSCOPE_FLAME_LEAKED },
+	{ "count", 1u << MEMSCOPE_FLAME_COUNT },
+	{ NULL, 0 },
+};
+static const struct cli_choice group_names[] = { { "stack", MEMSCOPE_FLAME_BY_STACK },
+	{ "owner", MEMSCOPE_FLAME_BY_OWNER }, { "op", MEMSCOPE_FLAME_BY_OP }, { NULL, 0 } };
+static const struct cli_choice stack_names[] = { { "python", MEMSCOPE_FLAME_PYTHON },
+	{ "c", MEMSCOPE_FLAME_C }, { "both", MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C },
+	{ NULL, 0 } };
+
+/* One option of parse_args (cli_options): c into ctx, a struct export_opts. */
+static int option(void *ctx, int c)
+{
+	struct export_opts *o = ctx;
+	int rc = 0, v = 0;
+
+	if (c >= OPT_FORMAT && c < OPT_FORMAT + 32)
+		o->given |= 1u << (c - OPT_FORMAT);
+	switch (c) {
+	case OPT_FORMAT:
+		if (!(rc = cli_parse_choice(&tool, "format", optarg, format_names, &v)))
+			o->format = (enum format)v;
+		break;
+	case OPT_METRIC:
+		rc = cli_parse_names(&tool, "metric", optarg, metric_names, &o->flame.metrics);
+		break;
+	case OPT_GROUP_BY:
+		if (!(rc = cli_parse_choice(&tool, "group-by", optarg, group_names, &v)))
+			o->flame.group = (unsigned)v;
+		break;
+	case OPT_STACK:
+		if (!(rc = cli_parse_choice(&tool, "stack", optarg, stack_names, &v)))
+			o->flame.stacks = (unsigned)v;
+		break;
+	case OPT_POOL:
+		rc = cli_parse_pools(&tool, optarg, &o->flame.pools);
+		break;
+	case OPT_MERGE:
+		o->flame.merge = 1;
+		break;
+	case OPT_STEP:
+		rc = cli_parse_count(&tool, "step", optarg, 1, &o->window.step);
+		break;
+	case OPT_FROM:
+		rc = parse_when("from", optarg, &o->window.from_ns, &o->window.flags,
+			MEMSCOPE_TL_FROM, MEMSCOPE_TL_FROM_ABS);
+		break;
+	case OPT_TO:
+		rc = parse_when("to", optarg, &o->window.to_ns, &o->window.flags, MEMSCOPE_TL_TO,
+			MEMSCOPE_TL_TO_ABS);
+		break;
+	case OPT_RESOLUTION:
+		rc = parse_resolution(optarg, &o->chrome.tick_ns);
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return rc;
+}
+
 static int parse_args(int argc, char **argv, struct export_opts *o)
 {
-	static const struct cli_choice formats[] = { { "speedscope", FORMAT_SPEEDSCOPE },
-		{ "folded", FORMAT_FOLDED }, { "svg", FORMAT_SVG },
-		{ "chrome-trace", FORMAT_CHROME_TRACE }, { "html", FORMAT_HTML }, { NULL, 0 } };
-	static const struct cli_choice metrics[] = {
-		{ "allocated", 1u << MEMSCOPE_FLAME_ALLOCATED },
-		{ "peak", 1u << MEMSCOPE_FLAME_PEAK },
-		{ "leaked", 1u << MEMSCOPE_FLAME_LEAKED },
-		{ "count", 1u << MEMSCOPE_FLAME_COUNT },
-		{ NULL, 0 },
-	};
-	static const struct cli_choice groups[] = { { "stack", MEMSCOPE_FLAME_BY_STACK },
-		{ "owner", MEMSCOPE_FLAME_BY_OWNER }, { "op", MEMSCOPE_FLAME_BY_OP }, { NULL, 0 } };
-	static const struct cli_choice stacks[] = { { "python", MEMSCOPE_FLAME_PYTHON },
-		{ "c", MEMSCOPE_FLAME_C }, { "both", MEMSCOPE_FLAME_PYTHON | MEMSCOPE_FLAME_C },
-		{ NULL, 0 } };
-	int c, rc = 0, n, v = 0;
+	int rc, n, v;
 	size_t i;
 
-	while (!rc && (c = cli_getopt(&tool, argc, argv)) != -1) {
-		if (c >= OPT_FORMAT && c < OPT_FORMAT + 32)
-			o->given |= 1u << (c - OPT_FORMAT);
-		switch (c) {
-		case OPT_FORMAT:
-			if (!(rc = cli_parse_choice(&tool, "format", optarg, formats, &v)))
-				o->format = (enum format)v;
-			break;
-		case OPT_METRIC:
-			rc = cli_parse_names(&tool, "metric", optarg, metrics, &o->flame.metrics);
-			break;
-		case OPT_GROUP_BY:
-			if (!(rc = cli_parse_choice(&tool, "group-by", optarg, groups, &v)))
-				o->flame.group = (unsigned)v;
-			break;
-		case OPT_STACK:
-			if (!(rc = cli_parse_choice(&tool, "stack", optarg, stacks, &v)))
-				o->flame.stacks = (unsigned)v;
-			break;
-		case OPT_POOL:
-			rc = cli_parse_pools(&tool, optarg, &o->flame.pools);
-			break;
-		case OPT_MERGE:
-			o->flame.merge = 1;
-			break;
-		case OPT_STEP:
-			rc = cli_parse_count(&tool, "step", optarg, 1, &o->window.step);
-			break;
-		case OPT_FROM:
-			rc = parse_when("from", optarg, &o->window.from_ns, &o->window.flags,
-				MEMSCOPE_TL_FROM, MEMSCOPE_TL_FROM_ABS);
-			break;
-		case OPT_TO:
-			rc = parse_when("to", optarg, &o->window.to_ns, &o->window.flags,
-				MEMSCOPE_TL_TO, MEMSCOPE_TL_TO_ABS);
-			break;
-		case OPT_RESOLUTION:
-			rc = parse_resolution(optarg, &o->chrome.tick_ns);
-			break;
-		default:
-			rc = cli_common_option(&tool, c, &o->common);
-			break;
-		}
-	}
-	if (rc)
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
 		return rc;
 	v = (int)o->format;
 	/* a name of another ending (x.png) is refused unless --format says what goes there */
-	if ((rc = cli_format_from_output(&tool, o->common.output, exts, formats,
+	if ((rc = cli_format_from_output(&tool, o->common.output, exts, format_names,
 		     ((o->given >> (OPT_FORMAT - OPT_FORMAT)) & 1) | CLI_FORMAT_KNOWN, &v)))
 		return rc;
 	o->format = (enum format)v;
@@ -261,13 +268,13 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 		if ((o->given >> (applies[i].opt - OPT_FORMAT) & 1) &&
 			!(applies[i].formats >> o->format & 1)) {
 			cli_msg(&tool, "--%s does nothing for --format %s", applies[i].name,
-				cli_choice_name(formats, (int)o->format));
+				cli_choice_name(format_names, (int)o->format));
 			return CLI_EXIT_USAGE;
 		}
 	if ((o->given >> (OPT_STACK - OPT_FORMAT) & 1) &&
 		o->flame.group != MEMSCOPE_FLAME_BY_STACK) {
 		cli_msg(&tool, "--stack does nothing for --group-by %s",
-			cli_choice_name(groups, (int)o->flame.group));
+			cli_choice_name(group_names, (int)o->flame.group));
 		return CLI_EXIT_USAGE;
 	}
 	if (o->window.step && (o->window.flags & (MEMSCOPE_TL_FROM | MEMSCOPE_TL_TO))) {
@@ -289,10 +296,9 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 			o->format == FORMAT_SVG ? "svg" : "folded", n);
 		return CLI_EXIT_USAGE;
 	}
-	if ((rc = cli_inputs(&tool, argc, argv, &o->common, 0, &o->session)))
+	if ((rc = cli_named_inputs(
+		     &tool, argc, argv, &o->common, &o->session, &o->inputs, &o->n_inputs)))
 		return rc;
-	o->inputs = memscope_session_names(o->session);
-	o->n_inputs = memscope_session_count(o->session);
 	return 0;
 }
 

@@ -60,6 +60,7 @@ struct ineff_opts {
 	const char *annotate;			/* --annotate; NULL: no annotated copy */
 	uint64_t top;				/* --top: blocks in the report; 0: all */
 	int top_given;				/* --top was given */
+	int format_given;			/* --format was given */
 	int fail_on_finding;			/* --fail-on-finding */
 	struct cli_common common;		/* -o, -f, -q, --lenient */
 	struct memscope_session *session;	/* the INPUTs */
@@ -67,8 +68,10 @@ struct ineff_opts {
 	size_t n_inputs;
 };
 
-static int parse_args(int argc, char **argv, struct ineff_opts *o)
+/* One option of parse_args (cli_options): c into ctx, a struct ineff_opts. */
+static int option(void *ctx, int c)
 {
+	struct ineff_opts *o = ctx;
 	const struct cli_choice kinds[] = {
 		{ memscope_ineff_type_name(MEMSCOPE_INEFF_EARLY), MEMSCOPE_INEFF_EARLY },
 		{ memscope_ineff_type_name(MEMSCOPE_INEFF_LATE), MEMSCOPE_INEFF_LATE },
@@ -78,54 +81,56 @@ static int parse_args(int argc, char **argv, struct ineff_opts *o)
 	};
 	unsigned long long n;
 	unsigned format;
-	int c, rc = 0, format_given = 0;
+	int rc = 0;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_FORMAT:
-			rc = cli_parse_format(&tool, optarg, &format);
-			o->format = (enum memscope_ineff_format)format;
-			format_given = 1;
-			break;
-		case OPT_IDLE_THRESHOLD:
-			rc = cli_parse_count(
-				&tool, "idle-threshold", optarg, 1, &o->ineff.idle_threshold);
-			break;
-		case OPT_MIN_SIZE:
-			if (cli_parse_size(optarg, &n)) {
-				cli_msg(&tool,
-					"--min-size: expected bytes like 4096, 64K or 1M, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			o->ineff.min_size = n;
-			break;
-		case OPT_KINDS:
-			rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->ineff.types);
-			break;
-		case OPT_ANNOTATE:
-			o->annotate = optarg;
-			break;
-		case OPT_TOP:
-			rc = cli_parse_count(&tool, "top", optarg, 0, &o->top);
-			o->top_given = 1;
-			break;
-		case OPT_FAIL_ON_FINDING:
-			o->fail_on_finding = 1;
-			break;
-		default:
-			rc = cli_common_option(&tool, c, &o->common);
-			break;
+	switch (c) {
+	case OPT_FORMAT:
+		rc = cli_parse_format(&tool, optarg, &format);
+		o->format = (enum memscope_ineff_format)format;
+		o->format_given = 1;
+		break;
+	case OPT_IDLE_THRESHOLD:
+		rc = cli_parse_count(&tool, "idle-threshold", optarg, 1, &o->ineff.idle_threshold);
+		break;
+	case OPT_MIN_SIZE:
+		if (cli_parse_size(optarg, &n)) {
+			cli_msg(&tool, "--min-size: expected bytes like 4096, 64K or 1M, got '%s'",
+				optarg);
+			return CLI_EXIT_USAGE;
 		}
-		if (rc)
-			return rc;
+		o->ineff.min_size = n;
+		break;
+	case OPT_KINDS:
+		rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->ineff.types);
+		break;
+	case OPT_ANNOTATE:
+		o->annotate = optarg;
+		break;
+	case OPT_TOP:
+		rc = cli_parse_count(&tool, "top", optarg, 0, &o->top);
+		o->top_given = 1;
+		break;
+	case OPT_FAIL_ON_FINDING:
+		o->fail_on_finding = 1;
+		break;
+	default:
+		return CLI_OPT_SHARED;
 	}
-	if ((rc = cli_inputs(&tool, argc, argv, &o->common, 0, &o->session)))
+	return rc;
+}
+
+static int parse_args(int argc, char **argv, struct ineff_opts *o)
+{
+	unsigned format;
+	int rc;
+
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
 		return rc;
-	o->inputs = memscope_session_names(o->session);
-	o->n_inputs = memscope_session_count(o->session);
+	if ((rc = cli_named_inputs(
+		     &tool, argc, argv, &o->common, &o->session, &o->inputs, &o->n_inputs)))
+		return rc;
 	format = o->format;
-	if ((rc = cli_report_format(&tool, o->common.output, NULL, format_given, &format)))
+	if ((rc = cli_report_format(&tool, o->common.output, NULL, o->format_given, &format)))
 		return rc;
 	o->format = (enum memscope_ineff_format)format;
 	if (!o->top_given)

@@ -82,78 +82,84 @@ struct leaks_opts {
 	size_t n_inputs;
 };
 
+static const struct cli_choice kind_names[] = { { "step", MEMSCOPE_LEAK_STEP },
+	{ "mark", MEMSCOPE_LEAK_MARK }, { "exit", MEMSCOPE_LEAK_EXIT }, { NULL, 0 } };
+static const struct cli_choice format_names[] = { { "text", MEMSCOPE_LEAKS_TEXT },
+	{ "json", MEMSCOPE_LEAKS_JSON }, { "csv", MEMSCOPE_LEAKS_CSV },
+	{ "reference", MEMSCOPE_LEAKS_REFERENCE }, { NULL, 0 } };
+static const struct cli_choice group_names[] = { { "stack", MEMSCOPE_LEAKS_BY_STACK },
+	{ "op", MEMSCOPE_LEAKS_BY_OP }, { "owner", MEMSCOPE_LEAKS_BY_OWNER }, { NULL, 0 } };
+
+/* One option of parse_args (cli_options): c into ctx, a struct leaks_opts. */
+static int option(void *ctx, int c)
+{
+	struct leaks_opts *o = ctx;
+	int rc = 0, v = 0;
+
+	switch (c) {
+	case OPT_FORMAT:
+		if (!(rc = cli_parse_choice(&tool, "format", optarg, format_names, &v)))
+			o->format = (enum memscope_leaks_format)v;
+		o->format_given = 1;
+		break;
+	case OPT_GROUP_BY:
+		if (!(rc = cli_parse_choice(&tool, "group-by", optarg, group_names, &v)))
+			o->leaks.group_by = (enum memscope_leaks_group_by)v;
+		o->group_by_given = 1;
+		break;
+	case OPT_TOP:
+		rc = cli_parse_count(&tool, "top", optarg, 0, &o->leaks.top);
+		o->top_given = 1;
+		break;
+	case OPT_KINDS:
+		rc = cli_parse_names(&tool, "kinds", optarg, kind_names, &o->leaks.kinds);
+		o->kinds_given = 1;
+		break;
+	case OPT_POOL:
+		rc = cli_parse_pools(&tool, optarg, &o->leaks.pools);
+		break;
+	case OPT_SKIP_STEPS:
+		rc = cli_parse_count(&tool, "skip-steps", optarg, 0, &o->leaks.skip_steps);
+		break;
+	case OPT_MIN_STEPS_ALIVE:
+		rc = cli_parse_count(
+			&tool, "min-steps-alive", optarg, 1, &o->leaks.min_steps_alive);
+		break;
+	case OPT_MARK:
+		if (!*optarg) {
+			cli_msg(&tool, "--mark: the text must not be empty");
+			return CLI_EXIT_USAGE;
+		}
+		o->leaks.mark = optarg;
+		break;
+	case OPT_START_INDEX:
+		rc = cli_parse_count(&tool, "start-index", optarg, 0, &o->leaks.mark_index);
+		if (!rc && o->leaks.mark_index > 1000000) {
+			cli_msg(&tool, "--start-index: at most 1000000, got '%s'", optarg);
+			rc = CLI_EXIT_USAGE;
+		}
+		break;
+	case OPT_FAIL_ON_FINDING:
+		o->fail_on_leak = 1;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return rc;
+}
+
 static int parse_args(int argc, char **argv, struct leaks_opts *o)
 {
-	static const struct cli_choice kinds[] = { { "step", MEMSCOPE_LEAK_STEP },
-		{ "mark", MEMSCOPE_LEAK_MARK }, { "exit", MEMSCOPE_LEAK_EXIT }, { NULL, 0 } };
-	static const struct cli_choice formats[] = { { "text", MEMSCOPE_LEAKS_TEXT },
-		{ "json", MEMSCOPE_LEAKS_JSON }, { "csv", MEMSCOPE_LEAKS_CSV },
-		{ "reference", MEMSCOPE_LEAKS_REFERENCE }, { NULL, 0 } };
-	static const struct cli_choice groups[] = { { "stack", MEMSCOPE_LEAKS_BY_STACK },
-		{ "op", MEMSCOPE_LEAKS_BY_OP }, { "owner", MEMSCOPE_LEAKS_BY_OWNER }, { NULL, 0 } };
-	int c, rc = 0, v = 0;
+	int rc;
 	unsigned f;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_FORMAT:
-			if (!(rc = cli_parse_choice(&tool, "format", optarg, formats, &v)))
-				o->format = (enum memscope_leaks_format)v;
-			o->format_given = 1;
-			break;
-		case OPT_GROUP_BY:
-			if (!(rc = cli_parse_choice(&tool, "group-by", optarg, groups, &v)))
-				o->leaks.group_by = (enum memscope_leaks_group_by)v;
-			o->group_by_given = 1;
-			break;
-		case OPT_TOP:
-			rc = cli_parse_count(&tool, "top", optarg, 0, &o->leaks.top);
-			o->top_given = 1;
-			break;
-		case OPT_KINDS:
-			rc = cli_parse_names(&tool, "kinds", optarg, kinds, &o->leaks.kinds);
-			o->kinds_given = 1;
-			break;
-		case OPT_POOL:
-			rc = cli_parse_pools(&tool, optarg, &o->leaks.pools);
-			break;
-		case OPT_SKIP_STEPS:
-			rc = cli_parse_count(&tool, "skip-steps", optarg, 0, &o->leaks.skip_steps);
-			break;
-		case OPT_MIN_STEPS_ALIVE:
-			rc = cli_parse_count(
-				&tool, "min-steps-alive", optarg, 1, &o->leaks.min_steps_alive);
-			break;
-		case OPT_MARK:
-			if (!*optarg) {
-				cli_msg(&tool, "--mark: the text must not be empty");
-				return CLI_EXIT_USAGE;
-			}
-			o->leaks.mark = optarg;
-			break;
-		case OPT_START_INDEX:
-			rc = cli_parse_count(&tool, "start-index", optarg, 0, &o->leaks.mark_index);
-			if (!rc && o->leaks.mark_index > 1000000) {
-				cli_msg(&tool, "--start-index: at most 1000000, got '%s'", optarg);
-				rc = CLI_EXIT_USAGE;
-			}
-			break;
-		case OPT_FAIL_ON_FINDING:
-			o->fail_on_leak = 1;
-			break;
-		default:
-			rc = cli_common_option(&tool, c, &o->common);
-			break;
-		}
-		if (rc)
-			return rc;
-	}
-	if ((rc = cli_inputs(&tool, argc, argv, &o->common, 0, &o->session)))
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
 		return rc;
-	o->inputs = memscope_session_names(o->session);
-	o->n_inputs = memscope_session_count(o->session);
+	if ((rc = cli_named_inputs(
+		     &tool, argc, argv, &o->common, &o->session, &o->inputs, &o->n_inputs)))
+		return rc;
 	f = o->format;
-	if ((rc = cli_report_format(&tool, o->common.output, formats, o->format_given, &f)))
+	if ((rc = cli_report_format(&tool, o->common.output, format_names, o->format_given, &f)))
 		return rc;
 	o->format = (enum memscope_leaks_format)f;
 	if ((o->leaks.kinds & MEMSCOPE_LEAK_MARK) && o->kinds_given && !o->leaks.mark) {

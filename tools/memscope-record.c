@@ -94,46 +94,51 @@ static int is_not_capture(const char *name)
 	return 0;
 }
 
+/* One option of parse_args (cli_options): c into ctx, a struct record_opts. */
+static int option(void *ctx, int c)
+{
+	struct record_opts *o = ctx;
+	unsigned long long v;
+
+	switch (c) {
+	case OPT_STACK:
+		if (!strcmp(optarg, "none")) {
+			o->depth = 0;
+		} else if (!strcmp(optarg, "c")) {
+			o->depth = 32;
+		} else if (!strncmp(optarg, "c:", 2) && !cli_parse_uint(optarg + 2, &v) && v >= 1 &&
+			   v <= 256) {
+			o->depth = (unsigned)v;
+		} else {
+			cli_msg(&tool, "--stack: expected c, c:DEPTH (1 to 256) or none, got '%s'",
+				optarg);
+			return CLI_EXIT_USAGE;
+		}
+		break;
+	case OPT_FOLLOW_FORK:
+		o->follow_fork = 1;
+		break;
+	case OPT_NO_FOLLOW_FORK:
+		o->follow_fork = 0;
+		break;
+	case OPT_FOLLOW_EXEC:
+		o->follow_exec = 1;
+		break;
+	case OPT_MMAP:
+		o->mmap = 1;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	unsigned long long v;
-	int c, rc;
+	int rc;
 
-	while ((c = cli_getopt(&tool, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_STACK:
-			if (!strcmp(optarg, "none")) {
-				o->depth = 0;
-			} else if (!strcmp(optarg, "c")) {
-				o->depth = 32;
-			} else if (!strncmp(optarg, "c:", 2) && !cli_parse_uint(optarg + 2, &v) &&
-				   v >= 1 && v <= 256) {
-				o->depth = (unsigned)v;
-			} else {
-				cli_msg(&tool,
-					"--stack: expected c, c:DEPTH (1 to 256) or none, got '%s'",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		case OPT_FOLLOW_FORK:
-			o->follow_fork = 1;
-			break;
-		case OPT_NO_FOLLOW_FORK:
-			o->follow_fork = 0;
-			break;
-		case OPT_FOLLOW_EXEC:
-			o->follow_exec = 1;
-			break;
-		case OPT_MMAP:
-			o->mmap = 1;
-			break;
-		default:
-			if ((rc = cli_common_option(&tool, c, &o->common)))
-				return rc;
-			break;
-		}
-	}
+	if ((rc = cli_options(&tool, argc, argv, &o->common, option, o)))
+		return rc;
 	if (o->common.output && !strcmp(o->common.output, "-")) {
 		cli_msg(&tool,
 			"-o -: a recording is written to files (forked processes get their own)");
