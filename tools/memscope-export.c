@@ -488,12 +488,9 @@ static void trace_summary(
 		(unsigned long long)cs->steps, mods);
 }
 
-/* The trace's pools when nested (said whatever -q), then its window: 0 or the exit status
- * (printed). */
-static int cut_window(const struct export_opts *o, struct memscope_timeline *tl)
+/* The trace's pools when nested (said whatever -q). */
+static void trace_pools_note(const struct export_opts *o, const struct memscope_timeline *tl)
 {
-	struct memscope_error err;
-	uint64_t left_out = 0;
 	char names[128];
 	uint32_t src;
 
@@ -508,28 +505,26 @@ static int cut_window(const struct export_opts *o, struct memscope_timeline *tl)
 				pool_names(in->counted & MEMSCOPE_POOLS_INNER, 1, names,
 					sizeof(names)));
 	}
-	if (!o->window.step && !o->window.flags)
-		return 0;
-	memscope_error_clear(&err);
-	if (memscope_timeline_window(tl, &o->window, o->inputs, o->n_inputs, &left_out, &err))
-		return cli_error(&tool, &err);
-	if (left_out && !o->common.quiet)
-		cli_msg(&tool, "%llu processes have no step %llu: left out",
-			(unsigned long long)left_out, (unsigned long long)o->window.step);
-	return 0;
 }
 
-/* The page's window (--step, --from, --to; memscope_peak_window): 0 or the exit status
- * (printed). */
-static int cut_page_window(const struct export_opts *o, struct memscope_peak *pk)
+/* The window (--step, --from, --to) of the trace tl or of the page pk, whichever is not NULL
+ * (memscope_timeline_window, memscope_peak_window): 0 or the exit status (printed). */
+static int cut_window(
+	const struct export_opts *o, struct memscope_timeline *tl, struct memscope_peak *pk)
 {
 	struct memscope_error err;
 	uint64_t left_out = 0;
+	int rc;
 
 	if (!o->window.step && !o->window.flags)
 		return 0;
 	memscope_error_clear(&err);
-	if (memscope_peak_window(pk, &o->window, o->inputs, o->n_inputs, &left_out, &err))
+	if (tl)
+		rc = memscope_timeline_window(
+			tl, &o->window, o->inputs, o->n_inputs, &left_out, &err);
+	else
+		rc = memscope_peak_window(pk, &o->window, o->inputs, o->n_inputs, &left_out, &err);
+	if (rc)
 		return cli_error(&tool, &err);
 	if (left_out && !o->common.quiet)
 		cli_msg(&tool, "%llu processes have no step %llu: left out",
@@ -610,9 +605,9 @@ int main(int argc, char **argv)
 	/* bytes counted twice: said whatever -q */
 	if (f && nested_note(f, sub, sizeof(sub)))
 		cli_msg(&tool, "%s (--pool)", sub);
-	if (tl && (status = cut_window(&o, tl)))
-		goto out;
-	if (pk && (status = cut_page_window(&o, pk)))
+	if (tl)
+		trace_pools_note(&o, tl);
+	if ((tl || pk) && (status = cut_window(&o, tl, pk)))
 		goto out;
 	memscope_error_clear(&err);
 	snprintf(producer, sizeof(producer), "%s@%s", tool.name, memscope_version());

@@ -254,7 +254,7 @@ int ms__json_skip_value(struct ms__json *j)
 	uint64_t objs[DEPTH_MAX / 64];
 	struct ms__json_val v;
 	unsigned depth = 0;
-	int rc, obj;
+	int rc, obj, closed;
 
 	for (;;) {
 		/* a value */
@@ -288,17 +288,17 @@ int ms__json_skip_value(struct ms__json *j)
 				return MS__JSON_OK;
 			obj = (int)(objs[(depth - 1) / 64] >> ((depth - 1) % 64) & 1);
 			WS_OR_END(j);
-			if (*j->p == ',') {
-				j->p++;
+			if ((rc = ms__json_comma_or(j, obj ? '}' : ']',
+				     obj ? "',' or '}' expected after a value"
+					 : "',' or ']' expected after a value",
+				     &closed)))
+				return rc;
+			if (!closed) {
 				WS_OR_END(j);
 				if (obj && (rc = ms__json_key(j, &v)))
 					return rc;
 				break;
 			}
-			if (*j->p != (obj ? '}' : ']'))
-				return ms__json_bad(j, obj ? "',' or '}' expected after a value"
-							   : "',' or ']' expected after a value");
-			j->p++;
 			depth--;
 		}
 	}
@@ -430,7 +430,7 @@ int ms__json_object(struct ms__json *j, const struct ms__json_keys *keys, struct
 	struct ms__json_val *sub_vals)
 {
 	struct ms__json_val k;
-	int rc, i;
+	int rc, i, closed;
 
 	j->p++;
 	WS_OR_END(j);
@@ -451,13 +451,10 @@ int ms__json_object(struct ms__json *j, const struct ms__json_keys *keys, struct
 		if (rc)
 			return rc;
 		WS_OR_END(j);
-		if (*j->p == '}') {
-			j->p++;
-			return MS__JSON_OK;
-		}
-		if (*j->p != ',')
-			return ms__json_bad(j, "',' or '}' expected after a value");
-		j->p++;
+		if ((rc = ms__json_comma_or(
+			     j, '}', "',' or '}' expected after a value", &closed)) ||
+			closed)
+			return rc;
 		WS_OR_END(j);
 	}
 }

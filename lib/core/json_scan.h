@@ -55,6 +55,20 @@ struct ms__json_keys {
 /* MS__JSON_BAD with j->bad = what (a static string). */
 int ms__json_bad(struct ms__json *j, const char *what);
 
+/*
+ * After a value in an array or object, at p (whitespace skipped, not at end): a ',' (*closed 0)
+ * or the container's closing byte close (*closed 1), p past it: MS__JSON_OK; anything else
+ * MS__JSON_BAD with what.
+ */
+static inline int ms__json_comma_or(struct ms__json *j, char close, const char *what, int *closed)
+{
+	if (*j->p != ',' && *j->p != close)
+		return ms__json_bad(j, what);
+	*closed = *j->p == close;
+	j->p++;
+	return MS__JSON_OK;
+}
+
 /* Whitespace from p skipped, counting lines. */
 void ms__json_skip_ws(struct ms__json *j);
 

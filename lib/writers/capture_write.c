@@ -12,6 +12,7 @@
 #include "memscope/strtab.h"
 #include "memscope/capture.h"
 #include "outbuf.h"
+#include "report.h"
 
 /* After this many host events in a row from one thread that is not the CONTEXT one, a CONTEXT
  * record (about 9 bytes) costs less than the slot byte of each HOST_T that would follow. */
@@ -626,7 +627,6 @@ int memscope_capture_writer_finish(struct memscope_capture_writer *w, struct mem
 	if (!rc)
 		rc = outbuf_flush(&w->o);
 	if (rc || fflush(w->o.out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
+		return ms__write_failed(err);
 	return 0;
 }

@@ -1,6 +1,5 @@
 /* Writer of the reference's memscope_dump CSV layout, byte for byte as the reference spells rows.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +8,7 @@
 #include "memscope/dump_csv.h"
 #include "dump_text.h"
 #include "outbuf.h"
+#include "report.h"
 
 static const char header[] = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,"
 			     "Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
@@ -210,8 +210,7 @@ int memscope_csv_writer_write(
 	if (rc && w->nomem)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	if (rc)
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
+		return ms__write_failed(err);
 	return 0;
 }
 
@@ -220,11 +219,9 @@ int memscope_csv_writer_finish(struct memscope_csv_writer *w, struct memscope_er
 	if (!w->header_done) {
 		w->header_done = 1;
 		if (outbuf_put(&w->o, header, sizeof(header) - 1))
-			return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-				strerror(errno ? errno : EIO));
+			return ms__write_failed(err);
 	}
 	if (outbuf_flush(&w->o) || fflush(w->o.out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
+		return ms__write_failed(err);
 	return 0;
 }

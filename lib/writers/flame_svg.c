@@ -1,6 +1,5 @@
 /* An interactive SVG flame graph of one metric (memscope_flame_write_svg); its script is
  * flame_svg.js, embedded at build time. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -530,8 +529,5 @@ int memscope_flame_write_svg(FILE *out, const struct memscope_flame *f, unsigned
 	free(g.cands);
 	free(open);
 	free(items);
-	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
-	return 0;
+	return ms__write_end(out, 0, err);
 }

@@ -1,6 +1,5 @@
 /* Writers of memory by allocation site: speedscope JSON and folded stacks
  * (formats/flame.md). */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,12 +134,7 @@ int memscope_flame_write_speedscope(FILE *out, const struct memscope_flame *f, c
 	}
 	fputs("]}\n", out);
 	ms__u64map_free(&index);
-	if (rc)
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
-	return 0;
+	return ms__write_end(out, rc, err);
 }
 
 /*
@@ -205,8 +199,5 @@ int memscope_flame_write_folded(
 		}
 		fprintf(out, " %llu\n", (unsigned long long)e[i].weight);
 	}
-	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
-	return 0;
+	return ms__write_end(out, 0, err);
 }

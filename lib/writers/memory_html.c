@@ -2,7 +2,6 @@
  * bytes and of the profiler's samples cut to one column per pixel, the peak, the steps, the owners
  * at the peak; its script is memory_html.js, embedded at build time. */
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #include "../core/clocks.h"
@@ -1468,8 +1467,7 @@ out:
 	free(g.has);
 	free(g.sc);
 	free(g.same_as);
-	if (!rc && ferror(out))
-		rc = memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
+	if (!rc)
+		rc = ms__write_end(out, 0, err);
 	return rc;
 }

@@ -1,4 +1,5 @@
 /* Implementation of the report writers' shared helpers (report.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,23 @@
 #include "memscope/memscope.h"
 #include "memscope/strtab.h"
 #include "report.h"
+
+/* ---- how a write ended ---- */
+
+int ms__write_failed(struct memscope_error *err)
+{
+	return memscope_error_set(
+		err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s", strerror(errno ? errno : EIO));
+}
+
+int ms__write_end(FILE *out, int nomem, struct memscope_error *err)
+{
+	if (nomem)
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+	if (ferror(out))
+		return ms__write_failed(err);
+	return 0;
+}
 
 /* ---- JSON ---- */
 

@@ -1,5 +1,5 @@
-/* Helpers the report writers share: JSON strings that stay valid UTF-8, CSV fields quoted when
- * needed, and call stacks in either. */
+/* Helpers the writers share: how a write ended, JSON strings that stay valid UTF-8, CSV fields
+ * quoted when needed, and call stacks in either. */
 #ifndef MEMSCOPE_REPORT_H
 #define MEMSCOPE_REPORT_H
 
@@ -10,6 +10,14 @@
 #include "../core/internal.h"
 
 struct memscope_strtab;
+struct memscope_error;
+
+/* A write that failed: MEMSCOPE_E_IO into err, "write failed: " and errno's text (EIO's when errno
+ * is 0). Returns MEMSCOPE_E_IO. */
+int ms__write_failed(struct memscope_error *err);
+/* How writing to out ended: MEMSCOPE_E_NOMEM ("out of memory") when nomem, else
+ * ms__write_failed's when out's error flag is set, else 0. */
+int ms__write_end(FILE *out, int nomem, struct memscope_error *err);
 
 /* s[0..n) as a JSON string; invalid UTF-8 becomes U+FFFD so the output stays valid JSON. */
 void ms__json_str(FILE *out, const char *s, size_t n);

@@ -3,7 +3,6 @@
  * samples) in one unit, with the samples that cannot change the curve left out, op and step
  * slices, marks. */
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #include "../analyses/opstack.h"
@@ -772,12 +771,7 @@ out:
 	opstack_free(&w.ops);
 	if (stats)
 		*stats = w.stats;
-	if (rc)
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-	if (ferror(out))
-		return memscope_error_set(err, MEMSCOPE_E_IO, NULL, 0, "write failed: %s",
-			strerror(errno ? errno : EIO));
-	return 0;
+	return ms__write_end(out, rc, err);
 }
 
 int memscope_timeline_write_chrome(FILE *out, const struct memscope_timeline *t,
