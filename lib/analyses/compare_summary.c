@@ -64,16 +64,16 @@ static void add_sat(int64_t *sum, int64_t v)
 static struct memscope_compare_group *group_of(
 	struct memscope_compare_summary *s, const struct memscope_compare_row *r)
 {
-	uint64_t key = (uint64_t)(uint32_t)r->device << 32 | r->name, at;
+	uint64_t key = (uint64_t)(uint32_t)r->device << 32 | r->name;
 	struct memscope_compare_group *g;
+	size_t at;
+	int rc;
 
-	if (ms__u64map_get(&s->group_at, key, &at, NULL))
-		return &s->groups[at];
-	if (ms__grow_array(&s->groups, &s->cap_groups, s->n_groups + 1, sizeof(*s->groups)) ||
-		ms__u64map_put(&s->group_at, key, s->n_groups, 0))
-		return NULL;
-	g = &s->groups[s->n_groups++];
-	memset(g, 0, sizeof(*g));
+	rc = ms__u64map_slot(&s->group_at, key, &s->groups, &s->n_groups, &s->cap_groups,
+		sizeof(*s->groups), &at);
+	if (rc <= 0)
+		return rc ? NULL : &s->groups[at];
+	g = &s->groups[at];
 	g->device = r->device;
 	g->event = r->event;
 	g->name = r->name;

@@ -378,22 +378,22 @@ static uint32_t input_of(const struct memscope_flame *f, uint32_t src)
 static int group_of(struct memscope_flame *f, uint32_t src, unsigned pool, uint32_t *g)
 {
 	uint32_t in = input_of(f, src);
-	uint64_t key = (uint64_t)in << 16 | pool, a, unused;
+	uint64_t key = (uint64_t)in << 16 | pool;
+	size_t at;
+	int rc;
 
 	if (f->n_groups && key == f->last_key) {
 		*g = f->last_group;
 		return 0;
 	}
-	if (!ms__u64map_get(&f->group_of, key, &a, &unused)) {
-		if (ms__grow_array(
-			    &f->groups, &f->cap_groups, f->n_groups + 1, sizeof(*f->groups)) ||
-			ms__u64map_put(&f->group_of, key, f->n_groups, 0))
-			return MEMSCOPE_E_NOMEM;
-		f->groups[f->n_groups] = (struct wgroup){ in, (uint16_t)pool };
-		a = f->n_groups++;
-	}
+	rc = ms__u64map_slot(&f->group_of, key, &f->groups, &f->n_groups, &f->cap_groups,
+		sizeof(*f->groups), &at);
+	if (rc < 0)
+		return rc;
+	if (rc)
+		f->groups[at] = (struct wgroup){ in, (uint16_t)pool };
 	f->last_key = key;
-	*g = f->last_group = (uint32_t)a;
+	*g = f->last_group = (uint32_t)at;
 	return 0;
 }
 

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+#include "memscope/error.h"
 
 struct u64map_entry {
 	uint64_t key;
@@ -29,5 +33,28 @@ int ms__u64map_del(struct u64map *m, uint64_t key, uint64_t *a, uint64_t *b);
  * map per item (per process, per thread) is quadratic once one item made the map big. */
 void ms__u64map_clear(struct u64map *m);
 void ms__u64map_free(struct u64map *m);
+
+/*
+ * An array keyed through m (the array *pp of *n elements of elem bytes, room for *cap; m maps a
+ * key to its index): *at is key's index, and when key is new a zeroed element is appended
+ * (ms__grow_array) and mapped. 1 new, 0 found, or MEMSCOPE_E_NOMEM (key not added).
+ */
+static inline int ms__u64map_slot(
+	struct u64map *m, uint64_t key, void *pp, size_t *n, size_t *cap, size_t elem, size_t *at)
+{
+	uint64_t a;
+	char *p;
+
+	if (ms__u64map_get(m, key, &a, NULL)) {
+		*at = (size_t)a;
+		return 0;
+	}
+	if (ms__grow_array(pp, cap, *n + 1, elem) || ms__u64map_put(m, key, *n, 0))
+		return MEMSCOPE_E_NOMEM;
+	*at = (*n)++;
+	memcpy(&p, pp, sizeof(p)); /* the array, whatever its element type */
+	memset(p + *at * elem, 0, elem);
+	return 1;
+}
 
 #endif

@@ -171,19 +171,18 @@ static struct track *track_of(
 	struct writer *w, const struct memscope_timeline_point *r, enum track_kind kind)
 {
 	static const char *const what[] = { "live", "used", "reserved" };
-	uint64_t key = (uint64_t)kind << 48 | (uint64_t)(uint32_t)r->device << 16 | r->pool, at;
+	uint64_t key = (uint64_t)kind << 48 | (uint64_t)(uint32_t)r->device << 16 | r->pool;
 	char dev[MEMSCOPE_DEVICE_TEXT_MAX];
 	const char *pool = memscope_subtype_name(r->pool);
 	struct track *k;
-	int len;
+	size_t at;
+	int len, rc;
 
-	if (ms__u64map_get(&w->track_of, key, &at, NULL))
-		return &w->tracks[at];
-	if (ms__grow_array(&w->tracks, &w->cap_tracks, w->n_tracks + 1, sizeof(*w->tracks)) ||
-		ms__u64map_put(&w->track_of, key, w->n_tracks, 0))
-		return NULL;
-	k = &w->tracks[w->n_tracks++];
-	memset(k, 0, sizeof(*k));
+	rc = ms__u64map_slot(&w->track_of, key, &w->tracks, &w->n_tracks, &w->cap_tracks,
+		sizeof(*w->tracks), &at);
+	if (rc <= 0)
+		return rc ? NULL : &w->tracks[at];
+	k = &w->tracks[at];
 	/* the pool and device names are plain ASCII: nothing to escape */
 	len = snprintf(k->head, sizeof(k->head),
 		",{\"name\":\"%s device %s %s%s\",\"ph\":\"C\",\"ts\":", pool ? pool : "memory",
