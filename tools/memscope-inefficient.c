@@ -200,24 +200,6 @@ static int check_annotate_input(const struct ineff_opts *o, struct memscope_strt
 	return rc;
 }
 
-/* What records an input of format f that has no memory accesses, or NULL: the Ascend profiler's
- * outputs, PyTorch snapshots and Nsight exports. */
-static const char *without_accesses(enum memscope_format f)
-{
-	switch (f) {
-	case MEMSCOPE_FORMAT_PROFILER:
-	case MEMSCOPE_FORMAT_MSPROF_CSV:
-	case MEMSCOPE_FORMAT_MSPROF_JSON:
-		return "an Ascend profiler output";
-	case MEMSCOPE_FORMAT_TORCH_SNAPSHOT:
-		return "a PyTorch memory snapshot";
-	case MEMSCOPE_FORMAT_NSYS:
-		return "an Nsight Systems export";
-	default:
-		return NULL;
-	}
-}
-
 /*
  * Inputs without memory accesses, which this analysis judges by, are refused before anything is
  * read (standard input is not looked at twice; its read ends with "no ACCESS rows"). 0 or
@@ -240,13 +222,13 @@ static int refuse_inputs_without_accesses(const struct ineff_opts *o, struct mem
 			continue; /* the read says why */
 		f = memscope_source_format(src);
 		memscope_source_close(src);
-		if (without_accesses(f)) {
+		if (memscope_format_without_accesses(f)) {
 			cli_msg(&tool,
 				"%s: %s has no memory access events, which "
 				"this analysis needs: record the job with msMemScope "
 				"(msmemscope --events=alloc,free,launch,access ...) and give its "
 				"dump",
-				o->inputs[i], without_accesses(f));
+				o->inputs[i], memscope_format_without_accesses(f));
 			return CLI_EXIT_INVALID;
 		}
 	}

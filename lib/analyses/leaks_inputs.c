@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../readers/registry.h"
 #include "leaks_impl.h"
 
 /* the inputs an analysis keeps what it saw of: src numbers those of one run, a few; a larger
@@ -99,17 +100,14 @@ int memscope_leaks_input_end(struct memscope_leaks *l, uint32_t src, enum memsco
 		return 0;
 	if (grow_info(l, src))
 		return MEMSCOPE_E_NOMEM;
-	switch (format) {
-	case MEMSCOPE_FORMAT_MSPROF_CSV:
-	case MEMSCOPE_FORMAT_MSPROF_JSON:
-	case MEMSCOPE_FORMAT_PROFILER:
-	case MEMSCOPE_FORMAT_NSYS:
+	switch (ms__reader_end(format)) { /* what the end of an input of its format means */
+	case READER_END_PROFILE:
 		end = MEMSCOPE_LEAKS_END_PROFILE;
 		break;
-	case MEMSCOPE_FORMAT_TORCH_SNAPSHOT:
+	case READER_END_SNAPSHOT:
 		end = MEMSCOPE_LEAKS_END_SNAPSHOT;
 		break;
-	case MEMSCOPE_FORMAT_CAPTURE: /* read to its cut (--lenient): its program went on */
+	case READER_END_EXIT_OR_CUT: /* read to its cut (--lenient): its program went on */
 		if (stats && stats->cut.code)
 			end = MEMSCOPE_LEAKS_END_STOPPED;
 		break;

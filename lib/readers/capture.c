@@ -743,4 +743,9 @@ const struct reader ms__capture_reader = {
 	.what = "a capture file",
 	.sniff = capture_sniff,
 	.read = capture_read,
+	.walk = READER_WALK_INPUT,
+	.prefix = "", /* any NAME.mscap */
+	.endings = (const char *const[]){ ".mscap", NULL },
+	.inputs = "capture files",
+	.end = READER_END_EXIT_OR_CUT,
 };

@@ -1032,6 +1032,31 @@ static int db_refine(
 	return rc;
 }
 
+/* Whether the SQLite database at path holds events (the folder walk's second look at a file whose
+ * head says database): a dump table, as the read looks for it, or an Nsight Systems export's
+ * CUDA_GPU_MEMORY_USAGE_EVENTS (formats/nsys.md). 1 yes, 0 no (or SQLite cannot read it),
+ * MEMSCOPE_E_NOMEM. */
+static int db_holds_events(const char *path)
+{
+	char *name = ms__db_file_path(path);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (!name)
+		return MEMSCOPE_E_NOMEM;
+	if (sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+		sqlite3_prepare_v2(db,
+			"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN "
+			"('memscope_dump', 'leaks_dump', 'CUDA_GPU_MEMORY_USAGE_EVENTS')",
+			-1, &st, NULL) == SQLITE_OK)
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(name);
+	return yes;
+}
+
 const struct reader ms__db_reader = {
 	.format = MEMSCOPE_FORMAT_DB,
 	.name = "db",
@@ -1042,6 +1067,11 @@ const struct reader ms__db_reader = {
 	.refine = db_refine,
 	.by_name = 1,
 	.parts = 1,
+	.walk = READER_WALK_INPUT,
+	.prefix = "memscope_dump_",
+	.endings = (const char *const[]){ ".db", NULL },
+	.holds_events = db_holds_events,
+	.inputs = "databases",
 };
 
 int memscope_source_parts(

@@ -47,4 +47,8 @@ const struct reader ms__dump_csv_reader = {
 	.what = "a memscope_dump CSV",
 	.sniff = dump_csv_sniff,
 	.read = dump_csv_read,
+	.walk = READER_WALK_INPUT,
+	.prefix = "memscope_dump_",
+	.endings = (const char *const[]){ ".csv", NULL },
+	.inputs = "memscope_dump CSVs",
 };

@@ -827,4 +827,6 @@ const struct reader ms__msprof_csv_reader = {
 	.what = "an Ascend profiler memory CSV",
 	.sniff = msprof_csv_sniff,
 	.read = msprof_csv_read,
+	.without_accesses = "an Ascend profiler output",
+	.end = READER_END_PROFILE,
 };

@@ -701,4 +701,6 @@ const struct reader ms__prof_dir_reader = {
 	.read = prof_dir_read,
 	.open_path = prof_dir_open,
 	.close = prof_dir_close,
+	.without_accesses = "an Ascend profiler output",
+	.end = READER_END_PROFILE,
 };

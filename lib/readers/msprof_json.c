@@ -880,4 +880,6 @@ const struct reader ms__msprof_json_reader = {
 	.what = "an Ascend profiler timeline",
 	.sniff = json_sniff,
 	.read = json_read,
+	.without_accesses = "an Ascend profiler output",
+	.end = READER_END_PROFILE,
 };

@@ -1042,4 +1042,10 @@ const struct reader ms__nsys_reader = {
 	.sniff = NULL, /* a database with its tables: the database reader's refine */
 	.read = nsys_read,
 	.by_name = 1,
+	/* x.sqlite as nsys export names them */
+	.walk = READER_WALK_INPUT,
+	.endings = (const char *const[]){ ".sqlite", NULL },
+	.inputs = "Nsight Systems exports",
+	.without_accesses = "an Nsight Systems export",
+	.end = READER_END_PROFILE,
 };

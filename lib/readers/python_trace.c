@@ -134,4 +134,7 @@ const struct reader ms__python_trace_reader = {
 	.what = "a python_trace CSV",
 	.sniff = python_trace_sniff,
 	.read_trace = python_trace_read,
+	.walk = READER_WALK_TRACE,
+	.prefix = "python_trace_",
+	.endings = (const char *const[]){ ".csv", NULL },
 };

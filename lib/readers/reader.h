@@ -6,6 +6,7 @@
 #include "../core/internal.h"
 #include "input.h"
 #include "memscope/source.h"
+#include "registry.h"
 #include "memscope/strtab.h"
 
 /* A value quoted in a message is cut to this many bytes: printf("%.*s", CLIP(len), s). */
@@ -62,7 +63,8 @@ struct source_files {
 /*
  * One input format: how it is recognised from its first bytes (or, a folder's, by its path) and
  * how it is read. Each reader file defines one entry; registry.c asks them in turn, and source.c
- * goes through the entry's hooks only, naming no format. A new format is its file, its entry's
+ * goes through the entry's hooks only, naming no format; the folder walk, the session's messages
+ * and the analyses ask the table through registry.h. A new format is its file, its entry's
  * extern and row in registry.c, its enum memscope_format value (source.h), a line in
  * lib/CMakeLists.txt, and a fuzz harness (tests/fuzz, one line in tests/CMakeLists.txt).
  */
@@ -110,6 +112,26 @@ struct reader {
 	/* 1: an input of this format may hold several, read one at a time (a database's parts:
 	 * memscope_source_open_part); 0: a part beyond the first is MEMSCOPE_E_ARG at open. */
 	int parts;
+	/*
+	 * How the folder walk takes a file of this format (ms__reader_walk_by_name, _by_content):
+	 * walk is what it makes of one (READER_WALK_SKIP, 0: left out). A file whose name, without
+	 * .gz or .zst, ends in one of endings (NULL-ended; NULL: none) is this format by its name
+	 * alone when it starts with prefix (NULL: never; "": any name), else opened to see what it
+	 * is. holds_events (NULL: none) is a second look at a file whose first bytes say this
+	 * format: 1 an input, 0 left out, or MEMSCOPE_E_NOMEM. inputs names its files in messages
+	 * ("memscope_dump CSVs"; NULL for one left out).
+	 */
+	enum reader_walk walk;
+	const char *prefix;
+	const char *const *endings;
+	int (*holds_events)(const char *path);
+	const char *inputs;
+	/* What an input of this format is called when it is refused for holding no memory access
+	 * events, which it never does ("an Ascend profiler output"); NULL when it may hold them
+	 * (memscope_format_without_accesses). */
+	const char *without_accesses;
+	/* What the end of an input of this format means (ms__reader_end; 0: the program's exit). */
+	enum reader_end end;
 };
 
 /*

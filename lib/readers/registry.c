@@ -91,3 +91,78 @@ const char *memscope_format_name(enum memscope_format f)
 
 	return r ? r->name : "unknown";
 }
+
+const char *memscope_format_without_accesses(enum memscope_format f)
+{
+	const struct reader *r = ms__reader_of(f);
+
+	return r ? r->without_accesses : NULL;
+}
+
+enum reader_end ms__reader_end(enum memscope_format f)
+{
+	const struct reader *r = ms__reader_of(f);
+
+	return r ? r->end : READER_END_EXIT;
+}
+
+/* Whether name[0..len) ends in one of r's endings. */
+static int has_ending(const struct reader *r, const char *name, size_t len)
+{
+	size_t i, sl;
+
+	for (i = 0; r->endings && r->endings[i]; i++)
+		if ((sl = strlen(r->endings[i])) <= len &&
+			memcmp(name + len - sl, r->endings[i], sl) == 0)
+			return 1;
+	return 0;
+}
+
+int ms__reader_walk_by_name(const char *name, size_t len)
+{
+	size_t i, pl;
+	int content = 0;
+
+	for (i = 0; i < N_READERS; i++) {
+		const struct reader *r = readers[i];
+
+		if (!has_ending(r, name, len))
+			continue;
+		if (r->prefix && (pl = strlen(r->prefix)) <= len &&
+			memcmp(name, r->prefix, pl) == 0)
+			return (int)r->walk;
+		content = 1;
+	}
+	return content ? -1 : READER_WALK_SKIP;
+}
+
+int ms__reader_walk_by_content(enum memscope_format f, const char *path)
+{
+	const struct reader *r = ms__reader_of(f);
+	int rc;
+
+	if (!r || r->walk == READER_WALK_SKIP || !r->holds_events)
+		return r ? (int)r->walk : READER_WALK_SKIP;
+	rc = r->holds_events(path);
+	return rc < 0 ? rc : rc ? (int)r->walk : READER_WALK_SKIP;
+}
+
+char *ms__reader_walk_inputs(char *buf, size_t size)
+{
+	size_t len = 0;
+	int f;
+
+	if (size)
+		buf[0] = '\0';
+	/* the enum's order, which is the order the formats came in (a new one last) */
+	for (f = MEMSCOPE_FORMAT_UNKNOWN + 1; len < size; f++) {
+		const struct reader *r = ms__reader_of((enum memscope_format)f);
+
+		if (!r)
+			break;
+		if (r->inputs)
+			len += (size_t)snprintf(
+				buf + len, size - len, "%s%s", len ? ", " : "", r->inputs);
+	}
+	return buf;
+}

@@ -1315,4 +1315,10 @@ const struct reader ms__torch_snapshot_reader = {
 	.what = "a PyTorch memory snapshot",
 	.sniff = snapshot_sniff,
 	.read = snapshot_read,
+	/* x.pickle, x.pkl as torch's docs and torchtitan name them */
+	.walk = READER_WALK_INPUT,
+	.endings = (const char *const[]){ ".pickle", ".pkl", NULL },
+	.inputs = "PyTorch memory snapshots",
+	.without_accesses = "a PyTorch memory snapshot",
+	.end = READER_END_SNAPSHOT,
 };

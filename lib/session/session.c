@@ -7,13 +7,9 @@
 #include <sys/stat.h>
 
 #include "memscope/session.h"
+#include "../readers/registry.h"
 #include "memscope/walk.h"
 #include "run.h"
-
-/* What a folder given as an input was walked for, said in messages: the kinds of input files. */
-#define FOLDER_KINDS                                                                               \
-	"memscope_dump CSVs, capture files, databases, PyTorch memory snapshots, Nsight Systems "  \
-	"exports"
 
 struct memscope_session {
 	struct memscope_read_opts ro;
@@ -361,6 +357,7 @@ static int folder_inputs(struct memscope_session *s, const char *dir, int traces
 	struct held h = { 0 };
 	uint64_t n_traces = 0;
 	size_t i;
+	char kinds[256];
 	int rc;
 
 	if ((rc = memscope_walk(&dir, 1, w, hold_note, &h, err))) {
@@ -380,10 +377,11 @@ static int folder_inputs(struct memscope_session *s, const char *dir, int traces
 	held_flush(s, &h, one ? w->n == 1 : w->n > 0);
 	if (!w->n && !w->n_skipped)
 		return fail(s, err, MEMSCOPE_E_INVALID, dir, "an empty folder: nothing to read");
-	if (!w->n)
+	if (!w->n) /* the kinds of input files the walk looked for, from the reader table */
 		return fail(s, err, MEMSCOPE_E_INVALID, dir,
 			"no profiler memory files in the folder nor any other input under it "
-			"(" FOLDER_KINDS "): nothing to read, %llu entr%s skipped",
+			"(%s): nothing to read, %llu entr%s skipped",
+			ms__reader_walk_inputs(kinds, sizeof(kinds)),
 			(unsigned long long)w->n_skipped, w->n_skipped == 1 ? "y" : "ies");
 	if (n_traces && !traces)
 		note(s, MEMSCOPE_NOTE_TRACES_LEFT, MEMSCOPE_NOTE_NO_INPUT, n_traces,

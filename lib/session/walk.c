@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "../core/internal.h"
+#include "../readers/registry.h"
 #include "memscope/strtab.h"
 #include "memscope/walk.h"
 
@@ -19,8 +19,8 @@
  * is far shorter. */
 #define SNIFF_BYTES (64 * 1024)
 
-/* What a folder entry is to the batch. */
-enum what { W_SKIP, W_INPUT, W_TRACE };
+/* What a folder entry is to the batch: the reader table's enum reader_walk. */
+enum what { W_SKIP = READER_WALK_SKIP, W_INPUT = READER_WALK_INPUT, W_TRACE = READER_WALK_TRACE };
 
 /* An input while the walk goes on: what is kept of it, and the file it is, for duplicates. */
 struct item {
@@ -195,30 +195,6 @@ static int add_profiler(struct walker *wk, char *path, const struct stat *sb)
 	return 0;
 }
 
-/* Whether the SQLite database at path holds events: a dump table, as readers/db_read.c looks for
- * it, or an Nsight Systems export's CUDA_GPU_MEMORY_USAGE_EVENTS (formats/nsys.md). 1 yes, 0 no
- * (or SQLite cannot read it), MEMSCOPE_E_NOMEM. */
-static int has_event_table(const char *path)
-{
-	char *name = ms__db_file_path(path);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (!name)
-		return MEMSCOPE_E_NOMEM;
-	if (sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-		sqlite3_prepare_v2(db,
-			"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN "
-			"('memscope_dump', 'leaks_dump', 'CUDA_GPU_MEMORY_USAGE_EVENTS')",
-			-1, &st, NULL) == SQLITE_OK)
-		yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	free(name);
-	return yes;
-}
-
 /* Up to SNIFF_BYTES of the file at path into wk->buf: the bytes read, or -1 (errno set). */
 static ssize_t read_head(struct walker *wk, const char *path)
 {
@@ -277,21 +253,9 @@ static int sniff(struct walker *wk, const char *path, int compressed, char *msg,
 		enum memscope_format f = memscope_source_format(src);
 
 		memscope_source_close(src);
-		switch (f) {
-		case MEMSCOPE_FORMAT_DUMP_CSV:
-		case MEMSCOPE_FORMAT_CAPTURE:
-		case MEMSCOPE_FORMAT_TORCH_SNAPSHOT:
-			return W_INPUT;
-		case MEMSCOPE_FORMAT_PYTHON_TRACE:
-			return W_TRACE;
-		case MEMSCOPE_FORMAT_NSYS: /* told from the head of the file */
-			return W_INPUT;
-		case MEMSCOPE_FORMAT_DB: /* the head did not say: the whole file does */
-			rc = has_event_table(path);
-			return rc < 0 ? nomem(wk, path) : rc ? W_INPUT : W_SKIP;
-		default:
-			return W_SKIP;
-		}
+		/* what the reader table makes of f (a database holding no events: skipped) */
+		rc = ms__reader_walk_by_content(f, path);
+		return rc < 0 ? nomem(wk, path) : rc;
 	}
 	switch (rc) {
 	case MEMSCOPE_E_NOMEM:
@@ -309,24 +273,11 @@ static int sniff(struct walker *wk, const char *path, int compressed, char *msg,
 	}
 }
 
-/* What a file is by its name: W_INPUT, W_TRACE, or -1 when its content decides (a .csv or .db
- * not named so, a .pickle, a .sqlite); W_SKIP for any other name. */
+/* What a file is by its name (the reader table's endings): W_INPUT, W_TRACE, or -1 when its
+ * content decides; W_SKIP for any other name. */
 static int by_name(const char *name, int *compressed)
 {
-	size_t len = plain_len(name, compressed);
-	int csv = ends_with(name, len, ".csv"), db = ends_with(name, len, ".db");
-	/* Nsight Systems exports: x.sqlite as nsys export names them */
-	int sqlite = ends_with(name, len, ".sqlite");
-	/* PyTorch memory snapshots: x.pickle, x.pkl as torch's docs and torchtitan name them */
-	int pickle = ends_with(name, len, ".pickle") || ends_with(name, len, ".pkl");
-
-	if ((csv || db) && len >= 14 && memcmp(name, "memscope_dump_", 14) == 0)
-		return W_INPUT;
-	if (csv && len >= 13 && memcmp(name, "python_trace_", 13) == 0)
-		return W_TRACE;
-	if (ends_with(name, len, ".mscap"))
-		return W_INPUT;
-	return csv || db || pickle || sqlite ? -1 : W_SKIP;
+	return ms__reader_walk_by_name(name, plain_len(name, compressed));
 }
 
 /* A folder's entry: its name and type (a DT_ value, DT_UNKNOWN when readdir did not say). */

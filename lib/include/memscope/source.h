@@ -231,4 +231,9 @@ void memscope_source_close(struct memscope_source *src);
  * "torch-snapshot", "nsys", "unknown" */
 const char *memscope_format_name(enum memscope_format f);
 
+/* What an input of format f is called when an analysis that judges by memory accesses refuses it
+ * ("an Ascend profiler output", "a PyTorch memory snapshot", "an Nsight Systems export": its
+ * events never include them), or NULL when its events may (and for MEMSCOPE_FORMAT_UNKNOWN). */
+const char *memscope_format_without_accesses(enum memscope_format f);
+
 #endif

@@ -52,20 +52,23 @@ struct memscope_walk {
  *   so is a path that is a folder the profiler reader reads as one output whatever its name
  *   (memory files in it or in its ASCEND_PROFILER_OUTPUT, ...: a renamed copy); a folder that
  *   cannot be read is an input carrying the error;
- * - in a walked folder, memscope_dump_*.csv / .db and *.mscap (each also .gz, .zst) are inputs
- *   by name, python_trace_*.csv (.gz, .zst) go with the first input file of their folder; any
- *   other *.csv, *.db, *.pickle or *.pkl (.gz, .zst) regular file is an input when its first
- *   bytes say dump CSV, capture or PyTorch memory snapshot (also one that cannot be read as it is:
- * a newer capture version, a compressed database; its read says why), or when it is an SQLite
- * database with a memscope_dump (or leaks_dump) table, a python_trace file when they say so, an
- * input carrying the error when it cannot be opened; everything else is skipped and counted. Only
- * the first 64 KiB of a file whose name does not say are read (of a compressed one, what gives the
- * library's format detection its bytes), of a database its table list. notice (may be NULL) gets
- * one printable line per thing worth telling (src 0): python_trace files with no input beside them,
- * a link to a folder not followed, a file listed once for several paths, profiler files outside a
- * profiler folder; ctx is its first argument. *out is set first, and is the caller's to free with
- * memscope_walk_free whatever the return. Returns 0; MEMSCOPE_E_ARG (paths NULL with n > 0 or one
- * of them NULL, out NULL), MEMSCOPE_E_NOMEM (err set; *out empty then).
+ * - in a walked folder, a file is taken as each format's reader says (memscope-batch(1) lists
+ *   them): as an input or a python_trace file by its name alone (without a .gz or .zst ending:
+ *   memscope_dump_*.csv, *.mscap, python_trace_*.csv); when its name ends as some reader's files
+ *   end (*.csv, *.pickle, ...) and it is a regular file, as an input when its first bytes say an
+ *   event format the walk takes (also one that cannot be read as it is: a newer capture version,
+ *   a compressed database; its read says why; a database only when it holds events), as a
+ *   python_trace file when they say so, as an input carrying the error when it cannot be opened;
+ *   a python_trace file goes with the first input file of its folder; everything else is skipped
+ *   and counted. Only the first 64 KiB of a file whose name does not say are read (of a
+ *   compressed one, what gives the library's format detection its bytes), of a database its
+ *   table list.
+ * notice (may be NULL) gets one printable line per thing worth telling (src 0): python_trace
+ * files with no input beside them, a link to a folder not followed, a file listed once for several
+ * paths, profiler files outside a profiler folder; ctx is its first argument. *out is set first,
+ * and is the caller's to free with memscope_walk_free whatever the return. Returns 0;
+ * MEMSCOPE_E_ARG (paths NULL with n > 0 or one of them NULL, out NULL), MEMSCOPE_E_NOMEM (err
+ * set; *out empty then).
  */
 int memscope_walk(const char *const *paths, size_t n, struct memscope_walk *out,
 	memscope_notice_fn notice, void *ctx, struct memscope_error *err);
