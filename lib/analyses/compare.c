@@ -220,10 +220,9 @@ int memscope_compare_side_add(struct memscope_compare_side *s, const struct mems
 static int cmp_rows(const void *pa, const void *pb)
 {
 	const struct cmp_row *a = pa, *b = pb;
+	int c = MS__CMP(a->ts, b->ts);
 
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return c ? c : MS__CMP(a->seq, b->seq);
 }
 
 static int add_window(void *ctx, uint32_t src, uint64_t pid, const struct memscope_step_proc *p)

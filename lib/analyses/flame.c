@@ -632,19 +632,13 @@ static int add_leaks(struct memscope_flame *f)
 static int cmp_oprec(const void *pa, const void *pb)
 {
 	const struct oprec *a = pa, *b = pb;
-	int c;
+	int c = MS__CMP(a->src, b->src);
 
-	if (a->src != b->src)
-		return a->src < b->src ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	if ((c = memscope_pos_cmp(a->at, b->at)) != 0)
-		return c;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
+	c = c ? c : MS__CMP(a->pid, b->pid);
+	c = c ? c : MS__CMP(a->tid, b->tid);
+	c = c ? c : memscope_pos_cmp(a->at, b->at);
+	c = c ? c : MS__CMP(a->kind, b->kind);
+	return c ? c : MS__CMP(a->seq, b->seq);
 }
 
 /* The ops open on one thread (opnames.h) and the paths the outermost OP_DEPTH make (0: not made

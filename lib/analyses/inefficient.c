@@ -354,13 +354,9 @@ static int cmp_rec(const void *pa, const void *pb)
 	const struct rec *x = pa, *y = pb;
 	int c = memscope_pos_cmp(x->pos, y->pos);
 
-	if (c)
-		return c;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->aux < y->aux ? -1 : x->aux > y->aux;
+	c = c ? c : MS__CMP(x->kind, y->kind);
+	c = c ? c : MS__CMP(x->key, y->key);
+	return c ? c : MS__CMP(x->aux, y->aux);
 }
 
 /* The reference's classify: an API has finished; note whether it allocated or freed. */

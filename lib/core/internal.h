@@ -42,6 +42,9 @@ void ms__arena_free(struct arena *a);
  * MEMSCOPE_E_NOMEM (the array is unchanged).
  */
 int ms__grow_array(void *pp, size_t *cap, size_t need, size_t elem);
+/* -1, 0 or 1 as a is below, equal to or above b (any arithmetic type, no overflow): the step of a
+ * comparator, chained as c = c ? c : MS__CMP(..). */
+#define MS__CMP(a, b) (((a) > (b)) - ((a) < (b)))
 /* qsort, after one pass that finds base already in order (rows read in time order, the common
  * case of captures and of most dumps) and then leaves it as it is. */
 void ms__sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));

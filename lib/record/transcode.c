@@ -185,12 +185,10 @@ static int open_spool(struct spool *s, const char *path, struct memscope_error *
 static int seg_cmp(const void *a, const void *b)
 {
 	const struct seg *x = a, *y = b;
+	int c = MS__CMP(x->tid, y->tid);
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	c = c ? c : MS__CMP(x->thread, y->thread);
+	return c ? c : MS__CMP(x->seq, y->seq);
 }
 
 /* The segments, each thread's in order, and a cursor per thread. */

@@ -243,16 +243,12 @@ struct sample_rank {
 static int cmp_sample_rank(const void *pa, const void *pb)
 {
 	const struct sample_rank *a = pa, *b = pb;
+	int c = MS__CMP(a->hide, b->hide);
 
-	if (a->hide != b->hide)
-		return a->hide < b->hide ? -1 : 1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	if (a->max != b->max)
-		return a->max > b->max ? -1 : 1;
-	if (a->track != b->track)
-		return a->track < b->track ? -1 : 1;
-	return (a->series > b->series) - (a->series < b->series);
+	c = c ? c : MS__CMP(a->kind, b->kind);
+	c = c ? c : MS__CMP(b->max, a->max);
+	c = c ? c : MS__CMP(a->track, b->track);
+	return c ? c : MS__CMP(a->series, b->series);
 }
 
 /* The drawn in the order of the tracks, then series. */
