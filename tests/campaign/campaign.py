@@ -83,7 +83,6 @@ import time
 import xml.etree.ElementTree as ET
 
 DEFAULT_SEED = 14  # issue 14; any integer gives another campaign
-TOOLS = ["convert", "compare", "leaks", "inefficient", "db", "export"]
 EXT = {"dump": "csv", "trace": "csv", "capture": "mscap", "db": "db"}
 # kinds in the order cases take them: dumps half the cases, captures and databases a fifth each
 KIND_CYCLE = ["dump", "capture", "dump", "db", "dump", "capture", "dump", "db", "dump", "trace"]
@@ -139,6 +138,12 @@ VARIANTS = {
              outs={"out.folded": ""}),
     ],
 }
+# The tools the mutate and non-regular modes run, cases taking them in turn: those above, then
+# every other one built (add_built_tools), so a new tool is in by itself.
+TOOLS = list(VARIANTS)
+# What a built tool with no variants above (a new one) is run with: every reading tool takes its
+# inputs and -o (tools/cli.c).
+DEFAULT_VARIANTS = [dict(args="-o out.txt {in}", outs={"out.txt": ""})]
 
 # Values no strict reader may take for a number (formats/dump-csv.md: "Numbers are strict"), a
 # few of them hostile to a diagnostic that echoes them: control characters, an escape sequence,
@@ -1199,6 +1204,17 @@ EXTRA_VARIANTS = {
     "record": [dict(args="-o out.mscap -- true", outs={"out.mscap": ""}, no_input=True)],
 }
 ALL_VARIANTS = {**VARIANTS, **EXTRA_VARIANTS}
+
+
+def add_built_tools(bin_dir):
+    """Every memscope-* program of bin_dir without variants here into TOOLS (after the others, by
+    name), run with DEFAULT_VARIANTS."""
+    for name in sorted(os.listdir(bin_dir)):
+        path, tool = os.path.join(bin_dir, name), name[len("memscope-"):]
+        if (name.startswith("memscope-") and tool not in ALL_VARIANTS and os.path.isfile(path)
+                and os.access(path, os.X_OK)):
+            VARIANTS[tool] = ALL_VARIANTS[tool] = DEFAULT_VARIANTS
+            TOOLS.append(tool)
 # What an input that is not a regular file gets: (exit status, whether the output is written).
 # A missing file is an I/O error, exit 4, as the man pages say; the others invalid input, 3.
 # memscope-batch (memscope-batch(1)) writes its report with an input that fails, and takes a
@@ -1551,6 +1567,7 @@ def main():
     if not os.path.exists(os.path.join(a.bin_dir, "memscope-convert")):
         print(f"campaign: no memscope-convert in {a.bin_dir}", file=sys.stderr)
         return 2
+    add_built_tools(a.bin_dir)
     t0 = time.monotonic()
     try:
         c = Campaign(a)

@@ -696,7 +696,10 @@ for f in $P; do
 done
 
 # ---- usage errors, --help, --version ----
-for t in convert compare leaks inefficient db export batch; do
+# every tool built but the recorder (it runs a program: tests/record/), so a new one is in by itself
+for b in "$BIN"/memscope-*; do
+	t=${b##*/memscope-}
+	{ [ -f "$b" ] && [ -x "$b" ] && [ "$t" != record ]; } || continue
 	run "usage-$t-help" $t --help
 	run "usage-$t-h" $t -h
 	run "usage-$t-version" $t -V
