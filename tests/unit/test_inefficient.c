@@ -392,6 +392,27 @@ START_TEST(copy_edit_refuses)
 }
 END_TEST
 
+/* The formats the tool refuses for holding no memory accesses, and what it calls them. */
+START_TEST(formats_without_accesses)
+{
+	ck_assert_ptr_null(memscope_format_without_accesses(MEMSCOPE_FORMAT_UNKNOWN));
+	ck_assert_ptr_null(memscope_format_without_accesses(MEMSCOPE_FORMAT_DUMP_CSV));
+	ck_assert_ptr_null(memscope_format_without_accesses(MEMSCOPE_FORMAT_CAPTURE));
+	ck_assert_ptr_null(memscope_format_without_accesses(MEMSCOPE_FORMAT_DB));
+	ck_assert_ptr_null(memscope_format_without_accesses(MEMSCOPE_FORMAT_PYTHON_TRACE));
+	ck_assert_str_eq(memscope_format_without_accesses(MEMSCOPE_FORMAT_PROFILER),
+		"an Ascend profiler output");
+	ck_assert_str_eq(memscope_format_without_accesses(MEMSCOPE_FORMAT_MSPROF_CSV),
+		"an Ascend profiler output");
+	ck_assert_str_eq(memscope_format_without_accesses(MEMSCOPE_FORMAT_MSPROF_JSON),
+		"an Ascend profiler output");
+	ck_assert_str_eq(memscope_format_without_accesses(MEMSCOPE_FORMAT_TORCH_SNAPSHOT),
+		"a PyTorch memory snapshot");
+	ck_assert_str_eq(
+		memscope_format_without_accesses(MEMSCOPE_FORMAT_NSYS), "an Nsight Systems export");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("inefficient");
@@ -404,6 +425,7 @@ int main(void)
 	tcase_add_test(tc, copy_edit_attrs);
 	tcase_add_test(tc, copy_edit_cr_rows);
 	tcase_add_test(tc, copy_edit_refuses);
+	tcase_add_test(tc, formats_without_accesses);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
