@@ -76,6 +76,26 @@ static int grow_slots(uint32_t **slots, uint32_t *mask, uint32_t n_items, const 
 	return 0;
 }
 
+/* Room in *entries (n used of *cap, entry_size bytes each; the capacity doubles) for one more:
+ * 0, or MEMSCOPE_E_NOMEM at UINT32_MAX - 1 entries or when realloc fails (unchanged). */
+static inline int room_for_entry(void *entries, uint32_t n, uint32_t *cap, size_t entry_size)
+{
+	uint32_t nc = *cap * 2;
+	void *p, *np;
+
+	if (n == UINT32_MAX - 1)
+		return MEMSCOPE_E_NOMEM;
+	if (n < *cap)
+		return 0;
+	memcpy(&p, entries, sizeof(p));
+	np = realloc(p, nc * entry_size);
+	if (!np)
+		return MEMSCOPE_E_NOMEM;
+	memcpy(entries, &np, sizeof(np));
+	*cap = nc;
+	return 0;
+}
+
 int memscope_strtab_intern(struct memscope_strtab *st, const char *s, size_t len, uint32_t *id)
 {
 	uint32_t h, at;
@@ -94,17 +114,8 @@ int memscope_strtab_intern(struct memscope_strtab *st, const char *s, size_t len
 		}
 		at = (at + 1) & st->str_mask;
 	}
-	if (st->n_strs == UINT32_MAX - 1)
+	if (room_for_entry(&st->strs, st->n_strs, &st->cap_strs, sizeof(*st->strs)))
 		return MEMSCOPE_E_NOMEM;
-	if (st->n_strs == st->cap_strs) {
-		uint32_t cap = st->cap_strs * 2;
-		struct str_entry *ne = realloc(st->strs, cap * sizeof(*ne));
-
-		if (!ne)
-			return MEMSCOPE_E_NOMEM;
-		st->strs = ne;
-		st->cap_strs = cap;
-	}
 	copy = ms__arena_alloc(&st->arena, len + 1);
 	if (!copy)
 		return MEMSCOPE_E_NOMEM;
@@ -159,17 +170,8 @@ int memscope_strtab_intern_stack(
 		}
 		at = (at + 1) & st->stack_mask;
 	}
-	if (st->n_stacks == UINT32_MAX - 1)
+	if (room_for_entry(&st->stacks, st->n_stacks, &st->cap_stacks, sizeof(*st->stacks)))
 		return MEMSCOPE_E_NOMEM;
-	if (st->n_stacks == st->cap_stacks) {
-		uint32_t cap = st->cap_stacks * 2;
-		struct stack_entry *ne = realloc(st->stacks, cap * sizeof(*ne));
-
-		if (!ne)
-			return MEMSCOPE_E_NOMEM;
-		st->stacks = ne;
-		st->cap_stacks = cap;
-	}
 	copy = ms__arena_alloc(&st->arena, n ? n * sizeof(*frames) : 1);
 	if (!copy)
 		return MEMSCOPE_E_NOMEM;
