@@ -207,6 +207,19 @@ static const char *value_text(struct loader *L, const struct ms__json_val *v, si
 
 #define nomem(L) memscope_error_set((L)->err, MEMSCOPE_E_NOMEM, (L)->src->name, 0, "out of memory")
 
+/* Room in *arr (*cap elements of elem bytes, n used) for one more, read at line: at most
+ * UINT32_MAX of them ("more than 4294967295 what"). 0 or MEMSCOPE_E_NOMEM (said). */
+static int room_for_one(struct loader *L, void *arr, size_t *cap, size_t n, size_t elem,
+	uint64_t line, const char *what)
+{
+	if (n >= UINT32_MAX)
+		return memscope_error_set(L->err, MEMSCOPE_E_NOMEM, L->src->name, line,
+			"more than %u %s", UINT32_MAX, what);
+	if (ms__grow_array(arr, cap, n + 1, elem))
+		return nomem(L);
+	return 0;
+}
+
 /* A time in µs (ts, dur) as exact ns: 0, or the bad row's status (0 when skipped: *skip set). */
 static int get_time(struct loader *L, const struct elem *e, int key, uint64_t *ns, int *skip)
 {
@@ -337,11 +350,9 @@ static int keep_slice(struct loader *L, const struct elem *e)
 	if ((rc = get_name(L, &e->v[K_NAME], &s.name)) ||
 		(rc = get_stack(L, &e->a[A_STACK], &s.stack)))
 		return rc;
-	if (t->n_slices >= UINT32_MAX)
-		return memscope_error_set(L->err, MEMSCOPE_E_NOMEM, L->src->name, e->line,
-			"more than %u slices", UINT32_MAX);
-	if (ms__grow_array(&t->slices, &t->cap_slices, t->n_slices + 1, sizeof(*t->slices)))
-		return nomem(L);
+	if ((rc = room_for_one(L, &t->slices, &t->cap_slices, t->n_slices, sizeof(*t->slices),
+		     e->line, "slices")))
+		return rc;
 	s.line = e->line;
 	s.file = L->c->file;
 	s.seq = (uint32_t)t->n_slices;
@@ -393,11 +404,9 @@ static int keep_counter(struct loader *L, const struct elem *e, int which)
 	if (!L->series_id[which] && memscope_strtab_intern(L->src->st, series[which],
 					    strlen(series[which]), &L->series_id[which]))
 		return nomem(L);
-	if (t->n_counters >= UINT32_MAX)
-		return memscope_error_set(L->err, MEMSCOPE_E_NOMEM, L->src->name, e->line,
-			"more than %u counters", UINT32_MAX);
-	if (ms__grow_array(&t->counters, &t->cap_counters, t->n_counters + 1, sizeof(*t->counters)))
-		return nomem(L);
+	if ((rc = room_for_one(L, &t->counters, &t->cap_counters, t->n_counters,
+		     sizeof(*t->counters), e->line, "counters")))
+		return rc;
 	k.name = L->series_id[which];
 	k.line = e->line;
 	k.file = L->c->file;
@@ -413,11 +422,9 @@ static int keep_pname(struct loader *L, const struct elem *e)
 
 	if ((rc = get_id(L, e, K_PID, &pid, &skip)) || skip || pid == MEMSCOPE_ID_NONE)
 		return rc;
-	if (L->n_pnames >= UINT32_MAX)
-		return memscope_error_set(L->err, MEMSCOPE_E_NOMEM, L->src->name, e->line,
-			"more than %u process names", UINT32_MAX);
-	if (ms__grow_array(&L->pnames, &L->cap_pnames, L->n_pnames + 1, sizeof(*L->pnames)))
-		return nomem(L);
+	if ((rc = room_for_one(L, &L->pnames, &L->cap_pnames, L->n_pnames, sizeof(*L->pnames),
+		     e->line, "process names")))
+		return rc;
 	L->pnames[L->n_pnames].pid = pid;
 	L->pnames[L->n_pnames].seq = (uint32_t)L->n_pnames;
 	L->pnames[L->n_pnames].npu_mem = ms__json_str_eq(&e->a[A_NAME], "NPU MEM");
@@ -456,7 +463,7 @@ enum top { T_START, T_FIRST, T_ELEM, T_NEXT, T_AFTER };
 static int top_step(struct loader *L, struct ms__json *j, enum top *state, int *in_elem)
 {
 	struct elem e;
-	int rc;
+	int rc, closed;
 
 	if (*state == T_START && j->end - j->p >= 1 && (unsigned char)*j->p == 0xef) {
 		/* a UTF-8 byte order mark */
@@ -477,15 +484,10 @@ static int top_step(struct loader *L, struct ms__json *j, enum top *state, int *
 		*state = T_FIRST;
 		return MS__JSON_OK;
 	case T_NEXT:
-		if (*j->p == ',') {
-			j->p++;
-			*state = T_ELEM;
-			return MS__JSON_OK;
-		}
-		if (*j->p != ']')
-			return ms__json_bad(j, "',' or ']' expected after an element");
-		j->p++;
-		*state = T_AFTER;
+		if ((rc = ms__json_comma_or(
+			     j, ']', "',' or ']' expected after an element", &closed)))
+			return rc;
+		*state = closed ? T_AFTER : T_ELEM;
 		return MS__JSON_OK;
 	case T_AFTER:
 		return ms__json_bad(j, "data after the closing ']'");
@@ -540,10 +542,9 @@ static int more_input(struct loader *L, struct window *w)
 static int cmp_pname(const void *a, const void *b)
 {
 	const struct pname *x = a, *y = b;
+	int c = MS__CMP(x->pid, y->pid);
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return c ? c : MS__CMP(x->seq, y->seq);
 }
 
 /* The counters from the from-th on (this file's) of processes named otherwise than "NPU MEM" left
@@ -683,12 +684,10 @@ out:
 static int cmp_start(const void *a, const void *b)
 {
 	const struct slice *x = a, *y = b;
+	int c = MS__CMP(x->ts_ns, y->ts_ns);
 
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
-	if (x->end_ns != y->end_ns)
-		return x->end_ns > y->end_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	c = c ? c : MS__CMP(y->end_ns, x->end_ns);
+	return c ? c : MS__CMP(x->seq, y->seq);
 }
 
 /* An END: the slice's end and its place in start order. */
@@ -701,19 +700,17 @@ struct end_ref {
 static int cmp_end(const void *a, const void *b)
 {
 	const struct end_ref *x = a, *y = b;
+	int c = MS__CMP(x->end_ns, y->end_ns);
 
-	if (x->end_ns != y->end_ns)
-		return x->end_ns < y->end_ns ? -1 : 1;
-	return x->rank > y->rank ? -1 : x->rank < y->rank;
+	return c ? c : MS__CMP(y->rank, x->rank);
 }
 
 static int cmp_counter(const void *a, const void *b)
 {
 	const struct counter *x = a, *y = b;
+	int c = MS__CMP(x->ts_ns, y->ts_ns);
 
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return c ? c : MS__CMP(x->seq, y->seq);
 }
 
 static int emit_op(struct memscope_source *src, struct prof_ctx *c, memscope_event_fn fn, void *ctx,
