@@ -18,10 +18,10 @@ static int cmp_aranked(const void *pa, const void *pb)
 	int c = kind_rank(a->a.kind) - kind_rank(b->a.kind);
 
 	/* by kind, then the most bytes, inputs, findings */
-	c = c ? c : LEAKS_CMP(b->a.bytes, a->a.bytes);
-	c = c ? c : LEAKS_CMP(b->a.n_inputs, a->a.n_inputs);
-	c = c ? c : LEAKS_CMP(b->a.n, a->a.n);
-	return c ? c : LEAKS_CMP(a->old, b->old);
+	c = c ? c : MS__CMP(b->a.bytes, a->a.bytes);
+	c = c ? c : MS__CMP(b->a.n_inputs, a->a.n_inputs);
+	c = c ? c : MS__CMP(b->a.n, a->a.n);
+	return c ? c : MS__CMP(a->old, b->old);
 }
 
 /* After finish_members: the groups of every input merged by their key without the input (one hash

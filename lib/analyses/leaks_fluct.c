@@ -64,7 +64,7 @@ static int cmp_key(const struct key *a, const struct key *b)
 {
 	int c = ms__track_cmp(a->src, a->pid, a->device, b->src, b->pid, b->device);
 
-	return c ? c : LEAKS_CMP(a->pool, b->pool);
+	return c ? c : MS__CMP(a->pool, b->pool);
 }
 
 static int cmp_fgroup(const void *pa, const void *pb)
@@ -77,7 +77,7 @@ static int cmp_entry_key(const void *pa, const void *pb)
 {
 	const struct u64map_entry *a = pa, *b = pb;
 
-	return LEAKS_CMP(a->key, b->key);
+	return MS__CMP(a->key, b->key);
 }
 
 /* One group's fluctuation from its samples (ascending steps): the ended steps, the extremes. */

@@ -116,19 +116,19 @@ struct granked {
 static int cmp_granked(const void *pa, const void *pb)
 {
 	const struct granked *a = pa, *b = pb;
-	int c = LEAKS_CMP(a->g.src, b->g.src);
+	int c = MS__CMP(a->g.src, b->g.src);
 
 	/* by input, kind, then the most bytes, the most findings, the earliest first finding */
 	c = c ? c : kind_rank(a->g.kind) - kind_rank(b->g.kind);
-	c = c ? c : LEAKS_CMP(b->g.bytes, a->g.bytes);
-	c = c ? c : LEAKS_CMP(b->g.n, a->g.n);
+	c = c ? c : MS__CMP(b->g.bytes, a->g.bytes);
+	c = c ? c : MS__CMP(b->g.n, a->g.n);
 	if (c)
 		return c;
 	if (leak_earlier(a->first, b->first))
 		return -1;
 	if (leak_earlier(b->first, a->first))
 		return 1;
-	return LEAKS_CMP(a->old, b->old);
+	return MS__CMP(a->old, b->old);
 }
 
 /* Group every finding (key_of), rank the groups, set each finding's report_group. */
@@ -208,15 +208,15 @@ static int cmp_report(const void *pa, const void *pb)
 	int c = kind_rank(a->kind) - kind_rank(b->kind);
 
 	if (!c && a->kind == MEMSCOPE_LEAK_MARK)
-		c = LEAKS_CMP(a->group, b->group);
+		c = MS__CMP(a->group, b->group);
 	if (!c && a->kind == MEMSCOPE_LEAK_EXIT)
-		c = LEAKS_CMP(a->report_group, b->report_group);
-	c = c ? c : LEAKS_CMP(x->src, y->src);
-	c = c ? c : LEAKS_CMP(x->pid, y->pid);
+		c = MS__CMP(a->report_group, b->report_group);
+	c = c ? c : MS__CMP(x->src, y->src);
+	c = c ? c : MS__CMP(x->pid, y->pid);
 	if (!c && a->kind == MEMSCOPE_LEAK_STEP)
-		c = LEAKS_CMP(x->device, y->device);
+		c = MS__CMP(x->device, y->device);
 	if (!c && a->kind == MEMSCOPE_LEAK_STEP)
-		c = LEAKS_CMP(a->alloc_step, b->alloc_step);
+		c = MS__CMP(a->alloc_step, b->alloc_step);
 	return c ? c : memscope_pos_cmp(alloc_pos(x), alloc_pos(y));
 }
 
@@ -232,13 +232,13 @@ struct member {
 static int cmp_member(const void *pa, const void *pb)
 {
 	const struct member *a = pa, *b = pb;
-	int c = LEAKS_CMP(a->group, b->group);
+	int c = MS__CMP(a->group, b->group);
 
-	c = c ? c : LEAKS_CMP(a->step, b->step);
-	c = c ? c : LEAKS_CMP(a->pid, b->pid);
-	c = c ? c : LEAKS_CMP(a->device, b->device);
+	c = c ? c : MS__CMP(a->step, b->step);
+	c = c ? c : MS__CMP(a->pid, b->pid);
+	c = c ? c : MS__CMP(a->device, b->device);
 	c = c ? c : memscope_pos_cmp(a->at, b->at);
-	return c ? c : LEAKS_CMP(a->idx, b->idx);
+	return c ? c : MS__CMP(a->idx, b->idx);
 }
 
 /* After the report order is set: each group's findings, its first one and the fields of the

@@ -182,9 +182,6 @@ static inline struct memscope_pos alloc_pos(const struct memscope_block *b)
 	return p;
 }
 
-/* -1, 0 or 1 as a is below, equal to or above b: numbers of one type, each read twice */
-#define LEAKS_CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
 /* the order of the kinds in reports: step, mark, exit */
 static inline int kind_rank(unsigned kind)
 {

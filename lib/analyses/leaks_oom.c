@@ -129,10 +129,10 @@ int ms__leaks_oom_account(struct memscope_leaks *l, const struct memscope_block 
 static int cmp_oom(const void *pa, const void *pb)
 {
 	const struct memscope_leaks_oom *a = pa, *b = pb;
-	int c = LEAKS_CMP(a->src, b->src);
+	int c = MS__CMP(a->src, b->src);
 
-	c = c ? c : LEAKS_CMP(a->ts_ns, b->ts_ns);
-	return c ? c : LEAKS_CMP(a->line, b->line);
+	c = c ? c : MS__CMP(a->ts_ns, b->ts_ns);
+	return c ? c : MS__CMP(a->line, b->line);
 }
 
 /* Each out-of-memory event's state from what the pass saw: its pools, its largest owner; then

@@ -203,7 +203,7 @@ static int cmp_oprow(const void *pa, const void *pb)
 	const struct oprow *a = pa, *b = pb;
 	int c = memscope_pos_cmp(a->at, b->at);
 
-	return c ? c : LEAKS_CMP(a->seq, b->seq);
+	return c ? c : MS__CMP(a->seq, b->seq);
 }
 
 static int owalk_init(struct owalk *w, const struct othread *t)
@@ -243,10 +243,10 @@ static void owalk_next(struct owalk *w)
 static int cmp_leak_thread_alloc(const void *pa, const void *pb)
 {
 	const struct memscope_leak *a = pa, *b = pb;
-	int c = LEAKS_CMP(a->blk.src, b->blk.src);
+	int c = MS__CMP(a->blk.src, b->blk.src);
 
-	c = c ? c : LEAKS_CMP(a->blk.pid, b->blk.pid);
-	c = c ? c : LEAKS_CMP(a->blk.tid, b->blk.tid);
+	c = c ? c : MS__CMP(a->blk.pid, b->blk.pid);
+	c = c ? c : MS__CMP(a->blk.tid, b->blk.tid);
 	return c ? c : memscope_pos_cmp(alloc_pos(&a->blk), alloc_pos(&b->blk));
 }
 

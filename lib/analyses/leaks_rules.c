@@ -197,7 +197,7 @@ static int cmp_mark_at(const void *pa, const void *pb)
 	const struct mark_at *a = pa, *b = pb;
 	int c = memscope_pos_cmp(a->pos, b->pos);
 
-	return c ? c : LEAKS_CMP(a->line, b->line);
+	return c ? c : MS__CMP(a->line, b->line);
 }
 
 void ms__leaks_marks_sort(struct memscope_leaks *l)
@@ -321,9 +321,9 @@ static int cmp_mgroup_seq(const void *pa, const void *pb)
 {
 	const struct mgroup *a = *(const struct mgroup *const *)pa;
 	const struct mgroup *b = *(const struct mgroup *const *)pb;
-	int c = LEAKS_CMP(a->g.src, b->g.src);
+	int c = MS__CMP(a->g.src, b->g.src);
 
-	return c ? c : LEAKS_CMP(a->seq, b->seq);
+	return c ? c : MS__CMP(a->seq, b->seq);
 }
 
 /* Mark groups by input, then in order of first sight (the order they were seen in when the

@@ -9,6 +9,7 @@
 #include "memscope/session.h"
 #include "../readers/registry.h"
 #include "memscope/walk.h"
+#include "file_id.h"
 #include "run.h"
 
 struct memscope_session {
@@ -450,24 +451,6 @@ static int arg_files(struct memscope_session *s, struct files *f, const char *ar
 	return rc;
 }
 
-/* one input file's identity, for files_dedup */
-struct file_key {
-	dev_t dev;
-	ino_t ino;
-	size_t at; /* its place in the files */
-};
-
-static int file_key_cmp(const void *pa, const void *pb)
-{
-	const struct file_key *x = pa, *y = pb;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
 /*
  * The second and later names of one file in f (same device and inode: the same name twice, a
  * link, a file also found under a folder given) dropped, each said in a note: read twice, its
@@ -477,7 +460,7 @@ static int file_key_cmp(const void *pa, const void *pb)
 static int files_dedup(struct memscope_session *s, struct files *f)
 {
 	size_t n = f->n, n_keys = 0, i, j;
-	struct file_key *keys = calloc(n ? n : 1, sizeof(*keys));
+	struct ms__file_id *keys = calloc(n ? n : 1, sizeof(*keys));
 	unsigned char *drop = calloc(n ? n : 1, 1);
 	int rc = 0;
 
@@ -489,9 +472,9 @@ static int files_dedup(struct memscope_session *s, struct files *f)
 		struct stat sb;
 
 		if (strcmp(f->paths[i], "-") && !stat(f->paths[i], &sb))
-			keys[n_keys++] = (struct file_key){ sb.st_dev, sb.st_ino, i };
+			keys[n_keys++] = (struct ms__file_id){ sb.st_dev, sb.st_ino, i };
 	}
-	qsort(keys, n_keys, sizeof(*keys), file_key_cmp);
+	qsort(keys, n_keys, sizeof(*keys), ms__file_id_cmp);
 	for (i = 1, j = 0; i < n_keys; i++) {
 		if (keys[i].dev != keys[j].dev || keys[i].ino != keys[j].ino) {
 			j = i;

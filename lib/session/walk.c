@@ -14,6 +14,7 @@
 #include "../readers/registry.h"
 #include "memscope/strtab.h"
 #include "memscope/walk.h"
+#include "file_id.h"
 
 /* Bytes of a file read to tell what it is when its name does not say: a header line or a magic
  * is far shorter. */
@@ -536,25 +537,7 @@ static int item_path_cmp(const void *a, const void *b)
 	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* A file by its device and inode, and its place among the items sorted by path. */
-struct file_id {
-	dev_t dev;
-	ino_t ino;
-	size_t at;
-};
-
 /* By file, then by place: the first of a file comes first. */
-static int file_id_cmp(const void *a, const void *b)
-{
-	const struct file_id *x = a, *y = b;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
 static void input_free(struct memscope_batch_input *in)
 {
 	size_t i;
@@ -573,7 +556,7 @@ static void input_free(struct memscope_batch_input *in)
  */
 static int sort_and_dedup(struct walker *wk)
 {
-	struct file_id *ids;
+	struct ms__file_id *ids;
 	size_t *kept, i, j, n_id = 0;
 
 	if (!wk->n)
@@ -591,12 +574,12 @@ static int sort_and_dedup(struct walker *wk)
 
 		kept[i] = SIZE_MAX;
 		if (it->has_id)
-			ids[n_id++] = (struct file_id){ it->dev, it->ino, i };
+			ids[n_id++] = (struct ms__file_id){ it->dev, it->ino, i };
 		else if (i && strcmp(it->in.path, wk->items[i - 1].in.path) == 0)
 			kept[i] = kept[i - 1] == SIZE_MAX ? i - 1 : kept[i - 1];
 	}
 	if (n_id > 1)
-		qsort(ids, n_id, sizeof(*ids), file_id_cmp);
+		qsort(ids, n_id, sizeof(*ids), ms__file_id_cmp);
 	for (i = 1, j = 0; i < n_id; i++) {
 		if (ids[i].dev == ids[j].dev && ids[i].ino == ids[j].ino)
 			kept[ids[i].at] = ids[j].at;
