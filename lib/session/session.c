@@ -93,31 +93,41 @@ give:
 		s->note_fn(s->note_ctx, nt);
 }
 
+/* memscope_note_fn relaying a note to the session's list and callback. */
+static void note_relay(void *ctx, const struct memscope_note *nt)
+{
+	note_keep(ctx, nt);
+}
+
+/* A note of kind about input (count) with the text of fmt and ap, to fn; how the session went
+ * (HOW_READ, AGAIN) is info. Nothing when its text cannot be made (no memory). */
+static void note_give(memscope_note_fn fn, void *ctx, enum memscope_note_kind kind, size_t input,
+	uint64_t count, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+static void note_give(memscope_note_fn fn, void *ctx, enum memscope_note_kind kind, size_t input,
+	uint64_t count, const char *fmt, va_list ap)
+{
+	struct memscope_note nt = { kind,
+		kind == MEMSCOPE_NOTE_HOW_READ || kind == MEMSCOPE_NOTE_AGAIN, input, count, NULL };
+	char *text = text_of(fmt, ap);
+
+	if (!text)
+		return;
+	nt.text = text;
+	fn(ctx, &nt);
+	free(text);
+}
+
 /* A note of kind about input (count) with fmt's text, kept and given. */
 static void note(struct memscope_session *s, enum memscope_note_kind kind, size_t input,
 	uint64_t count, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void note(struct memscope_session *s, enum memscope_note_kind kind, size_t input,
 	uint64_t count, const char *fmt, ...)
 {
-	struct memscope_note nt = { kind,
-		kind == MEMSCOPE_NOTE_HOW_READ || kind == MEMSCOPE_NOTE_AGAIN, input, count, NULL };
 	va_list ap;
-	char *text;
 
 	va_start(ap, fmt);
-	text = text_of(fmt, ap);
+	note_give(note_relay, s, kind, input, count, fmt, ap);
 	va_end(ap);
-	if (!text)
-		return;
-	nt.text = text;
-	note_keep(s, &nt);
-	free(text);
-}
-
-/* memscope_note_fn relaying a note to the session's list and callback. */
-static void note_relay(void *ctx, const struct memscope_note *nt)
-{
-	note_keep(ctx, nt);
 }
 
 /* A line of the read notes through fn. */
@@ -126,18 +136,11 @@ static void read_note(memscope_note_fn fn, void *ctx, enum memscope_note_kind ki
 static void read_note(memscope_note_fn fn, void *ctx, enum memscope_note_kind kind, size_t input,
 	uint64_t count, const char *fmt, ...)
 {
-	struct memscope_note nt = { kind, 0, input, count, NULL };
 	va_list ap;
-	char *text;
 
 	va_start(ap, fmt);
-	text = text_of(fmt, ap);
+	note_give(fn, ctx, kind, input, count, fmt, ap);
 	va_end(ap);
-	if (!text)
-		return;
-	nt.text = text;
-	fn(ctx, &nt);
-	free(text);
 }
 
 void memscope_read_notes(const char *name, size_t input, const struct memscope_read_stats *s,
