@@ -20,7 +20,6 @@ struct ms__json {
 	const char *p, *end;
 	const char *data; /* the window's first byte */
 	int cr_before;	  /* the byte before data was a CR (a LF after it ends no line) */
-	int final;	  /* end is the input's end: a number may end there (else MS__JSON_END) */
 	uint64_t line;	  /* of p: line ends (CR, LF, CRLF) are only in whitespace */
 	const char *elem; /* the caller's: where the element being read starts, at elem_line */
 	uint64_t elem_line;

@@ -13,9 +13,9 @@
 struct memscope_strtab;
 
 /*
- * One input of a session. Its strings are the session's, valid until it is freed; the struct
- * itself until the next memscope_session_add, memscope_session_add_one or
- * memscope_session_remove.
+ * One input of a session. Its strings are the session's, valid until it is freed or the input
+ * removed (memscope_session_remove); the struct itself until the next memscope_session_add,
+ * memscope_session_add_one or memscope_session_remove.
  */
 struct memscope_input {
 	/* as a user names it: the argument, a file found under a folder, or "DB:NAME" for one
@@ -56,7 +56,9 @@ struct memscope_note {
 	/* 1: how the session went (HOW_READ, AGAIN): a quiet tool leaves it out; 0: what was
 	 * left out or kept unusual, which a user must see */
 	int info;
-	size_t input;	  /* the input it is about (index), or MEMSCOPE_NOTE_NO_INPUT */
+	/* the input it is about (its index when the note was given: a later
+	 * memscope_session_remove does not renumber kept notes), or MEMSCOPE_NOTE_NO_INPUT */
+	size_t input;
 	uint64_t count;	  /* the count it reports (rows, files, the row of AGAIN), else 0 */
 	const char *text; /* one printable line, no newline: "rank0.csv: skipped 3 bad rows ..." */
 };
@@ -109,8 +111,9 @@ struct memscope_read_opts *memscope_session_read_opts(struct memscope_session *s
  * (memscope_source_parts) stands for them, one input each ("DB:NAME", part k), followed with
  * MEMSCOPE_SESSION_TRACES by its python_trace tables (traces_only). Returns 0, or on failure
  * (err set; the inputs added so far stay): MEMSCOPE_E_IO (a folder or a file in it cannot be
- * read), MEMSCOPE_E_INVALID (a folder with nothing to read; a database whose memscope_sources
- * is not right), MEMSCOPE_E_NOMEM.
+ * read; a database another process keeps locked past the busy timeout), MEMSCOPE_E_INVALID (a
+ * folder with nothing to read; a database whose memscope_sources is not right),
+ * MEMSCOPE_E_NOMEM.
  */
 int memscope_session_add(struct memscope_session *s, const char *const *args, size_t n,
 	unsigned flags, struct memscope_error *err);
@@ -147,10 +150,10 @@ const struct memscope_note *memscope_session_notes(const struct memscope_session
 
 /*
  * The whole line of the error the last failed call into s set about an input (a folder with
- * nothing to read, a folder or database of several read as one), "NAME: MESSAGE" unescaped: err
- * holds it cut to memscope_error's sizes when a path is long. NULL when that call did not fail
- * or its error came from below (a reader, the walk, no memory): err says it then. Borrowed
- * until the next call into s.
+ * nothing to read, a file under a folder walked that cannot be opened, a folder or database of
+ * several read as one), "NAME: MESSAGE" unescaped: err holds it cut to memscope_error's sizes
+ * when a path is long. NULL when that call did not fail or its error came from below (a reader,
+ * the walk, no memory): err says it then. Borrowed until the next call into s.
  */
 const char *memscope_session_error_line(const struct memscope_session *s);
 

@@ -190,9 +190,10 @@ const struct memscope_read_stats *memscope_source_stats(const struct memscope_so
 const char *memscope_source_name(const struct memscope_source *src);
 
 /*
- * Whether path can be opened and read a second time: 1 for a regular file; 0 for "-" (standard
- * input) and anything else (a pipe, a device); MEMSCOPE_E_IO when it cannot be looked up (errno
- * set). Analyses that need two passes (memscope_run) and copies of a read input ask it first.
+ * Whether path can be opened and read a second time: 1 for a regular file or a folder (a
+ * profiler output's files); 0 for "-" (standard input) and anything else (a pipe, a device);
+ * MEMSCOPE_E_IO when it cannot be looked up (errno set). Analyses that need two passes
+ * (memscope_run) and copies of a read input ask it first.
  */
 int memscope_source_rereadable(const char *path);
 
@@ -210,7 +211,8 @@ typedef int (*memscope_part_fn)(void *ctx, uint32_t part, const char *name);
  * read says why). fn (may be NULL) is called for each part only when there are several. Reads
  * only the file's first bytes, and of a database its memscope_sources table and two rowid
  * lookups. Returns the count (>= 1), or MEMSCOPE_E_INVALID (a memscope_sources table that cannot
- * be read or does not say which rows are whose: err names the source), MEMSCOPE_E_NOMEM, or
+ * be read or does not say which rows are whose: err names the source), MEMSCOPE_E_IO (a database
+ * another process keeps locked past the busy timeout), MEMSCOPE_E_NOMEM, or
  * fn's stop. A database SQLite cannot open or read, or without a dump table, is one input.
  */
 int memscope_source_parts(
