@@ -61,9 +61,9 @@ int ms__json_bad(struct ms__json *j, const char *what);
  */
 static inline int ms__json_comma_or(struct ms__json *j, char close, const char *what, int *closed)
 {
-	if (*j->p != ',' && *j->p != close)
-		return ms__json_bad(j, what);
 	*closed = *j->p == close;
+	if (!*closed && *j->p != ',')
+		return ms__json_bad(j, what);
 	j->p++;
 	return MS__JSON_OK;
 }
