@@ -137,36 +137,26 @@ enum memscope_leaks_end memscope_leaks_end_of(const struct memscope_leaks *l, ui
 	return end;
 }
 
+/* What each end of an input means, as a report's text and as JSON's name; an end out of range
+ * is the program's exit. */
+static const struct {
+	const char *text, *name;
+} ends[] = {
+	[MEMSCOPE_LEAKS_END_EXIT] = { "unreleased at exit", "exit" },
+	[MEMSCOPE_LEAKS_END_PROFILE] = { "alive at the end of the profile", "profile" },
+	[MEMSCOPE_LEAKS_END_SNAPSHOT] = { "alive at the end of the snapshot", "snapshot" },
+	[MEMSCOPE_LEAKS_END_STOPPED] = { "alive when the recording stopped", "recording_stopped" },
+	[MEMSCOPE_LEAKS_END_MIXED] = { "alive at the end of each input", "mixed" },
+};
+
 const char *memscope_leaks_end_text(enum memscope_leaks_end end)
 {
-	switch (end) {
-	case MEMSCOPE_LEAKS_END_PROFILE:
-		return "alive at the end of the profile";
-	case MEMSCOPE_LEAKS_END_SNAPSHOT:
-		return "alive at the end of the snapshot";
-	case MEMSCOPE_LEAKS_END_STOPPED:
-		return "alive when the recording stopped";
-	case MEMSCOPE_LEAKS_END_MIXED:
-		return "alive at the end of each input";
-	default:
-		return "unreleased at exit";
-	}
+	return ends[(size_t)end < sizeof(ends) / sizeof(ends[0]) ? end : 0].text;
 }
 
 const char *memscope_leaks_end_name(enum memscope_leaks_end end)
 {
-	switch (end) {
-	case MEMSCOPE_LEAKS_END_PROFILE:
-		return "profile";
-	case MEMSCOPE_LEAKS_END_SNAPSHOT:
-		return "snapshot";
-	case MEMSCOPE_LEAKS_END_STOPPED:
-		return "recording_stopped";
-	case MEMSCOPE_LEAKS_END_MIXED:
-		return "mixed";
-	default:
-		return "exit";
-	}
+	return ends[(size_t)end < sizeof(ends) / sizeof(ends[0]) ? end : 0].name;
 }
 
 enum memscope_leaks_unchecked memscope_leaks_checked(
