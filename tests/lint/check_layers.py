@@ -36,7 +36,7 @@ def include_edges(libdir):
 # the layer of each folder of lib/, lowest first; objects outside a folder (generated data, such as
 # the pages' scripts) are below them all
 LAYERS = {"core": 0, "readers": 1, "analyses": 2, "writers": 3, "session": 3, "record": 4,
-          "batch": 4}
+          "batch": 4, "report": 4}
 
 
 def layer_errors(edges):

@@ -59,6 +59,7 @@
 #include "walk.h"
 #include "batch.h"
 #include "session.h"
+#include "report.h"
 
 /* Byte totals saturate: one at MEMSCOPE_BYTES_OVERFLOW overflowed (the true sum is larger), and
  * every report says so rather than print the number as a total. */
