@@ -1,0 +1,117 @@
+/* The report's "ranks" and "baseline" members: what each input of a run (and of its baseline)
+ * leaves behind once read, a few figures per input and step, and the JSON and verdicts made of
+ * them. */
+#ifndef MEMSCOPE_REPORT_RANKS_H
+#define MEMSCOPE_REPORT_RANKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "memscope/analysis.h"
+#include "memscope/batch.h"
+#include "memscope/error.h"
+#include "memscope/leaks.h"
+#include "memscope/peak.h"
+#include "memscope/strtab.h"
+
+/* The two sides of a report: the run (every INPUT) and its baseline (--baseline OTHER...). */
+enum ms__ranks_side {
+	MS__RANKS_RUN = 0,
+	MS__RANKS_BASE = 1,
+};
+
+/* the most step columns kept per input (the heatmap's) */
+#define MS__RANKS_MAX_STEPS 500
+/* the most leak sites common to several inputs written */
+#define MS__RANKS_MAX_COMMON 100
+/* the most rows of the baseline's per op/owner differences written */
+#define MS__RANKS_MAX_BY 100
+
+/*
+ * Both sides' inputs, row by row: per input its summary figures (those of memscope-batch's JSON),
+ * the live bytes of its peak's track at the end of each step (at most MS__RANKS_MAX_STEPS
+ * columns), and its leak sites (kind, pool, op, owner, stacks; their texts in a string table of
+ * its own). Memory grows with the inputs x steps kept and the distinct leak sites, not with the
+ * events; and, for the one input of a side given ms__ranks_item, with that input's op and pool
+ * rows (memscope/compare.h: about 32 bytes each). One object, one thread.
+ */
+struct ms__ranks;
+
+/* NULL on OOM. */
+struct ms__ranks *ms__ranks_new(void);
+/* NULL is fine. */
+void ms__ranks_free(struct ms__ranks *r);
+
+/*
+ * Input i of side (numbered from 0 within its side, in any order, each once) once read: sum its
+ * summary (read or failed: memscope_summary_read / memscope_summary_fail; copied), p and l the
+ * peak and leak analyses of that read alone (finished; NULL for an input that could not be read,
+ * or whose analyses were not made), st the table of their strings. p, l and st are borrowed
+ * during the call only: what is kept is copied. 0, MEMSCOPE_E_ARG (an input given twice, a side
+ * out of range), MEMSCOPE_E_NOMEM (r unchanged but for memory it may keep).
+ */
+int ms__ranks_add(struct ms__ranks *r, enum ms__ranks_side side, uint32_t i,
+	const struct memscope_summary *sum, const struct memscope_peak *p,
+	const struct memscope_leaks *l, const struct memscope_strtab *st);
+
+/*
+ * For the baseline's per op figures, equal to memscope-compare's on the same pair: a run item to
+ * add to the read of the one input of side (the run's, the baseline's), fed its events, whose
+ * strings are in st (borrowed for the read). Call it once per side, only when each side has one
+ * input, before that input's read; the item's object is r's (nothing to free). 0, MEMSCOPE_E_ARG
+ * (called twice for a side), MEMSCOPE_E_NOMEM. name names the input in messages.
+ */
+int ms__ranks_item(struct ms__ranks *r, enum ms__ranks_side side, const char *name,
+	const struct memscope_strtab *st, struct memscope_run_item *item);
+
+/*
+ * After every input of both sides is added: the figures across inputs (medians, who stands out),
+ * the common leak sites, and with ms__ranks_item on both sides the comparison of the pair
+ * (memscope_compare_run with memscope-compare's defaults). A comparison that fails is no failure
+ * of the report: its message goes into the baseline's "by_why". 0 or MEMSCOPE_E_NOMEM.
+ */
+int ms__ranks_finish(struct ms__ranks *r);
+
+/* One verdict line (report-schema.md "verdicts"): level "bad", "warn", "ok" or "info" (static),
+ * the figure (bytes, has_bytes 0: null), the count (has_count 0: null) and the text. */
+struct ms__ranks_verdict {
+	const char *level;
+	int has_bytes, has_count;
+	int64_t bytes;
+	uint64_t count;
+	char text[512];
+};
+
+/*
+ * After ms__ranks_finish, the "ranks" member's value for the run side: null (the word) with fewer
+ * than two inputs, else
+ * {"rows", "steps", "live", "growth", "common_sites"} (report-schema.md; the rule of "stands_out"
+ * and of the columns in formats/report.md "Several ranks"). 0 or MEMSCOPE_E_IO (out's error flag).
+ */
+int ms__ranks_json(FILE *out, const struct ms__ranks *r);
+
+/*
+ * The "ranks" verdict, into *v: "3 of 64 ranks stand out: rank 7 peak 9.1 GiB (median 4.0 GiB),
+ * ...; aten.mm at train.py:88 leaks on 4 of 64 ranks" ("bad" when some stand out by leaks or
+ * growth or a site leaks on several, "warn" by the peak alone, "ok" none). 1 when the report has
+ * such a verdict (two inputs or more on the run side), else 0 (*v untouched).
+ */
+int ms__ranks_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v);
+
+/*
+ * The "baseline" member's value: null (the word) when the baseline side has no input, else
+ * {"inputs", "peak", "leaks", "growth", "by", "leaks_by", "ranks"} (report-schema.md): "by" the
+ * bytes allocated per op as memscope-compare's summary says them (with ms__ranks_item on both
+ * sides; [] otherwise, and "by_why" says why), "leaks_by" leaked bytes per op/owner, "ranks" per
+ * rank (inputs paired by rank, else by order), each ranked by |difference|. After
+ * ms__ranks_finish. 0 or MEMSCOPE_E_IO (out's error flag).
+ */
+int ms__baseline_json(FILE *out, const struct ms__ranks *r);
+
+/* The "baseline" verdict: "peak 39.1 MiB vs 31.5 MiB in the baseline (+7.63 MiB); aten._to_copy
+ * allocated 7.63 MiB more than in the baseline" ("warn" when anything grew, "ok" else). 1 when
+ * there is a baseline, else 0 (*v untouched). After ms__ranks_finish. */
+int ms__baseline_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v);
+
+#endif
