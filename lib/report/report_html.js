@@ -1,0 +1,1297 @@
+// memscope-report's page: draws the findings JSON of <script id="report"> (report-schema) into
+// verdicts, charts and tables, findings first; no library, nothing fetched. The DOM it builds is
+// the one tests read (report-dom.md). Embedded at build time by lib/CMakeLists.txt.
+(function () {
+	"use strict";
+
+	var SVGNS = "http://www.w3.org/2000/svg";
+	var COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
+		"#9c755f"];
+	var LEVEL_WORD = { bad: "problem", warn: "look", ok: "fine", info: "peak",
+		unchecked: "not checked" };
+	var R = null; // the findings
+	var tip = null; // the one tooltip
+	var errors = [];
+
+	// ---- small helpers ----
+
+	function el(tag, attrs, text) {
+		var e = document.createElement(tag);
+		setAttrs(e, attrs);
+		if (text !== undefined && text !== null)
+			e.textContent = String(text);
+		return e;
+	}
+
+	function sv(tag, attrs, text) {
+		var e = document.createElementNS(SVGNS, tag);
+		setAttrs(e, attrs);
+		if (text !== undefined && text !== null)
+			e.textContent = String(text);
+		return e;
+	}
+
+	function setAttrs(e, attrs) {
+		var k;
+		for (k in attrs || {})
+			if (attrs[k] !== undefined && attrs[k] !== null)
+				e.setAttribute(k, attrs[k]);
+	}
+
+	function add(parent, child) {
+		parent.appendChild(child);
+		return child;
+	}
+
+	function arr(v) {
+		return Array.isArray(v) ? v : [];
+	}
+
+	function num(v) {
+		return typeof v === "number" && isFinite(v);
+	}
+
+	// Bytes as memscope_bytes_text writes them: binary units, three significant digits.
+	function bytesText(v) {
+		var unit = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], u = 0;
+		if (!num(v))
+			return "\u2014";
+		if (v < 0)
+			return "-" + bytesText(-v);
+		if (v < 1023.5)
+			return String(Math.round(v)) + " B";
+		while (v >= 1023.5 && u < 6) {
+			v /= 1024;
+			u++;
+		}
+		return v.toFixed(v < 9.995 ? 2 : v < 99.95 ? 1 : 0) + " " + unit[u];
+	}
+
+	function signedBytes(v) {
+		if (!num(v))
+			return "\u2014";
+		return (v > 0 ? "+" : v < 0 ? "\u2212" : "\u00b1") + bytesText(Math.abs(v));
+	}
+
+	// Seconds for people: "0.523 s", "12.5 s", "1 h 02 min"; ns is an integer of ns.
+	function secText(ns) {
+		var s = ns / 1e9, a = Math.abs(s);
+		if (!num(ns))
+			return "\u2014";
+		if (a >= 3600)
+			return Math.floor(s / 3600) + " h " + String(Math.floor(s % 3600 / 60)).padStart(2,
+				"0") + " min";
+		if (a >= 100)
+			return s.toFixed(0) + " s";
+		if (a >= 10)
+			return s.toFixed(1) + " s";
+		if (a >= 0.01 || a === 0)
+			return s.toFixed(3) + " s";
+		return (ns / 1e6).toPrecision(3) + " ms";
+	}
+
+	function countText(n, one, many) {
+		return n + " " + (n === 1 ? one : many || one + "s");
+	}
+
+	function niceStep(span, n) {
+		var raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / p;
+		return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * p;
+	}
+
+	// Round byte ticks in the binary unit of top: {top, ticks: [[bytes, label]]}.
+	function byteTicks(max) {
+		var unit = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], u = 1, k = 0, step, top,
+			ticks = [], i, d;
+		max = Math.max(1, max * 1.05);
+		while (max / u >= 1024 && k < 6) {
+			u *= 1024;
+			k++;
+		}
+		step = niceStep(max / u, 5);
+		if (k === 0 && step < 1)
+			step = 1;
+		top = Math.ceil(max / u / step) * step;
+		d = step < 1 ? Math.ceil(-Math.log10(step)) : 0;
+		for (i = 0; i * step <= top + step / 2; i++)
+			ticks.push([i * step * u, (i * step).toFixed(d) + " " + unit[k]]);
+		return { top: top * u, ticks: ticks };
+	}
+
+	// Time ticks over [from, to] ns, labelled in seconds after base.
+	function timeTicks(from, to, base) {
+		var span = Math.max(1, to - from), step = niceStep(span / 1e9, 8) * 1e9, ticks = [],
+			t, d = step >= 1e9 ? 0 : Math.ceil(-Math.log10(step / 1e9));
+		for (t = Math.ceil((from - base) / step) * step + base; t <= to; t += step)
+			ticks.push([t, ((t - base) / 1e9).toFixed(d)]);
+		return ticks;
+	}
+
+	function firstFrame(stack) {
+		if (!stack)
+			return "";
+		return arr(stack.python)[0] || arr(stack.c)[0] || "";
+	}
+
+	function hasStack(stack) {
+		return !!stack && (arr(stack.python).length > 0 || arr(stack.c).length > 0);
+	}
+
+	function inputName(i) {
+		var inp = arr(R.inputs)[i];
+		return inp ? inp.name : "input " + i;
+	}
+
+	// ---- tooltip and stack panel ----
+
+	function showTip(ev, lines) {
+		var x = ev.clientX + 14, y = ev.clientY + 14;
+		tip.textContent = "";
+		lines.forEach(function (l, i) {
+			add(tip, el(i ? "div" : "strong", null, l));
+		});
+		tip.hidden = false;
+		if (x + tip.offsetWidth > window.innerWidth - 8)
+			x = ev.clientX - tip.offsetWidth - 14;
+		if (y + tip.offsetHeight > window.innerHeight - 8)
+			y = ev.clientY - tip.offsetHeight - 14;
+		tip.style.left = Math.max(4, x) + "px";
+		tip.style.top = Math.max(4, y) + "px";
+	}
+
+	function hideTip() {
+		tip.hidden = true;
+	}
+
+	// Opens the stack panel: what (a heading), op (op or owner), facts (lines), stack.
+	function openStack(what, op, facts, stack) {
+		var aside = document.getElementById("stack"), body = aside.querySelector(".body"),
+			py = arr(stack && stack.python), c = arr(stack && stack.c), list;
+		body.textContent = "";
+		add(body, el("div", { "class": "what" }, what));
+		add(body, el("div", { "class": "op" }, op || "(no op or owner recorded)"));
+		facts.forEach(function (f) {
+			if (f)
+				add(body, el("div", { "class": "fact" }, f));
+		});
+		if (!py.length && !c.length)
+			add(body, el("p", { "class": "none" }, "no call stack recorded"));
+		if (py.length) {
+			add(body, el("h4", null, "Python (innermost first)"));
+			list = add(body, el("ol", { "class": "frames" }));
+			py.forEach(function (f) {
+				add(list, el("li", { "class": "frame py" }, f));
+			});
+		}
+		if (c.length) {
+			add(body, el("h4", null, "C / C++ (innermost first)"));
+			list = add(body, el("ol", { "class": "frames" }));
+			c.forEach(function (f) {
+				add(list, el("li", { "class": "frame c" }, f));
+			});
+		}
+		aside.hidden = false;
+	}
+
+	function siteById(id) {
+		var sites = arr(R.leaks && R.leaks.sites), i;
+		for (i = 0; i < sites.length; i++)
+			if (sites[i].id === id)
+				return sites[i];
+		return null;
+	}
+
+	function openSite(s) {
+		openStack(s.kind === "step" ? "Leak from step " + s.first_step + " on" :
+			s.kind === "exit" ? "Unreleased at the end" : "Leak (" + s.kind + ")",
+		s.op || s.owner, [bytesText(s.bytes) + " in " + countText(s.count, "block"),
+			"pool " + (s.pool || "?") + (arr(R.inputs).length > 1 ? ", " + inputName(s.input) :
+				""),
+			s.ranks > 1 ? "on " + s.ranks + " inputs" : "",
+			num(s.ts_ns) ? "first allocated at " + secText(s.ts_ns) : ""], s.stack);
+	}
+
+	function openBlock(b) {
+		var s = b.site !== null && b.site !== undefined ? siteById(b.site) : null;
+		openStack(s ? "Leaked block" : "Block", b.op || b.owner, [bytesText(b.bytes),
+			"allocated at " + secText(b.from_ns) + ", " + (num(b.to_ns) ? "freed at " +
+				secText(b.to_ns) + " (held " + secText(b.to_ns - b.from_ns) + ")" :
+				"never freed"),
+			s ? "part of the leak of " + (s.op || s.owner) + ": " + bytesText(s.bytes) : ""],
+		b.stack);
+	}
+
+	// ---- page frame ----
+
+	function section(main, id, title, intro) {
+		var s = add(main, el("section", { id: id }));
+		add(s, el("h2", null, title));
+		if (intro)
+			add(s, el("p", { "class": "intro" }, intro));
+		return s;
+	}
+
+	function header(main) {
+		var inputs = arr(R.inputs), h = add(main, el("header")), p, det, ul, bad;
+		add(h, el("h1", null, inputs.length === 1 ? inputs[0].name : inputs.length + " inputs"));
+		p = add(h, el("p", { "class": "sub" }));
+		bad = inputs.filter(function (x) {
+			return x.status && x.status !== "ok";
+		});
+		p.textContent = "Memory report by " + (R.producer || "memscope-report") + ". " +
+			(inputs.length === 1 ? "Format " + inputs[0].format + (inputs[0].end ?
+				", ended at " + inputs[0].end : "") + "." :
+				"Details below are for " + inputName(R.detail || 0) + " (the highest peak).") +
+			(bad.length ? " " + countText(bad.length, "input") + " could not be read." : "");
+		if (inputs.length > 1) {
+			det = add(h, el("details", { "class": "inputs" }));
+			add(det, el("summary", null, "The " + inputs.length + " inputs"));
+			ul = add(det, el("ul"));
+			inputs.forEach(function (x) {
+				add(ul, el("li", { "class": x.status === "ok" ? "" : "bad" }, x.name +
+					(x.rank !== null && x.rank !== undefined ? " (rank " + x.rank +
+						(x.node ? ", " + x.node : "") + ")" : "") +
+					(x.status && x.status !== "ok" ? ": " + x.status + (x.error ? ", " +
+						x.error : "") : "")));
+			});
+		}
+	}
+
+	function verdicts(main) {
+		var ol = add(main, el("ol", { id: "verdicts" }));
+		arr(R.verdicts).forEach(function (v) {
+			var li = add(ol, el("li", { "class": "verdict", "data-id": v.id,
+				"data-level": v.level }));
+			if (num(v.bytes))
+				li.setAttribute("data-bytes", String(v.bytes));
+			if (num(v.count))
+				li.setAttribute("data-count", String(v.count));
+			add(li, el("span", { "class": "badge " + v.level }, LEVEL_WORD[v.level] || v.level));
+			add(li, el("a", { href: "#" + (v.section || "unchecked") }, v.text));
+		});
+	}
+
+	function nav(main, ids) {
+		var names = { timeline: "Over time", blocks: "Blocks", leaks: "Leaks", steps: "Steps",
+			where: "Where", inefficient: "Held too long", ranks: "Ranks",
+			baseline: "Baseline", unchecked: "Not checked", notes: "Notes" }, n;
+		n = add(main, el("nav"));
+		ids.forEach(function (id) {
+			add(n, el("a", { href: "#" + id }, names[id]));
+		});
+	}
+
+	// ---- memory over time ----
+
+	function trackColour(i) {
+		return COLOURS[i % COLOURS.length];
+	}
+
+	// The hi value of track tr at time t (the column at or before t).
+	function valueAt(tr, t) {
+		var p = arr(tr.points), lo = 0, hi = p.length - 1, m;
+		if (!p.length || t < p[0][0])
+			return null;
+		while (lo < hi) {
+			m = (lo + hi + 1) >> 1;
+			if (p[m][0] <= t)
+				lo = m;
+			else
+				hi = m - 1;
+		}
+		return p[lo][2];
+	}
+
+	// One plot: frame, axes and scales; opts {from, to, base, ymax, height, width}.
+	function plot(opts) {
+		var W = opts.width, H = opts.height, L = 78, Rm = 16, T = 26, B = 34,
+			g = { svg: sv("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H,
+				"class": "chart" }), L: L, T: T, PW: W - L - Rm, PH: H - T - B },
+			yt = byteTicks(opts.ymax), span = Math.max(1, opts.to - opts.from);
+		g.ytop = yt.top;
+		g.x = function (t) {
+			return g.L + (t - opts.from) / span * g.PW;
+		};
+		g.t = function (x) {
+			return opts.from + (x - g.L) / g.PW * span;
+		};
+		g.y = function (b) {
+			return g.T + g.PH - b / g.ytop * g.PH;
+		};
+		g.bands = add(g.svg, sv("g", { "class": "bands" }));
+		g.axes = add(g.svg, sv("g", { "class": "axes" }));
+		yt.ticks.forEach(function (tk) {
+			var y = g.y(tk[0]).toFixed(1);
+			add(g.axes, sv("line", { "class": "grid", x1: L, x2: L + g.PW, y1: y, y2: y }));
+			add(g.axes, sv("text", { "class": "ytick", x: L - 6, y: +y + 4 }, tk[1]));
+		});
+		timeTicks(opts.from, opts.to, opts.base).forEach(function (tk) {
+			var x = g.x(tk[0]).toFixed(1);
+			add(g.axes, sv("line", { "class": "xtickline", x1: x, x2: x, y1: T + g.PH,
+				y2: T + g.PH + 4 }));
+			add(g.axes, sv("text", { "class": "xtick", x: x, y: T + g.PH + 17 }, tk[1]));
+		});
+		add(g.axes, sv("text", { "class": "axislabel", x: L + g.PW, y: H - 3 },
+			opts.xlabel || "seconds"));
+		add(g.axes, sv("rect", { "class": "frame", x: L, y: T, width: g.PW, height: g.PH }));
+		g.plot = add(g.svg, sv("g", { "class": "plot" }));
+		g.marks = add(g.svg, sv("g", { "class": "marks" }));
+		return g;
+	}
+
+	function trackPaths(g, tr, colour) {
+		var p = arr(tr.points), line = [], band = [], back = [], i, x;
+		for (i = 0; i < p.length; i++) {
+			x = g.x(p[i][0]).toFixed(1);
+			line.push((i ? "L" : "M") + x + " " + g.y(p[i][2]).toFixed(1));
+			band.push((i ? "L" : "M") + x + " " + g.y(p[i][2]).toFixed(1));
+			back.push("L" + x + " " + g.y(p[i][1]).toFixed(1));
+		}
+		if (!p.length)
+			return;
+		add(g.plot, sv("path", { "class": "track-range", "data-track": tr.id,
+			d: band.join("") + back.reverse().join("") + "Z", fill: colour }));
+		add(g.plot, sv("path", { "class": "track", "data-track": tr.id, d: line.join(""),
+			stroke: colour }));
+	}
+
+	function stepBands(g, steps, from, to) {
+		var prev = -1e9;
+		steps.forEach(function (s, i) {
+			var a = Math.max(from, s.from_ns), b = Math.min(to, s.to_ns), x0, x1;
+			if (!(b >= a))
+				return;
+			x0 = g.x(a);
+			x1 = g.x(b);
+			add(g.bands, sv("rect", { "class": "step-band" + (i % 2 ? " odd" : ""),
+				"data-step": s.number, x: x0.toFixed(1), y: g.T,
+				width: Math.max(0.5, x1 - x0).toFixed(1), height: g.PH }));
+			if (x1 - x0 >= 16 && x0 - prev >= 22) {
+				add(g.bands, sv("text", { "class": "steplabel", x: ((x0 + x1) / 2).toFixed(1),
+					y: g.T - 6 }, s.number));
+				prev = x0;
+			}
+		});
+		if (steps.length)
+			add(g.bands, sv("text", { "class": "steplabel key", x: g.L - 6, y: g.T - 6 },
+				"step"));
+	}
+
+	function peakMarker(g, pk) {
+		var x = g.x(pk.ts_ns), y = g.y(pk.bytes), m = add(g.marks, sv("g", {
+			"class": "peak-marker", "data-bytes": pk.bytes })), right = x < g.L + g.PW * 0.6;
+		add(m, sv("line", { x1: x.toFixed(1), x2: x.toFixed(1), y1: y.toFixed(1),
+			y2: g.T + g.PH }));
+		add(m, sv("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 5 }));
+		add(m, sv("text", { x: (x + (right ? 9 : -9)).toFixed(1), y: Math.max(g.T + 12, y -
+			8).toFixed(1), "text-anchor": right ? "start" : "end" }, "peak " +
+			bytesText(pk.bytes) + " at " + secText(pk.ts_ns) + (num(pk.step) ? " (step " +
+				pk.step + ")" : "")));
+	}
+
+	// A leak site's marker: a triangle above the plot at its first block's allocation, and a
+	// dot on the curve at each of its blocks.
+	function leakMarker(g, site, blocks, tr) {
+		var m = add(g.marks, sv("g", { "class": "leak-marker", "data-site": site.id,
+			tabindex: 0 })), x0 = g.x(blocks[0].from_ns);
+		add(m, sv("title", null, "leak: " + (site.op || site.owner || "?") + ", " +
+			bytesText(site.bytes) + " in " + countText(site.count, "block") +
+			": click for its stack"));
+		add(m, sv("line", { "class": "leakline", x1: x0.toFixed(1), x2: x0.toFixed(1),
+			y1: g.T, y2: g.T + g.PH }));
+		add(m, sv("path", { "class": "leaktri", d: "M" + (x0 - 6).toFixed(1) + " " + (g.T -
+			1) + "l12 0l-6 9z" }));
+		blocks.forEach(function (b) {
+			var v = tr ? valueAt(tr, b.from_ns) : null;
+			add(m, sv("circle", { "class": "leakdot", cx: g.x(b.from_ns).toFixed(1),
+				cy: g.y(v === null ? 0 : v).toFixed(1), r: 3.5 }));
+		});
+		m.addEventListener("click", function () {
+			openSite(site);
+		});
+	}
+
+	function hover(g, tracks, steps) {
+		var cursor = add(g.marks, sv("line", { "class": "cursor", y1: g.T, y2: g.T + g.PH,
+			visibility: "hidden" }));
+		g.svg.addEventListener("mousemove", function (ev) {
+			var r = g.svg.getBoundingClientRect(), x = ev.clientX - r.left, t, lines, st;
+			if (x < g.L || x > g.L + g.PW || ev.target.closest(".leak-marker")) {
+				cursor.setAttribute("visibility", "hidden");
+				hideTip();
+				return;
+			}
+			t = g.t(x);
+			cursor.setAttribute("x1", x.toFixed(1));
+			cursor.setAttribute("x2", x.toFixed(1));
+			cursor.setAttribute("visibility", "visible");
+			st = steps.filter(function (s) {
+				return s.from_ns <= t && t <= s.to_ns;
+			})[0];
+			lines = [secText(t) + (st ? ", step " + st.number : "")];
+			tracks.forEach(function (tr) {
+				var v = valueAt(tr, t);
+				if (v !== null && !tr.off)
+					lines.push(tr.label + ": " + bytesText(v));
+			});
+			showTip(ev, lines);
+		});
+		g.svg.addEventListener("mouseleave", function () {
+			cursor.setAttribute("visibility", "hidden");
+			hideTip();
+		});
+	}
+
+	function samplePaths(g, samples, from, to) {
+		samples.forEach(function (s, i) {
+			var d = arr(s.points).filter(function (p) {
+				return p[0] >= from && p[0] <= to;
+			}).map(function (p, k) {
+				return (k ? "L" : "M") + g.x(p[0]).toFixed(1) + " " + g.y(p[1]).toFixed(1);
+			}).join("");
+			if (d)
+				add(g.plot, sv("path", { "class": "sample " + (s.series || ""), d: d,
+					"data-sample": i }));
+		});
+	}
+
+	// One chart of tracks on one time axis: [from, to], the steps, peak and leaks on it.
+	function chart(parent, tracks, from, to, base, width, withSteps, xlabel) {
+		var tl = R.timeline, pk = R.peak, ymax = 1, g, drawn = {};
+		tracks.forEach(function (tr) {
+			ymax = Math.max(ymax, tr.peak || 0);
+			arr(tr.points).forEach(function (p) {
+				ymax = Math.max(ymax, p[2]);
+			});
+		});
+		if (withSteps)
+			arr(tl.samples).forEach(function (s) {
+				arr(s.points).forEach(function (p) {
+					ymax = Math.max(ymax, p[1]);
+				});
+			});
+		g = plot({ from: from, to: to, base: base, ymax: ymax, width: width, height: 340,
+			xlabel: xlabel });
+		if (withSteps) {
+			stepBands(g, arr(tl.steps), from, to);
+			samplePaths(g, arr(tl.samples), from, to);
+		}
+		tracks.forEach(function (tr) {
+			trackPaths(g, tr, tr.colour);
+			drawn[tr.id] = tr;
+		});
+		leakMarkers(g, drawn);
+		tracks.forEach(function (tr) {
+			if (pk && tr.isPeak)
+				peakMarker(g, pk);
+		});
+		hover(g, tracks, withSteps ? arr(tl.steps) : []);
+		add(parent, el("div", { "class": "chartbox" })).appendChild(g.svg);
+		return g;
+	}
+
+	function leakMarkers(g, drawn) {
+		var by = {};
+		arr(R.timeline.blocks).forEach(function (b) {
+			if (b.site === null || b.site === undefined || !drawn[b.track])
+				return;
+			(by[b.site] = by[b.site] || []).push(b);
+		});
+		Object.keys(by).forEach(function (k) {
+			var site = siteById(+k), bl = by[k].sort(function (a, b) {
+				return a.from_ns - b.from_ns;
+			});
+			if (site)
+				leakMarker(g, site, bl, drawn[bl[0].track]);
+		});
+	}
+
+	function legend(parent, tracks, more) {
+		var ul = add(parent, el("ul", { "class": "legend" }));
+		tracks.slice(0, 8).forEach(function (tr) {
+			var li = add(ul, el("li", { "data-track": tr.id, title: "click to hide or show" }));
+			add(li, el("span", { "class": "swatch", style: "background:" + tr.colour }));
+			add(li, el("span", { "class": "name" }, tr.label));
+			add(li, el("span", { "class": "val" }, "peak " + bytesText(tr.peak) +
+				(tr.clock ? " \u2014 own axis" : "")));
+			li.addEventListener("click", function () {
+				tr.off = !tr.off;
+				li.classList.toggle("off", tr.off);
+				document.querySelectorAll("#timeline [data-track=\"" + tr.id + "\"]").forEach(
+					function (p) {
+						if (p.tagName !== "LI")
+							p.style.display = tr.off ? "none" : "";
+					});
+			});
+		});
+		if (more > 0 || tracks.length > 8)
+			add(ul, el("li", { "class": "more" }, (more + Math.max(0, tracks.length - 8)) +
+				" more with lower peaks, not drawn"));
+		return ul;
+	}
+
+	// What held the peak: the top owners and the rest grouped, as bars.
+	function holders(parent) {
+		var pk = R.peak, box, ul, owners = arr(pk.owners), top = owners.slice(0, 6),
+			restBytes = 0, restN = 0, max = 1, rows = {};
+		box = add(parent, el("div", { "class": "holders" }));
+		add(box, el("h3", null, "What held the peak"));
+		add(box, el("p", { "class": "small" }, bytesText(pk.bytes) + " in " + (pk.pool || "?") +
+			(pk.device !== null && pk.device !== undefined ? ", device " + pk.device : "") +
+			" at " + secText(pk.ts_ns) + (num(pk.step) ? ", step " + pk.step : "")));
+		owners.slice(6).forEach(function (o) {
+			restBytes += o.bytes;
+			restN++;
+		});
+		if (pk.rest) {
+			restBytes += pk.rest.bytes || 0;
+			restN += pk.rest.owners || 0;
+		}
+		arr(R.where && R.where.rows).forEach(function (r) {
+			rows[r.name] = r;
+		});
+		top.forEach(function (o) {
+			max = Math.max(max, o.bytes);
+		});
+		max = Math.max(max, restBytes);
+		ul = add(box, el("ul", { "class": "holders bars" }));
+		top.forEach(function (o) {
+			var li = barRow(ul, o.name, o.bytes, max, pk.bytes), r = rows[o.name];
+			li.setAttribute("data-name", o.name);
+			if (r && hasStack(r.stack)) {
+				li.classList.add("click");
+				li.title = "click for its stack";
+				li.addEventListener("click", function () {
+					openStack("Held at the peak", o.name, [bytesText(o.bytes) + " in " +
+						countText(o.blocks, "block")], r.stack);
+				});
+			}
+		});
+		if (restN)
+			barRow(ul, countText(restN, "other") + " together", restBytes, max, pk.bytes)
+				.classList.add("rest");
+	}
+
+	function barRow(ul, name, bytes, max, total) {
+		var li = add(ul, el("li")), bar;
+		add(li, el("span", { "class": "name", title: name }, name));
+		bar = add(li, el("span", { "class": "bar" }));
+		add(bar, el("span", { style: "width:" + (100 * bytes / max).toFixed(1) + "%" }));
+		add(li, el("span", { "class": "val" }, bytesText(bytes) + (total ? " \u00b7 " +
+			Math.round(100 * bytes / total) + "%" : "")));
+		return li;
+	}
+
+	function timeline(main, width) {
+		var tl = R.timeline, s, tracks = arr(tl.tracks), pk = R.peak, own, shared, row, g,
+			first = true;
+		s = section(main, "timeline", "Memory over time", "Live bytes of each device and " +
+			"pool. Shaded bands are training steps; the dot is the peak; red marks are " +
+			"blocks that were never freed (click one for its call stack).");
+		tracks.forEach(function (tr, i) {
+			tr.colour = trackColour(i);
+			tr.isPeak = !!pk && tr.input === pk.input && tr.pool === pk.pool &&
+				String(tr.device) === String(pk.device) && (pk.pid === undefined ||
+					tr.pid === pk.pid);
+		});
+		if (pk && !tracks.some(function (tr) {
+			return tr.isPeak;
+		}) && tracks.length)
+			tracks[0].isPeak = true;
+		shared = tracks.filter(function (tr) {
+			return !tr.clock;
+		});
+		own = tracks.filter(function (tr) {
+			return !!tr.clock;
+		});
+		own.forEach(function (tr) {
+			var w = add(s, el("div", { "class": "clock-warning", "data-track": tr.id }));
+			w.textContent = "\u26a0 " + tr.label + ": " + (tr.clock.note || "clock differs") +
+				". Its times cannot be compared with the others', so it is drawn below on " +
+				"its own time axis.";
+		});
+		row = add(s, el("div", { "class": "row" }));
+		var left = add(row, el("div", { "class": "grow" }));
+		if (shared.length) {
+			g = chart(left, shared, tl.from_ns, tl.to_ns, tl.from_ns, width - (pk ? 330 : 0),
+				true, "seconds from the start");
+			first = false;
+		}
+		own.forEach(function (tr) {
+			var p = arr(tr.points), from = p.length ? p[0][0] : 0,
+				to = p.length ? p[p.length - 1][0] : 1;
+			add(left, el("h3", { "class": "ownaxis" }, tr.label + " on its own axis"));
+			chart(left, [tr], from, Math.max(to, from + 1), from, width - (pk ? 330 : 0),
+				first, "seconds from its first point");
+			first = false;
+		});
+		var side = add(row, el("div", { "class": "side" }));
+		legend(side, tracks, tl.more_tracks || 0);
+		if (pk)
+			holders(side);
+		fragmentation(s);
+		return g;
+	}
+
+	function fragmentation(s) {
+		var f = R.fragmentation, p;
+		if (!f || !f.checked)
+			return;
+		p = add(s, el("p", { "class": "frag" }));
+		p.textContent = "Fragmentation: at " + secText(f.ts_ns) + " the pool reserved " +
+			bytesText(f.reserved_bytes) + " and allocated " + bytesText(f.allocated_bytes) +
+			" (" + bytesText(f.reserved_bytes - f.allocated_bytes) + " reserved but unused" +
+			(num(f.gap_bytes) ? "; largest free gap " + bytesText(f.gap_bytes) : "") + ").";
+	}
+
+	// ---- active blocks (memory_viz's style) ----
+
+	// Places each block at the lowest offset where it overlaps no block alive at the same
+	// time (first fit, in allocation order); returns the highest offset reached.
+	function packBlocks(blocks, end) {
+		var placed = [], top = 0;
+		blocks.slice().sort(function (a, b) {
+			return a.from_ns - b.from_ns || b.bytes - a.bytes;
+		}).forEach(function (b) {
+			var to = num(b.to_ns) ? b.to_ns : end, busy = [], y = 0, i;
+			placed.forEach(function (p) {
+				if (p.from < to && b.from_ns < p.to)
+					busy.push(p);
+			});
+			busy.sort(function (p, q) {
+				return p.y - q.y;
+			});
+			for (i = 0; i < busy.length; i++) {
+				if (y + b.bytes <= busy[i].y)
+					break;
+				y = Math.max(y, busy[i].y + busy[i].b.bytes);
+			}
+			b.y = y;
+			placed.push({ from: b.from_ns, to: to, y: y, b: b });
+			top = Math.max(top, y + b.bytes);
+		});
+		return top;
+	}
+
+	function opColour(name) {
+		var h = 0, i;
+		name = name || "";
+		for (i = 0; i < name.length; i++)
+			h = (h * 31 + name.charCodeAt(i)) >>> 0;
+		return "hsl(" + (h % 360) + ",45%," + (62 + h % 3 * 6) + "%)";
+	}
+
+	function blocksView(main, width) {
+		var tl = R.timeline, blocks = arr(tl.blocks), tracks = arr(tl.tracks), tr, from, to, s,
+			top, g, p;
+		if (!blocks.length)
+			return;
+		tr = tracks.filter(function (t) {
+			return t.id === blocks[0].track;
+		})[0];
+		from = tl.from_ns;
+		to = tl.to_ns;
+		if (tr && tr.clock && arr(tr.points).length) {
+			from = tr.points[0][0];
+			to = tr.points[tr.points.length - 1][0];
+		}
+		s = section(main, "blocks", "Largest blocks over time", "Each band is one of the " +
+			blocks.length + " largest blocks" + (tr ? " of " + tr.label : "") + ", from its " +
+			"allocation to its free, stacked where it fits (as in PyTorch's memory_viz). " +
+			"Red bands were never freed. Click a band for its call stack.");
+		top = packBlocks(blocks, to);
+		g = plot({ from: from, to: to, base: from, ymax: top, width: width, height: 300,
+			xlabel: "seconds" });
+		p = g.plot;
+		blocks.forEach(function (b) {
+			var x0 = g.x(b.from_ns), x1 = g.x(num(b.to_ns) ? b.to_ns : to), y0 = g.y(b.y + b.bytes),
+				y1 = g.y(b.y), leak = b.site !== null && b.site !== undefined;
+			add(p, sv("rect", { "class": "block" + (leak ? " leaked" : num(b.to_ns) ? "" :
+				" live"), "data-block": b.id, "data-site": leak ? b.site : "",
+			x: x0.toFixed(1), y: y0.toFixed(1), width: Math.max(1, x1 - x0).toFixed(1),
+			height: Math.max(1, y1 - y0).toFixed(1), fill: leak ? null :
+				opColour(b.op || b.owner) }));
+		});
+		var byId = {};
+		blocks.forEach(function (b) {
+			byId[b.id] = b;
+		});
+		p.addEventListener("click", function (ev) {
+			var b = ev.target.closest(".block");
+			if (b)
+				openBlock(byId[b.getAttribute("data-block")]);
+		});
+		p.addEventListener("mousemove", function (ev) {
+			var r = ev.target.closest(".block"), b = r && byId[r.getAttribute("data-block")];
+			if (!b)
+				return hideTip();
+			showTip(ev, [(b.op || b.owner || "block") + ": " + bytesText(b.bytes),
+				secText(b.from_ns) + " \u2192 " + (num(b.to_ns) ? secText(b.to_ns) :
+					"never freed"), firstFrame(b.stack)]);
+		});
+		p.addEventListener("mouseleave", hideTip);
+		add(s, el("div", { "class": "chartbox" })).appendChild(g.svg);
+	}
+
+	// ---- leaks ----
+
+	function leaksView(main) {
+		var L = R.leaks, sites = arr(L.sites), s, p, t, tb, multi = arr(R.inputs).length > 1;
+		s = section(main, "leaks", "Leaks");
+		p = add(s, el("p", { "class": "intro" }));
+		p.textContent = "Unreleased at the end (" + (L.end || "?") + "): " +
+			countText((L.exit && L.exit.count) || 0, "block") + ", " +
+			bytesText((L.exit && L.exit.bytes) || 0) + ". " + (L.steps_checked ?
+				"Held from one step to the next (step leaks): " + countText((L.step &&
+					L.step.count) || 0, "block") + ", " + bytesText((L.step && L.step.bytes) ||
+					0) + (L.step && num(L.step.first_step) ? ", starting in step " +
+					L.step.first_step : "") + "." : "Step leaks not checked: " + (L.why ||
+					"no steps") + ".");
+		if (!sites.length) {
+			add(s, el("p", { "class": "ok" }, "No leaked block."));
+			return;
+		}
+		add(s, el("p", { "class": "small" }, "Where they were allocated, most bytes first. " +
+			"Click a row for its call stack."));
+		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
+		tb = headRow(t, ["Bytes", "Blocks", "Kind", "Pool", "Op or owner", "First step"]
+			.concat(multi ? ["Inputs"] : []).concat(["Allocated at"]), multi ? [0, 1, 5, 6] :
+			[0, 1, 5]);
+		sites.forEach(function (x) {
+			var tr = add(tb, el("tr", { "class": "site click", "data-site": x.id,
+				"data-bytes": x.bytes }));
+			add(tr, el("td", { "class": "num" }, bytesText(x.bytes)));
+			add(tr, el("td", { "class": "num" }, x.count));
+			add(tr, el("td")).appendChild(el("span", { "class": "kind " + x.kind }, x.kind ===
+				"step" ? "step leak" : x.kind === "exit" ? "at end" : x.kind));
+			add(tr, el("td", null, x.pool || ""));
+			add(tr, el("td", { "class": "name" }, x.op || x.owner || "?"));
+			add(tr, el("td", { "class": "num" }, num(x.first_step) ? x.first_step : ""));
+			if (multi)
+				add(tr, el("td", { "class": "num" }, x.ranks || 1));
+			add(tr, el("td", { "class": "frame1" }, firstFrame(x.stack) ||
+				"(no call stack)"));
+			tr.addEventListener("click", function () {
+				openSite(x);
+			});
+		});
+	}
+
+	function headRow(t, names, numeric) {
+		var tr = add(add(t, el("thead")), el("tr"));
+		names.forEach(function (n, i) {
+			add(tr, el("th", { "class": numeric.indexOf(i) >= 0 ? "num" : null }, n));
+		});
+		return add(t, el("tbody"));
+	}
+
+	// ---- steps ----
+
+	function stepsView(main) {
+		var rows = arr(R.steps), gr = R.growth, s, t, tb, prev = null, max = 1;
+		s = section(main, "steps", "Per step");
+		add(s, el("p", { "class": "intro" }, gr && num(gr.per_step_bytes) ? "Live memory " +
+			(gr.per_step_bytes > 0 ? "grows by " : "changes by ") + bytesText(gr.per_step_bytes) +
+			" per step over " + countText(gr.steps || rows.length, "step") + "." :
+			countText(rows.length, "step") + "; live memory does not grow from step to step."));
+		rows.forEach(function (r) {
+			max = Math.max(max, r.end_bytes || 0);
+		});
+		t = add(add(s, el("div", { "class": "tablebox tall" })), el("table"));
+		tb = headRow(t, ["Step", "Live at end", "", "Change", "Allocated", "Freed",
+			"Peak in step"], [0, 1, 3, 4, 5, 6]);
+		rows.forEach(function (r) {
+			var tr = add(tb, el("tr", { "data-step": r.number, "class": r.leak_first ?
+				"leak-first" : null })), d = prev === null ? null : r.end_bytes - prev, c;
+			add(tr, el("td", { "class": "num" }, r.number));
+			add(tr, el("td", { "class": "num", "data-bytes": r.end_bytes },
+				bytesText(r.end_bytes)));
+			c = add(add(tr, el("td", { "class": "spark" })), el("span", { "class": "bar" }));
+			add(c, el("span", { style: "width:" + (100 * r.end_bytes / max).toFixed(1) +
+				"%" }));
+			add(tr, el("td", { "class": "num" + (d > 0 ? " up" : "") }, d === null ? "" :
+				signedBytes(d)));
+			add(tr, el("td", { "class": "num" }, bytesText(r.alloc_bytes)));
+			add(tr, el("td", { "class": "num" }, bytesText(r.freed_bytes)));
+			add(tr, el("td", { "class": "num" }, bytesText(r.peak_bytes)));
+			if (r.leak_first)
+				tr.children[0].appendChild(el("span", { "class": "tag" }, "leak starts"));
+			prev = r.end_bytes;
+		});
+	}
+
+	// ---- where the memory goes ----
+
+	function whereView(main, width) {
+		var W = R.where, rows = arr(W.rows), s, t, tb, input, total = 0, max = 1, flameBox,
+			by = { owner: "owner", op: "op", python: "Python frame", c: "C frame" };
+		s = section(main, "where", "Where the memory goes", "What held memory at the peak, by " +
+			(by[W.by] || W.by || "op") + ", most bytes first" + (rows.length >= 200 ?
+				" (the 200 largest)" : "") + ". Click a row for its call stack.");
+		input = add(s, el("input", { type: "search", placeholder: "filter by name\u2026",
+			"aria-label": "filter" }));
+		rows.forEach(function (r) {
+			total += r.bytes;
+			max = Math.max(max, r.bytes);
+		});
+		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
+		tb = headRow(t, ["Bytes", "", "Blocks", "Name", "Allocated at"], [0, 2]);
+		rows.forEach(function (r) {
+			var tr = add(tb, el("tr", { "data-name": r.name, "data-bytes": r.bytes })), c;
+			add(tr, el("td", { "class": "num" }, bytesText(r.bytes)));
+			c = add(add(tr, el("td", { "class": "spark" })), el("span", { "class": "bar" }));
+			add(c, el("span", { style: "width:" + (100 * r.bytes / max).toFixed(1) + "%" }));
+			add(tr, el("td", { "class": "num" }, r.blocks));
+			add(tr, el("td", { "class": "name" }, r.name));
+			add(tr, el("td", { "class": "frame1" }, firstFrame(r.stack)));
+			if (r.stack) {
+				tr.classList.add("click");
+				tr.addEventListener("click", function () {
+					openStack("Held at the peak", r.name, [bytesText(r.bytes) + " in " +
+						countText(r.blocks, "block")], r.stack);
+				});
+			}
+		});
+		if (W.flame) {
+			add(s, el("h3", null, "Flame graph of the call stacks at the peak"));
+			add(s, el("p", { "class": "small" }, "Width is bytes; callers above their " +
+				"callees. Click a frame to zoom in, the top bar to zoom out."));
+			flameBox = add(s, el("div", { id: "flame" }));
+			flame(flameBox, W.flame, width);
+		}
+		input.addEventListener("input", function () {
+			var q = input.value.toLowerCase();
+			tb.querySelectorAll("tr").forEach(function (tr) {
+				tr.hidden = !!q && tr.getAttribute("data-name").toLowerCase().indexOf(q) < 0;
+			});
+			document.querySelectorAll("#flame .fnode").forEach(function (n) {
+				n.classList.toggle("dim", !!q && n.getAttribute("data-name").toLowerCase()
+					.indexOf(q) < 0);
+			});
+		});
+	}
+
+	function flame(box, root, width) {
+		var ROW = 18, depth = 0, svg, W = width, focus = root, parentOf = new Map();
+		(function walk(n, d, parent) {
+			depth = Math.max(depth, d);
+			parentOf.set(n, parent);
+			arr(n.children).forEach(function (c) {
+				walk(c, d + 1, n);
+			});
+		})(root, 0, null);
+		svg = add(box, sv("svg", { width: W, height: (depth + 1) * ROW + 2, "class": "flame" }));
+		function draw() {
+			var total = Math.max(1, focus.value), path = [], a;
+			svg.textContent = "";
+			for (a = focus; a; a = parentOf.get(a))
+				path.unshift(a);
+			// the focus' ancestors as full-width bars, then the focus' subtree
+			path.forEach(function (n, d) {
+				node(n, d, 0, W, d < path.length - 1);
+			});
+			(function sub(n, d, x) {
+				arr(n.children).forEach(function (c) {
+					var w = c.value / total * W;
+					if (w >= 0.5) {
+						node(c, d, x, w, false);
+						sub(c, d + 1, x);
+					}
+					x += w;
+				});
+			})(focus, path.length, 0);
+		}
+		function node(n, d, x, w, above) {
+			var g = add(svg, sv("g", { "class": "fnode" + (above ? " above" : ""),
+				"data-name": n.name, transform: "translate(" + x.toFixed(1) + "," +
+					(d * ROW) + ")" })), chars = Math.floor((w - 6) / 6.6), label;
+			add(g, sv("rect", { width: Math.max(0.5, w - 0.5).toFixed(1), height: ROW - 1,
+				fill: n === root ? "#c9d3df" : opColour(n.name) }));
+			add(g, sv("title", null, n.name + ": " + bytesText(n.value) + " (" +
+				(100 * n.value / Math.max(1, root.value)).toFixed(1) + "% of all)"));
+			if (chars >= 3) {
+				label = n.name.length > chars ? n.name.slice(0, chars - 1) + "\u2026" : n.name;
+				add(g, sv("text", { x: 4, y: ROW - 6 }, label));
+			}
+			g.addEventListener("click", function () {
+				focus = above ? n : n === focus ? parentOf.get(n) || root : n;
+				draw();
+			});
+		}
+		draw();
+	}
+
+	// ---- inefficient ----
+
+	function inefficientView(main) {
+		var I = R.inefficient, s, t, tb;
+		s = section(main, "inefficient", "Memory held longer than needed");
+		if (!I.checked) {
+			add(s, el("p", { "class": "muted" }, "Not checked: " + (I.why || "no accesses") +
+				"."));
+			return;
+		}
+		add(s, el("p", { "class": "intro" }, countText(I.blocks || 0, "block") + ", " +
+			bytesText(I.bytes || 0) + " held before their first use or after their last."));
+		if (!arr(I.top).length)
+			return;
+		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
+		tb = headRow(t, ["Bytes", "Kind", "Op", "Allocated at"], [0]);
+		arr(I.top).forEach(function (x) {
+			var tr = add(tb, el("tr", { "class": "click", "data-name": x.op || "" }));
+			add(tr, el("td", { "class": "num" }, bytesText(x.bytes)));
+			add(tr, el("td", null, String(x.type || "").replace(/_/g, " ")));
+			add(tr, el("td", { "class": "name" }, x.op || ""));
+			add(tr, el("td", { "class": "frame1" }, firstFrame(x.stack)));
+			tr.addEventListener("click", function () {
+				openStack("Held longer than needed (" + x.type + ")", x.op, [bytesText(x.bytes)],
+					x.stack);
+			});
+		});
+	}
+
+	// ---- ranks ----
+
+	// Colour of v in [0, 1] on a sequential scale (pale yellow to dark purple).
+	var SEQ = [[255, 247, 188], [254, 196, 79], [236, 112, 20], [204, 76, 2], [153, 52, 4],
+		[82, 22, 70]];
+	var DIV = [[33, 102, 172], [146, 197, 222], [247, 247, 247], [244, 165, 130], [178, 24, 43]];
+
+	function ramp(stops, v) {
+		var f = Math.min(1, Math.max(0, v)) * (stops.length - 1), i = Math.min(stops.length - 2,
+			Math.floor(f)), a = stops[i], b = stops[i + 1], k = f - i;
+		return "rgb(" + [0, 1, 2].map(function (j) {
+			return Math.round(a[j] + (b[j] - a[j]) * k);
+		}).join(",") + ")";
+	}
+
+	// A heatmap of rows x steps: rect cells up to 64 x 200 (tests read them), a canvas above.
+	function heatmap(parent, title, grid, steps, rows, diverging, width) {
+		var min = Infinity, max = -Infinity, nR = grid.length, nC = steps.length, L = 92,
+			T = 4, W = width - L - 20, cw = W / Math.max(1, nC), ch = Math.max(3, Math.min(16,
+				Math.floor(480 / Math.max(1, nR)))), H = ch * nR, box, colour, svg, cells,
+			canvas, ctx, lo, hi;
+		grid.forEach(function (r) {
+			arr(r).forEach(function (v) {
+				if (num(v)) {
+					min = Math.min(min, v);
+					max = Math.max(max, v);
+				}
+			});
+		});
+		if (min === Infinity)
+			min = max = 0;
+		lo = diverging ? -Math.max(Math.abs(min), Math.abs(max), 1) : min;
+		hi = diverging ? -lo : Math.max(max, min + 1);
+		colour = function (v) {
+			return num(v) ? ramp(diverging ? DIV : SEQ, (v - lo) / (hi - lo)) : "#e6e6e6";
+		};
+		add(parent, el("h3", null, title));
+		box = add(parent, el("div", { "class": "heatbox" }));
+		svg = add(box, sv("svg", { "class": "heatmap" + (nR <= 64 && nC <= 200 ? "" :
+			" labels"), width: width, height: H + T + 30 }));
+		rowLabels(svg, rows, L, T, ch);
+		stepLabels(svg, steps, L, T + H, cw);
+		if (nR <= 64 && nC <= 200) {
+			cells = add(svg, sv("g", { transform: "translate(" + L + "," + T + ")" }));
+			grid.forEach(function (r, i) {
+				arr(r).forEach(function (v, j) {
+					add(cells, sv("rect", { x: (j * cw).toFixed(2), y: i * ch,
+						width: (cw + 0.3).toFixed(2), height: ch, fill: colour(v),
+						"data-row": i, "data-step": steps[j], "data-bytes": num(v) ? v : "" }));
+				});
+			});
+		} else {
+			canvas = add(box, el("canvas", { "class": "heatmap", width: W, height: H,
+				"data-rows": nR, "data-steps": nC, style: "left:" + L + "px;top:" + T + "px" }));
+			ctx = canvas.getContext("2d");
+			grid.forEach(function (r, i) {
+				arr(r).forEach(function (v, j) {
+					ctx.fillStyle = colour(v);
+					ctx.fillRect(Math.floor(j * cw), i * ch, Math.ceil(cw), ch);
+				});
+			});
+		}
+		box.addEventListener("mousemove", function (ev) {
+			var rc = box.getBoundingClientRect(), i = Math.floor((ev.clientY - rc.top - T) / ch),
+				j = Math.floor((ev.clientX - rc.left - L) / cw), v;
+			if (i < 0 || i >= nR || j < 0 || j >= nC)
+				return hideTip();
+			v = arr(grid[i])[j];
+			showTip(ev, [rankName(rows[i]) + ", step " + steps[j], num(v) ? (diverging ?
+				signedBytes(v) : bytesText(v)) : "no value"]);
+		});
+		box.addEventListener("mouseleave", hideTip);
+		scale(parent, diverging, lo, hi);
+	}
+
+	function rankName(r) {
+		return r ? (r.rank !== null && r.rank !== undefined ? "rank " + r.rank :
+			inputName(r.input)) + (r.node ? " (" + r.node + ")" : "") : "";
+	}
+
+	function rowLabels(svg, rows, L, T, ch) {
+		var every = Math.ceil(12 / ch), g = add(svg, sv("g", { "class": "rowlabels" }));
+		rows.forEach(function (r, i) {
+			if (i % every === 0 || r.stands_out)
+				add(g, sv("text", { x: L - 6, y: T + i * ch + ch / 2 + 4, "class": r.stands_out ?
+					"out" : null }, (r.stands_out ? "\u25b6 " : "") + (r.rank !== null &&
+						r.rank !== undefined ? "rank " + r.rank : "#" + r.input)));
+		});
+	}
+
+	function stepLabels(svg, steps, L, y, cw) {
+		var every = Math.max(1, Math.ceil(40 / cw)), g = add(svg, sv("g", { "class": "steplabels" }));
+		steps.forEach(function (st, j) {
+			if (j % every === 0)
+				add(g, sv("text", { x: (L + j * cw + cw / 2).toFixed(1), y: y + 16 }, st));
+		});
+		add(g, sv("text", { x: L - 6, y: y + 16, "class": "key" }, "step"));
+	}
+
+	function scale(parent, diverging, lo, hi) {
+		var d = add(parent, el("div", { "class": "scale" })), b;
+		add(d, el("span", null, diverging ? signedBytes(lo) : bytesText(lo)));
+		b = add(d, el("span", { "class": "ramp" }));
+		b.style.background = "linear-gradient(to right," + [0, 0.2, 0.4, 0.6, 0.8, 1].map(
+			function (v) {
+				return ramp(diverging ? DIV : SEQ, v);
+			}).join(",") + ")";
+		add(d, el("span", null, diverging ? signedBytes(hi) : bytesText(hi)));
+		add(d, el("span", { "class": "nodata" }, "no data"));
+	}
+
+	function ranksView(main, width) {
+		var K = R.ranks, rows = arr(K.rows), s, t, tb, nodes = {}, out, ul;
+		rows.forEach(function (r) {
+			if (r.node)
+				nodes[r.node] = 1;
+		});
+		out = rows.filter(function (r) {
+			return r.stands_out;
+		});
+		s = section(main, "ranks", "Ranks", countText(rows.length, "rank") + (Object.keys(
+			nodes).length ? " on " + countText(Object.keys(nodes).length, "node") : "") + "; " +
+			(out.length ? countText(out.length, "rank") + " stand" + (out.length === 1 ? "s" :
+				"") + " out (\u25b6)." : "none stands out."));
+		if (arr(K.steps).length) {
+			heatmap(s, "Live bytes at the end of each step", arr(K.live), K.steps, rows, false,
+				width);
+			heatmap(s, "Growth in each step (bytes added)", arr(K.growth), K.steps, rows, true,
+				width);
+		}
+		add(s, el("h3", null, "Leak sites common to several ranks"));
+		ul = add(s, el("ul", { id: "common-sites" }));
+		arr(K.common_sites).forEach(function (c) {
+			var li = add(ul, el("li", { "class": "click", "data-bytes": c.bytes }));
+			add(li, el("span", { "class": "kind " + c.kind }, c.kind === "step" ? "step leak" :
+				"at end"));
+			add(li, document.createTextNode(" " + (c.op || c.owner || "?") + (firstFrame(
+				c.stack) ? " at " + firstFrame(c.stack) : "") + " leaks on " + c.ranks +
+				" of " + c.of + " ranks (" + bytesText(c.bytes) + " in all)"));
+			li.addEventListener("click", function () {
+				openStack("Leak on " + c.ranks + " of " + c.of + " ranks", c.op || c.owner,
+					[bytesText(c.bytes) + " in all, pool " + (c.pool || "?")], c.stack);
+			});
+		});
+		if (!arr(K.common_sites).length)
+			add(ul, el("li", { "class": "muted" }, "none: no leak site is shared by two ranks"));
+		add(s, el("h3", null, "Per rank"));
+		t = add(add(s, el("div", { "class": "tablebox tall" })), el("table"));
+		tb = headRow(t, ["Rank", "Node", "Peak", "Unreleased at end", "Step leaks",
+			"Growth per step", "Stands out", "Input"], [0, 2, 3, 4, 5]);
+		rows.forEach(function (r) {
+			var inp = arr(R.inputs)[r.input] || {}, tr = add(tb, el("tr", { "data-input": r.input,
+				"class": r.stands_out ? "stands-out" : null }));
+			add(tr, el("td", { "class": "num" }, r.rank === null || r.rank === undefined ? "" :
+				r.rank));
+			add(tr, el("td", null, r.node || ""));
+			add(tr, el("td", { "class": "num" + (r.stands_out === "peak" ? " hot" : "") },
+				bytesText(r.peak_bytes)));
+			add(tr, el("td", { "class": "num" + (r.stands_out === "leaks" ? " hot" : "") },
+				bytesText(r.exit_leak_bytes)));
+			add(tr, el("td", { "class": "num" }, bytesText(r.step_leak_bytes)));
+			add(tr, el("td", { "class": "num" + (r.stands_out === "growth" ? " hot" : "") },
+				num(r.growth_per_step) ? signedBytes(r.growth_per_step) : "\u2014"));
+			add(tr, el("td", null, r.stands_out ? "\u25b6 " + r.stands_out : ""));
+			add(tr, el("td", { "class": "frame1" + (inp.status && inp.status !== "ok" ?
+				" bad" : "") }, (inp.name || "") + (inp.status && inp.status !== "ok" ? " (" +
+				inp.status + (inp.error ? ": " + inp.error : "") + ")" : "")));
+		});
+	}
+
+	// ---- baseline ----
+
+	function baselineView(main) {
+		var B = R.baseline, s, t, tb, by = arr(B.by).slice(), max = 1;
+		s = section(main, "baseline", "Against the baseline", "The run beside " + arr(B.inputs)
+			.map(function (x) {
+				return x.name;
+			}).join(", ") + ".");
+		t = add(s, el("table", { "class": "summary" }));
+		tb = headRow(t, ["", "This run", "Baseline", "Difference"], [1, 2, 3]);
+		[["Peak", B.peak], ["Leaked bytes", B.leaks], ["Growth per step", B.growth]].forEach(
+			function (x) {
+				var v = x[1] || {}, tr = add(tb, el("tr", { "data-name": x[0] })),
+					d = num(v.run) && num(v.base) ? v.run - v.base : null;
+				add(tr, el("th", null, x[0]));
+				add(tr, el("td", { "class": "num" }, bytesText(v.run)));
+				add(tr, el("td", { "class": "num" }, bytesText(v.base)));
+				add(tr, el("td", { "class": "num " + (d > 0 ? "up" : d < 0 ? "down" : "") },
+					signedBytes(d)));
+			});
+		by.sort(function (a, b) {
+			return Math.abs(b.diff) - Math.abs(a.diff);
+		});
+		by.forEach(function (x) {
+			max = Math.max(max, Math.abs(x.diff));
+		});
+		add(s, el("h3", null, "Bytes allocated, by " + (by.length ? by[0].by : "op") +
+			", largest difference first"));
+		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
+		tb = headRow(t, ["Name", "This run", "Baseline", "Difference", ""], [1, 2, 3]);
+		by.forEach(function (x) {
+			var tr = add(tb, el("tr", { "data-name": x.name, "data-diff": x.diff })), c, bar;
+			add(tr, el("td", { "class": "name" }, x.name));
+			add(tr, el("td", { "class": "num", "data-bytes": x.run }, bytesText(x.run)));
+			add(tr, el("td", { "class": "num", "data-bytes": x.base }, bytesText(x.base)));
+			add(tr, el("td", { "class": "num " + (x.diff > 0 ? "up" : x.diff < 0 ? "down" :
+				"") }, signedBytes(x.diff)));
+			c = add(tr, el("td", { "class": "diverge" }));
+			bar = add(c, el("span", { "class": x.diff >= 0 ? "pos" : "neg" }));
+			bar.style.width = (50 * Math.abs(x.diff) / max).toFixed(1) + "%";
+		});
+		if (arr(B.ranks).length) {
+			add(s, el("h3", null, "Peak per rank"));
+			t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
+			tb = headRow(t, ["Rank", "This run", "Baseline", "Difference"], [0, 1, 2, 3]);
+			B.ranks.slice().sort(function (a, b) {
+				return Math.abs(b.run_peak - b.base_peak) - Math.abs(a.run_peak - a.base_peak);
+			}).forEach(function (x) {
+				var tr = add(tb, el("tr", { "data-rank": x.rank }));
+				add(tr, el("td", { "class": "num" }, x.rank));
+				add(tr, el("td", { "class": "num" }, bytesText(x.run_peak)));
+				add(tr, el("td", { "class": "num" }, bytesText(x.base_peak)));
+				add(tr, el("td", { "class": "num" }, signedBytes(x.run_peak - x.base_peak)));
+			});
+		}
+	}
+
+	// ---- unchecked, notes ----
+
+	function listView(main, id, title, items, empty) {
+		var s = section(main, id, title), ul = add(s, el("ul"));
+		items.forEach(function (x) {
+			add(ul, el("li", null, x));
+		});
+		if (!items.length)
+			add(ul, el("li", { "class": "muted" }, empty));
+	}
+
+	// ---- main ----
+
+	function guarded(name, f) {
+		try {
+			f();
+		} catch (e) {
+			errors.push(name + ": " + (e && e.message ? e.message : e));
+			console.error("memscope report: drawing " + name + " failed:", e);
+		}
+	}
+
+	function stackPanel() {
+		var aside = add(document.body, el("aside", { id: "stack", hidden: "hidden" })), b;
+		b = add(aside, el("button", { "class": "close", title: "close (Esc)" }, "\u00d7"));
+		add(aside, el("h3", null, "Call stack"));
+		add(aside, el("div", { "class": "body" }));
+		b.addEventListener("click", function () {
+			aside.hidden = true;
+		});
+		document.addEventListener("keydown", function (ev) {
+			if (ev.key === "Escape")
+				aside.hidden = true;
+		});
+	}
+
+	function draw() {
+		var main = add(document.body, el("main")), width, ids = [];
+		tip = add(document.body, el("div", { id: "tip", hidden: "hidden" }));
+		stackPanel();
+		guarded("title", function () {
+			header(main);
+		});
+		guarded("verdicts", function () {
+			verdicts(main);
+		});
+		["timeline", "blocks", "leaks", "steps", "where", "inefficient", "ranks", "baseline",
+			"unchecked", "notes"].forEach(function (id) {
+			var v = id === "blocks" ? R.timeline && arr(R.timeline.blocks).length :
+				id === "steps" ? arr(R.steps).length : id === "notes" ? arr(R.notes).length :
+					id === "unchecked" ? 1 : R[id];
+			if (v)
+				ids.push(id);
+		});
+		nav(main, ids);
+		width = Math.max(640, Math.min(1240, main.clientWidth || 1200));
+		ids.forEach(function (id) {
+			guarded(id, function () {
+				({
+					timeline: function () {
+						timeline(main, width);
+					},
+					blocks: function () {
+						blocksView(main, width);
+					},
+					leaks: function () {
+						leaksView(main);
+					},
+					steps: function () {
+						stepsView(main);
+					},
+					where: function () {
+						whereView(main, width);
+					},
+					inefficient: function () {
+						inefficientView(main);
+					},
+					ranks: function () {
+						ranksView(main, width);
+					},
+					baseline: function () {
+						baselineView(main);
+					},
+					unchecked: function () {
+						listView(main, "unchecked", "Not checked", arr(R.unchecked),
+							"Everything above was checked.");
+					},
+					notes: function () {
+						listView(main, "notes", "Notes on reading the inputs", arr(R.notes),
+							"");
+					}
+				})[id]();
+			});
+		});
+	}
+
+	function start() {
+		var box;
+		try {
+			R = JSON.parse(document.getElementById("report").textContent);
+			draw();
+		} catch (e) {
+			errors.push(e && e.message ? e.message : String(e));
+			console.error("memscope report:", e);
+		}
+		if (errors.length) {
+			box = el("div", { id: "error" }, "This page could not draw everything: " +
+				errors.join("; "));
+			document.body.insertBefore(box, document.body.firstChild);
+		}
+		document.body.dataset.ready = "1";
+	}
+
+	if (document.readyState === "loading")
+		document.addEventListener("DOMContentLoaded", start);
+	else
+		start();
+})();
