@@ -8,8 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../core/u64map.h"
 #include "memscope/analysis.h"
 #include "memscope/batch.h"
+#include "memscope/compare.h"
 #include "memscope/error.h"
 #include "memscope/leaks.h"
 #include "memscope/peak.h"
@@ -113,5 +115,82 @@ int ms__baseline_json(FILE *out, const struct ms__ranks *r);
  * allocated 7.63 MiB more than in the baseline" ("warn" when anything grew, "ok" else). 1 when
  * there is a baseline, else 0 (*v untouched). After ms__ranks_finish. */
 int ms__baseline_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The object's insides, for report_ranks.c and report_baseline.c alone. */
+
+/* the figures of a row, those of memscope-batch's JSON (bit f of ms__ranks_row.has) */
+enum ms__ranks_fig {
+	MS__FIG_PEAK,	   /* peak_bytes */
+	MS__FIG_GROWTH,	   /* growth_per_step */
+	MS__FIG_STEP_LEAK, /* step_leak_bytes */
+	MS__FIG_EXIT_LEAK, /* exit_leak_bytes */
+	MS__FIG_RANK,	   /* rank */
+	MS__FIG_COUNT_
+};
+
+/* live bytes of the peak's track at the end of step `step` (its number) */
+struct ms__ranks_col {
+	uint64_t step;
+	int64_t bytes;
+};
+
+/* One input. Texts owned (NULL: none). */
+struct ms__ranks_row {
+	int added, ok;	/* given to ms__ranks_add; its summary's status is "ok" */
+	uint64_t index; /* its summary's */
+	unsigned has;	/* bits 1u << enum ms__ranks_fig */
+	int64_t fig[MS__FIG_COUNT_];
+	char *input, *node, *device, *format, *status, *error, *end;
+	struct ms__ranks_col *cols; /* ended steps in order, at most MS__RANKS_MAX_STEPS */
+	size_t n_cols;
+	unsigned stands; /* after finish: bits 1u << MS__FIG_PEAK ... MS__FIG_EXIT_LEAK */
+};
+
+/* A leak site: one report group of memscope-leaks (step or exit) by its key; ids of r->st. */
+struct ms__ranks_site {
+	unsigned kind; /* MEMSCOPE_LEAK_STEP or MEMSCOPE_LEAK_EXIT */
+	uint16_t pool;
+	uint32_t op, owner;	    /* string ids, 0: none */
+	uint32_t stack_py, stack_c; /* stack ids, 0: none */
+	uint32_t n_inputs;	    /* inputs with it */
+	uint32_t last;		    /* the last input counted, + 1 */
+	uint64_t n, bytes;	    /* findings and bytes over those inputs (saturating) */
+};
+
+/* One side's inputs and sites, and the comparison's side when ms__ranks_item made one. */
+struct ms__ranks_part {
+	struct ms__ranks_row *rows; /* by input index, n_rows = the highest + 1 */
+	size_t n_rows, cap_rows;
+	struct ms__ranks_site *sites;
+	size_t n_sites, cap_sites;
+	struct u64map site_at; /* its key's string id -> its index in sites */
+	/* after finish: each figure's median over the inputs read (bit f of has_median) */
+	int64_t median[MS__FIG_COUNT_];
+	unsigned has_median;
+	struct memscope_compare_side *cmp;
+	const struct memscope_strtab *from; /* the table of the events fed to cmp */
+	struct memscope_strtab *to;	    /* r->st */
+	struct u64map ids;		    /* their string ids -> those of r->st */
+};
+
+struct ms__ranks {
+	struct memscope_strtab *st; /* the sites' and the comparison's strings */
+	struct ms__ranks_part side[2];
+	int finished;
+	/* after finish: the run's sites of two inputs or more, most inputs then bytes first */
+	size_t *common;
+	size_t n_common;
+	/* after finish, with both sides' cmp: the comparison (NULL: none, cmp_why says why) */
+	struct memscope_compare_summary *sum;
+	char cmp_why[512];
+};
+
+/* JSON: s as a string, or null for NULL; v, or null when !has (report_ranks.c). */
+void ms__ranks_put_str(FILE *out, const char *s);
+void ms__ranks_put_i64(FILE *out, int has, int64_t v);
+
+/* ms__ranks_finish's part in report_baseline.c: the comparison. 0 or MEMSCOPE_E_NOMEM. */
+int ms__baseline_finish(struct ms__ranks *r);
 
 #endif
