@@ -356,16 +356,24 @@
 	}
 
 	function stepBands(g, steps, from, to) {
-		var prev = -1e9;
+		var prev = -1e9, first = {};
+		arr(R.steps).forEach(function (r) {
+			if (r.leak_first)
+				first[r.number] = 1;
+		});
 		steps.forEach(function (s, i) {
 			var a = Math.max(from, s.from_ns), b = Math.min(to, s.to_ns), x0, x1;
 			if (!(b >= a))
 				return;
 			x0 = g.x(a);
 			x1 = g.x(b);
-			add(g.bands, sv("rect", { "class": "step-band" + (i % 2 ? " odd" : ""),
+			add(g.bands, sv("rect", { "class": "step-band" + (i % 2 ? " odd" : "") +
+				(first[s.number] ? " leak-first" : ""),
 				"data-step": s.number, x: x0.toFixed(1), y: g.T,
 				width: Math.max(0.5, x1 - x0).toFixed(1), height: g.PH }));
+			if (first[s.number] && x1 - x0 >= 2)
+				add(g.bands, sv("text", { "class": "steplabel leak", x: x0.toFixed(1),
+					y: g.T + g.PH - 6 }, "\u25b8 leak starts"));
 			if (x1 - x0 >= 16 && x0 - prev >= 22) {
 				add(g.bands, sv("text", { "class": "steplabel", x: ((x0 + x1) / 2).toFixed(1),
 					y: g.T - 6 }, s.number));
@@ -408,6 +416,10 @@
 		});
 		m.addEventListener("click", function () {
 			openSite(site);
+		});
+		m.addEventListener("keydown", function (ev) {
+			if (ev.key === "Enter" || ev.key === " ")
+				openSite(site);
 		});
 	}
 
@@ -578,7 +590,8 @@
 		bar = add(li, el("span", { "class": "bar" }));
 		add(bar, el("span", { style: "width:" + (100 * bytes / max).toFixed(1) + "%" }));
 		add(li, el("span", { "class": "val" }, bytesText(bytes) + (total ? " \u00b7 " +
-			Math.round(100 * bytes / total) + "%" : "")));
+			(bytes > 0 && bytes < total / 100 ? "<1" : Math.round(100 * bytes / total)) + "%" :
+			"")));
 		return li;
 	}
 
@@ -731,6 +744,27 @@
 		});
 		p.addEventListener("mouseleave", hideTip);
 		add(s, el("div", { "class": "chartbox" })).appendChild(g.svg);
+		blockKey(s, blocks);
+	}
+
+	// The blocks' colours: the ops (or owners) with the most bytes, and the leaked ones' red.
+	function blockKey(s, blocks) {
+		var by = {}, ul = add(s, el("ul", { "class": "blockkey" })), li;
+		blocks.forEach(function (b) {
+			var k = b.op || b.owner || "";
+			if (b.site === null || b.site === undefined)
+				by[k] = (by[k] || 0) + b.bytes;
+		});
+		Object.keys(by).sort(function (a, b) {
+			return by[b] - by[a];
+		}).slice(0, 8).forEach(function (k) {
+			li = add(ul, el("li"));
+			add(li, el("span", { "class": "chip", style: "background:" + opColour(k) }));
+			add(li, document.createTextNode(k || "(no op)"));
+		});
+		li = add(ul, el("li"));
+		add(li, el("span", { "class": "chip leaked" }));
+		add(li, document.createTextNode("never freed (leak)"));
 	}
 
 	// ---- leaks ----
@@ -760,7 +794,7 @@
 		sites.forEach(function (x) {
 			var tr = add(tb, el("tr", { "class": "site click", "data-site": x.id,
 				"data-bytes": x.bytes }));
-			add(tr, el("td", { "class": "num" }, bytesText(x.bytes)));
+			bcell(tr, x.bytes);
 			add(tr, el("td", { "class": "num" }, x.count));
 			add(tr, el("td")).appendChild(el("span", { "class": "kind " + x.kind }, x.kind ===
 				"step" ? "step leak" : x.kind === "exit" ? "at end" : x.kind));
@@ -777,12 +811,52 @@
 		});
 	}
 
+	// The table's head; a click on a column's name sorts the rows by it (numbers by their
+	// data-v, else by the text), again the other way. Returns the body.
 	function headRow(t, names, numeric) {
-		var tr = add(add(t, el("thead")), el("tr"));
+		var tr = add(add(t, el("thead")), el("tr")), tb;
 		names.forEach(function (n, i) {
-			add(tr, el("th", { "class": numeric.indexOf(i) >= 0 ? "num" : null }, n));
+			var th = add(tr, el("th", { "class": numeric.indexOf(i) >= 0 ? "num" : null }, n));
+			if (n)
+				th.addEventListener("click", function () {
+					sortBy(tb, i, numeric.indexOf(i) >= 0, th);
+				});
 		});
-		return add(t, el("tbody"));
+		tb = add(t, el("tbody"));
+		return tb;
+	}
+
+	function sortBy(tb, i, numeric, th) {
+		var down = th.getAttribute("data-sort") !== "down", rows = Array.prototype.slice.call(
+			tb.rows), key = function (r) {
+			var c = r.cells[i], v = c ? c.getAttribute("data-v") : null;
+			if (numeric)
+				return v !== null ? +v : parseFloat(c ? c.textContent : "") || 0;
+			return c ? c.textContent : "";
+		};
+		th.parentNode.querySelectorAll("th").forEach(function (h) {
+			h.removeAttribute("data-sort");
+		});
+		th.setAttribute("data-sort", down ? "down" : "up");
+		rows.sort(function (a, b) {
+			var x = key(a), y = key(b), c = numeric ? x - y : x.localeCompare(y);
+			return down ? -c : c;
+		});
+		rows.forEach(function (r) {
+			tb.appendChild(r);
+		});
+	}
+
+	// A cell of a difference in bytes, signed.
+	function sbcell(tr, v, cls) {
+		return add(tr, el("td", { "class": "num" + (cls ? " " + cls : ""), "data-v": num(v) ? v :
+			"" }, signedBytes(v)));
+	}
+
+	// A cell of bytes: the text, and the raw integer in data-v for sorting.
+	function bcell(tr, v, cls) {
+		return add(tr, el("td", { "class": "num" + (cls ? " " + cls : ""), "data-v": num(v) ? v :
+			"" }, bytesText(v)));
 	}
 
 	// ---- steps ----
@@ -804,16 +878,14 @@
 			var tr = add(tb, el("tr", { "data-step": r.number, "class": r.leak_first ?
 				"leak-first" : null })), d = prev === null ? null : r.end_bytes - prev, c;
 			add(tr, el("td", { "class": "num" }, r.number));
-			add(tr, el("td", { "class": "num", "data-bytes": r.end_bytes },
-				bytesText(r.end_bytes)));
+			bcell(tr, r.end_bytes).setAttribute("data-bytes", r.end_bytes);
 			c = add(add(tr, el("td", { "class": "spark" })), el("span", { "class": "bar" }));
 			add(c, el("span", { style: "width:" + (100 * r.end_bytes / max).toFixed(1) +
 				"%" }));
-			add(tr, el("td", { "class": "num" + (d > 0 ? " up" : "") }, d === null ? "" :
-				signedBytes(d)));
-			add(tr, el("td", { "class": "num" }, bytesText(r.alloc_bytes)));
-			add(tr, el("td", { "class": "num" }, bytesText(r.freed_bytes)));
-			add(tr, el("td", { "class": "num" }, bytesText(r.peak_bytes)));
+			sbcell(tr, d, d > 0 ? "up" : "");
+			bcell(tr, r.alloc_bytes);
+			bcell(tr, r.freed_bytes);
+			bcell(tr, r.peak_bytes);
 			if (r.leak_first)
 				tr.children[0].appendChild(el("span", { "class": "tag" }, "leak starts"));
 			prev = r.end_bytes;
@@ -838,7 +910,7 @@
 		tb = headRow(t, ["Bytes", "", "Blocks", "Name", "Allocated at"], [0, 2]);
 		rows.forEach(function (r) {
 			var tr = add(tb, el("tr", { "data-name": r.name, "data-bytes": r.bytes })), c;
-			add(tr, el("td", { "class": "num" }, bytesText(r.bytes)));
+			bcell(tr, r.bytes);
 			c = add(add(tr, el("td", { "class": "spark" })), el("span", { "class": "bar" }));
 			add(c, el("span", { style: "width:" + (100 * r.bytes / max).toFixed(1) + "%" }));
 			add(tr, el("td", { "class": "num" }, r.blocks));
@@ -872,7 +944,8 @@
 	}
 
 	function flame(box, root, width) {
-		var ROW = 18, depth = 0, svg, W = width, focus = root, parentOf = new Map();
+		var ROW = 18, depth = 0, svg, W = width, focus = root, parentOf = new Map(),
+			nodeOf = new WeakMap();
 		(function walk(n, d, parent) {
 			depth = Math.max(depth, d);
 			parentOf.set(n, parent);
@@ -881,6 +954,14 @@
 			});
 		})(root, 0, null);
 		svg = add(box, sv("svg", { width: W, height: (depth + 1) * ROW + 2, "class": "flame" }));
+		svg.addEventListener("mousemove", function (ev) {
+			var g = ev.target.closest(".fnode"), n = g && nodeOf.get(g);
+			if (!n)
+				return hideTip();
+			showTip(ev, [n.name, bytesText(n.value) + " (" + (100 * n.value / Math.max(1,
+				root.value)).toFixed(1) + "% of all)"]);
+		});
+		svg.addEventListener("mouseleave", hideTip);
 		function draw() {
 			var total = Math.max(1, focus.value), path = [], a;
 			svg.textContent = "";
@@ -904,20 +985,24 @@
 		function node(n, d, x, w, above) {
 			var g = add(svg, sv("g", { "class": "fnode" + (above ? " above" : ""),
 				"data-name": n.name, transform: "translate(" + x.toFixed(1) + "," +
-					(d * ROW) + ")" })), chars = Math.floor((w - 6) / 6.6), label;
+					(d * ROW) + ")" })), chars = Math.floor((w - 6) / 6.6),
+				name = n === root ? "all: " + bytesText(root.value) : n.name;
 			add(g, sv("rect", { width: Math.max(0.5, w - 0.5).toFixed(1), height: ROW - 1,
 				fill: n === root ? "#c9d3df" : opColour(n.name) }));
-			add(g, sv("title", null, n.name + ": " + bytesText(n.value) + " (" +
-				(100 * n.value / Math.max(1, root.value)).toFixed(1) + "% of all)"));
-			if (chars >= 3) {
-				label = n.name.length > chars ? n.name.slice(0, chars - 1) + "\u2026" : n.name;
-				add(g, sv("text", { x: 4, y: ROW - 6 }, label));
-			}
-			g.addEventListener("click", function () {
-				focus = above ? n : n === focus ? parentOf.get(n) || root : n;
-				draw();
-			});
+			nodeOf.set(g, n);
+			if (chars >= 3)
+				add(g, sv("text", { x: 4, y: ROW - 6 }, name.length > chars ? name.slice(0,
+					chars - 1) + "\u2026" : name));
 		}
+		// a click zooms to the frame; on the frame zoomed to, or one above it, out to it
+		svg.addEventListener("click", function (ev) {
+			var g = ev.target.closest(".fnode"), n = g && nodeOf.get(g);
+			if (!n)
+				return;
+			focus = g.classList.contains("above") ? n : n === focus ? parentOf.get(n) ||
+				root : n;
+			draw();
+		});
 		draw();
 	}
 
@@ -939,7 +1024,7 @@
 		tb = headRow(t, ["Bytes", "Kind", "Op", "Allocated at"], [0]);
 		arr(I.top).forEach(function (x) {
 			var tr = add(tb, el("tr", { "class": "click", "data-name": x.op || "" }));
-			add(tr, el("td", { "class": "num" }, bytesText(x.bytes)));
+			bcell(tr, x.bytes);
 			add(tr, el("td", null, String(x.type || "").replace(/_/g, " ")));
 			add(tr, el("td", { "class": "name" }, x.op || ""));
 			add(tr, el("td", { "class": "frame1" }, firstFrame(x.stack)));
@@ -968,9 +1053,9 @@
 	// A heatmap of rows x steps: rect cells up to 64 x 200 (tests read them), a canvas above.
 	function heatmap(parent, title, grid, steps, rows, diverging, width) {
 		var min = Infinity, max = -Infinity, nR = grid.length, nC = steps.length, L = 92,
-			T = 4, W = width - L - 20, cw = W / Math.max(1, nC), ch = Math.max(3, Math.min(16,
+			T = 4, W = width - L - 20, cw = W / Math.max(1, nC), ch = Math.max(2, Math.min(16,
 				Math.floor(480 / Math.max(1, nR)))), H = ch * nR, box, colour, svg, cells,
-			canvas, ctx, lo, hi;
+			canvas, lo, hi, buckets, bucket, k, NB = 48;
 		grid.forEach(function (r) {
 			arr(r).forEach(function (v) {
 				if (num(v)) {
@@ -983,8 +1068,15 @@
 			min = max = 0;
 		lo = diverging ? -Math.max(Math.abs(min), Math.abs(max), 1) : min;
 		hi = diverging ? -lo : Math.max(max, min + 1);
+		buckets = [];
+		for (k = 0; k < NB; k++)
+			buckets.push(ramp(diverging ? DIV : SEQ, k / (NB - 1)));
+		bucket = function (v) {
+			return num(v) ? Math.round((v - lo) / (hi - lo) * (NB - 1)) : NB;
+		};
+		buckets.push("rgb(230,230,230)");
 		colour = function (v) {
-			return num(v) ? ramp(diverging ? DIV : SEQ, (v - lo) / (hi - lo)) : "#e6e6e6";
+			return buckets[bucket(v)];
 		};
 		add(parent, el("h3", null, title));
 		box = add(parent, el("div", { "class": "heatbox" }));
@@ -1004,13 +1096,7 @@
 		} else {
 			canvas = add(box, el("canvas", { "class": "heatmap", width: W, height: H,
 				"data-rows": nR, "data-steps": nC, style: "left:" + L + "px;top:" + T + "px" }));
-			ctx = canvas.getContext("2d");
-			grid.forEach(function (r, i) {
-				arr(r).forEach(function (v, j) {
-					ctx.fillStyle = colour(v);
-					ctx.fillRect(Math.floor(j * cw), i * ch, Math.ceil(cw), ch);
-				});
-			});
+			paint(canvas, grid, nC, buckets.map(rgbOf), bucket);
 		}
 		box.addEventListener("mousemove", function (ev) {
 			var rc = box.getBoundingClientRect(), i = Math.floor((ev.clientY - rc.top - T) / ch),
@@ -1022,7 +1108,48 @@
 				signedBytes(v) : bytesText(v)) : "no value"]);
 		});
 		box.addEventListener("mouseleave", hideTip);
+		box.addEventListener("click", function (ev) {
+			var rc = box.getBoundingClientRect(), i = Math.floor((ev.clientY - rc.top - T) / ch),
+				tr = rows[i] && document.querySelector("#ranks tr[data-input=\"" +
+					rows[i].input + "\"]");
+			if (!tr)
+				return;
+			tr.scrollIntoView({ block: "center" });
+			tr.classList.add("flash");
+			setTimeout(function () {
+				tr.classList.remove("flash");
+			}, 1500);
+		});
 		scale(parent, diverging, lo, hi);
+	}
+
+	// One pixel per cell into an image of nC x nR, drawn scaled to the canvas unsmoothed.
+	function paint(canvas, grid, nC, rgb, bucket) {
+		var nR = grid.length, small = el("canvas", { width: Math.max(1, nC),
+			height: Math.max(1, nR) }), sctx = small.getContext("2d"), img, d, ctx;
+		img = sctx.createImageData(Math.max(1, nC), Math.max(1, nR));
+		d = img.data;
+		grid.forEach(function (r, i) {
+			var j, c, o;
+			r = arr(r);
+			for (j = 0; j < nC; j++) {
+				c = rgb[bucket(r[j])];
+				o = (i * nC + j) * 4;
+				d[o] = c[0];
+				d[o + 1] = c[1];
+				d[o + 2] = c[2];
+				d[o + 3] = 255;
+			}
+		});
+		sctx.putImageData(img, 0, 0);
+		ctx = canvas.getContext("2d");
+		ctx.imageSmoothingEnabled = false;
+		ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
+	}
+
+	function rgbOf(css) {
+		var m = /(\d+)\D+(\d+)\D+(\d+)/.exec(css);
+		return m ? [+m[1], +m[2], +m[3]] : [230, 230, 230];
 	}
 
 	function rankName(r) {
@@ -1030,10 +1157,18 @@
 			inputName(r.input)) + (r.node ? " (" + r.node + ")" : "") : "";
 	}
 
+	// Every few rows' label, and each standing-out row's (regular ones too near it left out).
 	function rowLabels(svg, rows, L, T, ch) {
-		var every = Math.ceil(12 / ch), g = add(svg, sv("g", { "class": "rowlabels" }));
+		var every = Math.ceil(12 / ch), g = add(svg, sv("g", { "class": "rowlabels" })),
+			near = {};
 		rows.forEach(function (r, i) {
-			if (i % every === 0 || r.stands_out)
+			var k;
+			if (r.stands_out)
+				for (k = i - every + 1; k < i + every; k++)
+					near[k] = k !== i;
+		});
+		rows.forEach(function (r, i) {
+			if ((i % every === 0 && !near[i]) || r.stands_out)
 				add(g, sv("text", { x: L - 6, y: T + i * ch + ch / 2 + 4, "class": r.stands_out ?
 					"out" : null }, (r.stands_out ? "\u25b6 " : "") + (r.rank !== null &&
 						r.rank !== undefined ? "rank " + r.rank : "#" + r.input)));
@@ -1106,13 +1241,10 @@
 			add(tr, el("td", { "class": "num" }, r.rank === null || r.rank === undefined ? "" :
 				r.rank));
 			add(tr, el("td", null, r.node || ""));
-			add(tr, el("td", { "class": "num" + (r.stands_out === "peak" ? " hot" : "") },
-				bytesText(r.peak_bytes)));
-			add(tr, el("td", { "class": "num" + (r.stands_out === "leaks" ? " hot" : "") },
-				bytesText(r.exit_leak_bytes)));
-			add(tr, el("td", { "class": "num" }, bytesText(r.step_leak_bytes)));
-			add(tr, el("td", { "class": "num" + (r.stands_out === "growth" ? " hot" : "") },
-				num(r.growth_per_step) ? signedBytes(r.growth_per_step) : "\u2014"));
+			bcell(tr, r.peak_bytes, r.stands_out === "peak" ? "hot" : "");
+			bcell(tr, r.exit_leak_bytes, r.stands_out === "leaks" ? "hot" : "");
+			bcell(tr, r.step_leak_bytes);
+			sbcell(tr, r.growth_per_step, r.stands_out === "growth" ? "hot" : "");
 			add(tr, el("td", null, r.stands_out ? "\u25b6 " + r.stands_out : ""));
 			add(tr, el("td", { "class": "frame1" + (inp.status && inp.status !== "ok" ?
 				" bad" : "") }, (inp.name || "") + (inp.status && inp.status !== "ok" ? " (" +
@@ -1135,8 +1267,8 @@
 				var v = x[1] || {}, tr = add(tb, el("tr", { "data-name": x[0] })),
 					d = num(v.run) && num(v.base) ? v.run - v.base : null;
 				add(tr, el("th", null, x[0]));
-				add(tr, el("td", { "class": "num" }, bytesText(v.run)));
-				add(tr, el("td", { "class": "num" }, bytesText(v.base)));
+				bcell(tr, v.run);
+				bcell(tr, v.base);
 				add(tr, el("td", { "class": "num " + (d > 0 ? "up" : d < 0 ? "down" : "") },
 					signedBytes(d)));
 			});
@@ -1153,10 +1285,9 @@
 		by.forEach(function (x) {
 			var tr = add(tb, el("tr", { "data-name": x.name, "data-diff": x.diff })), c, bar;
 			add(tr, el("td", { "class": "name" }, x.name));
-			add(tr, el("td", { "class": "num", "data-bytes": x.run }, bytesText(x.run)));
-			add(tr, el("td", { "class": "num", "data-bytes": x.base }, bytesText(x.base)));
-			add(tr, el("td", { "class": "num " + (x.diff > 0 ? "up" : x.diff < 0 ? "down" :
-				"") }, signedBytes(x.diff)));
+			bcell(tr, x.run).setAttribute("data-bytes", x.run);
+			bcell(tr, x.base).setAttribute("data-bytes", x.base);
+			sbcell(tr, x.diff, x.diff > 0 ? "up" : x.diff < 0 ? "down" : "");
 			c = add(tr, el("td", { "class": "diverge" }));
 			bar = add(c, el("span", { "class": x.diff >= 0 ? "pos" : "neg" }));
 			bar.style.width = (50 * Math.abs(x.diff) / max).toFixed(1) + "%";
@@ -1170,9 +1301,9 @@
 			}).forEach(function (x) {
 				var tr = add(tb, el("tr", { "data-rank": x.rank }));
 				add(tr, el("td", { "class": "num" }, x.rank));
-				add(tr, el("td", { "class": "num" }, bytesText(x.run_peak)));
-				add(tr, el("td", { "class": "num" }, bytesText(x.base_peak)));
-				add(tr, el("td", { "class": "num" }, signedBytes(x.run_peak - x.base_peak)));
+				bcell(tr, x.run_peak);
+				bcell(tr, x.base_peak);
+				sbcell(tr, x.run_peak - x.base_peak, "");
 			});
 		}
 	}

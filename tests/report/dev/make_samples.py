@@ -41,7 +41,7 @@ def stack(rnd, op, depth=5):
 
 
 def timeline(rnd, n_steps, step_ns, leak_op, leak_bytes, leak_step, n_tracks=2, cols=1000,
-             n_blocks=300, clock_track=False):
+             n_blocks=300, clock_track=False, depth=5):
     t1 = n_steps * step_ns + step_ns // 2
     tracks = []
     steps = [{"number": i + 1, "from_ns": step_ns // 4 + i * step_ns,
@@ -76,7 +76,7 @@ def timeline(rnd, n_steps, step_ns, leak_op, leak_bytes, leak_step, n_tracks=2, 
         life = rnd.randrange(step_ns // 10, step_ns)
         blocks.append({"id": b, "track": 0, "from_ns": t0, "to_ns": min(t1, t0 + life),
                        "bytes": rnd.randrange(256 << 10, 6 * MIB), "op": op, "owner": None,
-                       "site": None, "stack": stack(rnd, op)})
+                       "site": None, "stack": stack(rnd, op, depth)})
     return {"from_ns": 0, "to_ns": t1, "tracks": tracks, "samples": [], "steps": steps,
             "blocks": blocks}, steps
 
@@ -84,7 +84,7 @@ def timeline(rnd, n_steps, step_ns, leak_op, leak_bytes, leak_step, n_tracks=2, 
 def flame(rnd, n_top=6, depth=4, fan=4):
     def node(name, value, d):
         n = {"name": name, "value": value, "children": []}
-        if d < depth:
+        if d < depth and value >= (12 << 10 if depth > 4 else 40 << 10):  # nodes under about 0.1% pruned
             left = value
             for i in range(fan):
                 if left < value // 50:
@@ -105,7 +105,8 @@ def one(rnd, name="testdata/leaks.csv", n_steps=8, big=False):
     step_ns = 62_500_000
     leak_bytes, leak_step = 8_000_000, 3
     tl, steps = timeline(rnd, n_steps, step_ns, "aten._to_copy", leak_bytes, leak_step,
-                         n_tracks=8 if big else 3, n_blocks=300, clock_track=not big)
+                         n_tracks=8 if big else 3, n_blocks=300, clock_track=not big,
+                         depth=40 if big else 5)
     pk = tl["tracks"][0]
     # leaked blocks: one per leaked step, of the leak site 0
     sites = []
@@ -121,7 +122,7 @@ def one(rnd, name="testdata/leaks.csv", n_steps=8, big=False):
         op = rnd.choice(OPS)
         sites.append({"id": k, "kind": "exit", "input": 0, "pool": "PTA", "count": rnd.randrange(1, 9),
                       "bytes": rnd.randrange(1 << 10, 1 << 20), "op": op, "owner": None, "first_step": None,
-                      "ts_ns": rnd.randrange(tl["to_ns"]), "ranks": 1, "stack": stack(rnd, op, 30 if big else 5)})
+                      "ts_ns": rnd.randrange(tl["to_ns"]), "ranks": 1, "stack": stack(rnd, op, 40 if big else 5)})
     for s in range(leak_step, n_steps + 1):
         t0 = steps[s - 1]["from_ns"] + step_ns // 3
         tl["blocks"].append({"id": len(tl["blocks"]), "track": 0, "from_ns": t0, "to_ns": None,
@@ -158,7 +159,7 @@ def one(rnd, name="testdata/leaks.csv", n_steps=8, big=False):
     for k in range(len(where_rows), 200 if big else 24):
         op = "%s#%d" % (rnd.choice(OPS), k)
         where_rows.append({"name": op, "bytes": rnd.randrange(1 << 10, 1 << 20), "blocks": rnd.randrange(1, 9),
-                           "stack": stack(rnd, op, 30 if big else 5) if k % 3 else None})
+                           "stack": stack(rnd, op, 40 if big else 5) if k % 3 else None})
     where_rows.sort(key=lambda r: -r["bytes"])
     doc = {
         "memscope_report": 1, "producer": "memscope-report@0.9.0",
@@ -196,7 +197,7 @@ def one(rnd, name="testdata/leaks.csv", n_steps=8, big=False):
         "unchecked": ["inefficient: no ACCESS rows (memory accesses are recorded with --access)",
                       "fragmentation: no pool totals (PTA total/used attrs or a PyTorch snapshot)"],
         "timeline": tl, "steps": step_rows,
-        "where": {"by": "op", "rows": where_rows, "flame": flame(rnd, 12 if big else 6, 6 if big else 4)},
+        "where": {"by": "op", "rows": where_rows, "flame": flame(rnd, 12 if big else 6, 8 if big else 4)},
         "ranks": None, "baseline": None,
         "notes": ["testdata/leaks.csv: 3 FREE rows of blocks never allocated (skipped)",
                   "a </script> in a note must not end the page's script <!-- nor this"],
@@ -205,7 +206,7 @@ def one(rnd, name="testdata/leaks.csv", n_steps=8, big=False):
 
 
 def ranks(rnd, n=64, n_steps=40, cols=None, big=False):
-    doc = one(rnd, "ranks/rank_0/memscope_dump.csv", big=big)
+    doc = one(rnd, "ranks/rank_0/memscope_dump.csv", n_steps=2000 if big else 8, big=big)
     nodes = max(1, n // 8)
     doc["inputs"] = [{"index": i, "name": "ranks/rank_%d/memscope_dump.csv" % i, "rank": i,
                       "node": "node%02d" % (i // 8), "format": "memscope_dump", "status": "ok",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Wraps a findings JSON into the report page as ms__report_write_html does (lib/report/
 report_html.c), reading the style sheet and script from lib/report/ so a change to either shows
-without a build: wrap.py REPORT.json PAGE.html [TITLE]."""
+without a build: wrap.py REPORT.json PAGE.html [TITLE] [--show ID,ID]. --show (for screenshots of a
+page's lower part) hides the title, verdicts and every section but those named."""
 import os
 import sys
 
@@ -9,14 +10,23 @@ LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
 
 
 def main():
-    src, dst = sys.argv[1], sys.argv[2]
-    title = sys.argv[3] if len(sys.argv) > 3 else "memscope report"
+    args = sys.argv[1:]
+    show = None
+    if "--show" in args:
+        i = args.index("--show")
+        show = args[i + 1].split(",")
+        del args[i:i + 2]
+    src, dst = args[0], args[1]
+    title = args[2] if len(args) > 2 else "memscope report"
     with open(src, encoding="utf-8") as f:
         json_text = f.read()
     json_text = (json_text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
                  .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
     with open(os.path.join(LIB, "report_html.css"), encoding="utf-8") as f:
         css = f.read()
+    if show:
+        css += "header, #verdicts, nav, section { display: none; }\n" + "".join(
+            "section#%s { display: block; }\n" % x for x in show)
     with open(os.path.join(LIB, "report_html.js"), encoding="utf-8") as f:
         js = f.read()
     title = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
