@@ -4,11 +4,13 @@
 #ifndef MEMSCOPE_REPORT_RANKS_H
 #define MEMSCOPE_REPORT_RANKS_H
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "../core/u64map.h"
+#include "../writers/report.h"
 #include "memscope/analysis.h"
 #include "memscope/batch.h"
 #include "memscope/compare.h"
@@ -186,9 +188,23 @@ struct ms__ranks {
 	char cmp_why[512];
 };
 
-/* JSON: s as a string, or null for NULL; v, or null when !has (report_ranks.c). */
-void ms__ranks_put_str(FILE *out, const char *s);
-void ms__ranks_put_i64(FILE *out, int has, int64_t v);
+/* JSON: s as a string, or null for NULL; v, or null when !has (inline: both files write them,
+ * and neither uses the other's). */
+static inline void ms__ranks_put_str(FILE *out, const char *s)
+{
+	if (s)
+		ms__json_cstr(out, s);
+	else
+		fputs("null", out);
+}
+
+static inline void ms__ranks_put_i64(FILE *out, int has, int64_t v)
+{
+	if (has)
+		fprintf(out, "%" PRId64, v);
+	else
+		fputs("null", out);
+}
 
 /* ms__ranks_finish's part in report_baseline.c: the comparison. 0 or MEMSCOPE_E_NOMEM. */
 int ms__baseline_finish(struct ms__ranks *r);

@@ -433,27 +433,11 @@ int ms__ranks_finish(struct ms__ranks *r)
 
 static const char *const fig_names[MS__FIG_COUNT_] = { "peak", "growth", "leaks", "leaks", "rank" };
 
-void ms__ranks_put_i64(FILE *out, int has, int64_t v)
-{
-	if (has)
-		fprintf(out, "%" PRId64, v);
-	else
-		fputs("null", out);
-}
-
 /* ,"key":figure f of w, or null */
 static void put_fig(FILE *out, const char *key, const struct ms__ranks_row *w, enum ms__ranks_fig f)
 {
 	fprintf(out, ",\"%s\":", key);
 	ms__ranks_put_i64(out, w->has >> f & 1, w->fig[f]);
-}
-
-void ms__ranks_put_str(FILE *out, const char *s)
-{
-	if (s)
-		ms__json_cstr(out, s);
-	else
-		fputs("null", out);
 }
 
 static void put_row(FILE *out, const struct ms__ranks_row *w, uint32_t i)
