@@ -374,6 +374,68 @@ START_TEST(baseline_equals_compare)
 }
 END_TEST
 
+START_TEST(baseline_by_rank)
+{
+	static const int64_t run_peak[3] = { 100 << 20, 120 << 20, 90 << 20 }; /* ranks 0, 1, 2 */
+	static const int64_t base_peak[3] = { 100 << 20, 80 << 20, 90 << 20 }; /* ranks 1, 2, 3 */
+	struct ms__ranks *r = ms__ranks_new();
+	struct memscope_summary s;
+	struct memscope_run_item item;
+	struct ms__ranks_verdict v;
+	char *text = NULL;
+	cJSON *j, *ranks, *row;
+	uint32_t i;
+
+	for (i = 0; i < 3; i++) {
+		fake(&s, i, run_peak[i], 0);
+		ck_assert_int_eq(ms__ranks_add(r, MS__RANKS_RUN, i, &s, NULL, NULL, NULL), 0);
+		memscope_summary_clear(&s);
+		fake(&s, i, base_peak[i], i == 0 ? 1024 : 0);
+		s.num[MEMSCOPE_SUM_RANK] = i + 1;
+		ck_assert_int_eq(ms__ranks_add(r, MS__RANKS_BASE, i, &s, NULL, NULL, NULL), 0);
+		memscope_summary_clear(&s);
+	}
+	ck_assert_int_eq(ms__ranks_finish(r), 0);
+	/* the comparison's item once a side, and before finish only */
+	ck_assert_int_eq(ms__ranks_item(r, MS__RANKS_RUN, "x", NULL, &item), MEMSCOPE_E_ARG);
+	CAPTURE(text, ms__baseline_json(f, r));
+	ck_assert_ptr_nonnull(j = cJSON_Parse(text));
+	ck_assert_int_eq(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(j, "peak"), "run")->valuedouble, 120 << 20);
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "peak"), "base")->valuedouble,
+		100 << 20);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "by")), 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "by_why")->valuestring,
+		"per op figures compare one input with one (memscope-compare)");
+	/* paired by rank, largest |peak difference| first: rank 0 (100 MiB vs none), rank 3 (none
+	 * vs 90 MiB), rank 1 (120 vs 100 MiB), rank 2 (90 vs 80 MiB) */
+	ranks = cJSON_GetObjectItem(j, "ranks");
+	ck_assert_int_eq(cJSON_GetArraySize(ranks), 4);
+	row = cJSON_GetArrayItem(ranks, 0);
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "rank")->valueint, 0);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(row, "base_peak")));
+	row = cJSON_GetArrayItem(ranks, 1);
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "rank")->valueint, 3);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(row, "run_peak")));
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "base_leaks")->valueint, 0);
+	row = cJSON_GetArrayItem(ranks, 2);
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "rank")->valueint, 1);
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "run_peak")->valuedouble, 120 << 20);
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "base_peak")->valuedouble, 100 << 20);
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "base_leaks")->valueint, 1024);
+	row = cJSON_GetArrayItem(ranks, 3);
+	ck_assert_int_eq(cJSON_GetObjectItem(row, "rank")->valueint, 2);
+	ck_assert(ms__baseline_verdict(r, &v));
+	ck_assert_str_eq(v.level, "warn");
+	ck_assert_str_eq(v.text,
+		"peak 120 MiB vs 100 MiB in the baseline (+20.0 MiB); leaks 0 B vs "
+		"1.00 KiB in the baseline (-1.00 KiB)");
+	cJSON_Delete(j);
+	free(text);
+	ms__ranks_free(r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("report_ranks");
@@ -382,6 +444,7 @@ int main(void)
 	tcase_add_test(tc, tree_equals_batch);
 	tcase_add_test(tc, stand_out_rule);
 	tcase_add_test(tc, baseline_equals_compare);
+	tcase_add_test(tc, baseline_by_rank);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
