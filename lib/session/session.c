@@ -23,6 +23,10 @@ struct memscope_session {
 	struct memscope_note *notes; /* text owned */
 	size_t n_notes, cap_notes;
 	char *err_line; /* the whole line of the last error s set itself, owned; or NULL */
+	/* the input a read of one (ms__session_run_input) reads: its src 0 is this input */
+	size_t run_base;
+	const struct memscope_run_hooks *run_hooks; /* and its caller's hooks (NULL: none) */
+	void *run_ctx;
 };
 
 /* A new string of fmt's text, or NULL on OOM. */
@@ -596,8 +600,12 @@ out:
 static void on_notice(void *ctx, uint32_t src, const char *msg)
 {
 	struct memscope_session *s = ctx;
-	const char *in = src < s->n ? s->in[src].name : "input";
+	const char *in;
 	char name[256];
+
+	if (src < s->n)
+		src = (uint32_t)(src + s->run_base);
+	in = src < s->n ? s->in[src].name : "input";
 
 	if (!strcmp(in, "-"))
 		in = "standard input";
@@ -631,8 +639,11 @@ static void run_input_read(
 	void *ctx, uint32_t src, const char *name, const struct memscope_source *so, unsigned pass)
 {
 	struct memscope_session *s = ctx;
-	struct memscope_input *in = &s->in[src];
+	struct memscope_input *in = &s->in[src + s->run_base];
 
+	if (s->run_hooks && s->run_hooks->input_read)
+		s->run_hooks->input_read(s->run_ctx, src, name, so, pass);
+	src = (uint32_t)(src + s->run_base);
 	(void)name; /* the file; the session's name for the input is in->name */
 	in->n_reads++;
 	if (pass != 1)
@@ -646,17 +657,22 @@ static void run_again(void *ctx, uint32_t src, uint64_t line, const char *why)
 {
 	struct memscope_session *s = ctx;
 
+	if (s->run_hooks && s->run_hooks->again)
+		s->run_hooks->again(s->run_ctx, src, line, why);
+	src = (uint32_t)(src + s->run_base);
 	note(s, MEMSCOPE_NOTE_AGAIN, src, line, "%s:%llu: %s; reading again", s->in[src].name,
 		(unsigned long long)line, why);
 }
 
-/* An input added as one that is a database of several is refused. 0 or the error (err set). */
-static int refuse_several(struct memscope_session *s, struct memscope_error *err)
+/* An input of [from, to) added as one that is a database of several is refused. 0 or the error
+ * (err set). */
+static int refuse_several(
+	struct memscope_session *s, size_t from, size_t to, struct memscope_error *err)
 {
 	size_t i;
 	int np;
 
-	for (i = 0; i < s->n; i++) {
+	for (i = from; i < to; i++) {
 		if (!s->in[i].as_one)
 			continue;
 		np = memscope_source_parts(s->in[i].path, NULL, NULL, err);
@@ -686,7 +702,7 @@ int memscope_session_run(struct memscope_session *s, struct memscope_strtab *st,
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	if ((rc = refuse_several(s, err)))
+	if ((rc = refuse_several(s, 0, s->n, err)))
 		goto out;
 	for (i = 0; i < s->n; i++) {
 		paths[i] = s->in[i].path;
@@ -696,5 +712,32 @@ int memscope_session_run(struct memscope_session *s, struct memscope_strtab *st,
 out:
 	free(paths);
 	free(parts);
+	return rc;
+}
+
+int ms__session_run_input(struct memscope_session *s, size_t i, struct memscope_strtab *st,
+	const struct memscope_run_item *items, size_t n_items,
+	const struct memscope_run_hooks *hooks, void *ctx, struct memscope_error *err)
+{
+	static const struct memscope_run_hooks own = { run_input_read, run_again };
+	struct memscope_read_opts o = read_opts(s);
+	const char *path;
+	uint32_t part;
+	int rc;
+
+	fail_clear(s, err);
+	if (i >= s->n)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "no input %zu", i);
+	if ((rc = refuse_several(s, i, i + 1, err)))
+		return rc;
+	path = s->in[i].path;
+	part = s->in[i].part;
+	s->run_base = i;
+	s->run_hooks = hooks;
+	s->run_ctx = ctx;
+	rc = ms__run(&path, &part, 1, st, &o, items, n_items, &own, s, err);
+	s->run_base = 0;
+	s->run_hooks = NULL;
+	s->run_ctx = NULL;
 	return rc;
 }

@@ -1,5 +1,5 @@
-/* One input's summary for memscope-batch: one read feeding the leaks, peak and inefficient analyses
- * and a count of its own, then the figures taken from their results. */
+/* One input's summary for memscope-batch and memscope-report: one read feeding the leaks, peak and
+ * inefficient analyses and a count of its own, then the figures taken from their results. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,8 @@
 
 #include "../core/clocks.h"
 #include "../core/u64map.h"
+#include "run.h"
+#include "summary.h"
 #include "memscope/batch.h"
 #include "memscope/memscope.h"
 
@@ -435,19 +437,35 @@ static int figures(struct memscope_summary *s, const struct seen *w, const struc
 	return peak_figures(s, p, st);
 }
 
-int memscope_summary_read(struct memscope_summary *s, const struct memscope_batch_input *in,
-	uint64_t index, const struct memscope_read_opts *ro, struct memscope_error *err)
+/* The read of one input into the analyses of run, whose input_read hook w gets. 0 or the error. */
+static int read_input(const struct memscope_batch_input *in, const struct memscope_read_opts *o,
+	const struct ms__summary_run *run, struct tally *t, struct seen *w,
+	struct memscope_error *err)
 {
-	struct memscope_strtab *st = memscope_strtab_new();
-	struct memscope_leaks *l = NULL;
-	struct memscope_peak *p = NULL;
-	struct memscope_inefficient *a = NULL;
+	struct memscope_run_hooks hooks = { .input_read = input_read };
+	struct memscope_run_item items[4 + MS__SUMMARY_EXTRA_MAX] = {
+		{ &memscope_leaks_analysis, run->leaks }, { &memscope_peak_analysis, run->peak },
+		{ &memscope_inefficient_analysis, run->ineff }, { &tally_analysis, t }
+	};
+	const char *path = in->path;
+	size_t n = 4, i;
+
+	for (i = 0; i < run->n_extra && i < MS__SUMMARY_EXTRA_MAX; i++)
+		items[n++] = run->extra[i];
+	if (run->session)
+		return ms__session_run_input(
+			run->session, run->input, run->st, items, n, &hooks, w, err);
+	return memscope_run(&path, 1, run->st, o, items, n, &hooks, w, err);
+}
+
+int ms__summary_read_into(struct memscope_summary *s, const struct memscope_batch_input *in,
+	uint64_t index, const struct memscope_read_opts *ro, const struct ms__summary_run *run,
+	struct memscope_error *err)
+{
 	struct tally t = { .device = INT32_MIN };
 	struct seen w = { 0 };
-	struct memscope_run_hooks hooks = { .input_read = input_read };
 	struct memscope_read_opts o = { 0 };
 	uint64_t rows = 0, trace_bytes = 0;
-	const char *path = in->path;
 	int rc;
 
 	memscope_error_clear(err);
@@ -458,23 +476,13 @@ int memscope_summary_read(struct memscope_summary *s, const struct memscope_batc
 		rc = memscope_error_set(err, in->err_code, in->path, 0, "%s", in->err_msg);
 		goto failed;
 	}
-	if (!st || !(l = memscope_leaks_new(NULL, st)) || !(p = memscope_peak_new(NULL, st)) ||
-		!(a = memscope_inefficient_new(NULL, st))) {
-		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, in->path, 0, "out of memory");
+	if ((rc = read_input(in, &o, run, &t, &w, err)) ||
+		(rc = read_traces(in, run->st, &o, &rows, &trace_bytes, err)))
 		goto failed;
-	}
-	{
-		const struct memscope_run_item items[] = { { &memscope_leaks_analysis, l },
-			{ &memscope_peak_analysis, p }, { &memscope_inefficient_analysis, a },
-			{ &tally_analysis, &t } };
-
-		if ((rc = memscope_run(&path, 1, st, &o, items, 4, &hooks, &w, err)) ||
-			(rc = read_traces(in, st, &o, &rows, &trace_bytes, err)))
-			goto failed;
-	}
 	if (__builtin_add_overflow(w.stats.bytes, trace_bytes, &w.stats.bytes))
 		w.stats.bytes = UINT64_MAX;
-	if ((rc = set_identity(s, in, index)) || (rc = figures(s, &w, &t, l, p, a, st)))
+	if ((rc = set_identity(s, in, index)) ||
+		(rc = figures(s, &w, &t, run->leaks, run->peak, run->ineff, run->st)))
 		goto nomem;
 	set_num(s, MEMSCOPE_SUM_TRACE_ROWS, (int64_t)rows);
 	goto out;
@@ -490,9 +498,34 @@ failed : {
 out:
 	ms__u64map_free(&t.pids);
 	ms__clocks_free(&t.clocks);
-	memscope_inefficient_free(a);
-	memscope_peak_free(p);
-	memscope_leaks_free(l);
-	memscope_strtab_free(st);
+	return rc;
+}
+
+int memscope_summary_read(struct memscope_summary *s, const struct memscope_batch_input *in,
+	uint64_t index, const struct memscope_read_opts *ro, struct memscope_error *err)
+{
+	struct ms__summary_run run = { 0 };
+	int rc;
+
+	memscope_error_clear(err);
+	if (in->err_code)
+		return ms__summary_read_into(s, in, index, ro, &run, err);
+	if (!(run.st = memscope_strtab_new()) || !(run.leaks = memscope_leaks_new(NULL, run.st)) ||
+		!(run.peak = memscope_peak_new(NULL, run.st)) ||
+		!(run.ineff = memscope_inefficient_new(NULL, run.st))) {
+		char msg[1024];
+
+		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, in->path, 0, "out of memory");
+		memscope_error_format(err, msg, sizeof(msg));
+		if (memscope_summary_fail(s, in, index, rc, msg))
+			rc = MEMSCOPE_E_NOMEM;
+		goto out;
+	}
+	rc = ms__summary_read_into(s, in, index, ro, &run, err);
+out:
+	memscope_inefficient_free(run.ineff);
+	memscope_peak_free(run.peak);
+	memscope_leaks_free(run.leaks);
+	memscope_strtab_free(run.st);
 	return rc;
 }
