@@ -62,9 +62,12 @@ int ms__ranks_add(struct ms__ranks *r, enum ms__ranks_side side, uint32_t i,
 /*
  * For the baseline's per op figures, equal to memscope-compare's on the same pair: a run item to
  * add to the read of the one input of side (the run's, the baseline's), fed its events, whose
- * strings are in st (borrowed for the read). Call it once per side, only when each side has one
- * input, before that input's read; the item's object is r's (nothing to free). 0, MEMSCOPE_E_ARG
- * (called twice for a side), MEMSCOPE_E_NOMEM. name names the input in messages.
+ * strings are in st (borrowed for the read). Call it once per side that has one input, before
+ * that input's read; the comparison is made when both sides had one (ms__ranks_finish), and the
+ * rows kept for it (memscope/compare.h: about 32 bytes per op and pool row, and a lookup per
+ * event) go at finish either way. The item's object is r's (nothing to free). 0, MEMSCOPE_E_ARG
+ * (called twice for a side, or after finish), MEMSCOPE_E_NOMEM. name names the input in
+ * messages.
  */
 int ms__ranks_item(struct ms__ranks *r, enum ms__ranks_side side, const char *name,
 	const struct memscope_strtab *st, struct memscope_run_item *item);

@@ -107,7 +107,7 @@ int ms__baseline_finish(struct ms__ranks *r)
 			r->side[MS__RANKS_BASE].n_rows
 				? "per op figures compare one input with one (memscope-compare)"
 				: "");
-		return 0;
+		goto out;
 	}
 	memscope_error_clear(&err);
 	o.metric = memscope_compare_default_metric(base, run, o.level);
@@ -121,7 +121,8 @@ int ms__baseline_finish(struct ms__ranks *r)
 			return rc;
 		memscope_error_format(&err, r->cmp_why, sizeof(r->cmp_why));
 	}
-	/* the rows are counted: the sides' events go */
+out:
+	/* the rows are counted (or there is nothing to compare): the sides' rows go */
 	memscope_compare_side_free(run);
 	memscope_compare_side_free(base);
 	r->side[MS__RANKS_RUN].cmp = r->side[MS__RANKS_BASE].cmp = NULL;
