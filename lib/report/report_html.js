@@ -363,14 +363,14 @@
 		});
 		steps.forEach(function (s, i) {
 			var a = Math.max(from, s.from_ns), b = Math.min(to, s.to_ns), x0, x1;
-			if (!(b >= a))
-				return;
+			if (!(b >= a)) // outside the axis: there, without width
+				b = a = Math.min(to, Math.max(from, s.from_ns));
 			x0 = g.x(a);
 			x1 = g.x(b);
 			add(g.bands, sv("rect", { "class": "step-band" + (i % 2 ? " odd" : "") +
 				(first[s.number] ? " leak-first" : ""),
 				"data-step": s.number, x: x0.toFixed(1), y: g.T,
-				width: Math.max(0.5, x1 - x0).toFixed(1), height: g.PH }));
+				width: (x1 > x0 ? Math.max(0.5, x1 - x0) : 0).toFixed(1), height: g.PH }));
 			if (first[s.number] && x1 - x0 >= 2)
 				add(g.bands, sv("text", { "class": "steplabel leak", x: x0.toFixed(1),
 					y: g.T + g.PH - 6 }, "\u25b8 leak starts"));
@@ -468,8 +468,8 @@
 	}
 
 	// One chart of tracks on one time axis: [from, to], the steps, peak and leaks on it.
-	function chart(parent, tracks, from, to, base, width, withSteps, xlabel) {
-		var tl = R.timeline, pk = R.peak, ymax = 1, g, drawn = {};
+	function chart(parent, tracks, from, to, base, width, withSteps, pk, xlabel) {
+		var tl = R.timeline, ymax = pk ? pk.bytes : 1, g, drawn = {};
 		tracks.forEach(function (tr) {
 			ymax = Math.max(ymax, tr.peak || 0);
 			arr(tr.points).forEach(function (p) {
@@ -493,13 +493,19 @@
 			drawn[tr.id] = tr;
 		});
 		leakMarkers(g, drawn);
-		tracks.forEach(function (tr) {
-			if (pk && tr.isPeak)
-				peakMarker(g, pk);
-		});
+		if (pk)
+			peakMarker(g, pk);
 		hover(g, tracks, withSteps ? arr(tl.steps) : []);
 		add(parent, el("div", { "class": "chartbox" })).appendChild(g.svg);
 		return g;
+	}
+
+	// A site the leaks list does not hold (cut at its limit): what its blocks say.
+	function blocksSite(id, bl) {
+		return { id: id, kind: "leak", op: bl[0].op, owner: bl[0].owner, count: bl.length,
+			bytes: bl.reduce(function (t, b) {
+				return t + b.bytes;
+			}, 0), ts_ns: bl[0].from_ns, stack: bl[0].stack };
 	}
 
 	function leakMarkers(g, drawn) {
@@ -513,8 +519,7 @@
 			var site = siteById(+k), bl = by[k].sort(function (a, b) {
 				return a.from_ns - b.from_ns;
 			});
-			if (site)
-				leakMarker(g, site, bl, drawn[bl[0].track]);
+			leakMarker(g, site || blocksSite(+k, bl), bl, drawn[bl[0].track]);
 		});
 	}
 
@@ -525,7 +530,7 @@
 			add(li, el("span", { "class": "swatch", style: "background:" + tr.colour }));
 			add(li, el("span", { "class": "name" }, tr.label));
 			add(li, el("span", { "class": "val" }, "peak " + bytesText(tr.peak) +
-				(tr.clock ? " \u2014 own axis" : "")));
+				(tr.ownAxis ? " \u2014 own axis" : "")));
 			li.addEventListener("click", function () {
 				tr.off = !tr.off;
 				li.classList.toggle("off", tr.off);
@@ -595,9 +600,46 @@
 		return li;
 	}
 
+	// The tracks in groups drawn on one axis each: those without a clock note, then those of
+	// each note (a note is an input's: its files' clocks disagree). A group whose points lie in
+	// the timeline's axis (the library drew them from the input's start) keeps that axis.
+	function axisGroups(tracks, tl) {
+		var groups = [], byNote = {};
+		tracks.forEach(function (tr) {
+			var key = tr.clock ? "c:" + (tr.clock.note || "") : "";
+			if (!byNote[key]) {
+				byNote[key] = { note: tr.clock ? tr.clock.note || "its clock differs" : null,
+					tracks: [] };
+				groups.push(byNote[key]);
+			}
+			byNote[key].tracks.push(tr);
+		});
+		groups.sort(function (x, y) {
+			return (x.note === null ? 0 : 1) - (y.note === null ? 0 : 1);
+		});
+		groups.forEach(function (g) {
+			var lo = Infinity, hi = -Infinity;
+			g.tracks.forEach(function (tr) {
+				arr(tr.points).forEach(function (p) {
+					lo = Math.min(lo, p[0]);
+					hi = Math.max(hi, p[0]);
+				});
+			});
+			g.own = g.note !== null && lo <= hi && (lo < tl.from_ns || hi > tl.to_ns);
+			g.tracks.forEach(function (tr) {
+				tr.ownAxis = g.own;
+			});
+			g.from = g.own ? lo : tl.from_ns;
+			g.to = g.own ? Math.max(hi, lo + 1) : tl.to_ns;
+		});
+		if (!groups.length)
+			groups.push({ note: null, tracks: [], own: false, from: tl.from_ns, to: tl.to_ns });
+		return groups;
+	}
+
 	function timeline(main, width) {
-		var tl = R.timeline, s, tracks = arr(tl.tracks), pk = R.peak, own, shared, row, g,
-			first = true;
+		var tl = R.timeline, s, tracks = arr(tl.tracks), pk = R.peak, row, left, side, groups,
+			w = width - (pk ? 330 : 0), peakDrawn = false;
 		s = section(main, "timeline", "Memory over time", "Live bytes of each device and " +
 			"pool. Shaded bands are training steps; the dot is the peak; red marks are " +
 			"blocks that were never freed (click one for its call stack).");
@@ -605,45 +647,40 @@
 			tr.colour = trackColour(i);
 			tr.isPeak = !!pk && tr.input === pk.input && tr.pool === pk.pool &&
 				String(tr.device) === String(pk.device) && (pk.pid === undefined ||
-					tr.pid === pk.pid);
+					pk.pid === null || tr.pid === pk.pid);
 		});
-		if (pk && !tracks.some(function (tr) {
+		if (pk && tracks.length && !tracks.some(function (tr) {
 			return tr.isPeak;
-		}) && tracks.length)
+		}))
 			tracks[0].isPeak = true;
-		shared = tracks.filter(function (tr) {
-			return !tr.clock;
-		});
-		own = tracks.filter(function (tr) {
-			return !!tr.clock;
-		});
-		own.forEach(function (tr) {
-			var w = add(s, el("div", { "class": "clock-warning", "data-track": tr.id }));
-			w.textContent = "\u26a0 " + tr.label + ": " + (tr.clock.note || "clock differs") +
-				". Its times cannot be compared with the others', so it is drawn below on " +
-				"its own time axis.";
+		groups = axisGroups(tracks, tl);
+		groups.forEach(function (g) {
+			if (g.note !== null)
+				add(s, el("div", { "class": "clock-warning" }, "\u26a0 Clocks disagree: " +
+					g.note + ". " + (g.own ? "These curves are drawn below on their own " +
+						"time axis." : "The times below are counted from the input's " +
+						"start; times of different files cannot be compared.")));
 		});
 		row = add(s, el("div", { "class": "row" }));
-		var left = add(row, el("div", { "class": "grow" }));
-		if (shared.length) {
-			g = chart(left, shared, tl.from_ns, tl.to_ns, tl.from_ns, width - (pk ? 330 : 0),
-				true, "seconds from the start");
-			first = false;
-		}
-		own.forEach(function (tr) {
-			var p = arr(tr.points), from = p.length ? p[0][0] : 0,
-				to = p.length ? p[p.length - 1][0] : 1;
-			add(left, el("h3", { "class": "ownaxis" }, tr.label + " on its own axis"));
-			chart(left, [tr], from, Math.max(to, from + 1), from, width - (pk ? 330 : 0),
-				first, "seconds from its first point");
-			first = false;
+		left = add(row, el("div", { "class": "grow" }));
+		groups.forEach(function (g, i) {
+			var withPeak = !peakDrawn && (g.tracks.some(function (tr) {
+				return tr.isPeak;
+			}) || i === groups.length - 1);
+			if (g.own)
+				add(left, el("h3", { "class": "ownaxis" }, g.tracks.map(function (tr) {
+					return tr.label;
+				}).join(", ") + " on " + (g.tracks.length > 1 ? "their" : "its") +
+					" own time axis"));
+			chart(left, g.tracks, g.from, g.to, g.from, w, i === 0, withPeak && pk,
+				g.own ? "seconds from its first point" : "seconds from the start");
+			peakDrawn = peakDrawn || withPeak;
 		});
-		var side = add(row, el("div", { "class": "side" }));
+		side = add(row, el("div", { "class": "side" }));
 		legend(side, tracks, tl.more_tracks || 0);
 		if (pk)
 			holders(side);
 		fragmentation(s);
-		return g;
 	}
 
 	function fragmentation(s) {
