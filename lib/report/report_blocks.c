@@ -4,7 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyses/opnames.h"
 #include "report_impl.h"
+
+struct ms__rthread {
+	uint64_t pid, tid;
+	struct opnames ops;
+};
 
 struct ms__rblocks *ms__rblocks_new(struct memscope_strtab *st)
 {
@@ -29,6 +35,10 @@ void ms__rblocks_free(struct ms__rblocks *b)
 	for (i = 0; i < b->n_keys; i++)
 		free(b->keys[i].heap);
 	free(b->keys);
+	for (i = 0; i < b->n_thr; i++)
+		opnames_free(&b->thr[i].ops);
+	free(b->thr);
+	ms__u64map_free(&b->threads);
 	memscope_blocks_free(b->live);
 	ms__clocks_free(&b->clocks);
 	ms__u64map_free(&b->stacks);
@@ -81,8 +91,8 @@ static int offer(struct ms__rblocks *b, const struct memscope_block *blk, int li
 {
 	struct ms__rblocks_key *k = key_of(b, blk->pid, blk->device, blk->pool);
 	struct ms__rblock rb = { blk->alloc_ts_ns, live ? 0 : blk->free_ts_ns, blk->size, blk->ptr,
-		blk->alloc_id, blk->pid, blk->device, blk->pool, blk->op, blk->owner, blk->stack_py,
-		blk->stack_c };
+		blk->alloc_id, blk->pid, blk->device, blk->pool,
+		blk->op ? blk->op : (uint32_t)blk->tag, blk->owner, blk->stack_py, blk->stack_c };
 	size_t i;
 
 	if (!k)
@@ -133,6 +143,47 @@ static int stacked(struct ms__rblocks *b, const struct memscope_event *ev)
 	return ms__u64map_put(&b->stacks, key, bytes, n + 1);
 }
 
+/* The ops open on ev's thread; NULL when it has none yet (create 0) or on OOM. */
+static struct opnames *thread_ops(
+	struct ms__rblocks *b, const struct memscope_event *ev, int create)
+{
+	uint64_t key = ev->pid * UINT64_C(0x9E3779B97F4A7C15) ^ ev->tid, at;
+	size_t i;
+
+	if (!create)
+		return ms__u64map_get(&b->threads, key, &at, NULL) ? &b->thr[at].ops : NULL;
+	if (ms__u64map_slot(
+		    &b->threads, key, &b->thr, &b->n_thr, &b->cap_thr, sizeof(*b->thr), &i) < 0)
+		return NULL;
+	b->thr[i].pid = ev->pid, b->thr[i].tid = ev->tid;
+	return &b->thr[i].ops;
+}
+
+/* An ATen or ATB op row: opened or closed on its thread. 0 or NOMEM. */
+static int op_row(struct ms__rblocks *b, const struct memscope_event *ev)
+{
+	int start = ev->subtype == MEMSCOPE_SUB_ATEN_START || ev->subtype == MEMSCOPE_SUB_ATB_START;
+	struct opnames *ops;
+
+	if (!start && ev->subtype != MEMSCOPE_SUB_ATEN_END && ev->subtype != MEMSCOPE_SUB_ATB_END)
+		return 0;
+	if (!(ops = thread_ops(b, ev, start)))
+		return start ? MEMSCOPE_E_NOMEM : 0;
+	if (start)
+		return opnames_begin(ops, ev->name);
+	opnames_end(ops, ev->name);
+	return 0;
+}
+
+/* The op of a MALLOC just paired: the innermost op open on its thread, as its block's tag. */
+static void tag_op(struct ms__rblocks *b, const struct memscope_event *ev)
+{
+	struct opnames *ops = memscope_event_op(ev) ? NULL : thread_ops(b, ev, 0);
+
+	if (ops && ops->depth)
+		memscope_blocks_tag(b->live, ops->name[ops->depth - 1]);
+}
+
 static int rblocks_feed(void *self, const struct memscope_event *ev)
 {
 	struct ms__rblocks *b = self;
@@ -142,6 +193,8 @@ static int rblocks_feed(void *self, const struct memscope_event *ev)
 
 	if (!(ev = ms__clocks_event(&b->clocks, ev, &tmp, NULL)))
 		return MEMSCOPE_E_NOMEM;
+	if (ev->kind == MEMSCOPE_KIND_OP_LAUNCH)
+		return op_row(b, ev);
 	if (ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE)
 		return 0;
 	if ((rc = totals(b, ev)))
@@ -149,6 +202,8 @@ static int rblocks_feed(void *self, const struct memscope_event *ev)
 	if (ev->kind == MEMSCOPE_KIND_MALLOC && (rc = stacked(b, ev)))
 		return rc;
 	rc = memscope_blocks_feed(b->live, ev, &blk);
+	if (rc == MEMSCOPE_PAIR_ALLOC || rc == MEMSCOPE_PAIR_REPLACED)
+		tag_op(b, ev);
 	if (rc == MEMSCOPE_PAIR_FREE || rc == MEMSCOPE_PAIR_REPLACED)
 		return offer(b, &blk, 0);
 	if (rc == MEMSCOPE_PAIR_SHADOW_FREE)

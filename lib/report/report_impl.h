@@ -39,6 +39,10 @@ struct ms__rblock {
 	uint32_t op, owner, stack_py, stack_c;
 };
 
+/* The ATen and ATB ops open on one thread (analyses/opnames.h's rule), a block's op when its
+ * MALLOC names none. */
+struct ms__rthread;
+
 /* The largest blocks of one (process, device, pool), and its pool totals' highest sample. */
 struct ms__rblocks_key {
 	uint64_t pid;
@@ -54,9 +58,10 @@ struct ms__rblocks_key {
 /*
  * The analysis (memscope/analysis.h's interface: ms__rblocks_analysis): every block's life
  * (memscope/blocks.h's identity), the MALLOC's stacks, and per (process, device, pool) its
- * MS__REPORT_MAX_BLOCKS largest blocks. Memory: the live blocks, MS__REPORT_MAX_BLOCKS blocks
- * per (process, device, pool) (at most MS__REPORT_MAX_KEYS of them), and 24 bytes per distinct
- * pair of Python and C stacks.
+ * MS__REPORT_MAX_BLOCKS largest blocks, each with the op its MALLOC names or else the innermost
+ * op open on its thread (in file order). Memory: the live blocks, the open ops,
+ * MS__REPORT_MAX_BLOCKS blocks per (process, device, pool) (at most MS__REPORT_MAX_KEYS of them),
+ * and 24 bytes per distinct pair of Python and C stacks.
  */
 struct ms__rblocks {
 	struct memscope_strtab *st;
@@ -64,6 +69,9 @@ struct ms__rblocks {
 	struct clocks clocks;
 	struct ms__rblocks_key *keys;
 	size_t n_keys, cap_keys, last_key;
+	struct u64map threads;	 /* (process, thread) -> its index in thr */
+	struct ms__rthread *thr; /* the ops open on each thread, in file order */
+	size_t n_thr, cap_thr;
 	struct u64map stacks; /* (stack_py << 32 | stack_c) -> bytes allocated, blocks */
 	int has_stacks;	      /* a MALLOC had a call stack */
 };
