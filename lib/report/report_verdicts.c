@@ -136,7 +136,8 @@ static void pools_text(const struct memscope_leaks *l, unsigned kind, char *buf,
 
 /* The largest site of kind in a counted pool, as text: ", the largest op aten.mm 7.63 MiB in 2
  * blocks". "" when none. */
-static void largest_text(const struct ms__report_detail *d, unsigned kind, char *buf, size_t size)
+static void largest_text(
+	const struct ms__report_detail *d, unsigned kind, int several, char *buf, size_t size)
 {
 	size_t n, i, ng;
 	size_t *s = ms__report_sites(d, &n);
@@ -152,7 +153,8 @@ static void largest_text(const struct ms__report_detail *d, unsigned kind, char 
 			(nested && x->pool < 64 &&
 				(MEMSCOPE_POOL_BIT(x->pool) & MEMSCOPE_POOLS_OUTER)))
 			continue;
-		snprintf(buf, size, ", the largest %s %s in %llu block%s",
+		snprintf(buf, size, ", the largest%s %s %s in %llu block%s",
+			several ? " in the peak's input" : "",
 			site_text(d, x, where, sizeof(where)),
 			memscope_bytes_text(b, sizeof(b), x->bytes), (unsigned long long)x->n,
 			x->n == 1 ? "" : "s");
@@ -194,7 +196,7 @@ static void leak_part(const struct memscope_report *r, unsigned kind, int64_t n,
 	uint64_t first = MEMSCOPE_LEAK_NO_STEP;
 
 	pools_text(d->leaks, kind, pools, sizeof(pools));
-	largest_text(d, kind, largest, sizeof(largest));
+	largest_text(d, kind, r->n_rows[MEMSCOPE_REPORT_RUN] > 1, largest, sizeof(largest));
 	for (i = 0; kind == MEMSCOPE_LEAK_STEP && i < ng; i++) {
 		const struct memscope_leak *x = memscope_leaks_get(d->leaks, g[i].first);
 
@@ -241,8 +243,8 @@ static void leaks_verdict(struct memscope_report *r)
 		}
 	} else if (en) {
 		leak_part(r, MEMSCOPE_LEAK_EXIT, en, eb, main_part, sizeof(main_part));
-		if (!step_ok)
-			snprintf(also, sizeof(also), "; step leaks not checked");
+		snprintf(also, sizeof(also), "; %s",
+			step_ok ? "none from step to step" : "step leaks not checked");
 	} else {
 		snprintf(main_part, sizeof(main_part), "none %s%s",
 			memscope_leaks_end_text(memscope_leaks_end_of(d->leaks, 0)),
@@ -466,6 +468,20 @@ static void unchecked_verdict(struct memscope_report *r)
 	verdict(r, "unchecked", "unchecked", "unchecked", "not checked: %s", text);
 }
 
+/* With several inputs, the lines of the detail input alone say so. */
+static void of_peak_input(struct memscope_report *r)
+{
+	static const char *const ids[] = { "growth", "inefficient", "fragmentation" };
+	size_t i, k, len;
+
+	for (i = 0; r->n_rows[MEMSCOPE_REPORT_RUN] > 1 && i < r->n_verdicts; i++)
+		for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++)
+			if (!strcmp(r->verdicts[i].id, ids[k]) &&
+				(len = strlen(r->verdicts[i].text)) < sizeof(r->verdicts[i].text))
+				snprintf(r->verdicts[i].text + len,
+					sizeof(r->verdicts[i].text) - len, " in the peak's input");
+}
+
 int ms__report_verdicts(struct memscope_report *r)
 {
 	struct ms__ranks_verdict rv;
@@ -490,6 +506,7 @@ int ms__report_verdicts(struct memscope_report *r)
 		ranks_line(r, "baseline", "baseline", &rv);
 	if (r->detail && unchecked_list(r))
 		return MEMSCOPE_E_NOMEM;
+	of_peak_input(r);
 	unchecked_verdict(r);
 	return 0;
 }
