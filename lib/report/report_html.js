@@ -7,9 +7,13 @@
 	var SVGNS = "http://www.w3.org/2000/svg";
 	var COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
 		"#9c755f"];
+	var SAMPLE_COLOURS = ["#616e7c", "#a47148", "#3f7f7a", "#8e6c9e", "#9aa5b1", "#b5838d",
+		"#6b8e23", "#7a5c3e"];
 	var LEVEL_WORD = { bad: "problem", warn: "look", ok: "fine", info: "peak",
 		unchecked: "not checked" };
 	var R = null; // the findings
+	var chartCount = 0; // charts drawn: their clip paths' ids
+	var redraws = []; // each chart of memory over time drawn again (a curve shown or hidden)
 	var tip = null; // the one tooltip
 	var errors = [];
 
@@ -125,6 +129,11 @@
 		for (t = Math.ceil((from - base) / step) * step + base; t <= to; t += step)
 			ticks.push([t, ((t - base) / 1e9).toFixed(d)]);
 		return ticks;
+	}
+
+	// An op's name as people say it: "aten.mm" for "torch._ops.aten.mm.default".
+	function shortName(n) {
+		return String(n || "").replace(/^torch\._ops\./, "").replace(/\.default$/, "");
 	}
 
 	function firstFrame(stack) {
@@ -309,7 +318,9 @@
 				"class": "chart" }), L: L, T: T, PW: W - L - Rm, PH: H - T - B },
 			yt = byteTicks(opts.ymax), span = Math.max(1, opts.to - opts.from);
 		g.ytop = yt.top;
-		g.x = function (t) {
+		g.x = opts.xfrac ? function (t) {
+			return g.L + opts.xfrac(t) * g.PW;
+		} : function (t) {
 			return g.L + (t - opts.from) / span * g.PW;
 		};
 		g.t = function (x) {
@@ -325,7 +336,7 @@
 			add(g.axes, sv("line", { "class": "grid", x1: L, x2: L + g.PW, y1: y, y2: y }));
 			add(g.axes, sv("text", { "class": "ytick", x: L - 6, y: +y + 4 }, tk[1]));
 		});
-		timeTicks(opts.from, opts.to, opts.base).forEach(function (tk) {
+		(opts.ticks || timeTicks(opts.from, opts.to, opts.base)).forEach(function (tk) {
 			var x = g.x(tk[0]).toFixed(1);
 			add(g.axes, sv("line", { "class": "xtickline", x1: x, x2: x, y1: T + g.PH,
 				y2: T + g.PH + 4 }));
@@ -350,9 +361,10 @@
 		if (!p.length)
 			return;
 		add(g.plot, sv("path", { "class": "track-range", "data-track": tr.id,
-			d: band.join("") + back.reverse().join("") + "Z", fill: colour }));
+			d: band.join("") + back.reverse().join("") + "Z", fill: colour,
+			style: tr.off ? "display:none" : null }));
 		add(g.plot, sv("path", { "class": "track", "data-track": tr.id, d: line.join(""),
-			stroke: colour }));
+			stroke: colour, style: tr.off ? "display:none" : null }));
 	}
 
 	function stepBands(g, steps, from, to) {
@@ -454,50 +466,120 @@
 		});
 	}
 
-	function samplePaths(g, samples, from, to) {
-		samples.forEach(function (s, i) {
-			var d = arr(s.points).filter(function (p) {
-				return p[0] >= from && p[0] <= to;
-			}).map(function (p, k) {
+	function samplePaths(g, samples) {
+		samples.forEach(function (smp, i) {
+			var d = arr(smp.points).map(function (p, k) {
 				return (k ? "L" : "M") + g.x(p[0]).toFixed(1) + " " + g.y(p[1]).toFixed(1);
 			}).join("");
 			if (d)
-				add(g.plot, sv("path", { "class": "sample " + (s.series || ""), d: d,
-					"data-sample": i }));
+				add(g.plot, sv("path", { "class": "sample " + (smp.series || ""), d: d,
+					"data-sample": i, stroke: SAMPLE_COLOURS[i % SAMPLE_COLOURS.length],
+					style: smp.off ? "display:none" : null }));
 		});
 	}
 
 	// One chart of tracks on one time axis: [from, to], the steps, peak and leaks on it.
+	// One chart of tracks on one time axis: [from, to], the steps, peak and leaks on it; a drag
+	// across the plot zooms in to that time, a double click (or the button) back out.
 	function chart(parent, tracks, from, to, base, width, withSteps, pk, xlabel) {
-		var tl = R.timeline, ymax = pk ? pk.bytes : 1, g, drawn = {};
-		tracks.forEach(function (tr) {
-			ymax = Math.max(ymax, tr.peak || 0);
-			arr(tr.points).forEach(function (p) {
-				ymax = Math.max(ymax, p[2]);
+		var tl = R.timeline, box = add(parent, el("div", { "class": "chartbox zoomable" })),
+			view = { from: from, to: to }, n = chartCount++;
+		function render() {
+			var g, drawn = {}, ymax = 1, clip, zoomed = view.from !== from || view.to !== to;
+			function see(t, v) {
+				if (t >= view.from && t <= view.to)
+					ymax = Math.max(ymax, v);
+			}
+			tracks.forEach(function (tr) {
+				if (!tr.off)
+					arr(tr.points).forEach(function (p) {
+						see(p[0], p[2]);
+					});
 			});
-		});
-		if (withSteps)
-			arr(tl.samples).forEach(function (s) {
-				arr(s.points).forEach(function (p) {
-					ymax = Math.max(ymax, p[1]);
+			if (withSteps)
+				arr(tl.samples).forEach(function (smp) {
+					if (!smp.off)
+						arr(smp.points).forEach(function (p) {
+							see(p[0], p[1]);
+						});
 				});
+			if (pk)
+				see(pk.ts_ns, pk.bytes);
+			g = plot({ from: view.from, to: view.to, base: base, ymax: ymax, width: width,
+				height: 340, xlabel: xlabel });
+			clip = add(add(g.svg, sv("defs")), sv("clipPath", { id: "clip" + n }));
+			add(clip, sv("rect", { x: g.L, y: 0, width: g.PW, height: g.T + g.PH }));
+			[g.bands, g.plot, g.marks].forEach(function (x) {
+				x.setAttribute("clip-path", "url(#clip" + n + ")");
 			});
-		g = plot({ from: from, to: to, base: base, ymax: ymax, width: width, height: 340,
-			xlabel: xlabel });
-		if (withSteps) {
-			stepBands(g, arr(tl.steps), from, to);
-			samplePaths(g, arr(tl.samples), from, to);
+			if (withSteps) {
+				stepBands(g, arr(tl.steps), view.from, view.to);
+				samplePaths(g, arr(tl.samples));
+			}
+			tracks.forEach(function (tr) {
+				trackPaths(g, tr, tr.colour);
+				drawn[tr.id] = tr;
+			});
+			leakMarkers(g, drawn);
+			if (pk)
+				peakMarker(g, pk);
+			hover(g, tracks, withSteps ? arr(tl.steps) : []);
+			box.textContent = "";
+			box.appendChild(g.svg);
+			if (zoomed)
+				add(box, el("button", { type: "button", "class": "unzoom" }, "show all " +
+					"(double click)")).addEventListener("click", reset);
+			zoomDrag(g, function (a, b) {
+				if (b - a < 1000)
+					return;
+				view.from = a;
+				view.to = b;
+				render();
+			});
 		}
-		tracks.forEach(function (tr) {
-			trackPaths(g, tr, tr.colour);
-			drawn[tr.id] = tr;
+		function reset() {
+			view.from = from;
+			view.to = to;
+			render();
+		}
+		box.addEventListener("dblclick", reset);
+		redraws.push(render);
+		render();
+	}
+
+	// A drag across g's plot: a shaded selection, then done(from, to) in ns.
+	function zoomDrag(g, done) {
+		var x0 = null, sel = add(g.marks, sv("rect", { "class": "zoomsel", y: g.T, height: g.PH,
+			width: 0, visibility: "hidden" }));
+		function px(ev) {
+			var r = g.svg.getBoundingClientRect();
+			return Math.min(g.L + g.PW, Math.max(g.L, ev.clientX - r.left));
+		}
+		function move(ev) {
+			var x = px(ev);
+			sel.setAttribute("x", Math.min(x, x0).toFixed(1));
+			sel.setAttribute("width", Math.abs(x - x0).toFixed(1));
+			sel.setAttribute("visibility", "visible");
+		}
+		function up(ev) {
+			var x = px(ev), a = Math.min(x, x0), b = Math.max(x, x0);
+			window.removeEventListener("mousemove", move);
+			window.removeEventListener("mouseup", up);
+			sel.setAttribute("visibility", "hidden");
+			x0 = null;
+			if (b - a >= 5)
+				done(g.t(a), g.t(b));
+		}
+		g.svg.addEventListener("mousedown", function (ev) {
+			var r = g.svg.getBoundingClientRect(), x = ev.clientX - r.left;
+			if (ev.button !== 0 || x < g.L || x > g.L + g.PW || ev.target.closest(
+				".leak-marker"))
+				return;
+			ev.preventDefault();
+			x0 = x;
+			window.addEventListener("mousemove", move);
+			window.addEventListener("mouseup", up);
 		});
-		leakMarkers(g, drawn);
-		if (pk)
-			peakMarker(g, pk);
-		hover(g, tracks, withSteps ? arr(tl.steps) : []);
-		add(parent, el("div", { "class": "chartbox" })).appendChild(g.svg);
-		return g;
 	}
 
 	// A site the leaks list does not hold (cut at its limit): what its blocks say.
@@ -523,6 +605,53 @@
 		});
 	}
 
+	function redrawCharts() {
+		redraws.forEach(function (f) {
+			f();
+		});
+	}
+
+	// The profiler's own samples (reserved, allocated, active), dashed, each shown or hidden;
+	// those far above the live bytes hidden at first, so they do not flatten the curves.
+	function hideHighSamples(samples, tracks) {
+		var live = 0;
+		tracks.forEach(function (tr) {
+			live = Math.max(live, tr.peak || 0);
+		});
+		samples.forEach(function (smp) {
+			var top = 0;
+			arr(smp.points).forEach(function (p) {
+				top = Math.max(top, p[1]);
+			});
+			smp.off = live > 0 && top > 4 * live;
+		});
+	}
+
+	function sampleLegend(parent, samples) {
+		var ul, hidden = samples.filter(function (smp) {
+			return smp.off;
+		}).length;
+		if (!samples.length)
+			return;
+		add(parent, el("div", { "class": "small muted" }, "The profiler's own samples " +
+			"(dashed" + (hidden ? "; those far above the live bytes hidden, click to show" :
+				"") + "):"));
+		ul = add(parent, el("ul", { "class": "samples" }));
+		samples.forEach(function (smp, i) {
+			var li = add(ul, el("li", { title: "click to hide or show" }));
+			add(li, el("span", { "class": "swatch dashed " + (smp.series || ""),
+				style: "border-color:" + SAMPLE_COLOURS[i % SAMPLE_COLOURS.length] }));
+			add(li, el("span", { "class": "name" }, smp.label || smp.series));
+			if (smp.off)
+				li.classList.add("off");
+			li.addEventListener("click", function () {
+				smp.off = !smp.off;
+				li.classList.toggle("off", smp.off);
+				redrawCharts();
+			});
+		});
+	}
+
 	function legend(parent, tracks, more) {
 		var ul = add(parent, el("ul", { "class": "legend" }));
 		tracks.slice(0, 8).forEach(function (tr) {
@@ -534,11 +663,7 @@
 			li.addEventListener("click", function () {
 				tr.off = !tr.off;
 				li.classList.toggle("off", tr.off);
-				document.querySelectorAll("#timeline [data-track=\"" + tr.id + "\"]").forEach(
-					function (p) {
-						if (p.tagName !== "LI")
-							p.style.display = tr.off ? "none" : "";
-					});
+				redrawCharts();
 			});
 		});
 		if (more > 0 || tracks.length > 8)
@@ -591,7 +716,7 @@
 
 	function barRow(ul, name, bytes, max, total) {
 		var li = add(ul, el("li")), bar;
-		add(li, el("span", { "class": "name", title: name }, name));
+		add(li, el("span", { "class": "name", title: name }, shortName(name)));
 		bar = add(li, el("span", { "class": "bar" }));
 		add(bar, el("span", { style: "width:" + (100 * bytes / max).toFixed(1) + "%" }));
 		add(li, el("span", { "class": "val" }, bytesText(bytes) + (total ? " \u00b7 " +
@@ -642,7 +767,8 @@
 			w = width - (pk ? 330 : 0), peakDrawn = false;
 		s = section(main, "timeline", "Memory over time", "Live bytes of each device and " +
 			"pool. Shaded bands are training steps; the dot is the peak; red marks are " +
-			"blocks that were never freed (click one for its call stack).");
+			"blocks that were never freed (click one for its call stack). Drag across the " +
+			"plot to zoom in.");
 		tracks.forEach(function (tr, i) {
 			tr.colour = trackColour(i);
 			tr.isPeak = !!pk && tr.input === pk.input && tr.pool === pk.pool &&
@@ -654,6 +780,7 @@
 		}))
 			tracks[0].isPeak = true;
 		groups = axisGroups(tracks, tl);
+		hideHighSamples(arr(tl.samples), tracks);
 		groups.forEach(function (g) {
 			if (g.note !== null)
 				add(s, el("div", { "class": "clock-warning" }, "\u26a0 Clocks disagree: " +
@@ -678,6 +805,7 @@
 		});
 		side = add(row, el("div", { "class": "side" }));
 		legend(side, tracks, tl.more_tracks || 0);
+		sampleLegend(side, arr(tl.samples));
 		if (pk)
 			holders(side);
 		fragmentation(s);
@@ -731,9 +859,39 @@
 		return "hsl(" + (h % 360) + ",45%," + (62 + h % 3 * 6) + "%)";
 	}
 
+	// The blocks' x axis in event order (memory_viz's): each allocation and free one step, so
+	// short-lived blocks stay visible; ticks name the time of a few events.
+	function orderAxis(blocks, end) {
+		var ts = [], i, n, ticks = [], k;
+		blocks.forEach(function (b) {
+			ts.push(b.from_ns, num(b.to_ns) ? b.to_ns : end);
+		});
+		ts.sort(function (x, y) {
+			return x - y;
+		});
+		ts = ts.filter(function (t, j) {
+			return !j || t !== ts[j - 1];
+		});
+		n = Math.max(1, ts.length - 1);
+		k = Math.max(1, Math.ceil(ts.length / 8));
+		for (i = 0; i < ts.length; i += k)
+			ticks.push([ts[i], secText(ts[i]).replace(/ s$/, "")]);
+		return { ticks: ticks, xfrac: function (t) {
+			var lo = 0, hi = ts.length - 1, m;
+			while (lo < hi) {
+				m = (lo + hi) >> 1;
+				if (ts[m] < t)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			return lo / n;
+		} };
+	}
+
 	function blocksView(main, width) {
 		var tl = R.timeline, blocks = arr(tl.blocks), tracks = arr(tl.tracks), tr, from, to, s,
-			top, g, p;
+			top, box, byId = {}, order, bar, inOrder = true;
 		if (!blocks.length)
 			return;
 		tr = tracks.filter(function (t) {
@@ -741,7 +899,7 @@
 		})[0];
 		from = tl.from_ns;
 		to = tl.to_ns;
-		if (tr && tr.clock && arr(tr.points).length) {
+		if (tr && tr.ownAxis && arr(tr.points).length) {
 			from = tr.points[0][0];
 			to = tr.points[tr.points.length - 1][0];
 		}
@@ -749,38 +907,57 @@
 			blocks.length + " largest blocks" + (tr ? " of " + tr.label : "") + ", from its " +
 			"allocation to its free, stacked where it fits (as in PyTorch's memory_viz). " +
 			"Red bands were never freed. Click a band for its call stack.");
+		bar = add(s, el("div", { "class": "toggle" }));
 		top = packBlocks(blocks, to);
-		g = plot({ from: from, to: to, base: from, ymax: top, width: width, height: 300,
-			xlabel: "seconds" });
-		p = g.plot;
-		blocks.forEach(function (b) {
-			var x0 = g.x(b.from_ns), x1 = g.x(num(b.to_ns) ? b.to_ns : to), y0 = g.y(b.y + b.bytes),
-				y1 = g.y(b.y), leak = b.site !== null && b.site !== undefined;
-			add(p, sv("rect", { "class": "block" + (leak ? " leaked" : num(b.to_ns) ? "" :
-				" live"), "data-block": b.id, "data-site": leak ? b.site : "",
-			x: x0.toFixed(1), y: y0.toFixed(1), width: Math.max(1, x1 - x0).toFixed(1),
-			height: Math.max(1, y1 - y0).toFixed(1), fill: leak ? null :
-				opColour(b.op || b.owner) }));
-		});
-		var byId = {};
+		order = orderAxis(blocks, to);
 		blocks.forEach(function (b) {
 			byId[b.id] = b;
 		});
-		p.addEventListener("click", function (ev) {
+		box = add(s, el("div", { "class": "chartbox" }));
+		function draw() {
+			var g = plot({ from: from, to: to, base: from, ymax: top, width: width, height: 300,
+				xlabel: inOrder ? "allocations and frees in order (seconds at the ticks)" :
+					"seconds", xfrac: inOrder ? order.xfrac : null, ticks: inOrder ?
+					order.ticks : null });
+			blocks.forEach(function (b) {
+				var x0 = g.x(b.from_ns), x1 = g.x(num(b.to_ns) ? b.to_ns : to),
+					y0 = g.y(b.y + b.bytes), y1 = g.y(b.y), leak = b.site !== null &&
+						b.site !== undefined;
+				add(g.plot, sv("rect", { "class": "block" + (leak ? " leaked" : num(b.to_ns) ?
+					"" : " live"), "data-block": b.id, "data-site": leak ? b.site : "",
+				x: x0.toFixed(1), y: y0.toFixed(1), width: Math.max(1, x1 - x0).toFixed(1),
+				height: Math.max(1, y1 - y0).toFixed(1), fill: leak ? null :
+					opColour(b.op || b.owner) }));
+			});
+			box.textContent = "";
+			box.appendChild(g.svg);
+		}
+		["in order", "in time"].forEach(function (label, i) {
+			var b = add(bar, el("button", { type: "button", "class": i ? "" : "on" }, "x axis " +
+				label));
+			b.addEventListener("click", function () {
+				inOrder = !i;
+				bar.querySelectorAll("button").forEach(function (x, j) {
+					x.classList.toggle("on", j === i);
+				});
+				draw();
+			});
+		});
+		box.addEventListener("click", function (ev) {
 			var b = ev.target.closest(".block");
 			if (b)
 				openBlock(byId[b.getAttribute("data-block")]);
 		});
-		p.addEventListener("mousemove", function (ev) {
+		box.addEventListener("mousemove", function (ev) {
 			var r = ev.target.closest(".block"), b = r && byId[r.getAttribute("data-block")];
 			if (!b)
 				return hideTip();
-			showTip(ev, [(b.op || b.owner || "block") + ": " + bytesText(b.bytes),
+			showTip(ev, [shortName(b.op || b.owner || "block") + ": " + bytesText(b.bytes),
 				secText(b.from_ns) + " \u2192 " + (num(b.to_ns) ? secText(b.to_ns) :
 					"never freed"), firstFrame(b.stack)]);
 		});
-		p.addEventListener("mouseleave", hideTip);
-		add(s, el("div", { "class": "chartbox" })).appendChild(g.svg);
+		box.addEventListener("mouseleave", hideTip);
+		draw();
 		blockKey(s, blocks);
 	}
 
@@ -797,7 +974,7 @@
 		}).slice(0, 8).forEach(function (k) {
 			li = add(ul, el("li"));
 			add(li, el("span", { "class": "chip", style: "background:" + opColour(k) }));
-			add(li, document.createTextNode(k || "(no op)"));
+			add(li, document.createTextNode(shortName(k) || "(no op)"));
 		});
 		li = add(ul, el("li"));
 		add(li, el("span", { "class": "chip leaked" }));
@@ -807,7 +984,8 @@
 	// ---- leaks ----
 
 	function leaksView(main) {
-		var L = R.leaks, sites = arr(L.sites), s, p, t, tb, multi = arr(R.inputs).length > 1;
+		var L = R.leaks, sites = arr(L.sites), s, p, t, tb, multi = arr(R.inputs).length > 1,
+			stacks;
 		s = section(main, "leaks", "Leaks");
 		p = add(s, el("p", { "class": "intro" }));
 		p.textContent = "Unreleased at the end (" + (L.end || "?") + "): " +
@@ -822,12 +1000,16 @@
 			add(s, el("p", { "class": "ok" }, "No leaked block."));
 			return;
 		}
+		stacks = sites.some(function (x) {
+			return hasStack(x.stack);
+		});
 		add(s, el("p", { "class": "small" }, "Where they were allocated, most bytes first. " +
-			"Click a row for its call stack."));
+			(stacks ? "Click a row for its call stack." : "No call stacks were recorded: " +
+				"the op or owner tells where.")));
 		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
 		tb = headRow(t, ["Bytes", "Blocks", "Kind", "Pool", "Op or owner", "First step"]
-			.concat(multi ? ["Inputs"] : []).concat(["Allocated at"]), multi ? [0, 1, 5, 6] :
-			[0, 1, 5]);
+			.concat(multi ? ["Inputs"] : []).concat(stacks ? ["Allocated at"] : []), multi ?
+			[0, 1, 5, 6] : [0, 1, 5]);
 		sites.forEach(function (x) {
 			var tr = add(tb, el("tr", { "class": "site click", "data-site": x.id,
 				"data-bytes": x.bytes }));
@@ -840,8 +1022,9 @@
 			add(tr, el("td", { "class": "num" }, num(x.first_step) ? x.first_step : ""));
 			if (multi)
 				add(tr, el("td", { "class": "num" }, x.ranks || 1));
-			add(tr, el("td", { "class": "frame1" }, firstFrame(x.stack) ||
-				"(no call stack)"));
+			if (stacks)
+				add(tr, el("td", { "class": "frame1" }, firstFrame(x.stack) ||
+					"(no call stack)"));
 			tr.addEventListener("click", function () {
 				openSite(x);
 			});
@@ -933,10 +1116,14 @@
 
 	function whereView(main, width) {
 		var W = R.where, rows = arr(W.rows), s, t, tb, input, total = 0, max = 1, flameBox,
-			by = { owner: "owner", op: "op", python: "Python frame", c: "C frame" };
+			by = { owner: "owner", op: "op", python: "Python frame", c: "C frame" },
+			stacks = rows.some(function (r) {
+				return hasStack(r.stack);
+			});
 		s = section(main, "where", "Where the memory goes", "What held memory at the peak, by " +
 			(by[W.by] || W.by || "op") + ", most bytes first" + (rows.length >= 200 ?
-				" (the 200 largest)" : "") + ". Click a row for its call stack.");
+				" (the 200 largest)" : "") + "." + (stacks ? " Click a row for its call stack." :
+				""));
 		input = add(s, el("input", { type: "search", placeholder: "filter by name\u2026",
 			"aria-label": "filter" }));
 		rows.forEach(function (r) {
@@ -944,7 +1131,8 @@
 			max = Math.max(max, r.bytes);
 		});
 		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
-		tb = headRow(t, ["Bytes", "", "Blocks", "Name", "Allocated at"], [0, 2]);
+		tb = headRow(t, ["Bytes", "", "Blocks", "Name"].concat(stacks ? ["Allocated at"] : []),
+			[0, 2]);
 		rows.forEach(function (r) {
 			var tr = add(tb, el("tr", { "data-name": r.name, "data-bytes": r.bytes })), c;
 			bcell(tr, r.bytes);
@@ -952,8 +1140,9 @@
 			add(c, el("span", { style: "width:" + (100 * r.bytes / max).toFixed(1) + "%" }));
 			add(tr, el("td", { "class": "num" }, r.blocks));
 			add(tr, el("td", { "class": "name" }, r.name));
-			add(tr, el("td", { "class": "frame1" }, firstFrame(r.stack)));
-			if (r.stack) {
+			if (stacks)
+				add(tr, el("td", { "class": "frame1" }, firstFrame(r.stack)));
+			if (hasStack(r.stack)) {
 				tr.classList.add("click");
 				tr.addEventListener("click", function () {
 					openStack("Held at the peak", r.name, [bytesText(r.bytes) + " in " +
@@ -1292,11 +1481,11 @@
 	// ---- baseline ----
 
 	function baselineView(main) {
-		var B = R.baseline, s, t, tb, by = arr(B.by).slice(), max = 1;
-		s = section(main, "baseline", "Against the baseline", "The run beside " + arr(B.inputs)
+		var B = R.baseline, s, t, tb;
+		s = section(main, "baseline", "Against the baseline", "This run beside " + arr(B.inputs)
 			.map(function (x) {
 				return x.name;
-			}).join(", ") + ".");
+			}).join(", ") + ". Differences are this run's figure less the baseline's.");
 		t = add(s, el("table", { "class": "summary" }));
 		tb = headRow(t, ["", "This run", "Baseline", "Difference"], [1, 2, 3]);
 		[["Peak", B.peak], ["Leaked bytes", B.leaks], ["Growth per step", B.growth]].forEach(
@@ -1306,22 +1495,38 @@
 				add(tr, el("th", null, x[0]));
 				bcell(tr, v.run);
 				bcell(tr, v.base);
-				add(tr, el("td", { "class": "num " + (d > 0 ? "up" : d < 0 ? "down" : "") },
-					signedBytes(d)));
+				sbcell(tr, d, d > 0 ? "up" : d < 0 ? "down" : "");
 			});
-		by.sort(function (a, b) {
+		diffTable(s, arr(B.by), "Bytes allocated per " + (arr(B.by).length ? B.by[0].by :
+			"op") + ", largest difference first", B.by_why);
+		if (arr(B.leaks_by).length)
+			diffTable(s, B.leaks_by, "Leaked bytes per " + B.leaks_by[0].by + ", largest " +
+				"difference first", "");
+		if (arr(B.ranks).length)
+			baselineRanks(s, B.ranks);
+	}
+
+	// Rows of name, run, base, diff: both values, the difference and a bar of it.
+	function diffTable(s, rows, title, why) {
+		var t, tb, max = 1;
+		add(s, el("h3", null, title));
+		if (!rows.length) {
+			add(s, el("p", { "class": "muted" }, why ? "Not compared: " + why + "." :
+				"No difference."));
+			return;
+		}
+		rows = rows.slice().sort(function (a, b) {
 			return Math.abs(b.diff) - Math.abs(a.diff);
 		});
-		by.forEach(function (x) {
+		rows.forEach(function (x) {
 			max = Math.max(max, Math.abs(x.diff));
 		});
-		add(s, el("h3", null, "Bytes allocated, by " + (by.length ? by[0].by : "op") +
-			", largest difference first"));
 		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
 		tb = headRow(t, ["Name", "This run", "Baseline", "Difference", ""], [1, 2, 3]);
-		by.forEach(function (x) {
+		rows.forEach(function (x) {
 			var tr = add(tb, el("tr", { "data-name": x.name, "data-diff": x.diff })), c, bar;
-			add(tr, el("td", { "class": "name" }, x.name));
+			add(tr, el("td", { "class": "name", title: x.name }, x.name + (x.device !==
+				undefined && x.device !== null ? " (device " + x.device + ")" : "")));
 			bcell(tr, x.run).setAttribute("data-bytes", x.run);
 			bcell(tr, x.base).setAttribute("data-bytes", x.base);
 			sbcell(tr, x.diff, x.diff > 0 ? "up" : x.diff < 0 ? "down" : "");
@@ -1329,20 +1534,27 @@
 			bar = add(c, el("span", { "class": x.diff >= 0 ? "pos" : "neg" }));
 			bar.style.width = (50 * Math.abs(x.diff) / max).toFixed(1) + "%";
 		});
-		if (arr(B.ranks).length) {
-			add(s, el("h3", null, "Peak per rank"));
-			t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
-			tb = headRow(t, ["Rank", "This run", "Baseline", "Difference"], [0, 1, 2, 3]);
-			B.ranks.slice().sort(function (a, b) {
-				return Math.abs(b.run_peak - b.base_peak) - Math.abs(a.run_peak - a.base_peak);
-			}).forEach(function (x) {
-				var tr = add(tb, el("tr", { "data-rank": x.rank }));
-				add(tr, el("td", { "class": "num" }, x.rank));
-				bcell(tr, x.run_peak);
-				bcell(tr, x.base_peak);
-				sbcell(tr, x.run_peak - x.base_peak, "");
-			});
-		}
+	}
+
+	function baselineRanks(s, ranks) {
+		var t, tb;
+		add(s, el("h3", null, "Per rank, largest peak difference first"));
+		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
+		tb = headRow(t, ["Rank", "Peak", "Baseline", "Difference", "Leaked", "Baseline",
+			"Growth per step", "Baseline"], [0, 1, 2, 3, 4, 5, 6, 7]);
+		ranks.forEach(function (x) {
+			var tr = add(tb, el("tr", { "data-rank": x.rank === null ? "" : x.rank })),
+				d = num(x.run_peak) && num(x.base_peak) ? x.run_peak - x.base_peak : null;
+			add(tr, el("td", { "class": "num" }, x.rank === null || x.rank === undefined ?
+				"#" + (num(x.run_input) ? x.run_input : "?") : x.rank));
+			bcell(tr, x.run_peak);
+			bcell(tr, x.base_peak);
+			sbcell(tr, d, d > 0 ? "up" : d < 0 ? "down" : "");
+			bcell(tr, x.run_leaks);
+			bcell(tr, x.base_leaks);
+			sbcell(tr, x.run_growth, "");
+			sbcell(tr, x.base_growth, "");
+		});
 	}
 
 	// ---- unchecked, notes ----
