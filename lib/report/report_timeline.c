@@ -301,11 +301,13 @@ static int block_sites(const struct ms__report_detail *d, const struct ms__rbloc
 	size_t *sites = ms__report_sites(d, &ns);
 	long *gsite = NULL;
 	struct bkey *b = malloc((key->n + 1) * sizeof(*b));
-	int rc = MEMSCOPE_E_NOMEM;
+	int rc = 0;
 
 	memscope_leaks_groups(d->leaks, &ng);
-	if (!b || !(gsite = malloc((ng + 1) * sizeof(*gsite))))
+	if (!b || !(gsite = malloc((ng + 1) * sizeof(*gsite)))) {
+		rc = MEMSCOPE_E_NOMEM;
 		goto out;
+	}
 	for (i = 0; i < ng; i++)
 		gsite[i] = -1;
 	for (i = 0; sites && i < ns; i++)
@@ -327,7 +329,6 @@ static int block_sites(const struct ms__report_detail *d, const struct ms__rbloc
 		if (!op[hit->j])
 			op[hit->j] = x->op;
 	}
-	rc = 0;
 out:
 	free(sites);
 	free(gsite);
