@@ -222,6 +222,13 @@ static void sample_series(FILE *out, const struct ms__report_detail *d,
 		fprintf(out, "\"%s\"", memscope_subtype_name(ct->pool));
 	else
 		fputs("null", out);
+	/* a file recorded far apart: drawn from the input's start, shift_ns taken off its times */
+	if (ct->shift_ns && memscope_peak_clock_note(d->peak, ct->src, label, sizeof(label))) {
+		fprintf(out, ",\"clock\":{\"shift_ns\":%lld,\"note\":", (long long)ct->shift_ns);
+		ms__json_cstr(out, label);
+		fputc('}', out);
+	} else
+		fputs(",\"clock\":null", out);
 	points(out, cols, 0);
 	fputc('}', out);
 }

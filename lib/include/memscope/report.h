@@ -34,7 +34,7 @@ enum memscope_report_side {
  * and what a memscope-batch summary counts), so memory follows one input at a time plus the
  * detail input kept: of the run's inputs, the one with the highest peak (the only one when one).
  * The session's notes arise as in memscope_session_run (its note callback); the report keeps
- * their texts too (the JSON's "notes"). Each side is read once, the run first.
+ * their texts too (the JSON's "notes"). Each side is read once.
  * An input that cannot be read: with one input in s, the error (returned, err set, nothing kept);
  * with several, a row whose status is "invalid" or "error" with its message, as memscope-batch
  * has it, and the read goes on (memscope_report_failed counts them).
