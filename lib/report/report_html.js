@@ -9,6 +9,11 @@
 		"#9c755f"];
 	var SAMPLE_COLOURS = ["#616e7c", "#a47148", "#3f7f7a", "#8e6c9e", "#9aa5b1", "#b5838d",
 		"#6b8e23", "#7a5c3e"];
+	var SECTION_TITLES = { timeline: "Memory over time", blocks: "Largest blocks over time",
+		leaks: "Leaks", steps: "Per step", where: "Where the memory goes",
+		inefficient: "Memory held longer than needed", ranks: "Ranks",
+		baseline: "Against the baseline", unchecked: "Not checked",
+		notes: "Notes on reading the inputs" };
 	var LEVEL_WORD = { bad: "problem", warn: "look", ok: "fine", info: "peak",
 		unchecked: "not checked" };
 	var R = null; // the findings
@@ -281,7 +286,7 @@
 	}
 
 	function nav(main, ids) {
-		var names = { timeline: "Over time", blocks: "Blocks", leaks: "Leaks", steps: "Steps",
+		var names = { timeline: "Over time", blocks: "Blocks", leaks: "Leaks", steps: "Per step",
 			where: "Where", inefficient: "Held too long", ranks: "Ranks",
 			baseline: "Baseline", unchecked: "Not checked", notes: "Notes" }, n;
 		n = add(main, el("nav"));
@@ -1440,6 +1445,9 @@
 				width);
 			heatmap(s, "Growth in each step (bytes added)", arr(K.growth), K.steps, rows, true,
 				width);
+		} else {
+			add(s, el("p", { "class": "muted no-heatmap" }, "No heatmap of ranks by steps: " +
+				"none of the inputs has steps."));
 		}
 		add(s, el("h3", null, "Leak sites common to several ranks"));
 		ul = add(s, el("ul", { id: "common-sites" }));
@@ -1456,7 +1464,8 @@
 			});
 		});
 		if (!arr(K.common_sites).length)
-			add(ul, el("li", { "class": "muted" }, "none: no leak site is shared by two ranks"));
+			s.insertBefore(el("p", { "class": "muted" }, "None: no leak site is shared by two " +
+				"ranks."), ul);
 		add(s, el("h3", null, "Per rank"));
 		t = add(add(s, el("div", { "class": "tablebox tall" })), el("table"));
 		tb = headRow(t, ["Rank", "Node", "Peak", "Unreleased at end", "Step leaks",
@@ -1559,6 +1568,21 @@
 
 	// ---- unchecked, notes ----
 
+	function linked(id) {
+		return arr(R.verdicts).some(function (v) {
+			return v.section === id;
+		});
+	}
+
+	// A section the JSON has nothing for but a verdict links to: what the verdict says.
+	function stubView(main, id) {
+		var s = section(main, id, SECTION_TITLES[id] || id);
+		arr(R.verdicts).forEach(function (v) {
+			if (v.section === id)
+				add(s, el("p", { "class": "muted" }, v.text));
+		});
+	}
+
 	function listView(main, id, title, items, empty) {
 		var s = section(main, id, title), ul = add(s, el("ul"));
 		items.forEach(function (x) {
@@ -1594,7 +1618,7 @@
 	}
 
 	function draw() {
-		var main = add(document.body, el("main")), width, ids = [];
+		var main = add(document.body, el("main")), width, ids = [], stubs = {};
 		tip = add(document.body, el("div", { id: "tip", hidden: "hidden" }));
 		stackPanel();
 		guarded("title", function () {
@@ -1610,11 +1634,15 @@
 					id === "unchecked" ? 1 : R[id];
 			if (v)
 				ids.push(id);
+			else if (linked(id))
+				ids.push(id), stubs[id] = 1;
 		});
 		nav(main, ids);
 		width = Math.max(640, Math.min(1240, main.clientWidth || 1200));
 		ids.forEach(function (id) {
 			guarded(id, function () {
+				if (stubs[id])
+					return stubView(main, id);
 				({
 					timeline: function () {
 						timeline(main, width);
