@@ -48,16 +48,37 @@ grep -q 'DMEMSCOPE_TESTS=ON' "$SRC/tests/run-all.sh" && ok ||
 	bad "run-all.sh does not turn the tests on in a build/ the first command configured without them"
 
 # the first command's job (from its first tool on), on this build, its outputs under $WORK
+at_work() {
+	printf '%s\n' "$1" | sed "s|build/tools/|@BIN@/|g; s|build/|@WORK@/|g; s|@BIN@|$BIN|g; s|@WORK@|$WORK|g"
+}
 job=${first#*build/tools/memscope-}
-job="build/tools/memscope-$job"
-job=$(printf '%s\n' "$job" | sed "s|build/tools/|@BIN@/|g; s|build/|@WORK@/|g; s|@BIN@|$BIN|g; s|@WORK@|$WORK|g")
+job=$(at_work "build/tools/memscope-$job")
+case $job in
+"$BIN/memscope-report "*"-o $WORK/report.html"*) ok ;;
+*) bad "the Quick start's job is not memscope-report writing build/report.html: $first" ;;
+esac
 (cd "$SRC" && sh -c "$job") >"$WORK/qs.out" 2>"$WORK/qs.err"
 st=$?
-if [ "$st" -eq 0 ]; then ok; else bad "the Quick start's job exited $st: $(head -3 "$WORK/qs.err")"; fi
-grep -q "identical to msMemScope's own output" "$WORK/qs.out" && ok || bad "no identity line: $(cat "$WORK/qs.out")"
-# its first line is the answer: the op that leaks in testdata/leaks.csv (aten._to_copy, 3.81 MiB a step)
-head -1 "$WORK/qs.err" >"$WORK/first"
-if grep -q '_to_copy' "$WORK/first" && grep -q 'MiB' "$WORK/first"; then ok; else
-	bad "the first line does not name the leak (aten._to_copy): $(cat "$WORK/first")"
+# the sample pair leaks: status 1, a finding, the page written all the same
+if [ "$st" -eq 1 ]; then ok; else bad "the Quick start's job exited $st, not 1 (a finding): $(head -3 "$WORK/qs.err")"; fi
+[ -s "$WORK/report.html" ] && ok || bad "the Quick start's job wrote no build/report.html"
+[ ! -s "$WORK/qs.out" ] && ok || bad "the Quick start's job wrote on stdout: $(head -3 "$WORK/qs.out")"
+# its first lines are the answer: the op that leaks in testdata/leaks.csv (aten._to_copy, 7.63 MiB)
+head -2 "$WORK/qs.err" >"$WORK/first"
+if grep -q '^memscope-report: .*aten\._to_copy.*7\.63 MiB' "$WORK/first"; then ok; else
+	bad "the first lines do not name the leak (aten._to_copy, 7.63 MiB): $(cat "$WORK/first")"
+fi
+
+# the byte-for-byte check of msMemScope's compare CSV, a later block of the Quick start
+cmp_job=$(awk '/^## Quick start/ { on = 1; next } on && /^## / { exit }
+	on && /^build\/tools\/memscope-compare / { print; exit }' "$SRC/README.md")
+[ -n "$cmp_job" ] && ok || bad "the Quick start has no memscope-compare block"
+(cd "$SRC" && sh -c "$(at_work "$cmp_job")") >"$WORK/cmp.out" 2>"$WORK/cmp.err"
+st=$?
+if [ "$st" -eq 0 ]; then ok; else bad "the Quick start's compare exited $st: $(head -3 "$WORK/cmp.err")"; fi
+grep -q "identical to msMemScope's own output" "$WORK/cmp.out" && ok || bad "no identity line: $(cat "$WORK/cmp.out")"
+# its summary's first line names the leak too
+if head -1 "$WORK/cmp.err" | grep -q '_to_copy.*MiB'; then ok; else
+	bad "the compare's first line does not name the leak (aten._to_copy): $(head -1 "$WORK/cmp.err")"
 fi
 finish
