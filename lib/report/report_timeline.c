@@ -120,9 +120,9 @@ static void track(
 	size_t n;
 	const struct memscope_peak_track *t = memscope_peak_tracks(d->peak, &n) + k;
 	uint64_t origin = memscope_peak_origin(d->peak, t->src);
-	char dev[MEMSCOPE_DEVICE_TEXT_MAX], label[96], note[600];
+	char buf[MEMSCOPE_DEVICE_TEXT_MAX], label[96], note[600];
+	const char *dev = memscope_device_text(t->device, buf);
 
-	memscope_device_text(t->device, dev);
 	if (pids && t->pid != MEMSCOPE_ID_NONE)
 		snprintf(label, sizeof(label), "%s dev %s pid %llu", memscope_subtype_name(t->pool),
 			dev, (unsigned long long)t->pid);
