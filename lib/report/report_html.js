@@ -96,7 +96,9 @@
 			return s.toFixed(1) + " s";
 		if (a >= 0.01 || a === 0)
 			return s.toFixed(3) + " s";
-		return (ns / 1e6).toPrecision(3) + " ms";
+		if (a >= 1e-5)
+			return (ns / 1e6).toPrecision(3) + " ms";
+		return (ns / 1e3).toPrecision(3) + " \u00b5s";
 	}
 
 	function countText(n, one, many) {
@@ -127,12 +129,19 @@
 		return { top: top * u, ticks: ticks };
 	}
 
-	// Time ticks over [from, to] ns, labelled in seconds after base.
-	function timeTicks(from, to, base) {
-		var span = Math.max(1, to - from), step = niceStep(span / 1e9, 8) * 1e9, ticks = [],
-			t, d = step >= 1e9 ? 0 : Math.ceil(-Math.log10(step / 1e9));
-		for (t = Math.ceil((from - base) / step) * step + base; t <= to; t += step)
-			ticks.push([t, ((t - base) / 1e9).toFixed(d)]);
+	// The unit of a time axis [from, to] ns wide: seconds, or ms or us for short spans.
+	function timeUnit(span) {
+		return span >= 2e9 ? { div: 1e9, word: "seconds" } : span >= 2e6 ? { div: 1e6,
+			word: "milliseconds" } : { div: 1e3, word: "microseconds" };
+	}
+
+	// Time ticks over [from, to] ns, labelled in unit after base.
+	function timeTicks(from, to, base, unit) {
+		var span = Math.max(1, to - from), step = niceStep(span / unit.div, 8) * unit.div,
+			ticks = [], t, d = step >= unit.div ? 0 : Math.ceil(-Math.log10(step / unit.div) -
+				1e-9);
+		for (t = Math.ceil((from - base) / step) * step + base; t <= to + step * 1e-9; t += step)
+			ticks.push([t, ((t - base) / unit.div).toFixed(d)]);
 		return ticks;
 	}
 
@@ -321,7 +330,8 @@
 		var W = opts.width, H = opts.height, L = 78, Rm = 16, T = 26, B = 34,
 			g = { svg: sv("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H,
 				"class": "chart" }), L: L, T: T, PW: W - L - Rm, PH: H - T - B },
-			yt = byteTicks(opts.ymax), span = Math.max(1, opts.to - opts.from);
+			yt = byteTicks(opts.ymax), span = Math.max(1, opts.to - opts.from),
+			unit = opts.unit || timeUnit(span);
 		g.ytop = yt.top;
 		g.x = opts.xfrac ? function (t) {
 			return g.L + opts.xfrac(t) * g.PW;
@@ -341,14 +351,14 @@
 			add(g.axes, sv("line", { "class": "grid", x1: L, x2: L + g.PW, y1: y, y2: y }));
 			add(g.axes, sv("text", { "class": "ytick", x: L - 6, y: +y + 4 }, tk[1]));
 		});
-		(opts.ticks || timeTicks(opts.from, opts.to, opts.base)).forEach(function (tk) {
+		(opts.ticks || timeTicks(opts.from, opts.to, opts.base, unit)).forEach(function (tk) {
 			var x = g.x(tk[0]).toFixed(1);
 			add(g.axes, sv("line", { "class": "xtickline", x1: x, x2: x, y1: T + g.PH,
 				y2: T + g.PH + 4 }));
 			add(g.axes, sv("text", { "class": "xtick", x: x, y: T + g.PH + 17 }, tk[1]));
 		});
 		add(g.axes, sv("text", { "class": "axislabel", x: L + g.PW, y: H - 3 },
-			opts.xlabel || "seconds"));
+			(opts.xlabel || "seconds").replace("seconds", unit.word)));
 		add(g.axes, sv("rect", { "class": "frame", x: L, y: T, width: g.PW, height: g.PH }));
 		g.plot = add(g.svg, sv("g", { "class": "plot" }));
 		g.marks = add(g.svg, sv("g", { "class": "marks" }));
@@ -867,7 +877,7 @@
 	// The blocks' x axis in event order (memory_viz's): each allocation and free one step, so
 	// short-lived blocks stay visible; ticks name the time of a few events.
 	function orderAxis(blocks, end) {
-		var ts = [], i, n, ticks = [], k;
+		var ts = [], i, n, ticks = [], k, unit;
 		blocks.forEach(function (b) {
 			ts.push(b.from_ns, num(b.to_ns) ? b.to_ns : end);
 		});
@@ -879,9 +889,10 @@
 		});
 		n = Math.max(1, ts.length - 1);
 		k = Math.max(1, Math.ceil(ts.length / 8));
+		unit = timeUnit(ts[ts.length - 1] - ts[0]);
 		for (i = 0; i < ts.length; i += k)
-			ticks.push([ts[i], secText(ts[i]).replace(/ s$/, "")]);
-		return { ticks: ticks, xfrac: function (t) {
+			ticks.push([ts[i], (ts[i] / unit.div).toPrecision(3)]);
+		return { ticks: ticks, unit: unit, xfrac: function (t) {
 			var lo = 0, hi = ts.length - 1, m;
 			while (lo < hi) {
 				m = (lo + hi) >> 1;
@@ -923,7 +934,7 @@
 			var g = plot({ from: from, to: to, base: from, ymax: top, width: width, height: 300,
 				xlabel: inOrder ? "allocations and frees in order (seconds at the ticks)" :
 					"seconds", xfrac: inOrder ? order.xfrac : null, ticks: inOrder ?
-					order.ticks : null });
+					order.ticks : null, unit: inOrder ? order.unit : null });
 			blocks.forEach(function (b) {
 				var x0 = g.x(b.from_ns), x1 = g.x(num(b.to_ns) ? b.to_ns : to),
 					y0 = g.y(b.y + b.bytes), y1 = g.y(b.y), leak = b.site !== null &&
@@ -1023,7 +1034,8 @@
 			add(tr, el("td")).appendChild(el("span", { "class": "kind " + x.kind }, x.kind ===
 				"step" ? "step leak" : x.kind === "exit" ? "at end" : x.kind));
 			add(tr, el("td", null, x.pool || ""));
-			add(tr, el("td", { "class": "name" }, x.op || x.owner || "?"));
+			add(tr, el("td", { "class": "name" + (x.op || x.owner ? "" : " muted") }, x.op ||
+				x.owner || "(no op or owner)"));
 			add(tr, el("td", { "class": "num" }, num(x.first_step) ? x.first_step : ""));
 			if (multi)
 				add(tr, el("td", { "class": "num" }, x.ranks || 1));
@@ -1125,8 +1137,8 @@
 			stacks = rows.some(function (r) {
 				return hasStack(r.stack);
 			});
-		s = section(main, "where", "Where the memory goes", "What held memory at the peak, by " +
-			(by[W.by] || W.by || "op") + ", most bytes first" + (rows.length >= 200 ?
+		s = section(main, "where", "Where the memory goes", "What held memory at the peak" +
+			(by[W.by] ? ", by " + by[W.by] : "") + ", most bytes first" + (rows.length >= 200 ?
 				" (the 200 largest)" : "") + "." + (stacks ? " Click a row for its call stack." :
 				""));
 		input = add(s, el("input", { type: "search", placeholder: "filter by name\u2026",
