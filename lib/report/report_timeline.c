@@ -260,11 +260,26 @@ static void samples(FILE *out, const struct ms__report_detail *d, uint64_t from,
 	free(cols);
 }
 
+/* The k-th step index drawn of n (k from 0): every stride-th so that at most
+ * MS__REPORT_MAX_STEPS are, the last always; 0 past them. */
+static uint64_t step_index(uint64_t n, uint64_t k)
+{
+	uint64_t stride, below;
+
+	if (n <= MS__REPORT_MAX_STEPS)
+		return k < n ? k + 1 : 0;
+	stride = (n - 1 + MS__REPORT_MAX_STEPS - 2) / (MS__REPORT_MAX_STEPS - 1);
+	below = (n - 1 + stride - 1) / stride; /* indexes 1, 1 + stride, ... below n */
+	if (k < below)
+		return 1 + k * stride;
+	return k == below ? n : 0;
+}
+
 /* ,"steps":[{"number","from_ns","to_ns"}] of the peak's process. */
 static void step_bands(FILE *out, const struct ms__report_detail *d, uint64_t to)
 {
 	const struct memscope_step_proc *sp = ms__report_peak_steps(d);
-	uint64_t n = sp ? memscope_steps_count(sp) : 0, i, lo, hi, origin;
+	uint64_t n = sp ? memscope_steps_count(sp) : 0, i, c, lo, hi, origin;
 	int open, first = 1;
 	size_t nt;
 	long k = ms__report_peak_track(d);
@@ -272,7 +287,7 @@ static void step_bands(FILE *out, const struct ms__report_detail *d, uint64_t to
 	fputs(",\"steps\":[", out);
 	origin = k < 0 ? 0
 		       : memscope_peak_origin(d->peak, memscope_peak_tracks(d->peak, &nt)[k].src);
-	for (i = 1; i <= n && i <= MS__REPORT_MAX_STEPS; i++) {
+	for (c = 0; (i = step_index(n, c)); c++) {
 		uint64_t num = memscope_steps_number(sp, i);
 
 		if (!memscope_steps_span(sp, num, &lo, &hi, &open))
@@ -474,7 +489,7 @@ static int leak_first(const struct ms__report_detail *d, uint64_t s)
 void ms__report_json_steps(FILE *out, const struct ms__report_detail *d)
 {
 	const struct memscope_step_proc *sp = ms__report_peak_steps(d);
-	uint64_t n = sp ? memscope_steps_count(sp) : 0, i;
+	uint64_t n = sp ? memscope_steps_count(sp) : 0, i, c;
 	size_t nt, j;
 	long k = ms__report_peak_track(d);
 	struct step_walk w = { (uint32_t)k, NULL, 0, 0, 0 };
@@ -484,7 +499,7 @@ void ms__report_json_steps(FILE *out, const struct ms__report_detail *d)
 	if (!n || !(w.rows = calloc(
 			    n < MS__REPORT_MAX_STEPS ? n : MS__REPORT_MAX_STEPS, sizeof(*w.rows))))
 		goto out;
-	for (i = 1; i <= n && w.n < MS__REPORT_MAX_STEPS; i++) {
+	for (c = 0; (i = step_index(n, c)) && w.n < MS__REPORT_MAX_STEPS; c++) {
 		struct step_row *r = &w.rows[w.n];
 
 		r->number = memscope_steps_number(sp, i);

@@ -28,7 +28,7 @@ static const char *site_text(const struct ms__report_detail *d, const struct mem
 	else if ((f = memscope_strtab_stack(d->st, g->stack_c, &n)) && n)
 		snprintf(buf, size, "in %s", memscope_strtab_str(d->st, f[0], NULL));
 	else
-		snprintf(buf, size, "no op, owner or stack");
+		snprintf(buf, size, "site (no op, owner or stack)");
 	return buf;
 }
 

@@ -357,7 +357,14 @@ START_TEST(bounds)
 	close(fd);
 	write_big(path);
 	j = json_of(path);
-	ck_assert_int_eq(cJSON_GetArraySize(get(j, "steps")), MS__REPORT_MAX_STEPS);
+	/* every k-th step, the last kept */
+	ck_assert_int_le(cJSON_GetArraySize(get(j, "steps")), MS__REPORT_MAX_STEPS);
+	ck_assert_int_gt(cJSON_GetArraySize(get(j, "steps")), MS__REPORT_MAX_STEPS / 2);
+	ck_assert_double_eq(num(cJSON_GetArrayItem(get(j, "steps"), 0), "number"), 1);
+	ck_assert_double_eq(
+		num(cJSON_GetArrayItem(get(j, "steps"), cJSON_GetArraySize(get(j, "steps")) - 1),
+			"number"),
+		2500);
 	ck_assert_int_le(cJSON_GetArraySize(get(j, "timeline.steps")), MS__REPORT_MAX_STEPS);
 	ck_assert_int_eq(cJSON_GetArraySize(get(j, "timeline.blocks")), MS__REPORT_MAX_BLOCKS);
 	ck_assert_int_eq(cJSON_GetArraySize(get(j, "timeline.tracks")), MS__REPORT_MAX_TRACKS);
