@@ -1111,22 +1111,33 @@
 		t = add(add(s, el("div", { "class": "tablebox tall" })), el("table"));
 		tb = headRow(t, ["Step", "Live at end", "", "Change", "Allocated", "Freed",
 			"Peak in step"], [0, 1, 3, 4, 5, 6]);
-		rows.forEach(function (r) {
-			var tr = add(tb, el("tr", { "data-step": r.number, "class": r.leak_first ?
-				"leak-first" : null })), d = prev === null ? null : r.end_bytes - prev, c;
-			add(tr, el("td", { "class": "num" }, r.number));
-			bcell(tr, r.end_bytes).setAttribute("data-bytes", r.end_bytes);
-			c = add(add(tr, el("td", { "class": "spark" })), el("span", { "class": "bar" }));
-			add(c, el("span", { style: "width:" + (100 * r.end_bytes / max).toFixed(1) +
-				"%" }));
-			sbcell(tr, d, d > 0 ? "up" : "");
-			bcell(tr, r.alloc_bytes);
-			bcell(tr, r.freed_bytes);
-			bcell(tr, r.peak_bytes);
-			if (r.leak_first)
-				tr.children[0].appendChild(el("span", { "class": "tag" }, "leak starts"));
+		// up to 2000 rows of numbers only: written as one string, parsed once
+		tb.innerHTML = rows.map(function (r) {
+			var d = prev === null ? null : r.end_bytes - prev, h;
 			prev = r.end_bytes;
-		});
+			h = "<tr data-step=\"" + int(r.number) + "\"" + (r.leak_first ?
+				" class=\"leak-first\"" : "") + "><td class=\"num\">" + int(r.number) +
+				(r.leak_first ? "<span class=\"tag\">leak starts</span>" : "") + "</td>" +
+				numCell(r.end_bytes, bytesText, "", " data-bytes=\"" + int(r.end_bytes) + "\"") +
+				"<td class=\"spark\"><span class=\"bar\"><span style=\"width:" + (100 *
+					(r.end_bytes || 0) / max).toFixed(1) + "%\"></span></span></td>" +
+				numCell(d, signedBytes, d > 0 ? " up" : "", "") +
+				numCell(r.alloc_bytes, bytesText, "", "") +
+				numCell(r.freed_bytes, bytesText, "", "") +
+				numCell(r.peak_bytes, bytesText, "", "");
+			return h + "</tr>";
+		}).join("");
+	}
+
+	// A number as markup can hold it (an integer; "" for anything else).
+	function int(v) {
+		return num(v) ? String(Math.round(v)) : "";
+	}
+
+	// bcell's markup: the text of v (only digits, units, signs: nothing to escape) and data-v.
+	function numCell(v, text, cls, more) {
+		return "<td class=\"num" + cls + "\" data-v=\"" + int(v) + "\"" + more + ">" +
+			text(v) + "</td>";
 	}
 
 	// ---- where the memory goes ----
@@ -1337,9 +1348,10 @@
 				});
 			});
 		} else {
-			canvas = add(box, el("canvas", { "class": "heatmap", width: W, height: H,
-				"data-rows": nR, "data-steps": nC, style: "left:" + L + "px;top:" + T + "px" }));
-			paint(canvas, grid, nC, buckets.map(rgbOf), bucket);
+			canvas = add(box, el("canvas", { "class": "heatmap", width: Math.max(1, nC),
+				height: Math.max(1, nR), "data-rows": nR, "data-steps": nC, style: "left:" + L +
+					"px;top:" + T + "px;width:" + W + "px;height:" + H + "px" }));
+			paint(canvas, grid, nC, buckets.map(rgbOf), lo, hi);
 		}
 		box.addEventListener("mousemove", function (ev) {
 			var rc = box.getBoundingClientRect(), i = Math.floor((ev.clientY - rc.top - T) / ch),
@@ -1366,28 +1378,24 @@
 		scale(parent, diverging, lo, hi);
 	}
 
-	// One pixel per cell into an image of nC x nR, drawn scaled to the canvas unsmoothed.
-	function paint(canvas, grid, nC, rgb, bucket) {
-		var nR = grid.length, small = el("canvas", { width: Math.max(1, nC),
-			height: Math.max(1, nR) }), sctx = small.getContext("2d"), img, d, ctx;
-		img = sctx.createImageData(Math.max(1, nC), Math.max(1, nR));
-		d = img.data;
-		grid.forEach(function (r, i) {
-			var j, c, o;
-			r = arr(r);
+	// One pixel per cell into the canvas (nC x nR pixels; the style sheet scales it up
+	// unsmoothed): cell v takes colour k = round((v - lo) * (n - 1) / (hi - lo)) of rgb, rgb[n]
+	// where v is null.
+	function paint(canvas, grid, nC, rgb, lo, hi) {
+		var nR = grid.length, w = Math.max(1, nC), h = Math.max(1, nR), ctx = canvas.getContext(
+			"2d"), img = ctx.createImageData(w, h), px = new Uint32Array(img.data.buffer),
+			n = rgb.length - 1, f = (n - 1) / (hi - lo), cols = rgb.map(function (c) {
+			return ((255 << 24) | (c[2] << 16) | (c[1] << 8) | c[0]) >>> 0; // little endian
+		}), i, j, r, v, k, o = 0;
+		for (i = 0; i < nR; i++) {
+			r = Array.isArray(grid[i]) ? grid[i] : [];
 			for (j = 0; j < nC; j++) {
-				c = rgb[bucket(r[j])];
-				o = (i * nC + j) * 4;
-				d[o] = c[0];
-				d[o + 1] = c[1];
-				d[o + 2] = c[2];
-				d[o + 3] = 255;
+				v = r[j];
+				k = typeof v === "number" ? Math.round((v - lo) * f) : n;
+				px[o++] = cols[k < 0 ? 0 : k > n ? n : k];
 			}
-		});
-		sctx.putImageData(img, 0, 0);
-		ctx = canvas.getContext("2d");
-		ctx.imageSmoothingEnabled = false;
-		ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
+		}
+		ctx.putImageData(img, 0, 0);
 	}
 
 	function rgbOf(css) {
