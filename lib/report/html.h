@@ -1,4 +1,4 @@
-/* memscope-report's page: the findings JSON (formats of report-schema) wrapped into one
+/* memscope-report's page: the findings JSON (memscope_report_write's) wrapped into one
  * self-contained HTML file whose embedded script (report_html.js) draws it. */
 #ifndef MEMSCOPE_REPORT_HTML_H
 #define MEMSCOPE_REPORT_HTML_H
@@ -10,7 +10,8 @@ struct memscope_error;
 
 /*
  * Writes the page to out: <!doctype html>, a <title> holding title (HTML-escaped; NULL: "memscope
- * report"), the inline style sheet, json[0..len) in <script type="application/json" id="report">
+ * report"), the inline style sheet, a <noscript> line, json[0..len) in <script
+ * type="application/json" id="report">
  * and the inline script that draws it, nothing fetched from anywhere. json is the findings object
  * as the library writes it (valid UTF-8, borrowed for the call only); in the page "</" is written
  * "<\/", "<!--" "<\u0021--" and U+2028/U+2029 "\u2028"/"\u2029" (all only inside JSON strings,

@@ -52,6 +52,9 @@ int ms__report_write_html(
 		out);
 	ms__xml_str(out, title, strlen(title));
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", memscope_report_html_css);
+	fputs("<noscript><p>This report is drawn by its script: allow scripts for this file to "
+	      "see it (memscope-report --format text gives the same findings).</p></noscript>\n",
+		out);
 	fputs("<script type=\"application/json\" id=\"report\">", out);
 	json_text(out, json, len);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body>\n</html>\n",

@@ -34,6 +34,8 @@ def main():
         f.write('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
                 "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n"
+                "<noscript><p>This report is drawn by its script: allow scripts for this file to "
+                "see it (memscope-report --format text gives the same findings).</p></noscript>\n"
                 '<script type="application/json" id="report">%s</script>\n'
                 "<script>\n%s</script>\n</body>\n</html>\n" % (title, css, json_text, js))
 
