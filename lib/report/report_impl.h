@@ -179,6 +179,18 @@ void ms__report_json_owners(
  * the flame graph of allocations by call stack). */
 void ms__report_json_timeline(FILE *out, const struct ms__report_detail *d);
 void ms__report_json_steps(FILE *out, const struct ms__report_detail *d);
+
+/* One row of the per step table: the peak's track in step `number`'s span [lo, hi]. */
+struct ms__report_step_row {
+	uint64_t number, lo, hi;
+	int64_t end, alloc, freed, peak;
+	int seen;	/* a point in the span */
+	int leak_first; /* a step leak site's first block was allocated in it */
+};
+
+/* The per step table of the detail input (formats/report.md "steps"), *n rows, malloc'd; NULL
+ * (and *n 0) without steps or on OOM. */
+struct ms__report_step_row *ms__report_step_rows(const struct ms__report_detail *d, size_t *n);
 void ms__report_json_where(FILE *out, const struct ms__report_detail *d);
 /* The text report: verdict lines, then short tables. 0 or MEMSCOPE_E_IO. */
 int ms__report_text(FILE *out, const struct memscope_report *r);

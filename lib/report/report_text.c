@@ -72,17 +72,30 @@ static void sites(FILE *out, const struct ms__report_detail *d)
 	free(s);
 }
 
-/* live bytes at the end of the last steps, from the JSON's rule: the table of report_timeline.c
- * is the page's; here only a count and where to look */
+/* The last TEXT_STEPS rows of the step table. */
 static void steps(FILE *out, const struct memscope_report *r)
 {
+	size_t n, i;
+	struct ms__report_step_row *rows = ms__report_step_rows(r->detail, &n);
 	const struct memscope_step_proc *sp = ms__report_peak_steps(r->detail);
-	uint64_t n = sp ? memscope_steps_count(sp) : 0;
+	char e[MEMSCOPE_BYTES_TEXT_MAX], a[MEMSCOPE_BYTES_TEXT_MAX], f[MEMSCOPE_BYTES_TEXT_MAX],
+		p[MEMSCOPE_BYTES_TEXT_MAX];
 
-	if (n)
-		fprintf(out, "\nSteps: %llu (%s); the per step table is in the page and the JSON\n",
-			(unsigned long long)n,
-			memscope_steps_source_name(memscope_steps_source(sp)));
+	if (!n)
+		goto out;
+	fprintf(out, "\nSteps (%llu, %s%s): live at the end, allocated, freed, peak in the step\n",
+		(unsigned long long)memscope_steps_count(sp),
+		memscope_steps_source_name(memscope_steps_source(sp)),
+		n > TEXT_STEPS ? "; the last ones" : "");
+	for (i = n > TEXT_STEPS ? n - TEXT_STEPS : 0; i < n; i++)
+		fprintf(out, "  %6llu %10s %10s %10s %10s%s\n", (unsigned long long)rows[i].number,
+			memscope_bytes_text(e, sizeof(e), (uint64_t)rows[i].end),
+			memscope_bytes_text(a, sizeof(a), (uint64_t)rows[i].alloc),
+			memscope_bytes_text(f, sizeof(f), (uint64_t)rows[i].freed),
+			memscope_bytes_text(p, sizeof(p), (uint64_t)rows[i].peak),
+			rows[i].leak_first ? "  a step leak starts" : "");
+out:
+	free(rows);
 }
 
 int ms__report_text(FILE *out, const struct memscope_report *r)

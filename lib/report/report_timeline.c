@@ -425,15 +425,9 @@ void ms__report_json_timeline(FILE *out, const struct ms__report_detail *d)
 /* ------------------------------------------------------------------------------------------ */
 /* the per step table */
 
-struct step_row {
-	uint64_t number, lo, hi;
-	int64_t end, alloc, freed, peak;
-	int seen;
-};
-
 struct step_walk {
 	uint32_t track;
-	struct step_row *rows;
+	struct ms__report_step_row *rows;
 	size_t n, next;
 	int64_t prev;
 };
@@ -442,7 +436,7 @@ struct step_walk {
 static void steps_close(struct step_walk *w, uint64_t ts)
 {
 	while (w->next < w->n && ts > w->rows[w->next].hi) {
-		struct step_row *r = &w->rows[w->next++];
+		struct ms__report_step_row *r = &w->rows[w->next++];
 
 		r->end = w->prev;
 		if (!r->seen)
@@ -453,7 +447,7 @@ static void steps_close(struct step_walk *w, uint64_t ts)
 static int step_point(void *ctx, const struct memscope_peak_point *pt)
 {
 	struct step_walk *w = ctx;
-	struct step_row *r;
+	struct ms__report_step_row *r;
 	int64_t delta;
 
 	if (pt->track != w->track)
@@ -473,20 +467,33 @@ static int step_point(void *ctx, const struct memscope_peak_point *pt)
 	return 0;
 }
 
-/* Whether step number s is the first step of a step leak site. */
-static int leak_first(const struct ms__report_detail *d, uint64_t s)
+static int cmp_u64(const void *pa, const void *pb)
 {
-	size_t ng, i;
-	const struct memscope_leak_group *g = memscope_leaks_groups(d->leaks, &ng);
+	return MS__CMP(*(const uint64_t *)pa, *(const uint64_t *)pb);
+}
 
+/* Mark the rows of the steps a step leak site's first block was allocated in. 0 or NOMEM. */
+static int leak_firsts(
+	const struct ms__report_detail *d, struct ms__report_step_row *rows, size_t n)
+{
+	size_t ng, i, k = 0;
+	const struct memscope_leak_group *g = memscope_leaks_groups(d->leaks, &ng);
+	uint64_t *first = malloc((ng + 1) * sizeof(*first));
+
+	if (!first)
+		return MEMSCOPE_E_NOMEM;
 	for (i = 0; i < ng; i++)
-		if (g[i].kind == MEMSCOPE_LEAK_STEP &&
-			memscope_leaks_get(d->leaks, g[i].first)->alloc_step == s)
-			return 1;
+		if (g[i].kind == MEMSCOPE_LEAK_STEP)
+			first[k++] = memscope_leaks_get(d->leaks, g[i].first)->alloc_step;
+	qsort(first, k, sizeof(*first), cmp_u64);
+	for (i = 0; i < n; i++)
+		rows[i].leak_first =
+			bsearch(&rows[i].number, first, k, sizeof(*first), cmp_u64) != NULL;
+	free(first);
 	return 0;
 }
 
-void ms__report_json_steps(FILE *out, const struct ms__report_detail *d)
+struct ms__report_step_row *ms__report_step_rows(const struct ms__report_detail *d, size_t *n_rows)
 {
 	const struct memscope_step_proc *sp = ms__report_peak_steps(d);
 	uint64_t n = sp ? memscope_steps_count(sp) : 0, i, c;
@@ -495,12 +502,12 @@ void ms__report_json_steps(FILE *out, const struct ms__report_detail *d)
 	struct step_walk w = { (uint32_t)k, NULL, 0, 0, 0 };
 	int open;
 
-	fputs(",\"steps\":[", out);
+	*n_rows = 0;
 	if (!n || !(w.rows = calloc(
 			    n < MS__REPORT_MAX_STEPS ? n : MS__REPORT_MAX_STEPS, sizeof(*w.rows))))
-		goto out;
+		return NULL;
 	for (c = 0; (i = step_index(n, c)) && w.n < MS__REPORT_MAX_STEPS; c++) {
-		struct step_row *r = &w.rows[w.n];
+		struct ms__report_step_row *r = &w.rows[w.n];
 
 		r->number = memscope_steps_number(sp, i);
 		w.n += memscope_steps_span(sp, r->number, &r->lo, &r->hi, &open);
@@ -508,20 +515,33 @@ void ms__report_json_steps(FILE *out, const struct ms__report_detail *d)
 	w.prev = memscope_peak_tracks(d->peak, &nt)[k].start_bytes;
 	memscope_peak_foreach_point(d->peak, step_point, &w);
 	steps_close(&w, UINT64_MAX);
-	for (j = 0; j < w.n; j++) {
-		struct step_row *r = &w.rows[j];
-
-		if (j >= w.next) /* open to the end: what it had at the end */
-			r->end = w.prev, r->peak = r->seen ? r->peak : w.prev;
-		fprintf(out,
-			"%s{\"number\":%llu,\"end_bytes\":%lld,\"alloc_bytes\":%lld,\"freed_"
-			"bytes\":%lld,"
-			"\"peak_bytes\":%lld,\"leak_first\":%s}",
-			j ? "," : "", (unsigned long long)r->number, (long long)r->end,
-			(long long)r->alloc, (long long)r->freed, (long long)r->peak,
-			leak_first(d, r->number) ? "true" : "false");
+	for (j = w.next; j < w.n; j++) { /* open to the end: what it had at the end */
+		w.rows[j].end = w.prev;
+		w.rows[j].peak = w.rows[j].seen ? w.rows[j].peak : w.prev;
 	}
-out:
+	if (leak_firsts(d, w.rows, w.n)) {
+		free(w.rows);
+		return NULL;
+	}
+	*n_rows = w.n;
+	return w.rows;
+}
+
+void ms__report_json_steps(FILE *out, const struct ms__report_detail *d)
+{
+	size_t n, j;
+	struct ms__report_step_row *rows = ms__report_step_rows(d, &n);
+
+	fputs(",\"steps\":[", out);
+	for (j = 0; j < n; j++) {
+		const struct ms__report_step_row *r = &rows[j];
+
+		fprintf(out, "%s{\"number\":%llu,\"end_bytes\":%lld,\"alloc_bytes\":%lld,",
+			j ? "," : "", (unsigned long long)r->number, (long long)r->end,
+			(long long)r->alloc);
+		fprintf(out, "\"freed_bytes\":%lld,\"peak_bytes\":%lld,\"leak_first\":%s}",
+			(long long)r->freed, (long long)r->peak, r->leak_first ? "true" : "false");
+	}
 	fputc(']', out);
-	free(w.rows);
+	free(rows);
 }
