@@ -112,21 +112,18 @@
 
 	// Round byte ticks in the binary unit of top: {top, ticks: [[bytes, label]]}.
 	function byteTicks(max) {
-		var unit = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], u = 1, k = 0, step, top,
+		var names = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], want = Math.max(1, max * 1.05),
+			k = Math.min(6, Math.floor(Math.log(want) / Math.log(1024))), unit, step, top,
 			ticks = [], i, d;
-		max = Math.max(1, max * 1.05);
-		while (max / u >= 1024 && k < 6) {
-			u *= 1024;
-			k++;
-		}
-		step = niceStep(max / u, 5);
-		if (k === 0 && step < 1)
-			step = 1;
-		top = Math.ceil(max / u / step) * step;
+		if (k < 6 && want >= Math.pow(1024, k + 1))
+			k++; // log's rounding
+		unit = Math.pow(1024, k);
+		step = k ? niceStep(want / unit, 5) : Math.max(1, niceStep(want, 5));
+		top = Math.ceil(want / unit / step) * step;
 		d = step < 1 ? Math.ceil(-Math.log10(step)) : 0;
 		for (i = 0; i * step <= top + step / 2; i++)
-			ticks.push([i * step * u, (i * step).toFixed(d) + " " + unit[k]]);
-		return { top: top * u, ticks: ticks };
+			ticks.push([i * step * unit, (i * step).toFixed(d) + " " + names[k]]);
+		return { top: top * unit, ticks: ticks };
 	}
 
 	// The unit of a time axis [from, to] ns wide: seconds, or ms or us for short spans.
