@@ -653,7 +653,8 @@
 			var li = add(ul, el("li", { title: "click to hide or show" }));
 			add(li, el("span", { "class": "swatch dashed " + (smp.series || ""),
 				style: "border-color:" + SAMPLE_COLOURS[i % SAMPLE_COLOURS.length] }));
-			add(li, el("span", { "class": "name" }, smp.label || smp.series));
+			add(li, el("span", { "class": "name", title: smp.clock ? smp.clock.note : null },
+				(smp.label || smp.series) + (smp.clock ? " (own clock \u26a0)" : "")));
 			if (smp.off)
 				li.classList.add("off");
 			li.addEventListener("click", function () {
@@ -1098,10 +1099,13 @@
 	function stepsView(main) {
 		var rows = arr(R.steps), gr = R.growth, s, t, tb, prev = null, max = 1;
 		s = section(main, "steps", "Per step");
-		add(s, el("p", { "class": "intro" }, gr && num(gr.per_step_bytes) ? "Live memory " +
-			(gr.per_step_bytes > 0 ? "grows by " : "changes by ") + bytesText(gr.per_step_bytes) +
-			" per step over " + countText(gr.steps || rows.length, "step") + "." :
-			countText(rows.length, "step") + "; live memory does not grow from step to step."));
+		add(s, el("p", { "class": "intro" }, (gr && num(gr.per_step_bytes) && gr.per_step_bytes ?
+			"Live memory " + (gr.per_step_bytes > 0 ? "grows by " : "shrinks by ") +
+				bytesText(Math.abs(gr.per_step_bytes)) + " per step over " + countText(gr.steps ||
+				rows.length, "step") + "." : countText(rows.length, "step") + (gr && num(
+				gr.per_step_bytes) ? "; live memory does not grow from step to step." : ".")) +
+			" Live bytes at the end of each step, what the step allocated and freed, and its " +
+			"peak."));
 		rows.forEach(function (r) {
 			max = Math.max(max, r.end_bytes || 0);
 		});
@@ -1176,7 +1180,9 @@
 			}
 		});
 		if (W.flame) {
-			add(s, el("h3", null, "Flame graph of the call stacks at the peak"));
+			add(s, el("h3", null, W.flame_metric === "allocated" ? "Flame graph of the bytes " +
+				"allocated per call stack over the whole run" : "Flame graph of the call " +
+				"stacks at the peak"));
 			add(s, el("p", { "class": "small" }, "Width is bytes; callers above their " +
 				"callees. Click a frame to zoom in, the top bar to zoom out."));
 			flameBox = add(s, el("div", { id: "flame" }));
