@@ -7,36 +7,31 @@
 #include "cli.h"
 
 /* getopt values of the long-only options */
-enum { OPT_FORMAT = 256, OPT_BASELINE };
+enum { OPT_FORMAT = 256, OPT_BASELINE, OPT_FAIL_ON_FINDING };
 
 static const struct cli_option options[] = {
 	{ "baseline", 0, OPT_BASELINE, "OTHER",
-		"an input of the run to compare with, as INPUT (a file or folder); give it once "
-		"per input",
-		NULL },
+		"an input of the run to compare with (as INPUT); once per input", NULL },
 	{ "format", 0, OPT_FORMAT, "FORMAT",
 		"text, json or html (default: from -o's ending, .txt, .json, .html or .htm, else "
 		"text)",
 		NULL },
+	{ "fail-on-finding", 0, OPT_FAIL_ON_FINDING, NULL,
+		"exit 1 when a verdict is a finding (a leak, growth per step)", NULL },
 	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)", NULL },
 	CLI_OPTIONS_SHARED,
 };
 
 static const struct cli_tool tool = {
 	.name = "memscope-report",
-	.synopsis = "[--baseline OTHER]... [--format text|json|html] [-o FILE] [-f]\n"
-		    "       [--lenient] [-q] INPUT...",
+	.synopsis = "[--baseline OTHER]... [--format text|json|html] [--fail-on-finding]\n"
+		    "       [-o FILE] [-f] [--lenient] [-q] INPUT...",
 	.summary = "The findings first: the peak and what held it, leaks, growth per step,\n"
 		   "inefficient memory, fragmentation and what could not be checked, as text,\n"
 		   "JSON or one HTML page.",
 	.opts = options,
-	.in_order = 0, /* options anywhere */
-	/* the report tools' footer but for the exit status 1, which needs no option here */
-	.footer = "Inputs: whatever the other tools read (dump CSV, capture and database\n"
-		  "files, PyTorch snapshots, Nsight Systems exports, Ascend profiler outputs,\n"
-		  "folders of them: one input each, ranks side by side); see memscope(7).\n\n"
-		  "Exit status: 0 no finding, 1 a finding (a leak or growth), 2 usage error,\n"
-		  "3 invalid input, 4 I/O or internal error.",
+	.in_order = 0,	/* options anywhere */
+	.footer = NULL, /* the usual Inputs and Exit status lines */
 };
 
 /* -o's ending gives the format when --format is not given (cli_format_from_output) */
@@ -55,6 +50,7 @@ static const struct cli_choice format_names[] = { { "text", MEMSCOPE_REPORT_TEXT
 struct report_opts {
 	enum memscope_report_format format; /* --format */
 	int format_given;		    /* --format was given */
+	int fail_on_finding;		    /* --fail-on-finding */
 	char **baseline;		    /* --baseline, in the order given (argv's strings) */
 	size_t n_baseline;
 	struct cli_common common; /* -o, -f, -q, --lenient */
@@ -97,6 +93,9 @@ static int option(void *ctx, int c)
 		break;
 	case OPT_BASELINE:
 		rc = add_baseline(o, optarg);
+		break;
+	case OPT_FAIL_ON_FINDING:
+		o->fail_on_finding = 1;
 		break;
 	default:
 		return CLI_OPT_SHARED;
@@ -241,6 +240,7 @@ int main(int argc, char **argv)
 	struct report_opts o = {
 		.format = MEMSCOPE_REPORT_TEXT, /* --format text */
 		.format_given = 0,		/* --format: else from -o's ending */
+		.fail_on_finding = 0,		/* --fail-on-finding: findings leave the status 0 */
 		.baseline = NULL,		/* --baseline: none */
 		.n_baseline = 0,
 		.common.output = "-",	  /* -o: standard output */
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 	if (memscope_report_failed(r, MEMSCOPE_REPORT_RUN) ||
 		(o.n_baseline && memscope_report_failed(r, MEMSCOPE_REPORT_BASELINE)))
 		status = CLI_EXIT_INVALID;
-	else if (memscope_report_found(r))
+	else if (o.fail_on_finding && memscope_report_found(r))
 		status = CLI_EXIT_FINDINGS;
 out:
 	memscope_report_free(r);
