@@ -258,7 +258,10 @@
 		bad = inputs.filter(function (x) {
 			return x.status && x.status !== "ok";
 		});
-		p.textContent = "Memory report by " + (R.producer || "memscope-report") + ". " +
+		p.textContent = "What " + (R.producer || "memscope-report").replace(/@.*/, "") +
+			" found in " + (arr(R.inputs).length > 1 ? "these memory profiles" : "this memory " +
+				"profile") + ": the findings first, each linking to its details " +
+			"below. " +
 			(inputs.length === 1 ? "Format " + inputs[0].format + (inputs[0].end ?
 				", ended at " + inputs[0].end : "") + "." :
 				"Details below are for " + inputName(R.detail || 0) + " (the highest peak).") +
