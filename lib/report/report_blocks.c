@@ -184,6 +184,42 @@ static void tag_op(struct ms__rblocks *b, const struct memscope_event *ev)
 		memscope_blocks_tag(b->live, ops->name[ops->depth - 1]);
 }
 
+/* The outer pool a pool is carved out of: CUDA's segments for the caching allocator's blocks,
+ * HAL for the others. */
+static uint16_t outer_of(uint16_t pool)
+{
+	return pool == MEMSCOPE_SUB_CUDA_CACHING ? MEMSCOPE_SUB_CUDA : MEMSCOPE_SUB_HAL;
+}
+
+/* The live bytes of the pools a pairing (rc) changed, and an inner pool's highest with its outer
+ * pool's then. 0 or NOMEM. */
+static int live_bytes(struct ms__rblocks *b, const struct memscope_event *ev, int rc,
+	const struct memscope_block *blk)
+{
+	struct ms__rblocks_key *k;
+	const struct ms__rblocks_key *outer;
+
+	if (rc == MEMSCOPE_PAIR_FREE || rc == MEMSCOPE_PAIR_SHADOW_FREE ||
+		rc == MEMSCOPE_PAIR_REPLACED) {
+		if (!(k = key_of(b, blk->pid, blk->device, blk->pool)))
+			return b->n_keys >= MS__REPORT_MAX_KEYS ? 0 : MEMSCOPE_E_NOMEM;
+		k->live -= blk->size > 0 ? blk->size : 0;
+	}
+	if (rc != MEMSCOPE_PAIR_ALLOC && rc != MEMSCOPE_PAIR_REPLACED)
+		return 0;
+	if (!(k = key_of(b, ev->pid, ev->device, ev->pool)))
+		return b->n_keys >= MS__REPORT_MAX_KEYS ? 0 : MEMSCOPE_E_NOMEM;
+	k->live += ev->size > 0 ? ev->size : 0;
+	if (ev->pool >= 64 || !(MEMSCOPE_POOL_BIT(ev->pool) & MEMSCOPE_POOLS_INNER) ||
+		(k->has_outer && k->live <= k->inner_max) ||
+		!(outer = ms__rblocks_key(b, ev->pid, ev->device, outer_of(ev->pool))))
+		return 0;
+	k->has_outer = 1;
+	k->inner_max = k->live, k->outer_at = outer->live;
+	k->inner_max_ts_ns = ev->ts_ns;
+	return 0;
+}
+
 static int rblocks_feed(void *self, const struct memscope_event *ev)
 {
 	struct ms__rblocks *b = self;
@@ -204,6 +240,8 @@ static int rblocks_feed(void *self, const struct memscope_event *ev)
 	rc = memscope_blocks_feed(b->live, ev, &blk);
 	if (rc == MEMSCOPE_PAIR_ALLOC || rc == MEMSCOPE_PAIR_REPLACED)
 		tag_op(b, ev);
+	if (rc > 0 && live_bytes(b, ev, rc, &blk))
+		return MEMSCOPE_E_NOMEM;
 	if (rc == MEMSCOPE_PAIR_FREE || rc == MEMSCOPE_PAIR_REPLACED)
 		return offer(b, &blk, 0);
 	if (rc == MEMSCOPE_PAIR_SHADOW_FREE)
@@ -224,11 +262,95 @@ static int cmp_bytes_desc(const void *pa, const void *pb)
 	return c ? c : MS__CMP(a->from_ns, b->from_ns);
 }
 
+/* A live block's address range, for the free gaps of segments at the end. */
+struct span {
+	uint64_t lo, hi; /* [lo, hi) */
+	uint64_t pid;
+	int32_t device;
+	uint16_t pool;
+};
+
+struct spans {
+	struct span *s;
+	size_t n, cap;
+};
+
+static int span_live(void *ctx, const struct memscope_block *blk)
+{
+	struct spans *sp = ctx;
+	uint64_t bit = blk->pool < 64 ? MEMSCOPE_POOL_BIT(blk->pool) : 0;
+
+	if ((blk->flags & MEMSCOPE_BLOCK_NO_PTR) || blk->size <= 0 ||
+		!(bit & (MEMSCOPE_POOLS_OUTER | MEMSCOPE_POOLS_INNER)))
+		return 0;
+	if (ms__grow_array(&sp->s, &sp->cap, sp->n + 1, sizeof(*sp->s)))
+		return MEMSCOPE_E_NOMEM;
+	sp->s[sp->n++] = (struct span){ blk->ptr, blk->ptr + (uint64_t)blk->size, blk->pid,
+		blk->device, blk->pool };
+	return 0;
+}
+
+/* outer blocks before the inner ones that start where they start */
+static int cmp_span(const void *pa, const void *pb)
+{
+	const struct span *a = pa, *b = pb;
+	int c = MS__CMP(a->pid, b->pid);
+
+	c = c ? c : MS__CMP(a->device, b->device);
+	c = c ? c : MS__CMP(a->lo, b->lo);
+	return c ? c : MS__CMP(b->hi, a->hi);
+}
+
+/* Each inner pool's largest free range of a segment (an outer block) at the end. */
+static int free_gaps(struct ms__rblocks *b)
+{
+	struct spans sp = { 0 };
+	size_t i, seg = SIZE_MAX;
+	uint64_t at = 0;
+	int rc = memscope_blocks_foreach_live(b->live, span_live, &sp);
+
+	for (i = 0; i < b->n_keys; i++)
+		b->keys[i].gap_at_end = -1;
+	qsort(sp.s, sp.n, sizeof(*sp.s), cmp_span);
+	for (i = 0; !rc && i <= sp.n; i++) {
+		const struct span *s = i < sp.n ? &sp.s[i] : NULL;
+		int outer =
+			s && s->pool < 64 && (MEMSCOPE_POOL_BIT(s->pool) & MEMSCOPE_POOLS_OUTER);
+		int inside = s && seg < sp.n && s->pid == sp.s[seg].pid &&
+			     s->device == sp.s[seg].device && s->lo < sp.s[seg].hi;
+		struct ms__rblocks_key *k;
+
+		if (seg < sp.n && (!inside || outer)) { /* the segment's last free range */
+			for (k = b->keys; k < b->keys + b->n_keys; k++)
+				if (k->pid == sp.s[seg].pid && k->device == sp.s[seg].device &&
+					k->pool < 64 &&
+					(MEMSCOPE_POOL_BIT(k->pool) & MEMSCOPE_POOLS_INNER) &&
+					outer_of(k->pool) == sp.s[seg].pool &&
+					(int64_t)(sp.s[seg].hi - at) > k->gap_at_end)
+					k->gap_at_end = (int64_t)(sp.s[seg].hi - at);
+			seg = SIZE_MAX;
+		}
+		if (outer)
+			seg = i, at = s->lo;
+		else if (inside) {
+			if (s->lo > at && (k = key_of(b, s->pid, s->device, s->pool)) &&
+				(int64_t)(s->lo - at) > k->gap_at_end)
+				k->gap_at_end = (int64_t)(s->lo - at);
+			at = s->hi > at ? s->hi : at;
+		}
+	}
+	free(sp.s);
+	return rc;
+}
+
 static int rblocks_finish(void *self)
 {
 	struct ms__rblocks *b = self;
 	size_t i;
 	int rc = memscope_blocks_foreach_live(b->live, offer_live, b);
+
+	if (!rc)
+		rc = free_gaps(b);
 
 	for (i = 0; i < b->n_keys; i++)
 		qsort(b->keys[i].heap, b->keys[i].n, sizeof(*b->keys[i].heap), cmp_bytes_desc);

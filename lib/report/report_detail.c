@@ -213,10 +213,13 @@ static void fragmentation(FILE *out, const struct memscope_report *r)
 	}
 	fprintf(out,
 		",\"fragmentation\":{\"checked\":true,\"why\":\"\",\"source\":\"%s\","
-		"\"reserved_bytes\":%lld,\"allocated_bytes\":%lld,\"ts_ns\":%llu,"
-		"\"gap_bytes\":null}",
+		"\"reserved_bytes\":%lld,\"allocated_bytes\":%lld,\"ts_ns\":%llu,\"gap_bytes\":",
 		f->source, (long long)f->reserved, (long long)f->allocated,
 		(unsigned long long)f->ts_ns);
+	if (f->gap >= 0)
+		fprintf(out, "%lld}", (long long)f->gap);
+	else
+		fputs("null}", out);
 }
 
 void ms__report_json_detail(FILE *out, const struct memscope_report *r)

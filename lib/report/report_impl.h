@@ -53,6 +53,15 @@ struct ms__rblocks_key {
 	int has_total;	      /* a MALLOC or FREE carried total (reserved) and used */
 	int64_t total, used;  /* at the highest total */
 	uint64_t total_ts_ns; /* then */
+	int64_t live;	      /* its blocks' bytes alive now (in file order) */
+	/* a pool carved out of an outer one (memscope/blocks.h: PTA of HAL, CUDA_CACHING of
+	 * CUDA's segments): its highest live bytes, the outer pool's then, and when */
+	int has_outer;
+	int64_t inner_max, outer_at;
+	uint64_t inner_max_ts_ns;
+	/* at the end: the largest range of an outer pool's live block (a segment) that none of
+	 * this inner pool's live blocks covers; -1 unknown (no segment holds its blocks) */
+	int64_t gap_at_end;
 };
 
 /*
@@ -115,6 +124,7 @@ struct ms__report_frag {
 	const char *source; /* "memory_record" (the profiler's samples) or "pool totals" (rows) */
 	int64_t reserved, allocated;
 	uint64_t ts_ns; /* after the input's origin */
+	int64_t gap;	/* the largest free range of a segment at the end, -1 unknown */
 };
 
 struct memscope_report {

@@ -362,20 +362,33 @@ static void fragmentation_verdict(struct memscope_report *r)
 	const struct memscope_peak_track *t;
 	const struct ms__rblocks_key *key;
 	char rb[MEMSCOPE_BYTES_TEXT_MAX], ab[MEMSCOPE_BYTES_TEXT_MAX], gb[MEMSCOPE_BYTES_TEXT_MAX];
-	char when[MEMSCOPE_SECONDS_TEXT_MAX], tr[64];
+	char when[MEMSCOPE_SECONDS_TEXT_MAX], tr[64], range[120] = "";
 	int64_t gap;
 	size_t n;
 	struct ms__report_verdict *v;
 
+	r->frag.gap = -1;
 	if (k >= 0) {
 		t = memscope_peak_tracks(d->peak, &n) + k;
 		frag_samples(r, k);
 		key = ms__rblocks_key(d->blocks, t->pid, t->device, t->pool);
+		if (key && key->gap_at_end >= 0) {
+			r->frag.gap = key->gap_at_end;
+			snprintf(range, sizeof(range),
+				"; the largest free range of a segment %s at the end",
+				memscope_bytes_text(gb, sizeof(gb), (uint64_t)key->gap_at_end));
+		}
 		if (!r->frag.checked && key && key->has_total) {
 			r->frag.checked = 1;
 			r->frag.source = "pool totals";
 			r->frag.reserved = key->total, r->frag.allocated = key->used;
 			r->frag.ts_ns = key->total_ts_ns - memscope_peak_origin(d->peak, t->src);
+		} else if (!r->frag.checked && key && key->has_outer) {
+			r->frag.checked = 1;
+			r->frag.source = t->pool == MEMSCOPE_SUB_CUDA_CACHING ? "segments" : "HAL";
+			r->frag.reserved = key->outer_at, r->frag.allocated = key->inner_max;
+			r->frag.ts_ns =
+				key->inner_max_ts_ns - memscope_peak_origin(d->peak, t->src);
 		}
 	}
 	if (!r->frag.checked) {
@@ -387,12 +400,12 @@ static void fragmentation_verdict(struct memscope_report *r)
 	v = verdict(r, "fragmentation",
 		gap > 0 && gap >= r->frag.reserved / 4 && gap >= (1 << 20) ? "warn" : "ok",
 		"timeline",
-		"fragmentation: %s reserved but unused of %s reserved (%s allocated) at %s (%s)",
+		"fragmentation: %s reserved but unused of %s reserved (%s allocated) at %s (%s)%s",
 		memscope_bytes_text(gb, sizeof(gb), (uint64_t)(gap > 0 ? gap : 0)),
 		memscope_bytes_text(rb, sizeof(rb), (uint64_t)r->frag.reserved),
 		memscope_bytes_text(ab, sizeof(ab), (uint64_t)r->frag.allocated),
 		memscope_seconds_text(when, sizeof(when), r->frag.ts_ns, 0),
-		track_text(memscope_peak_tracks(d->peak, &n) + k, tr, sizeof(tr)));
+		track_text(memscope_peak_tracks(d->peak, &n) + k, tr, sizeof(tr)), range);
 	v->has_bytes = 1, v->bytes = gap > 0 ? gap : 0;
 }
 

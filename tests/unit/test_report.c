@@ -310,6 +310,38 @@ START_TEST(with_baseline)
 }
 END_TEST
 
+/* A HAL segment holding two PTA blocks: reserved against allocated at the PTA peak, and the
+ * largest free range of the segment at the end. */
+START_TEST(segment_gap)
+{
+	static const char csv[] =
+		"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,"
+		"Call Stack(Python),Call Stack(C)\n"
+		"1,MALLOC,HAL,N/"
+		"A,1000,7,7,0,0x1000,\"{allocation_id:1,addr:0x1000,size:65536}\",,\n"
+		"2,MALLOC,PTA,N/A,2000,7,7,0,0x1000,\"{allocation_id:2,addr:0x1000,size:4096}\",,\n"
+		"3,MALLOC,PTA,N/"
+		"A,3000,7,7,0,0x8000,\"{allocation_id:3,addr:0x8000,size:4096}\",,\n";
+	char path[] = "/tmp/test_report.XXXXXX";
+	int fd = mkstemp(path);
+	cJSON *j;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, csv, sizeof(csv) - 1), (ssize_t)(sizeof(csv) - 1));
+	close(fd);
+	j = json_of(path);
+	ck_assert_str_eq(str(j, "fragmentation.source"), "HAL");
+	ck_assert_double_eq(num(j, "fragmentation.reserved_bytes"), 65536);
+	ck_assert_double_eq(num(j, "fragmentation.allocated_bytes"), 8192);
+	/* free: [0x2000, 0x8000) and [0x9000, 0x11000) */
+	ck_assert_double_eq(num(j, "fragmentation.gap_bytes"), 0x8000);
+	/* 56 KiB unused: under the 1 MiB worth a look */
+	ck_assert_str_eq(str(verdict(j, "fragmentation"), "level"), "ok");
+	cJSON_Delete(j);
+	unlink(path);
+}
+END_TEST
+
 /* A dump of many steps, blocks, processes and leak sites: every list within its bound. */
 static void write_big(const char *path)
 {
@@ -390,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, profiler_folder);
 	tcase_add_test(tc, several_inputs);
 	tcase_add_test(tc, with_baseline);
+	tcase_add_test(tc, segment_gap);
 	tcase_add_test(tc, bounds);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
