@@ -345,26 +345,25 @@ def click_leaks(b, rep, png):
     if not sites:
         bad("--click-leak: the JSON has no leak site")
         return
-    first = rep["leaks"]["sites"][0]
+    # the first site with a call stack, else the first
+    first = ([s for s in rep["leaks"]["sites"] if (s.get("stack") or {}).get("python") or
+              (s.get("stack") or {}).get("c")] or rep["leaks"]["sites"])[0]
     # a real click through the protocol, at the row's centre once scrolled into view
     box = b.eval("""(function () {
-		var e = document.querySelector("#leaks table tr.site");
+		var e = document.querySelector("#leaks table tr.site[data-site='%d']");
 		if (!e) return null;
 		e.scrollIntoView({ block: "center" });
 		var r = e.getBoundingClientRect();
-		return [r.left + Math.min(r.width / 2, 200), r.top + r.height / 2, e.getAttribute("data-site")];
-	})()""")
+		return [r.left + Math.min(r.width / 2, 200), r.top + r.height / 2];
+	})()""" % first["id"])
     if box is None:
-        bad("--click-leak: no tr.site to click")
+        bad(f"--click-leak: no tr.site of site {first['id']} to click")
         return
     for kind in ("mousePressed", "mouseReleased"):
         b.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1],
                                             "button": "left", "clickCount": 1})
     b.pump(0.2)
-    site = sites.get(int(box[2])) if str(box[2]).isdigit() else None
-    if site is not first:
-        bad(f"the first tr.site is site {box[2]}, the JSON's first is {first['id']}")
-    site = site or first
+    site = first
     stack_matches(b, f"click on leak site {site['id']}", site.get("stack"),
                   site.get("op") or site.get("owner"))
     if png:
@@ -508,6 +507,8 @@ def check_heatmaps(rk, dom):
     steps = [str(x) for x in rk.get("steps") or []]
     grids = [rk.get("live") or [], rk.get("growth") or []]
     n_rows = len(rk.get("rows") or [])
+    if not steps and not any(c for c in dom["heat"]):
+        return  # no step: nothing to draw
     if len(dom["heat"]) != 2:
         bad(f"{len(dom['heat'])} heatmaps, expected 2 (live and growth)")
         return
@@ -551,11 +552,14 @@ def check_dom(rep, dom):
     for sid, has_h2 in dom["sections"]:
         if not has_h2:
             bad(f"section #{sid} without <h2>")
+    linked = {v.get("section") for v in want}
     for sid, key in SECTIONS:
         val = rep.get(key)
         if key == "inefficient" and val is not None and not val.get("checked"):
             continue  # said under unchecked; either way is right
-        if (sid in sections) != (val not in (None, [], {})):
+        if val in ([], {}) or (val is None and sid in linked):
+            continue  # nothing to show: a section saying so (a verdict links to it), or none
+        if (sid in sections) != (val is not None):
             bad(f"section #{sid} {'there' if sid in sections else 'missing'}, JSON {key} "
                 f"{'null' if val is None else 'given'}")
     if "unchecked" not in sections:
@@ -563,7 +567,8 @@ def check_dom(rep, dom):
     t = rep.get("timeline")
     if t:
         tracks = [str(k["id"]) for k in t.get("tracks") or []]
-        if dom["tracks"] != tracks:
+        # the tracks with a clock note may come last (report-dom.md)
+        if sorted(dom["tracks"]) != sorted(tracks) or len(set(dom["tracks"])) != len(tracks):
             bad(f"curves of tracks {dom['tracks']}, the JSON's {tracks}")
         pk = rep.get("peak")
         if pk and dom["peak"] != [str(pk["bytes"])]:
@@ -636,15 +641,16 @@ def same(what, got, want):
         bad(f"{what}: report {got!r}, expected {want!r}")
 
 
-def leaks_of_summary(summary):
-    """{kind: (count, bytes)} over every input, HAL/CUDA left out where nested; None unchecked"""
+def leaks_of_summary(summary, only=None):
+    """{kind: (count, bytes)} over every input (or input only), HAL/CUDA left out where a pool
+    carved out of them is there (pools_nested); None where no input was checked"""
     out = {}
     for kind in ("exit", "step"):
         n = b = 0
         checked = False
-        for inp in summary["inputs"]:
+        for i, inp in enumerate(summary["inputs"]):
             k = inp.get(kind)
-            if not k or not k.get("checked"):
+            if not k or not k.get("checked") or (only is not None and i != only):
                 continue
             checked = True
             for p in k["pools"]:
@@ -656,20 +662,27 @@ def leaks_of_summary(summary):
     return out
 
 
+def leaks_figures(t):
+    """the leaks verdict's (count, bytes): the step leaks' when there are some, else the exit
+    leaks' (formats/report.md, verdicts)"""
+    if t["step"] and t["step"][0]:
+        return t["step"]
+    return t["exit"] or (None, None)
+
+
 def check_leaks(rep, path):
     summary = json.load(open(path))["summary"]
-    t = leaks_of_summary(summary)
+    n, b = leaks_figures(leaks_of_summary(summary))
     v = verdict(rep, "leaks")
-    n = sum(x[0] for x in t.values() if x)
-    b = sum(x[1] for x in t.values() if x)
     same("leaks verdict bytes vs memscope-leaks", v.get("bytes"), b)
     same("leaks verdict count vs memscope-leaks", v.get("count"), n)
+    # the leaks section is the detail input's
+    t = leaks_of_summary(summary, rep.get("detail", 0))
     lk = rep.get("leaks") or {}
     for kind in ("exit", "step"):
-        if t[kind] is not None:
-            got = lk.get(kind) or {}
-            same(f"leaks.{kind} vs memscope-leaks", (got.get("count"), got.get("bytes")), t[kind])
-    return t
+        got = lk.get(kind)
+        same(f"leaks.{kind} of the detail input vs memscope-leaks",
+             None if got is None else (got.get("count"), got.get("bytes")), t[kind])
 
 
 def check_batch(rep, path):
@@ -700,12 +713,23 @@ def check_batch(rep, path):
     else:
         same("peak verdict bytes without a peak", v.get("bytes"), None)
     lv = verdict(rep, "leaks")
-    known = [r for r in ok if r["exit_leak_bytes"] is not None or r["step_leak_bytes"] is not None]
-    if known:
-        same("leaks verdict bytes vs memscope-batch", lv.get("bytes"),
-             sum((r["exit_leak_bytes"] or 0) + (r["step_leak_bytes"] or 0) for r in ok))
-        same("leaks verdict count vs memscope-batch", lv.get("count"),
-             sum((r["exit_leaks"] or 0) + (r["step_leaks"] or 0) for r in ok))
+    t = {}
+    for kind in ("exit", "step"):
+        known = [r for r in ok if r[f"{kind}_leak_bytes"] is not None]
+        t[kind] = (sum(r[f"{kind}_leaks"] for r in known),
+                   sum(r[f"{kind}_leak_bytes"] for r in known)) if known else None
+    n, b = leaks_figures(t)
+    same("leaks verdict bytes vs memscope-batch", lv.get("bytes"), b)
+    same("leaks verdict count vs memscope-batch", lv.get("count"), n)
+    det = [r for r in ok if r["index"] == rep.get("detail")]
+    lk = rep.get("leaks") or {}
+    for kind in ("exit", "step"):
+        if det and lk:
+            r, got = det[0], lk.get(kind)
+            want = None if r[f"{kind}_leak_bytes"] is None else \
+                (r[f"{kind}_leaks"], r[f"{kind}_leak_bytes"])
+            same(f"leaks.{kind} of the detail input vs memscope-batch",
+                 None if got is None else (got.get("count"), got.get("bytes")), want)
     iv = verdict(rep, "inefficient")
     ib = [r for r in ok if r["inefficient_bytes"] is not None]
     same("inefficient verdict bytes vs memscope-batch", iv.get("bytes"),
@@ -755,6 +779,25 @@ def check_clocks(rep, dom):
         bad(f"an axis of {(t['to_ns'] - t['from_ns']) / 1e9:.0f} s: the clocks squeezed into one")
 
 
+def first_difference(x, y, at):
+    """The path of the first place where x and y differ, None when equal"""
+    if isinstance(x, dict) and isinstance(y, dict):
+        for k in list(x) + [k for k in y if k not in x]:
+            if k not in x or k not in y:
+                return f"{at}.{k}"
+            d = first_difference(x[k], y[k], f"{at}.{k}")
+            if d is not None:
+                return d
+        return None
+    if isinstance(x, list) and isinstance(y, list):
+        for i, (u, v) in enumerate(zip(x, y)):
+            d = first_difference(u, v, f"{at}[{i}]")
+            if d is not None:
+                return d
+        return None if len(x) == len(y) else f"{at} ({len(x)} vs {len(y)} items)"
+    return None if x == y and type(x) is type(y) else f"{at} ({json.dumps(x)[:80]} vs {json.dumps(y)[:80]})"
+
+
 def main():
     ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
     ap.add_argument("page")
@@ -773,7 +816,9 @@ def main():
         sys.exit(77)
     rep, size = check_static(a.page)
     if a.json:
-        same("the page's JSON vs --json", rep == json.load(open(a.json)), True)
+        where = first_difference(rep, json.load(open(a.json)), "")
+        if where is not None:
+            bad(f"the page's JSON is not --json's: first at {where}")
     check_json(rep)
     dom, ready = run_browser(a.page, a.timeout, a.screenshot, a.click_leak, rep)
     check_dom(rep, dom)
