@@ -119,6 +119,17 @@ static int baseline_inputs(struct report_opts *o)
 	return rc;
 }
 
+/* Whether an input of side is standard input. */
+static int reads_stdin(const struct report_opts *o, enum memscope_report_side side)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_names[side]; i++)
+		if (strcmp(o->names[side][i], "-") == 0)
+			return 1;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	const int run = MEMSCOPE_REPORT_RUN;
@@ -137,6 +148,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		return rc;
 	if (o->n_baseline && (rc = baseline_inputs(o)))
 		return rc;
+	if (o->n_baseline && reads_stdin(o, MEMSCOPE_REPORT_RUN) &&
+		reads_stdin(o, MEMSCOPE_REPORT_BASELINE)) {
+		cli_msg(&tool, "standard input (-) given to the run and to --baseline: it is read "
+			       "once; save one of them to a file");
+		return CLI_EXIT_USAGE;
+	}
 	return 0;
 }
 
