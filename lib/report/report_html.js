@@ -147,10 +147,22 @@
 		return String(n || "").replace(/^torch\._ops\./, "").replace(/\.default$/, "");
 	}
 
+	function innermost(stack) {
+		return stack ? arr(stack.python)[0] || arr(stack.c)[0] || "" : "";
+	}
+
+	// The innermost frame, its file without its folders ("optimizers.py(82): step").
 	function firstFrame(stack) {
-		if (!stack)
-			return "";
-		return arr(stack.python)[0] || arr(stack.c)[0] || "";
+		return innermost(stack).replace(/^[^\s(]*\/(?=[^\s\/(]+[(:])/, "");
+	}
+
+	// Whether a block of a leak site is drawn as a leak: a step leak's, or any when the leaks
+	// verdict calls them one (not when they are only alive where a profile or snapshot ends).
+	function redLeak(b) {
+		var site = siteById(b.site);
+		return (site && site.kind === "step") || arr(R.verdicts).some(function (v) {
+			return v.id === "leaks" && v.level === "bad";
+		});
 	}
 
 	function hasStack(stack) {
@@ -869,7 +881,8 @@
 
 	function opColour(name) {
 		var h = 0, i;
-		name = name || "";
+		if (!name)
+			return "#b8c2cc";
 		for (i = 0; i < name.length; i++)
 			h = (h * 31 + name.charCodeAt(i)) >>> 0;
 		return "hsl(" + (h % 360) + ",45%," + (62 + h % 3 * 6) + "%)";
@@ -923,7 +936,8 @@
 		s = section(main, "blocks", "Largest blocks over time", "Each band is one of the " +
 			blocks.length + " largest blocks" + (tr ? " of " + tr.label : "") + ", from its " +
 			"allocation to its free, stacked where it fits (as in PyTorch's memory_viz). " +
-			"Red bands were never freed. Click a band for its call stack.");
+			"Red bands are leaked blocks, outlined ones were still alive at the end. Click a " +
+			"band for its call stack.");
 		bar = add(s, el("div", { "class": "toggle" }));
 		top = packBlocks(blocks, to);
 		order = orderAxis(blocks, to);
@@ -938,12 +952,12 @@
 					order.ticks : null, unit: inOrder ? order.unit : null });
 			blocks.forEach(function (b) {
 				var x0 = g.x(b.from_ns), x1 = g.x(num(b.to_ns) ? b.to_ns : to),
-					y0 = g.y(b.y + b.bytes), y1 = g.y(b.y), leak = b.site !== null &&
-						b.site !== undefined;
-				add(g.plot, sv("rect", { "class": "block" + (leak ? " leaked" : num(b.to_ns) ?
-					"" : " live"), "data-block": b.id, "data-site": leak ? b.site : "",
-				x: x0.toFixed(1), y: y0.toFixed(1), width: Math.max(1, x1 - x0).toFixed(1),
-				height: Math.max(1, y1 - y0).toFixed(1), fill: leak ? null :
+					y0 = g.y(b.y + b.bytes), y1 = g.y(b.y), site = b.site !== null &&
+						b.site !== undefined, red = site && redLeak(b);
+				add(g.plot, sv("rect", { "class": "block" + (red ? " leaked" : site ? " atend" :
+					num(b.to_ns) ? "" : " live") + (y1 - y0 < 4 ? " thin" : ""), "data-block": b.id, "data-site": site ? b.site :
+					"", x: x0.toFixed(1), y: y0.toFixed(1), width: Math.max(1, x1 - x0).toFixed(1),
+				height: Math.max(1, y1 - y0).toFixed(1), fill: red ? null :
 					opColour(b.op || b.owner) }));
 			});
 			box.textContent = "";
@@ -983,7 +997,7 @@
 		var by = {}, ul = add(s, el("ul", { "class": "blockkey" })), li;
 		blocks.forEach(function (b) {
 			var k = b.op || b.owner || "";
-			if (b.site === null || b.site === undefined)
+			if (b.site === null || b.site === undefined || !redLeak(b))
 				by[k] = (by[k] || 0) + b.bytes;
 		});
 		Object.keys(by).sort(function (a, b) {
@@ -993,9 +1007,17 @@
 			add(li, el("span", { "class": "chip", style: "background:" + opColour(k) }));
 			add(li, document.createTextNode(shortName(k) || "(no op)"));
 		});
-		li = add(ul, el("li"));
-		add(li, el("span", { "class": "chip leaked" }));
-		add(li, document.createTextNode("never freed (leak)"));
+		[["leaked", "never freed (leak)"], ["atend", "alive at the end"]]
+			.forEach(function (k) {
+				if (!blocks.some(function (b) {
+					return b.site !== null && b.site !== undefined && redLeak(b) ===
+						(k[0] === "leaked");
+				}))
+					return;
+				li = add(ul, el("li"));
+				add(li, el("span", { "class": "chip " + k[0] }));
+				add(li, document.createTextNode(k[1]));
+			});
 	}
 
 	// ---- leaks ----
@@ -1041,7 +1063,8 @@
 			if (multi)
 				add(tr, el("td", { "class": "num" }, x.ranks || 1));
 			if (stacks)
-				add(tr, el("td", { "class": "frame1" }, firstFrame(x.stack) ||
+				add(tr, el("td", { "class": "frame1", title: innermost(x.stack) }, firstFrame(
+					x.stack) ||
 					"(no call stack)"));
 			tr.addEventListener("click", function () {
 				openSite(x);
@@ -1173,7 +1196,8 @@
 			add(tr, el("td", { "class": "num" }, r.blocks));
 			add(tr, el("td", { "class": "name" }, r.name));
 			if (stacks)
-				add(tr, el("td", { "class": "frame1" }, firstFrame(r.stack)));
+				add(tr, el("td", { "class": "frame1", title: innermost(r.stack) },
+					firstFrame(r.stack)));
 			if (hasStack(r.stack)) {
 				tr.classList.add("click");
 				tr.addEventListener("click", function () {
@@ -1287,7 +1311,8 @@
 			bcell(tr, x.bytes);
 			add(tr, el("td", null, String(x.type || "").replace(/_/g, " ")));
 			add(tr, el("td", { "class": "name" }, x.op || ""));
-			add(tr, el("td", { "class": "frame1" }, firstFrame(x.stack)));
+			add(tr, el("td", { "class": "frame1", title: innermost(x.stack) },
+				firstFrame(x.stack)));
 			tr.addEventListener("click", function () {
 				openStack("Held longer than needed (" + x.type + ")", x.op, [bytesText(x.bytes)],
 					x.stack);
