@@ -223,6 +223,15 @@
 			});
 		}
 		aside.hidden = false;
+		document.querySelectorAll(".selected").forEach(function (e) {
+			e.classList.remove("selected");
+		});
+	}
+
+	// Marks element e (a row, a band) as the one whose stack the panel shows.
+	function select(e) {
+		if (e && e.classList)
+			e.classList.add("selected");
 	}
 
 	function siteById(id) {
@@ -793,8 +802,9 @@
 	function timeline(main, width) {
 		var tl = R.timeline, s, tracks = arr(tl.tracks), pk = R.peak, row, left, side, groups,
 			w = width - (pk ? 330 : 0), peakDrawn = false;
-		s = section(main, "timeline", "Memory over time", "Live bytes of each device and " +
-			"pool. Shaded bands are training steps; the dot is the peak; red marks are " +
+		s = section(main, "timeline", "Memory over time", (arr(R.inputs).length > 1 ? "Of " +
+			inputName(R.detail || 0) + ", the input with the highest peak. " : "") +
+			"Live bytes of each device and pool. Shaded bands are training steps; the dot is the peak; red marks are " +
 			"blocks that were never freed (click one for its call stack). Drag across the " +
 			"plot to zoom in.");
 		tracks.forEach(function (tr, i) {
@@ -976,8 +986,10 @@
 		});
 		box.addEventListener("click", function (ev) {
 			var b = ev.target.closest(".block");
-			if (b)
+			if (b) {
 				openBlock(byId[b.getAttribute("data-block")]);
+				select(b);
+			}
 		});
 		box.addEventListener("mousemove", function (ev) {
 			var r = ev.target.closest(".block"), b = r && byId[r.getAttribute("data-block")];
@@ -1068,6 +1080,7 @@
 					"(no call stack)"));
 			tr.addEventListener("click", function () {
 				openSite(x);
+				select(tr);
 			});
 		});
 	}
@@ -1194,7 +1207,8 @@
 			c = add(add(tr, el("td", { "class": "spark" })), el("span", { "class": "bar" }));
 			add(c, el("span", { style: "width:" + (100 * r.bytes / max).toFixed(1) + "%" }));
 			add(tr, el("td", { "class": "num" }, r.blocks));
-			add(tr, el("td", { "class": "name" }, r.name));
+			add(tr, el("td", { "class": "name", title: r.name }, W.by === "python" ||
+				W.by === "c" ? firstFrame({ python: [r.name] }) : r.name));
 			if (stacks)
 				add(tr, el("td", { "class": "frame1", title: innermost(r.stack) },
 					firstFrame(r.stack)));
@@ -1531,7 +1545,8 @@
 			bcell(tr, r.exit_leak_bytes, r.stands_out === "leaks" ? "hot" : "");
 			bcell(tr, r.step_leak_bytes);
 			sbcell(tr, r.growth_per_step, r.stands_out === "growth" ? "hot" : "");
-			add(tr, el("td", null, r.stands_out ? "\u25b6 " + r.stands_out : ""));
+			add(tr, el("td", null, r.stands_out ? "\u25b6 " + (arr(r.stands_out_by).length ?
+				r.stands_out_by.join(", ") : r.stands_out) : ""));
 			add(tr, el("td", { "class": "frame1" + (inp.status && inp.status !== "ok" ?
 				" bad" : "") }, (inp.name || "") + (inp.status && inp.status !== "ok" ? " (" +
 				inp.status + (inp.error ? ": " + inp.error : "") + ")" : "")));
