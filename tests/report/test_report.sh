@@ -32,7 +32,8 @@ cd "$WORK" || exit 1
 # page NAME INPUT...: memscope-report of the inputs as a page and as JSON (options $ROPTS, exit
 # status one of $WANT), memscope-leaks (on $LEAKS_IN when set), memscope-batch (and
 # memscope-inefficient with INEFF=1) on the same inputs (options $TOPTS), then check_report.py
-# on the page with the screenshot SHOTS/NAME.png and options $COPTS
+# on the page with the screenshot SHOTS/NAME.png and options $COPTS (and a baseline verdict
+# that says $BASE_HAS when set)
 page() {
 	name=$1
 	shift
@@ -62,6 +63,7 @@ page() {
 	set -- --json "$name.json" --batch "$name.batch.json" --screenshot "$SHOTS/$name.png"
 	[ -s "$name.leaks.json" ] && set -- "$@" --leaks "$name.leaks.json"
 	[ -s "$name.ineff.json" ] && set -- "$@" --inefficient "$name.ineff.json"
+	[ -n "$BASE_HAS" ] && set -- "$@" --has baseline "$BASE_HAS"
 	# shellcheck disable=SC2086
 	if python3 "$SRC/tests/report/check_report.py" "$name.html" "$@" $COPTS >"$name.check" 2>&1; then
 		ok
@@ -81,15 +83,21 @@ report_status() {
 	esac
 }
 
-ROPTS='' TOPTS='' COPTS='' WANT=0 INEFF=0 LEAKS_IN=''
+ROPTS='' TOPTS='' COPTS='' WANT=0 INEFF=0 LEAKS_IN='' BASE_HAS=''
 case $KIND in
 samples)
 	# the quick start's pair: the run's leak named first, the baseline beside it
 	COPTS='--click-leak --has leaks aten._to_copy --has leaks 7.63'
 	page leaks "$T/leaks.csv"
+	# the baseline's verdict names the op memscope-compare's summary names first, and its bytes
+	"$BIN/memscope-compare" -i "$T/baseline.csv,$T/leaks.csv" -o cmp.csv 2>cmp.err ||
+		bad "memscope-compare: $(head -3 cmp.err)"
+	BASE_HAS=$(sed -n '1s/^memscope-compare: \(.* allocated [0-9.]* [KMGT]*i*B more\) in compare than in base.*/\1/p' cmp.err)
+	if [ -n "$BASE_HAS" ]; then ok; else bad "memscope-compare's summary: $(head -1 cmp.err)"; fi
 	ROPTS="--baseline $T/baseline.csv"
 	COPTS='--click-leak --has leaks aten._to_copy'
 	page baseline "$T/leaks.csv"
+	BASE_HAS=''
 	# stepped dumps, with stacks (steps_mstx) and without, mstx, SYSTEM STEP and profiler steps
 	ROPTS=''
 	COPTS='--click-leak'
