@@ -19,6 +19,7 @@
 	var R = null; // the findings
 	var chartCount = 0; // charts drawn: their clip paths' ids
 	var redraws = []; // each chart of memory over time drawn again (a curve shown or hidden)
+	var rowsHaveDevices = false; // some rank has rows of several devices: name them
 	var tip = null; // the one tooltip
 	var errors = [];
 
@@ -1449,25 +1450,44 @@
 	}
 
 	function rankName(r) {
-		return r ? (r.rank !== null && r.rank !== undefined ? "rank " + r.rank :
-			inputName(r.input)) + (r.node ? " (" + r.node + ")" : "") : "";
+		return r ? rowName(r) + (r.node ? " (" + r.node + ")" : "") : "";
 	}
 
-	// Every few rows' label, and each standing-out row's (regular ones too near it left out).
+	// A row's short name: "rank 5 dev 2", "rank 5", or the input's number.
+	function rowName(r) {
+		var rank = r.rank !== null && r.rank !== undefined, dev = r.device !== null &&
+			r.device !== undefined && rowsHaveDevices;
+		return (rank ? "rank " + r.rank : "#" + r.input) + (dev ? " dev " + r.device : "");
+	}
+
+	// Row labels at least 12 px apart: the standing-out rows' first, then every few rows'; each
+	// standing-out row also gets a red mark, labelled or not.
 	function rowLabels(svg, rows, L, T, ch) {
-		var every = Math.ceil(12 / ch), g = add(svg, sv("g", { "class": "rowlabels" })),
-			near = {};
+		var g = add(svg, sv("g", { "class": "rowlabels" })), placed = [], every = Math.ceil(12 /
+			ch);
+		function free(y) {
+			return placed.every(function (p) {
+				return Math.abs(p - y) >= 12;
+			});
+		}
+		function label(r, i) {
+			var y = T + i * ch + ch / 2;
+			if (!free(y))
+				return;
+			placed.push(y);
+			add(g, sv("text", { x: L - 12, y: y + 4, "class": r.stands_out ? "out" : null },
+				rowName(r)));
+		}
 		rows.forEach(function (r, i) {
-			var k;
-			if (r.stands_out)
-				for (k = i - every + 1; k < i + every; k++)
-					near[k] = k !== i;
+			if (r.stands_out) {
+				add(g, sv("path", { "class": "outmark", d: "M" + (L - 9) + " " + (T + i * ch +
+					ch / 2 - 3.5) + "l6 3.5l-6 3.5z" }));
+				label(r, i);
+			}
 		});
 		rows.forEach(function (r, i) {
-			if ((i % every === 0 && !near[i]) || r.stands_out)
-				add(g, sv("text", { x: L - 6, y: T + i * ch + ch / 2 + 4, "class": r.stands_out ?
-					"out" : null }, (r.stands_out ? "\u25b6 " : "") + (r.rank !== null &&
-						r.rank !== undefined ? "rank " + r.rank : "#" + r.input)));
+			if (i % every === 0)
+				label(r, i);
 		});
 	}
 
@@ -1492,19 +1512,33 @@
 		add(d, el("span", { "class": "nodata" }, "no data"));
 	}
 
+	// memscope-batch's name of a figure in words.
+	function figureName(f) {
+		return { peak_bytes: "peak", growth_per_step: "growth per step",
+			step_leak_bytes: "step leaks", exit_leak_bytes: "alive at end" }[f] ||
+			String(f).replace(/_/g, " ");
+	}
+
 	function ranksView(main, width) {
-		var K = R.ranks, rows = arr(K.rows), s, t, tb, nodes = {}, out, ul;
+		var K = R.ranks, rows = arr(K.rows), s, t, tb, nodes = {}, out, ul, seen = {}, word;
 		rows.forEach(function (r) {
 			if (r.node)
 				nodes[r.node] = 1;
+			if (r.rank !== null && r.rank !== undefined)
+				rowsHaveDevices = rowsHaveDevices || !!seen[r.rank];
+			seen[r.rank] = 1;
 		});
 		out = rows.filter(function (r) {
 			return r.stands_out;
 		});
-		s = section(main, "ranks", "Ranks", countText(rows.length, "rank") + (Object.keys(
-			nodes).length ? " on " + countText(Object.keys(nodes).length, "node") : "") + "; " +
-			(out.length ? countText(out.length, "rank") + " stand" + (out.length === 1 ? "s" :
-				"") + " out (\u25b6)." : "none stands out."));
+		word = rowsHaveDevices || rows.some(function (r) {
+			return r.rank === null || r.rank === undefined;
+		}) ? "inputs" : "ranks";
+		s = section(main, "ranks", "Ranks", rows.length + " " + word + (rowsHaveDevices ? " (" +
+			countText(Object.keys(seen).length, "rank") + ")" : "") + (Object.keys(nodes)
+			.length ? " on " + countText(Object.keys(nodes).length, "node") : "") + "; " +
+			(out.length ? out.length + " stand" + (out.length === 1 ? "s" : "") + " out " +
+				"(\u25b6): figures far from the others' median." : "none stands out."));
 		if (arr(K.steps).length) {
 			heatmap(s, "Live bytes at the end of each step", arr(K.live), K.steps, rows, false,
 				width);
@@ -1514,39 +1548,41 @@
 			add(s, el("p", { "class": "muted no-heatmap" }, "No heatmap of ranks by steps: " +
 				"none of the inputs has steps."));
 		}
-		add(s, el("h3", null, "Leak sites common to several ranks"));
+		add(s, el("h3", null, "Leak sites common to several " + word));
 		ul = add(s, el("ul", { id: "common-sites" }));
 		arr(K.common_sites).forEach(function (c) {
 			var li = add(ul, el("li", { "class": "click", "data-bytes": c.bytes }));
 			add(li, el("span", { "class": "kind " + c.kind }, c.kind === "step" ? "step leak" :
 				"at end"));
-			add(li, document.createTextNode(" " + (c.op || c.owner || "?") + (firstFrame(
+			add(li, document.createTextNode(" " + shortName(c.op || c.owner || "?") + (firstFrame(
 				c.stack) ? " at " + firstFrame(c.stack) : "") + " leaks on " + c.ranks +
-				" of " + c.of + " ranks (" + bytesText(c.bytes) + " in all)"));
+				" of " + c.of + " " + word + " (" + bytesText(c.bytes) + " in all)"));
 			li.addEventListener("click", function () {
-				openStack("Leak on " + c.ranks + " of " + c.of + " ranks", c.op || c.owner,
+				openStack("Leak on " + c.ranks + " of " + c.of + " " + word, c.op || c.owner,
 					[bytesText(c.bytes) + " in all, pool " + (c.pool || "?")], c.stack);
 			});
 		});
 		if (!arr(K.common_sites).length)
 			s.insertBefore(el("p", { "class": "muted" }, "None: no leak site is shared by two " +
-				"ranks."), ul);
-		add(s, el("h3", null, "Per rank"));
+				word + "."), ul);
+		add(s, el("h3", null, word === "inputs" ? "Per input" : "Per rank"));
 		t = add(add(s, el("div", { "class": "tablebox tall" })), el("table"));
-		tb = headRow(t, ["Rank", "Node", "Peak", "Unreleased at end", "Step leaks",
-			"Growth per step", "Stands out", "Input"], [0, 2, 3, 4, 5]);
+		tb = headRow(t, ["Rank", "Device", "Node", "Peak", "Unreleased at end", "Step leaks",
+			"Growth per step", "Stands out", "Input"], [0, 3, 4, 5, 6]);
 		rows.forEach(function (r) {
 			var inp = arr(R.inputs)[r.input] || {}, tr = add(tb, el("tr", { "data-input": r.input,
 				"class": r.stands_out ? "stands-out" : null }));
 			add(tr, el("td", { "class": "num" }, r.rank === null || r.rank === undefined ? "" :
 				r.rank));
+			add(tr, el("td", null, r.device === null || r.device === undefined ? "" :
+				r.device));
 			add(tr, el("td", null, r.node || ""));
 			bcell(tr, r.peak_bytes, r.stands_out === "peak" ? "hot" : "");
 			bcell(tr, r.exit_leak_bytes, r.stands_out === "leaks" ? "hot" : "");
 			bcell(tr, r.step_leak_bytes);
 			sbcell(tr, r.growth_per_step, r.stands_out === "growth" ? "hot" : "");
 			add(tr, el("td", null, r.stands_out ? "\u25b6 " + (arr(r.stands_out_by).length ?
-				r.stands_out_by.join(", ") : r.stands_out) : ""));
+				r.stands_out_by : [r.stands_out]).map(figureName).join(", ") : ""));
 			add(tr, el("td", { "class": "frame1" + (inp.status && inp.status !== "ok" ?
 				" bad" : "") }, (inp.name || "") + (inp.status && inp.status !== "ok" ? " (" +
 				inp.status + (inp.error ? ": " + inp.error : "") + ")" : "")));
