@@ -387,19 +387,30 @@
 		return g;
 	}
 
+	// A track's curve through each column's highest live bytes (with a column's last value, a
+	// 4th member where the library gives it, the curve steps: it holds that value until the next
+	// column), and its range: each column's lowest to highest as a vertical stroke.
 	function trackPaths(g, tr, colour) {
-		var p = arr(tr.points), line = [], band = [], back = [], i, x;
+		var p = arr(tr.points), line = [], range = [], i, x, prevLast = null;
 		for (i = 0; i < p.length; i++) {
 			x = g.x(p[i][0]).toFixed(1);
-			line.push((i ? "L" : "M") + x + " " + g.y(p[i][2]).toFixed(1));
-			band.push((i ? "L" : "M") + x + " " + g.y(p[i][2]).toFixed(1));
-			back.push("L" + x + " " + g.y(p[i][1]).toFixed(1));
+			if (prevLast !== null)
+				line.push("H" + x + "V" + g.y(p[i][2]).toFixed(1));
+			else
+				line.push((i ? "L" : "M") + x + " " + g.y(p[i][2]).toFixed(1));
+			if (num(p[i][3])) {
+				line.push("V" + g.y(p[i][3]).toFixed(1));
+				prevLast = p[i][3];
+			}
+			if (p[i][1] !== p[i][2])
+				range.push("M" + x + " " + g.y(p[i][1]).toFixed(1) + "V" + g.y(p[i][2]).toFixed(
+					1));
 		}
 		if (!p.length)
 			return;
-		add(g.plot, sv("path", { "class": "track-range", "data-track": tr.id,
-			d: band.join("") + back.reverse().join("") + "Z", fill: colour,
-			style: tr.off ? "display:none" : null }));
+		if (range.length)
+			add(g.plot, sv("path", { "class": "track-range", "data-track": tr.id,
+				d: range.join(""), stroke: colour, style: tr.off ? "display:none" : null }));
 		add(g.plot, sv("path", { "class": "track", "data-track": tr.id, d: line.join(""),
 			stroke: colour, style: tr.off ? "display:none" : null }));
 	}
@@ -1308,7 +1319,7 @@
 	// ---- inefficient ----
 
 	function inefficientView(main) {
-		var I = R.inefficient, s, t, tb;
+		var I = R.inefficient, s, t, tb, stacks;
 		s = section(main, "inefficient", "Memory held longer than needed");
 		if (!I.checked) {
 			add(s, el("p", { "class": "muted" }, "Not checked: " + (I.why || "no accesses") +
@@ -1319,18 +1330,26 @@
 			bytesText(I.bytes || 0) + " held before their first use or after their last."));
 		if (!arr(I.top).length)
 			return;
+		stacks = arr(I.top).some(function (x) {
+			return hasStack(x.stack);
+		});
+		add(s, el("p", { "class": "small" }, "Early allocation: allocated well before its " +
+			"first use; late deallocation: freed well after its last use. The largest:"));
 		t = add(add(s, el("div", { "class": "tablebox" })), el("table"));
-		tb = headRow(t, ["Bytes", "Kind", "Op", "Allocated at"], [0]);
+		tb = headRow(t, ["Bytes", "Kind", "Op"].concat(stacks ? ["Allocated at"] : []), [0]);
 		arr(I.top).forEach(function (x) {
-			var tr = add(tb, el("tr", { "class": "click", "data-name": x.op || "" }));
+			var tr = add(tb, el("tr", { "class": "click", "data-name": x.op || "" })),
+				kind = String(x.type || "").replace(/_/g, " ").replace(/,/g, ", ");
 			bcell(tr, x.bytes);
-			add(tr, el("td", null, String(x.type || "").replace(/_/g, " ")));
-			add(tr, el("td", { "class": "name" }, x.op || ""));
-			add(tr, el("td", { "class": "frame1", title: innermost(x.stack) },
-				firstFrame(x.stack)));
+			add(tr, el("td", null, kind));
+			add(tr, el("td", { "class": "name" + (x.op ? "" : " muted") }, x.op || "(no op)"));
+			if (stacks)
+				add(tr, el("td", { "class": "frame1", title: innermost(x.stack) },
+					firstFrame(x.stack)));
 			tr.addEventListener("click", function () {
-				openStack("Held longer than needed (" + x.type + ")", x.op, [bytesText(x.bytes)],
+				openStack("Held longer than needed (" + kind + ")", x.op, [bytesText(x.bytes)],
 					x.stack);
+				select(tr);
 			});
 		});
 	}
