@@ -143,9 +143,11 @@
 		return ticks;
 	}
 
-	// An op's name as people say it: "aten.mm" for "torch._ops.aten.mm.default".
+	// An op's name as people say it: "aten.mm" for "torch._ops.aten.mm.default", a frame's
+	// file without its folders: "churn (victim.h:22)" for "churn (/src/x/victim.h:22)".
 	function shortName(n) {
-		return String(n || "").replace(/^torch\._ops\./, "").replace(/\.default$/, "");
+		return String(n || "").replace(/^torch\._ops\./, "").replace(/\.default$/, "")
+			.replace(/\((?:[^()]*\/)([^\/()]+)\)/g, "($1)");
 	}
 
 	function innermost(stack) {
