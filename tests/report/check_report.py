@@ -15,36 +15,41 @@ In Chromium (`chromium --headless=new --no-sandbox --disable-gpu`, driven throug
 protocol over --remote-debugging-pipe: no port, nothing but this process talks to it): no
 request but the page itself, no console error and no uncaught exception, body[data-ready=1]
 within --timeout seconds (60), no #error. The page's DOM as /work/notes/report-dom.md describes
-it, read after its script ran: the verdict list is the first thing after the <h1>, one
-li.verdict per JSON verdict in order (id, level, data-bytes and data-count as the raw integers
-of the JSON, the link's text the verdict's text exactly, its target a section that exists), a
-section per JSON member that is not null (unchecked always), one curve per track, the peak
-marker's bytes, a step band per step, a short legend (8 rows + "k more" at most), a clock
+it, read after its script ran: the verdict list is the first thing after the title (the <h1>
+or the <header> holding it), one li.verdict per JSON verdict in order (id, level, data-bytes
+and data-count as the raw integers of the JSON, the link's text the verdict's text exactly, its
+target a section that exists), a section per JSON member that is not null (unchecked always; a
+section a verdict links to may be there for an empty or null member), one curve per track, the
+peak marker's bytes, a step band per step, a short legend (8 rows + "k more" at most), a clock
 warning exactly when a track has a clock note, one block band per block, one leak marker per
-site with a block on the plot, one table row per leak site, step, owner, rank and baseline row,
-a flame graph exactly when the JSON has one, the heatmaps' cells. The JSON itself: the verdicts
-in the schema's order with the always-present ones there, the lists within their bounds.
+site with a block on the plot, one table row per leak site, step, owner and rank, baseline.by's
+rows in order, a flame graph exactly when the JSON has one, the heatmaps' cells and their bytes
+(or a canvas of as many rows and steps; none without steps), #stack hidden. Typing part of an
+owner's name into #where's search field leaves the rows holding it. The JSON itself: the
+verdicts in the schema's order with the always-present ones there, the lists within their
+bounds.
 
---json REPORT.json: memscope-report --format json of the same inputs; the page embeds that very
-object. --leaks LEAKS.json: memscope-leaks --format json of the same inputs: the leaks verdict's
-bytes and count are the exit and step leaks of every input's summary, every pool but HAL/CUDA
-when a pool carved out of them is among them (pools_nested), as memscope-leaks' first line and
-memscope-batch count them; the JSON's exit and step totals the same. --batch BATCH.json:
-memscope-batch --format json of the same inputs: the peak is the highest input's peak_bytes, with
-its pool, time, step and top owner; the leaks verdict the sum of exit_leak_bytes and
-step_leak_bytes; growth the detail input's growth_per_step; inefficient the sum of
-inefficient_bytes and _blocks; with several inputs one ranks row per batch row with the same
-figures and standing out exactly when memscope-batch says so. --inefficient INEFF.json:
-memscope-inefficient --format json of the one input: the inefficient verdict's bytes and count
-are its summary's.
+The figures (formats/report.md): the leaks verdict counts the step leaks when there are some,
+else the exit leaks, summed over the inputs, every pool but HAL/CUDA when a pool carved out of
+them is among them (pools_nested: memscope-leaks' "not summed", memscope-batch's sums); the
+leaks section (leaks.exit, leaks.step) is the detail input's. --json REPORT.json:
+memscope-report --format json of the same inputs; the page embeds that very object. --leaks
+LEAKS.json: memscope-leaks --format json of the same inputs (its summary's inputs). --batch
+BATCH.json: memscope-batch --format json of the same inputs: the peak is the highest input's
+peak_bytes (that input the detail), with its pool, time, step and top owner, the owners holding
+all its bytes; the leaks verdict from exit_leaks/_bytes and step_leaks/_bytes; growth the
+detail input's growth_per_step; inefficient the sum of inefficient_bytes and _blocks; with
+several inputs one ranks row per batch row with the same figures, standing out exactly when
+memscope-batch says so. --inefficient INEFF.json: memscope-inefficient --format json of the one
+input: the inefficient verdict's bytes and count are its summary's.
 
---click-leak: a real mouse click on the first leak site's row opens #stack with its op (or
-owner) and its frames, Python then C, equal to the JSON site's stack ("no call stack recorded"
-when it has none); a click on the first leak marker and on the first block band of a site the
-same. --clocks: the input has files recorded far apart: a clocks verdict, a .clock-warning, a
-track with a clock note, and an axis shorter than a day. --has ID TEXT: verdict ID's text holds
-TEXT. --screenshot PNG: what Chromium draws at 1400x900 (and PNG's name with -stack before .png
-after the click).
+--click-leak: a real mouse click on the row of the first leak site with a call stack (else the
+first) opens #stack with its op (or owner) and its frames, Python then C, equal to the JSON
+site's stack ("no call stack recorded" when it has none); a click on the first leak marker and
+on the first block band of a site the same. --clocks: the input has files recorded far apart: a
+clocks verdict, a .clock-warning, a track with a clock note, and an axis shorter than a day.
+--has ID TEXT: verdict ID's text holds TEXT. --screenshot PNG: what Chromium draws at 1400x900
+(and PNG's name with -stack before .png after the click).
 
 Prints every difference found, one line each, then one line of figures (verdicts, page size,
 time from the navigation's start until body[data-ready=1] by the page's own clock,
@@ -399,6 +404,30 @@ def click_leaks(b, rep, png):
                           blk[0].get("op") or blk[0].get("owner"))
 
 
+def search_where(b, rep):
+    """Typing part of the second owner's name into #where's search leaves the rows whose name
+    holds it, case aside"""
+    rows = [r["name"] for r in (rep.get("where") or {}).get("rows") or []]
+    if len(rows) < 2:
+        return
+    q = rows[1][len(rows[1]) // 3:][:6]
+    got = b.eval("""(function (q) {
+		var i = document.querySelector("#where input[type=search]"), r;
+		if (!i) return null;
+		i.value = q;
+		i.dispatchEvent(new Event("input", { bubbles: true }));
+		r = Array.prototype.slice.call(document.querySelectorAll("#where table tr[data-name]"))
+			.filter(function (e) { return !e.hidden && e.offsetParent !== null; })
+			.map(function (e) { return e.getAttribute("data-name"); });
+		i.value = "";
+		i.dispatchEvent(new Event("input", { bubbles: true }));
+		return r;
+	})(%s)""" % json.dumps(q))
+    want = [n for n in rows if q.lower() in n.lower()]
+    if got is not None and got != want:
+        bad(f"#where searched for {q!r}: rows {got[:5]}, expected {want[:5]}")
+
+
 def shot(b, png, top=False):
     if top:
         b.eval("window.scrollTo(0, 0)")
@@ -437,6 +466,7 @@ def run_browser(page, timeout, png, click, rep):
                 bad(f"body[data-ready=1] not set within {timeout} s")
             if png:
                 shot(b, png, top=True)
+            search_where(b, rep)
             if click:
                 click_leaks(b, rep, png)
             b.pump(0.2)
@@ -799,7 +829,8 @@ def first_difference(x, y, at):
 
 
 def main():
-    ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
+    ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1][len("Usage: "):],
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("page")
     ap.add_argument("--json")
     ap.add_argument("--leaks")
