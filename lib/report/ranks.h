@@ -27,6 +27,8 @@ enum ms__ranks_side {
 
 /* the most step columns kept per input (the heatmap's) */
 #define MS__RANKS_MAX_STEPS 500
+/* the most cells of each of the heatmap's grids (live, growth): fewer columns for many inputs */
+#define MS__RANKS_MAX_CELLS 150000
 /* the most leak sites common to several inputs written */
 #define MS__RANKS_MAX_COMMON 100
 /* the most rows of the baseline's per op/owner differences written */

@@ -472,15 +472,20 @@ static void put_row(FILE *out, const struct ms__ranks_row *w, uint32_t i)
 	fputs("]}", out);
 }
 
-/* The step numbers of every row's columns, ascending, each once, at most MS__RANKS_MAX_STEPS
- * (every k-th, the last kept, when more), into *cols (malloc'd) and *n. 0 or NOMEM. */
+/*
+ * The step numbers of every row's columns, ascending, each once, at most MS__RANKS_MAX_STEPS and
+ * MS__RANKS_MAX_CELLS over the rows (every k-th, the last kept, when more), into *cols (malloc'd)
+ * and *n. 0 or NOMEM.
+ */
 static int union_steps(const struct ms__ranks_part *s, uint64_t **cols, size_t *n)
 {
-	size_t i, k, all = 0, m = 0, stride;
+	size_t i, k, all = 0, m = 0, stride, most, n_rows = 0;
 	uint64_t *v;
 
-	for (i = 0; i < s->n_rows; i++)
+	for (i = 0; i < s->n_rows; i++) {
 		all += s->rows[i].n_cols;
+		n_rows += s->rows[i].added;
+	}
 	*n = 0;
 	if (!(*cols = v = malloc((all ? all : 1) * sizeof(*v))))
 		return MEMSCOPE_E_NOMEM;
@@ -491,7 +496,9 @@ static int union_steps(const struct ms__ranks_part *s, uint64_t **cols, size_t *
 	for (i = k = 0; i < m; i++)
 		if (!k || v[k - 1] != v[i])
 			v[k++] = v[i];
-	stride = (k + MS__RANKS_MAX_STEPS - 1) / MS__RANKS_MAX_STEPS;
+	most = MS__RANKS_MAX_CELLS / (n_rows ? n_rows : 1);
+	most = most < 1 ? 1 : most > MS__RANKS_MAX_STEPS ? MS__RANKS_MAX_STEPS : most;
+	stride = (k + most - 1) / most;
 	for (i = 0; i < k; i++)
 		if (stride <= 1 || (i + 1) % stride == 0 || i == k - 1)
 			v[(*n)++] = v[i];
@@ -620,16 +627,20 @@ int ms__ranks_json(FILE *out, const struct ms__ranks *r)
 /* Whether every input has a rank of its own, so that the text says "ranks". */
 static int ranks_apart(const struct ms__ranks_part *s)
 {
-	size_t i, k;
+	int64_t *v = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*v));
+	size_t i;
+	int apart_ = v != NULL;
 
-	for (i = 0; i < s->n_rows; i++) {
-		if (!s->rows[i].added || !(s->rows[i].has >> MS__FIG_RANK & 1))
-			return 0;
-		for (k = 0; k < i; k++)
-			if (s->rows[k].fig[MS__FIG_RANK] == s->rows[i].fig[MS__FIG_RANK])
-				return 0;
+	for (i = 0; i < s->n_rows && apart_; i++) {
+		apart_ = s->rows[i].added && (s->rows[i].has >> MS__FIG_RANK & 1);
+		v[i] = s->rows[i].fig[MS__FIG_RANK];
 	}
-	return 1;
+	if (apart_)
+		qsort(v, s->n_rows, sizeof(*v), by_i64);
+	for (i = 1; i < s->n_rows && apart_; i++)
+		apart_ = v[i - 1] != v[i];
+	free(v);
+	return apart_;
 }
 
 /* How a row is named: "rank 3", "rank 3 device 6", "#7" (its input). */

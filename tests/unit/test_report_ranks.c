@@ -285,6 +285,49 @@ static int count_row(void *ctx, const struct memscope_compare_row *row)
 	return memscope_compare_summary_add(ctx, row);
 }
 
+START_TEST(heatmap_bounded)
+{
+	struct ms__ranks *r = ms__ranks_new();
+	struct memscope_summary s;
+	char *text = NULL;
+	cJSON *j, *steps;
+	uint32_t i, k;
+
+	/* 1000 inputs of 500 steps each: at most 150 columns (MS__RANKS_MAX_CELLS / 1000), so
+	 * every 4th step: 125 of them, the last among them */
+	for (i = 0; i < 1000; i++) {
+		struct ms__ranks_row *w;
+
+		fake(&s, i, 100 << 20, 0);
+		ck_assert_int_eq(ms__ranks_add(r, MS__RANKS_RUN, i, &s, NULL, NULL, NULL), 0);
+		memscope_summary_clear(&s);
+		w = &r->side[MS__RANKS_RUN].rows[i];
+		ck_assert_ptr_nonnull(w->cols = calloc(MS__RANKS_MAX_STEPS, sizeof(*w->cols)));
+		for (k = 0; k < MS__RANKS_MAX_STEPS; k++)
+			w->cols[k] = (struct ms__ranks_col){ k + 1, (int64_t)k << 20 };
+		w->n_cols = MS__RANKS_MAX_STEPS;
+	}
+	ck_assert_int_eq(ms__ranks_finish(r), 0);
+	CAPTURE(text, ms__ranks_json(f, r));
+	ck_assert_ptr_nonnull(j = cJSON_Parse(text));
+	steps = cJSON_GetObjectItem(j, "steps");
+	ck_assert_int_eq(cJSON_GetArraySize(steps), 125);
+	ck_assert_int_eq(cJSON_GetArrayItem(steps, 0)->valueint, 4);
+	ck_assert_int_eq(cJSON_GetArrayItem(steps, cJSON_GetArraySize(steps) - 1)->valueint, 500);
+	ck_assert_int_eq(
+		cJSON_GetArraySize(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "live"), 999)),
+		cJSON_GetArraySize(steps));
+	/* growth: what each column added since the one before it, 4 steps of 1 MiB */
+	ck_assert_int_eq(
+		cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "growth"), 0), 1)
+			->valueint,
+		4 << 20);
+	cJSON_Delete(j);
+	free(text);
+	ms__ranks_free(r);
+}
+END_TEST
+
 /* The top names of memscope-compare's summary for base and cmp, read as memscope-compare does. */
 static struct memscope_compare_summary *compare_of(
 	const char *base, const char *cmp, struct memscope_strtab *st)
@@ -445,6 +488,7 @@ int main(void)
 	tcase_add_test(tc, stand_out_rule);
 	tcase_add_test(tc, baseline_equals_compare);
 	tcase_add_test(tc, baseline_by_rank);
+	tcase_add_test(tc, heatmap_bounded);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
