@@ -55,7 +55,8 @@ void ms__ranks_free(struct ms__ranks *r);
  * peak and leak analyses of that read alone (finished; NULL for an input that could not be read,
  * or whose analyses were not made), st the table of their strings. p, l and st are borrowed
  * during the call only: what is kept is copied. 0, MEMSCOPE_E_ARG (an input given twice, a side
- * out of range), MEMSCOPE_E_NOMEM (r unchanged but for memory it may keep).
+ * out of range, after finish), MEMSCOPE_E_NOMEM (the input counts as given, its row and sites
+ * perhaps in part).
  */
 int ms__ranks_add(struct ms__ranks *r, enum ms__ranks_side side, uint32_t i,
 	const struct memscope_summary *sum, const struct memscope_peak *p,
@@ -94,17 +95,18 @@ struct ms__ranks_verdict {
 
 /*
  * After ms__ranks_finish, the "ranks" member's value for the run side: null (the word) with fewer
- * than two inputs, else
- * {"rows", "steps", "live", "growth", "common_sites"} (report-schema.md; the rule of "stands_out"
- * and of the columns in formats/report.md "Several ranks"). 0 or MEMSCOPE_E_IO (out's error flag).
+ * than two inputs, else {"rows", "steps", "live", "growth", "common_sites"} (report-schema.md;
+ * the rule of "stands_out" and of the columns in formats/report.md "Several ranks"). 0,
+ * MEMSCOPE_E_IO (out's error flag) or MEMSCOPE_E_NOMEM (nothing written).
  */
 int ms__ranks_json(FILE *out, const struct ms__ranks *r);
 
 /*
  * The "ranks" verdict, into *v: "3 of 64 ranks stand out: rank 7 peak 9.1 GiB (median 4.0 GiB),
  * ...; aten.mm at train.py:88 leaks on 4 of 64 ranks" ("bad" when some stand out by leaks or
- * growth or a site leaks on several, "warn" by the peak alone, "ok" none). 1 when the report has
- * such a verdict (two inputs or more on the run side), else 0 (*v untouched).
+ * growth or the first common site is a step leak, "warn" by the peak alone, "ok" else; count:
+ * how many stand out). After ms__ranks_finish. 1 when the report has such a verdict (two inputs
+ * or more on the run side), else 0 (*v untouched).
  */
 int ms__ranks_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v);
 
@@ -114,13 +116,14 @@ int ms__ranks_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v);
  * bytes allocated per op as memscope-compare's summary says them (with ms__ranks_item on both
  * sides; [] otherwise, and "by_why" says why), "leaks_by" leaked bytes per op/owner, "ranks" per
  * rank (inputs paired by rank, else by order), each ranked by |difference|. After
- * ms__ranks_finish. 0 or MEMSCOPE_E_IO (out's error flag).
+ * ms__ranks_finish. 0, MEMSCOPE_E_IO (out's error flag) or MEMSCOPE_E_NOMEM (nothing written).
  */
 int ms__baseline_json(FILE *out, const struct ms__ranks *r);
 
 /* The "baseline" verdict: "peak 39.1 MiB vs 31.5 MiB in the baseline (+7.63 MiB); aten._to_copy
- * allocated 7.63 MiB more than in the baseline" ("warn" when anything grew, "ok" else). 1 when
- * there is a baseline, else 0 (*v untouched). After ms__ranks_finish. */
+ * allocated 7.63 MiB more than in the baseline" ("warn" when the peak, leaks or growth grew, "ok"
+ * else; bytes: the peak's difference). 1 when there is a baseline, else 0 (*v untouched). After
+ * ms__ranks_finish. */
 int ms__baseline_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v);
 
 /* ------------------------------------------------------------------------------------------ */
