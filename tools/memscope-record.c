@@ -25,7 +25,9 @@ static const struct cli_option options[] = {
 	{ "output", 'o', 'o', "FILE",
 		"the recording (default: PROG.PID.mscap); other processes' beside it", NULL },
 	{ "stack", 0, OPT_STACK, "KIND",
-		"call stacks: c[:DEPTH] (frame pointers, default c:32) or none", NULL },
+		"call stacks: c[:DEPTH] (frame pointers), python (Python frames), both\n"
+		"(c:32,python: the default) or none",
+		NULL },
 	{ "follow-fork", 0, OPT_FOLLOW_FORK, NULL,
 		"record forked children, each into its own file (default)", NULL },
 	{ "no-follow-fork", 0, OPT_NO_FOLLOW_FORK, NULL, "leave forked children unrecorded", NULL },
@@ -41,7 +43,8 @@ static const struct cli_option options[] = {
 
 static const struct cli_tool tool = {
 	"memscope-record",
-	"[-o FILE] [-f] [--stack c[:DEPTH]|none] [--follow-fork|--no-follow-fork]\n"
+	"[-o FILE] [-f] [--stack c[:DEPTH][,python]|python|none]\n"
+	"       [--follow-fork|--no-follow-fork]\n"
 	"       [--follow-exec] [--mmap] [-q] [--] PROG [ARGS...]",
 	"Run a program and record its allocations, frees and markers into a capture file.",
 	options,
@@ -53,6 +56,7 @@ static const struct cli_tool tool = {
 /* options; main sets every default, beside its flag */
 struct record_opts {
 	unsigned depth;		  /* --stack: frames per stack, 0 for none */
+	int python;		  /* --stack ...,python: Python frames */
 	int follow_fork;	  /* --follow-fork, --no-follow-fork */
 	int follow_exec;	  /* --follow-exec */
 	int mmap;		  /* --mmap */
@@ -94,23 +98,50 @@ static int is_not_capture(const char *name)
 	return 0;
 }
 
+/* --stack's KIND[,KIND] into o: c, c:DEPTH, python, none. 0 or -1. */
+static int parse_stack(struct record_opts *o, const char *arg)
+{
+	char kind[64];
+	unsigned long long v;
+	const char *p = arg;
+
+	o->depth = 0;
+	o->python = 0;
+	if (!strcmp(arg, "none"))
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (!n || n >= sizeof(kind))
+			return -1;
+		memcpy(kind, p, n);
+		kind[n] = 0;
+		if (!strcmp(kind, "python") && !o->python)
+			o->python = 1;
+		else if (!strcmp(kind, "c") && !o->depth)
+			o->depth = 32;
+		else if (!strncmp(kind, "c:", 2) && !o->depth && !cli_parse_uint(kind + 2, &v) &&
+			 v >= 1 && v <= 256)
+			o->depth = (unsigned)v;
+		else
+			return -1;
+		p += n;
+		if (*p && !*++p)
+			return -1; /* a trailing comma */
+	}
+	return 0;
+}
+
 /* One option of parse_args (cli_options): c into ctx, a struct record_opts. */
 static int option(void *ctx, int c)
 {
 	struct record_opts *o = ctx;
-	unsigned long long v;
 
 	switch (c) {
 	case OPT_STACK:
-		if (!strcmp(optarg, "none")) {
-			o->depth = 0;
-		} else if (!strcmp(optarg, "c")) {
-			o->depth = 32;
-		} else if (!strncmp(optarg, "c:", 2) && !cli_parse_uint(optarg + 2, &v) && v >= 1 &&
-			   v <= 256) {
-			o->depth = (unsigned)v;
-		} else {
-			cli_msg(&tool, "--stack: expected c, c:DEPTH (1 to 256) or none, got '%s'",
+		if (parse_stack(o, optarg)) {
+			cli_msg(&tool,
+				"--stack: expected c, c:DEPTH (1 to 256), python, both as "
+				"c:DEPTH,python, or none, got '%s'",
 				optarg);
 			return CLI_EXIT_USAGE;
 		}
@@ -637,7 +668,8 @@ static int run(struct record_opts *o, char **def_out, struct reaped **r, size_t 
 int main(int argc, char **argv)
 {
 	struct record_opts o = {
-		.depth = 32,	       /* --stack c:32 */
+		.depth = 32,	       /* --stack c:32,python */
+		.python = 1,	       /* with python */
 		.follow_fork = 1,      /* --follow-fork */
 		.follow_exec = 0,      /* --follow-exec: off */
 		.mmap = 0,	       /* --mmap: off */
@@ -671,8 +703,8 @@ int main(int argc, char **argv)
 		return CLI_EXIT_IO;
 	}
 	clock = memscope_record_clock();
-	snprintf(opts, sizeof(opts), "depth=%u,fork=%d,exec=%d,mmap=%d,clock=%s", o.depth,
-		o.follow_fork, o.follow_exec, o.mmap, clock ? "tsc" : "mono");
+	snprintf(opts, sizeof(opts), "depth=%u,fork=%d,exec=%d,mmap=%d,clock=%s,python=%d", o.depth,
+		o.follow_fork, o.follow_exec, o.mmap, clock ? "tsc" : "mono", o.python);
 	if (prepend_env("LD_PRELOAD", shim, ':') || setenv("MEMSCOPE_RECORD_SPOOL", spool, 1) ||
 		setenv("MEMSCOPE_RECORD_OPTS", opts, 1) ||
 		(!find_beside("python", MEMSCOPE_DATADIR_REL "/memscope",

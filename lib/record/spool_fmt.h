@@ -17,6 +17,8 @@
 #define SPOOL_DEPTH_MAX 256u /* deepest stack */
 #define SPOOL_PATH_MAX 4096u /* longest module path kept */
 #define SPOOL_BUILD_ID_MAX 64u
+#define SPOOL_PY_NAME_MAX 1024u /* longest Python file or function name kept */
+#define SPOOL_PY_DEPTH_MAX 128u /* Python frames per stack at most (the innermost) */
 
 /* the file header, at offset 0 (SPOOL_HEADER_LEN bytes, the command line after it) */
 struct spool_header {
@@ -73,17 +75,23 @@ struct spool_seg {
  * Per segment, prev_tick starts at the segment's tick and prev_ptr at 0.
  *   SPOOL_R_STACK   varint id, varint n, n x varint zz(addr - previous addr of this record)
  *   SPOOL_R_MARK    varint dtick, u8 what (enum spool_mark), varint range id, varint len, bytes
+ *   SPOOL_R_PYCODE  varint code id, varint len, file bytes, varint len, function bytes
+ *   SPOOL_R_PYSTACK varint id, varint native stack id, varint n, n x (varint code id, varint line)
  *   ALLOC | func    varint dtick, varint size, varint zz(ptr - prev_ptr), varint stack id
  *   FREE | func     varint dtick, varint zz(ptr - prev_ptr), varint stack id
  *   UNMAP           varint dtick, varint zz(ptr - prev_ptr), varint stack id, varint length
  *   REVIVE          varint dtick, varint zz(ptr - prev_ptr), varint stack id: a realloc failed,
  *                   the block its FREE released (the thread's last) lives on with its size
- * Stack ids are the thread's own, from 1, defined before use; 0 = no stack.
+ * Stack ids are the thread's own, from 1, defined before use; 0 = no stack. STACK and PYSTACK
+ * records share them: a PYSTACK is a native stack (its id, 0: none) with the Python frames that
+ * were running, innermost first. Python code ids are the thread's own too, from 1.
  */
 enum spool_record {
 	SPOOL_R_END = 0,
 	SPOOL_R_STACK = 1,
 	SPOOL_R_MARK = 2,
+	SPOOL_R_PYCODE = 3,   /* a Python function: its file and name */
+	SPOOL_R_PYSTACK = 4,  /* a native stack and the Python frames above it */
 	SPOOL_R_ALLOC = 0x20, /* | enum memscope_func */
 	SPOOL_R_FREE = 0x40,  /* | enum memscope_func */
 	SPOOL_R_UNMAP = 0x60,

@@ -26,10 +26,21 @@ struct seg {
 struct pending {
 	unsigned type; /* SPOOL_R_ALLOC | func, ... */
 	uint64_t tick, ptr, size, id;
-	uint32_t stack;
+	uint32_t stack, stack_py; /* strtab stack ids of Call Stack(C) and Call Stack(Python) */
 	unsigned what;
 	const unsigned char *text;
 	size_t text_len;
+};
+
+/* a stack of the spool: its native frames and its Python frames, as strtab stack ids */
+struct stack_ids {
+	uint32_t c, py;
+};
+
+/* a Python function the spool names (PYCODE), its names borrowed from the map */
+struct py_code {
+	const unsigned char *file, *func;
+	size_t file_len, func_len;
 };
 
 /* a thread's cursor over its segments */
@@ -38,8 +49,10 @@ struct thread {
 	size_t first, n_segs, at; /* its segments: segs[first .. first + n_segs), at: current */
 	const unsigned char *p, *end;
 	uint64_t prev_tick, prev_ptr;
-	uint32_t *stacks; /* its stack id -> strtab stack id */
+	struct stack_ids *stacks; /* its stack id -> strtab stack ids */
 	size_t n_stacks, cap_stacks;
+	struct py_code *codes; /* its Python code id - 1 -> names, in the map */
+	size_t n_codes, cap_codes;
 	struct pending next;
 	int done;
 	int freed_by_realloc; /* its last event was a realloc's FREE, of: */
@@ -381,7 +394,66 @@ static int define_stack(
 	if (memscope_strtab_intern_stack(s->st, s->frames, nf, &sid) ||
 		ms__grow_array(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
 		return MEMSCOPE_E_NOMEM;
-	t->stacks[t->n_stacks++] = sid;
+	t->stacks[t->n_stacks].c = sid;
+	t->stacks[t->n_stacks++].py = 0;
+	return 0;
+}
+
+/* A PYCODE record: 0, 1 when malformed, or MEMSCOPE_E_NOMEM. */
+static int define_code(struct thread *t, const unsigned char **pp, const unsigned char *end)
+{
+	struct py_code c;
+	uint64_t id, n;
+
+	if (get(pp, end, &id) || id != t->n_codes + 1 || get(pp, end, &n) ||
+		n > SPOOL_PY_NAME_MAX || n > (uint64_t)(end - *pp))
+		return 1;
+	c.file = *pp;
+	c.file_len = (size_t)n;
+	*pp += n;
+	if (get(pp, end, &n) || n > SPOOL_PY_NAME_MAX || n > (uint64_t)(end - *pp))
+		return 1;
+	c.func = *pp;
+	c.func_len = (size_t)n;
+	*pp += n;
+	if (ms__grow_array(&t->codes, &t->cap_codes, t->n_codes + 1, sizeof(*t->codes)))
+		return MEMSCOPE_E_NOMEM;
+	t->codes[t->n_codes++] = c;
+	return 0;
+}
+
+/* A PYSTACK record: its Python frames "file(line): function", innermost first, as a stack of
+ * their own beside the native stack it names. 0, 1 when malformed, or MEMSCOPE_E_NOMEM. */
+static int define_py_stack(
+	struct spool *s, struct thread *t, const unsigned char **pp, const unsigned char *end)
+{
+	uint64_t id, native, n, code, line, i;
+	char text[2 * SPOOL_PY_NAME_MAX + 32];
+	uint32_t sid;
+
+	if (get(pp, end, &id) || id != t->n_stacks + 1 || get(pp, end, &native) ||
+		native > t->n_stacks || get(pp, end, &n) || !n || n > SPOOL_PY_DEPTH_MAX)
+		return 1;
+	if (ms__grow_array(&s->frames, &s->cap_frames, n, sizeof(*s->frames)))
+		return MEMSCOPE_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		const struct py_code *c;
+		int len;
+		if (get(pp, end, &code) || !code || code > t->n_codes || get(pp, end, &line) ||
+			line > INT32_MAX)
+			return 1;
+		c = &t->codes[code - 1];
+		len = snprintf(text, sizeof(text), "%.*s(%llu): %.*s", (int)c->file_len,
+			(const char *)c->file, (unsigned long long)line, (int)c->func_len,
+			(const char *)c->func);
+		if (memscope_strtab_intern(s->st, text, (size_t)len, &s->frames[i]))
+			return MEMSCOPE_E_NOMEM;
+	}
+	if (memscope_strtab_intern_stack(s->st, s->frames, (size_t)n, &sid) ||
+		ms__grow_array(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
+		return MEMSCOPE_E_NOMEM;
+	t->stacks[t->n_stacks].c = native ? t->stacks[native - 1].c : 0;
+	t->stacks[t->n_stacks++].py = sid;
 	return 0;
 }
 
@@ -407,8 +479,10 @@ static int advance(struct spool *s, struct thread *t)
 		type = *p++;
 		memset(e, 0, sizeof(*e));
 		e->type = type;
-		if (type == SPOOL_R_STACK) {
-			rc = define_stack(s, t, &p, end);
+		if (type == SPOOL_R_STACK || type == SPOOL_R_PYCODE || type == SPOOL_R_PYSTACK) {
+			rc = type == SPOOL_R_STACK    ? define_stack(s, t, &p, end)
+			     : type == SPOOL_R_PYCODE ? define_code(t, &p, end)
+						      : define_py_stack(s, t, &p, end);
 			if (rc > 0)
 				goto bad;
 			if (rc)
@@ -443,7 +517,8 @@ static int advance(struct spool *s, struct thread *t)
 			e->ptr = t->prev_ptr + (uint64_t)unzigzag(v);
 			if (get(&p, end, &v) || v > t->n_stacks)
 				goto bad;
-			e->stack = v ? t->stacks[v - 1] : 0;
+			e->stack = v ? t->stacks[v - 1].c : 0;
+			e->stack_py = v ? t->stacks[v - 1].py : 0;
 			if (type == SPOOL_R_UNMAP && get(&p, end, &e->size))
 				goto bad;
 			t->prev_ptr = e->ptr;
@@ -509,6 +584,7 @@ static int emit(struct spool *s, struct memscope_capture_writer *w, struct threa
 		ev->func = 0;
 		ev->ptr = 0;
 		ev->stack_c = 0;
+		ev->stack_py = 0;
 		ev->flags = MEMSCOPE_EV_NAME_QUOTED;
 		if (e->what == SPOOL_RANGE_END) {
 			memcpy(name, "Range end from id ", 18);
@@ -537,6 +613,7 @@ static int emit(struct spool *s, struct memscope_capture_writer *w, struct threa
 		ev->pool = ev->subtype;
 		ev->ptr = e->ptr;
 		ev->stack_c = e->stack;
+		ev->stack_py = e->stack_py;
 		ev->name = MEMSCOPE_STR_NA;
 		ev->flags = MEMSCOPE_EV_PTR;
 		if (ev->func == MEMSCOPE_FUNC_REALLOC)
@@ -799,8 +876,10 @@ fail:
 		memscope_error_set(err, rc, path, 0, "out of memory");
 out:
 	memscope_capture_writer_free(w);
-	for (i = 0; i < s.n_threads; i++)
+	for (i = 0; i < s.n_threads; i++) {
 		free(s.threads[i].stacks);
+		free(s.threads[i].codes);
+	}
 	free(s.threads);
 	free(s.segs);
 	free(s.heap);

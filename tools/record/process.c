@@ -337,6 +337,7 @@ void ms__rec_start(void)
 	ms__rec.follow_exec = (int)opt(opts, "exec", 0);
 	ms__rec.mmap = (int)opt(opts, "mmap", 0);
 	ms__rec.clock = (int)opt(opts, "clock", SPOOL_CLOCK_MONO);
+	ms__rec.python = (int)opt(opts, "python", 1);
 	ms__rec.pid = (uint64_t)getpid();
 	for (; main_pid && *main_pid >= '0' && *main_pid <= '9'; main_pid++)
 		mp = mp * 10 + (unsigned long)(*main_pid - '0');

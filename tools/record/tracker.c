@@ -171,34 +171,12 @@ static void table_reset(void)
 	ms__rec_thr.n_in_table = ms__rec_thr.arena_used = 0;
 }
 
-/* The thread's id of stack fr[0..n), defining it in the spool when new; 0 on failure. */
-static uint32_t stack_id(const uintptr_t *fr, unsigned n)
+/* A native stack's frames past the first that lie in no module end it (no frame pointers
+ * there); a frame in a module loaded since the last scan has it noted. Returns how many stay. */
+static unsigned in_modules(const uintptr_t *fr, unsigned n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15u ^ n;
-	unsigned i, k, keep;
-	struct slot *s;
-	unsigned char *p, *q;
-	uintptr_t prev = 0;
+	unsigned keep;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ fr[i]) * 0x100000001b3u + (h >> 29);
-	if (!h)
-		h = 1;
-	for (k = (unsigned)h & (TABLE_SLOTS - 1);; k = (k + 1) & (TABLE_SLOTS - 1)) {
-		s = &ms__rec_thr.table[k];
-		if (!s->id)
-			break;
-		if (s->hash == h && s->n == n &&
-			!memcmp(ms__rec_thr.arena + s->at, fr, n * sizeof(*fr)))
-			return s->id;
-	}
-	if (ms__rec_thr.n_in_table >= TABLE_SLOTS / 4 * 3 ||
-		ms__rec_thr.arena_used + n > ARENA_WORDS) {
-		table_reset();
-		return stack_id(fr, n);
-	}
-	/* new: frames past the first that lie in no module end it (no frame pointers there); a
-	 * frame in a module loaded since the last scan has it noted */
 	if (!ms__rec_have_modules())
 		ms__rec_scan_modules();
 	for (keep = 0; keep < n; keep++) {
@@ -208,24 +186,92 @@ static uint32_t stack_id(const uintptr_t *fr, unsigned n)
 				break;
 		}
 	}
+	return keep;
+}
+
+/* The record defining stack id of kind from w[0..n); 0, or -1 when recording stopped. */
+static int define(uint32_t id, const uintptr_t *w, unsigned n, unsigned kind)
+{
+	unsigned char *p, *q;
+	uintptr_t prev = 0;
+	unsigned i, keep = kind == SPOOL_R_STACK ? in_modules(w, n) : n;
+
 	p = room(3 + 10 + 10 + (size_t)keep * 10);
 	if (!p)
-		return 0;
-	q = put_varint(p + 1, ms__rec_thr.next_stack + 1u);
-	q = put_varint(q, keep);
-	for (i = 0; i < keep; i++) {
-		q = put_varint(q, zz(fr[i] - prev));
-		prev = fr[i];
+		return -1;
+	q = put_varint(p + 1, id);
+	if (kind == SPOOL_R_STACK) {
+		q = put_varint(q, keep);
+		for (i = 0; i < keep; i++) {
+			q = put_varint(q, zz(w[i] - prev));
+			prev = w[i];
+		}
+	} else { /* 1, native stack id, then (code id, line) per frame */
+		q = put_varint(q, w[1]);
+		q = put_varint(q, (n - 2) / 2);
+		for (i = 2; i < n; i++)
+			q = put_varint(q, w[i]);
 	}
-	commit(SPOOL_R_STACK, q);
+	commit((unsigned char)kind, q);
+	return 0;
+}
+
+uint32_t ms__rec_stack_id(const uintptr_t *w, unsigned n, unsigned kind)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n ^ ((uint64_t)kind << 40);
+	unsigned i, k;
+	struct slot *s;
+
+	if (UNLIKELY(!ms__rec_thr.table) && table_init())
+		return 0;
+	for (i = 0; i < n; i++)
+		h = (h ^ w[i]) * 0x100000001b3u + (h >> 29);
+	if (!h)
+		h = 1;
+	for (k = (unsigned)h & (TABLE_SLOTS - 1);; k = (k + 1) & (TABLE_SLOTS - 1)) {
+		s = &ms__rec_thr.table[k];
+		if (!s->id)
+			break;
+		if (s->hash == h && s->n == n && s->kind == kind &&
+			!memcmp(ms__rec_thr.arena + s->at, w, n * sizeof(*w)))
+			return s->id;
+	}
+	if (ms__rec_thr.n_in_table >= TABLE_SLOTS / 4 * 3 ||
+		ms__rec_thr.arena_used + n > ARENA_WORDS) {
+		table_reset();
+		return ms__rec_stack_id(w, n, kind);
+	}
+	if (define(ms__rec_thr.next_stack + 1u, w, n, kind))
+		return 0;
 	s->hash = h;
 	s->id = ++ms__rec_thr.next_stack;
 	s->n = n;
+	s->kind = kind;
 	s->at = ms__rec_thr.arena_used;
-	memcpy(ms__rec_thr.arena + ms__rec_thr.arena_used, fr, n * sizeof(*fr));
+	memcpy(ms__rec_thr.arena + ms__rec_thr.arena_used, w, n * sizeof(*w));
 	ms__rec_thr.arena_used += n;
 	ms__rec_thr.n_in_table++;
 	return s->id;
+}
+
+uint32_t ms__rec_py_code(const char *file, size_t file_len, const char *func, size_t func_len)
+{
+	unsigned char *p, *q;
+
+	if (file_len > SPOOL_PY_NAME_MAX)
+		file_len = SPOOL_PY_NAME_MAX;
+	if (func_len > SPOOL_PY_NAME_MAX)
+		func_len = SPOOL_PY_NAME_MAX;
+	p = room(1 + 3 * 10 + file_len + func_len);
+	if (!p)
+		return 0;
+	q = put_varint(p + 1, ms__rec_thr.next_code + 1u);
+	q = put_varint(q, file_len);
+	memcpy(q, file, file_len);
+	q = put_varint(q + file_len, func_len);
+	memcpy(q, func, func_len);
+	commit(SPOOL_R_PYCODE, q + func_len);
+	return ++ms__rec_thr.next_code;
 }
 
 /* ---------------------------------------------------------------- recording */
@@ -265,6 +311,8 @@ void ms__rec_thread_end(void *arg)
 	ms__rec_thr.seg = ms__rec_thr.pos = ms__rec_thr.end = NULL;
 	ms__rec_thr.table = NULL;
 	ms__rec_thr.ready = 0;
+	if (ms__rec_thr.py)
+		ms__rec_py_thread_end();
 }
 
 void ms__rec_thread_forget(void)
@@ -275,6 +323,9 @@ void ms__rec_thread_forget(void)
 	ms__rec_thr.ready = 0;
 	ms__rec_thr.seq = 0;
 	ms__rec_thr.next_stack = 0;
+	ms__rec_thr.next_code = 0;
+	if (ms__rec_thr.py)
+		ms__rec_py_forget();
 	if (ms__rec_thr.table)
 		ms__rec_real.munmap(ms__rec_thr.table, TABLE_BYTES);
 	ms__rec_thr.table = NULL;
@@ -287,9 +338,11 @@ void ms__rec_event(unsigned type, uintptr_t ptr, uint64_t size, const uintptr_t 
 	unsigned char *p, *q;
 	uint64_t t;
 
-	if (ms__rec.depth && (type & 0xe0) == SPOOL_R_ALLOC) { /* who frees is not asked */
-		unsigned n = walk(fr, fp);
-		sid = stack_id(fr, n);
+	if ((type & 0xe0) == SPOOL_R_ALLOC) { /* who frees is not asked */
+		if (ms__rec.depth)
+			sid = ms__rec_stack_id(fr, walk(fr, fp), SPOOL_R_STACK);
+		if (ms__rec_thr.py)
+			sid = ms__rec_py_stack(sid);
 	}
 	p = room(1 + 4 * 10);
 	if (!p) { /* the call that met the stop */

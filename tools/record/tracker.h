@@ -82,6 +82,7 @@ struct rec_process {
 	_Atomic uint64_t lost;	  /* calls not recorded since recording stopped */
 	unsigned depth;		  /* frames per stack, 0: none */
 	int follow_fork, follow_exec, mmap, clock;
+	int python; /* record Python frames once the program's sitecustomize asks (python.c) */
 	uint64_t pid, gen, forked;
 	char dir[SPOOL_PATH_MAX];
 	char spool[SPOOL_PATH_MAX], modules[SPOOL_PATH_MAX];
@@ -103,9 +104,11 @@ extern struct rec_process ms__rec;
 
 struct slot {
 	uint64_t hash;
-	uint32_t id, at; /* at: first frame in the arena; id 0: empty */
-	uint32_t n, pad;
+	uint32_t id, at;  /* at: first frame in the arena; id 0: empty */
+	uint32_t n, kind; /* kind: SPOOL_R_STACK or SPOOL_R_PYSTACK */
 };
+
+struct rec_py; /* a thread's Python frames (python.c) */
 
 /* A thread's recording (tracker.c): its segment of the spool, its stack table, its guard. */
 struct rec_thread {
@@ -115,10 +118,12 @@ struct rec_thread {
 	uint64_t seg_off; /* where the segment is in the spool file */
 	uintptr_t stack_lo, stack_hi;
 	uint32_t seq, next_stack, n_in_table, arena_used;
-	uint32_t serial; /* the thread's number in the process, from 1 */
+	uint32_t next_code; /* Python code ids defined (python.c) */
+	uint32_t serial;    /* the thread's number in the process, from 1 */
 	int guard, ready;
 	struct slot *table;
 	uintptr_t *arena;
+	struct rec_py *py; /* NULL until the thread runs Python under the shim's profile function */
 };
 extern __thread struct rec_thread ms__rec_thr __attribute__((tls_model("initial-exec")));
 
@@ -190,6 +195,28 @@ void ms__rec_event(unsigned type, uintptr_t ptr, uint64_t size, const uintptr_t 
  * id: a new one for SPOOL_RANGE_START, else id (also when the record met the stop: counted as
  * lost). */
 uint64_t ms__rec_mark(unsigned what, const char *text, uint64_t id);
+
+/* The thread's id of the stack words w[0..n) of kind SPOOL_R_STACK (return addresses) or
+ * SPOOL_R_PYSTACK (python.c's words: 1, the native stack id, then code id and line per frame,
+ * innermost first), between enter and leave, defining it in the spool when new; 0 on failure. */
+uint32_t ms__rec_stack_id(const uintptr_t *w, unsigned n, unsigned kind);
+
+/* A PYCODE record between enter and leave: a Python function's file and name (each cut to
+ * SPOOL_PY_NAME_MAX). Returns its new code id, 0 when the record met the stop. */
+uint32_t ms__rec_py_code(const char *file, size_t file_len, const char *func, size_t func_len);
+
+/* ---------------------------------------------------------------- python.c: Python frames */
+
+/* An allocation's stack id with the thread's Python frames (between enter and leave): native,
+ * the native stack's id (0: none), when the thread runs no Python or its frames cannot be read
+ * now; else the id of a PYSTACK of both. */
+uint32_t ms__rec_py_stack(uint32_t native);
+
+/* In a forked child: the thread's Python code ids forgotten (its spool is new). */
+void ms__rec_py_forget(void);
+
+/* A thread ends: its Python frames' memory given back when it runs no Python any more. */
+void ms__rec_py_thread_end(void);
 
 /* A thread ends (the thread key's destructor): its segment and stack table go. */
 void ms__rec_thread_end(void *arg);

@@ -1,4 +1,10 @@
-# memscope-record's Python hook: marks the training steps of an unmodified PyTorch program.
+# memscope-record's Python hook: records the Python frames of every allocation, and marks the
+# training steps of an unmodified PyTorch program.
+#
+# Python frames: under a recording, the shim's memscope_record_python_start (looked up in the
+# process with ctypes.PyDLL, so called with the GIL held) installs the shim's C profile function
+# on the main thread now, and, through threading.setprofile, on each thread the threading module
+# starts later, at its first call; the shim then keeps each thread's Python stack itself.
 #
 # memscope-record puts the folder holding this file first on PYTHONPATH, so Python's site module
 # imports it at start-up.  Under a recording (MEMSCOPE_RECORD_SPOOL set by the launcher) it waits,
@@ -164,6 +170,32 @@ class _StepHookFinder(object):
             pass
 
 
+def _python_frames():
+    """The shim's profile function on this thread and on the threads started later; False
+    when the shim does not record Python frames."""
+    import ctypes
+
+    start = getattr(ctypes.PyDLL(None), "memscope_record_python_start", None)
+    if start is None:
+        return False
+    start.restype = ctypes.c_int
+    start.argtypes = [ctypes.py_object]
+    if not start(sys._getframe()):
+        return False
+    import threading
+
+    def _thread_start(frame, event, arg):
+        # a new thread's first event: the shim's profile function replaces this one
+        try:
+            if not start(frame):
+                sys.setprofile(None)
+        except Exception:
+            sys.setprofile(None)
+
+    threading.setprofile(_thread_start)
+    return True
+
+
 def _install():
     if not os.environ.get("MEMSCOPE_RECORD_SPOOL"):
         return  # not recording: stay out of the import system
@@ -231,6 +263,11 @@ def _chain():
             pass
 
 
+if os.environ.get("MEMSCOPE_RECORD_SPOOL"):
+    try:
+        _python_frames()
+    except Exception:
+        pass
 try:
     _install()
 except Exception:
