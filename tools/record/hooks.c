@@ -7,6 +7,7 @@
 #endif
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -118,8 +119,50 @@ __attribute__((constructor)) static void shim_load(void)
 	init();
 }
 
+/* Whether the process runs one thread now (/proc/self/stat's 20th field); 0 when not known. */
+static int one_thread(void)
+{
+	char buf[1024], *p, *end;
+	ssize_t n = -1;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 2;
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the command's name may hold spaces */
+	for (; p && field < 20; p = strchr(p + 1, ' '))
+		field++;
+	return p && strtol(p, &end, 10) == 1 && end > p;
+}
+
+/* At the end of a recorded process, as valgrind does: glibc's and libstdc++'s own caches
+ * released (__libc_freeres, __gnu_cxx::__freeres: the DTVs of joined threads, dlerror's
+ * messages, stdio's buffers, the C++ emergency pool), so that the blocks left are the
+ * program's. Only with one thread left: another could still be using them. */
+static void release_caches(void)
+{
+	void (*fn)(void);
+
+	if (atomic_load(&ms__rec.state) != ST_ON || (uint64_t)getpid() != ms__rec.pid ||
+		!one_thread())
+		return;
+	*(void **)&fn = dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
+	if (fn)
+		fn();
+	*(void **)&fn = dlsym(RTLD_DEFAULT, "__libc_freeres");
+	dlerror(); /* a failed lookup's message, freed before glibc's caches go */
+	dlerror();
+	if (fn)
+		fn();
+}
+
 __attribute__((destructor)) static void shim_unload(void)
 {
+	release_caches();
 	ms__rec_exit(SPOOL_EXIT_RETURN, 0);
 	ms__rec_write_lost(); /* again: the destructors that ran after exit's call may have added */
 }
