@@ -183,10 +183,10 @@ static void ineff_top(FILE *out, const struct ms__report_detail *d)
 	free(b);
 }
 
-static void inefficient(FILE *out, const struct ms__report_detail *d)
+static void inefficient(FILE *out, const struct memscope_report *r)
 {
-	const struct memscope_inefficient_stats *s = memscope_inefficient_stats(d->ineff);
-	int checked = memscope_inefficient_input_checked(d->ineff, 0);
+	int64_t blocks, bytes;
+	size_t checked = ms__report_ineff_sum(r, &blocks, &bytes);
 
 	fprintf(out, ",\"inefficient\":{\"checked\":%s,\"why\":\"%s\"", checked ? "true" : "false",
 		checked ? "" : "no ACCESS rows");
@@ -194,9 +194,9 @@ static void inefficient(FILE *out, const struct ms__report_detail *d)
 		fputs(",\"blocks\":null,\"bytes\":null,\"top\":[]}", out);
 		return;
 	}
-	fprintf(out, ",\"blocks\":%llu,\"bytes\":%llu", (unsigned long long)s->n_blocks,
-		(unsigned long long)s->bytes);
-	ineff_top(out, d);
+	fprintf(out, ",\"blocks\":%lld,\"bytes\":%lld,\"inputs_checked\":%zu", (long long)blocks,
+		(long long)bytes, checked);
+	ineff_top(out, r->detail);
 	fputc('}', out);
 }
 
@@ -235,7 +235,7 @@ void ms__report_json_detail(FILE *out, const struct memscope_report *r)
 	peak(out, d);
 	leaks(out, r);
 	growth(out, r);
-	inefficient(out, d);
+	inefficient(out, r);
 	fragmentation(out, r);
 	ms__report_json_timeline(out, d);
 	ms__report_json_steps(out, d);

@@ -163,6 +163,10 @@ const char *ms__report_op_text(const char *name, char *buf, size_t size);
 /* The summary field f of row s as a number: 1 and *v when set, else 0. */
 int ms__report_num(const struct memscope_summary *s, enum memscope_sum_field f, int64_t *v);
 
+/* The inefficient blocks and bytes summed over the run's inputs checked (with ACCESS rows), as
+ * memscope-batch's figures; returns how many inputs were checked. */
+size_t ms__report_ineff_sum(const struct memscope_report *r, int64_t *blocks, int64_t *bytes);
+
 /* The detail's peak track: its index, -1 without one. */
 long ms__report_peak_track(const struct ms__report_detail *d);
 

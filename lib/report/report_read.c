@@ -236,3 +236,16 @@ size_t memscope_report_failed(const struct memscope_report *r, enum memscope_rep
 		     strcmp(r->rows[side][i].str[MEMSCOPE_SUM_STATUS], "ok") != 0;
 	return n;
 }
+
+const char *memscope_report_error(
+	const struct memscope_report *r, enum memscope_report_side side, size_t i)
+{
+	const struct memscope_summary *s;
+
+	if (i >= memscope_report_inputs(r, side))
+		return NULL;
+	s = &r->rows[side][i];
+	if (s->str[MEMSCOPE_SUM_STATUS] && !strcmp(s->str[MEMSCOPE_SUM_STATUS], "ok"))
+		return NULL;
+	return s->str[MEMSCOPE_SUM_ERROR] ? s->str[MEMSCOPE_SUM_ERROR] : "not read";
+}

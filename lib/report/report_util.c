@@ -15,6 +15,25 @@ int ms__report_num(const struct memscope_summary *s, enum memscope_sum_field f, 
 	return 1;
 }
 
+size_t ms__report_ineff_sum(const struct memscope_report *r, int64_t *blocks, int64_t *bytes)
+{
+	size_t i, n = 0;
+
+	*blocks = *bytes = 0;
+	for (i = 0; i < r->n_rows[MEMSCOPE_REPORT_RUN]; i++) {
+		const struct memscope_summary *s = &r->rows[MEMSCOPE_REPORT_RUN][i];
+		int64_t c, b;
+
+		if (!ms__report_num(s, MEMSCOPE_SUM_INEFFICIENT_BLOCKS, &c) ||
+			!ms__report_num(s, MEMSCOPE_SUM_INEFFICIENT_BYTES, &b))
+			continue;
+		n++;
+		*blocks += c;
+		*bytes = *bytes > INT64_MAX - b ? INT64_MAX : *bytes + b;
+	}
+	return n;
+}
+
 const char *ms__report_op_text(const char *name, char *buf, size_t size)
 {
 	static const char pre[] = "torch._ops.";

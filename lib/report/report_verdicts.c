@@ -302,31 +302,38 @@ static void inefficient_verdict(struct memscope_report *r)
 {
 	const struct memscope_inefficient *a = r->detail->ineff;
 	const struct memscope_inefficient_stats *st = memscope_inefficient_stats(a);
-	char b[MEMSCOPE_BYTES_TEXT_MAX], tb[MEMSCOPE_BYTES_TEXT_MAX], types[300] = "";
-	size_t at = 0;
+	char b[MEMSCOPE_BYTES_TEXT_MAX], tb[MEMSCOPE_BYTES_TEXT_MAX], types[300] = "", in[64] = "";
+	int64_t blocks, bytes;
+	size_t at = 0, n = r->n_rows[MEMSCOPE_REPORT_RUN];
+	size_t checked = ms__report_ineff_sum(r, &blocks, &bytes);
 	unsigned i;
 	struct ms__report_verdict *v;
 
-	if (!memscope_inefficient_input_checked(a, 0)) {
+	if (!checked) {
 		verdict(r, "inefficient", "unchecked", "inefficient",
 			"inefficient: not checked (no ACCESS rows)");
 		return;
 	}
-	for (i = 0; i < 3; i++)
+	/* the types of one input; the inputs checked of several */
+	for (i = 0; n == 1 && i < 3; i++)
 		if (st->n_type[i])
-			ms__text_put(types, sizeof(types), &at, "%s%s %s", at ? ", " : "",
+			ms__text_put(types, sizeof(types), &at, "%s%s %s", at ? ", " : " (",
 				memscope_ineff_type_name(1u << i),
 				memscope_bytes_text(tb, sizeof(tb), st->type_bytes[i]));
-	if (st->n_blocks)
+	if (at)
+		ms__text_put(types, sizeof(types), &at, ")");
+	if (n > 1)
+		snprintf(in, sizeof(in), " (%zu of %zu inputs checked)", checked, n);
+	if (blocks)
 		v = verdict(r, "inefficient", "warn", "inefficient",
-			"inefficient: %s in %llu block%s held longer than needed (%s)",
-			memscope_bytes_text(b, sizeof(b), st->bytes),
-			(unsigned long long)st->n_blocks, st->n_blocks == 1 ? "" : "s", types);
+			"inefficient: %s in %lld block%s held longer than needed%s%s",
+			memscope_bytes_text(b, sizeof(b), (uint64_t)bytes), (long long)blocks,
+			blocks == 1 ? "" : "s", types, in);
 	else
 		v = verdict(r, "inefficient", "ok", "inefficient",
-			"inefficient: no memory held longer than needed");
+			"inefficient: no memory held longer than needed%s", in);
 	v->has_bytes = v->has_count = 1;
-	v->bytes = (int64_t)st->bytes, v->count = st->n_blocks;
+	v->bytes = bytes, v->count = (uint64_t)blocks;
 }
 
 /* The highest reserved sample of the profiler's memory_record for track k into r->frag. */
@@ -484,7 +491,7 @@ static void unchecked_verdict(struct memscope_report *r)
 /* With several inputs, the lines of the detail input alone say so. */
 static void of_peak_input(struct memscope_report *r)
 {
-	static const char *const ids[] = { "growth", "inefficient", "fragmentation" };
+	static const char *const ids[] = { "growth", "fragmentation" };
 	size_t i, k, len;
 
 	for (i = 0; r->n_rows[MEMSCOPE_REPORT_RUN] > 1 && i < r->n_verdicts; i++)

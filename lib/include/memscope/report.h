@@ -80,4 +80,13 @@ size_t memscope_report_inputs(const struct memscope_report *r, enum memscope_rep
 /* How many inputs of side could not be read (rows with status "invalid" or "error"). */
 size_t memscope_report_failed(const struct memscope_report *r, enum memscope_report_side side);
 
+/*
+ * Why input i of side could not be read: its message as memscope-batch's row has it, one line
+ * that starts with the input's name ("tree/rank30/...csv:12: invalid size ..."), or NULL when it
+ * was read (or i is beyond the inputs). Borrowed until r is freed. A tool names each failed input
+ * with it (memscope_report_failed of them).
+ */
+const char *memscope_report_error(
+	const struct memscope_report *r, enum memscope_report_side side, size_t i);
+
 #endif
