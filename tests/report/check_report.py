@@ -513,6 +513,19 @@ def check_json(rep):
         bad(f"a ranks verdict {'missing' if several else 'with one input'}")
     if ("baseline" in ids) != (rep.get("baseline") is not None):
         bad("a baseline verdict without --baseline's figures, or none with them")
+    # each verdict's figure is its member's
+    fr, ie = rep.get("fragmentation") or {}, rep.get("inefficient") or {}
+    for vid, got, want in (
+            ("peak", verdict(rep, "peak").get("bytes"), (rep.get("peak") or {}).get("bytes")),
+            ("growth", verdict(rep, "growth").get("bytes"),
+             (rep.get("growth") or {}).get("per_step_bytes")),
+            ("inefficient", (verdict(rep, "inefficient").get("bytes"),
+                             verdict(rep, "inefficient").get("count")),
+             (ie.get("bytes"), ie.get("blocks")) if ie.get("checked") else (None, None)),
+            ("fragmentation", verdict(rep, "fragmentation").get("bytes"),
+             fr["reserved_bytes"] - fr["allocated_bytes"] if fr.get("checked") else None)):
+        if got != want:
+            bad(f"the {vid} verdict's figure {got!r}, its member's {want!r}")
     t = rep.get("timeline") or {}
     lim = [("leaks.sites", ((rep.get("leaks") or {}).get("sites") or []), 200),
            ("timeline.tracks", t.get("tracks") or [], 8),
