@@ -141,6 +141,7 @@ struct memscope_report {
 	struct ms__report_verdict verdicts[MS__REPORT_MAX_VERDICTS];
 	size_t n_verdicts;
 	int finished;
+	int no_baseline; /* memscope_report_expect_baseline(r, 0) */
 	void (*on_input)(
 		void *ctx, enum memscope_report_side side, size_t i, size_t n, const char *name);
 	void *on_input_ctx;

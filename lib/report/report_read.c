@@ -67,6 +67,11 @@ void memscope_report_on_input(struct memscope_report *r,
 	r->on_input_ctx = ctx;
 }
 
+void memscope_report_expect_baseline(struct memscope_report *r, int will)
+{
+	r->no_baseline = !will;
+}
+
 /* Fresh analyses for one input's read. NULL on OOM. */
 static struct ms__report_detail *detail_new(void)
 {
@@ -131,8 +136,9 @@ static int read_one(struct memscope_report *r, enum memscope_report_side side,
 	batch_input(&in, name);
 	extra[0] = (struct memscope_run_item){ &ms__rblocks_analysis, d->blocks };
 	run = (struct ms__summary_run){ d->st, d->leaks, d->peak, d->ineff, extra, 1, s, i };
-	if (n == 1 && (rc = ms__ranks_item(r->ranks, (enum ms__ranks_side)side, name, d->st,
-			       &extra[run.n_extra++]))) {
+	if (n == 1 && !(side == MEMSCOPE_REPORT_RUN && r->no_baseline) &&
+		(rc = ms__ranks_item(r->ranks, (enum ms__ranks_side)side, name, d->st,
+			 &extra[run.n_extra++]))) {
 		ms__report_detail_free(d);
 		return memscope_error_set(err, rc, name, 0, "%s", memscope_strerror(rc));
 	}

@@ -55,6 +55,13 @@ void memscope_report_on_input(struct memscope_report *r,
 	void (*fn)(void *ctx, enum memscope_report_side side, size_t i, size_t n, const char *name),
 	void *ctx);
 
+/*
+ * Say before the run's read whether a baseline will be read (will 1) or not (0). With one input
+ * a side, the run's read keeps for the baseline's per op comparison about 32 bytes per op and
+ * pool row of its input: told there is no baseline, it keeps none. Not told: it keeps them.
+ */
+void memscope_report_expect_baseline(struct memscope_report *r, int will);
+
 /* After the reads: the verdicts, the ranks compared, the baseline's differences. 0,
  * MEMSCOPE_E_NOMEM (err set), MEMSCOPE_E_ARG (no run read, or finished already). */
 int memscope_report_finish(struct memscope_report *r, struct memscope_error *err);
