@@ -87,7 +87,7 @@ static void site(FILE *out, const struct ms__report_detail *d, const struct mems
 	fprintf(out, ",\"ts_ns\":%llu,\"ranks\":1,\"stack\":",
 		(unsigned long long)(x->blk.alloc_ts_ns -
 				     memscope_leaks_origin(d->leaks, 0, x->blk.file)));
-	ms__json_stack(out, d->st, g->stack_py, g->stack_c);
+	ms__report_json_stack(out, d->st, g->stack_py, g->stack_c);
 	fputc('}', out);
 }
 
@@ -176,7 +176,7 @@ static void ineff_top(FILE *out, const struct ms__report_detail *d)
 		fputs(",\"owner\":", out);
 		ms__json_id_or_null(out, d->st, b[i]->owner);
 		fputs(",\"stack\":", out);
-		ms__json_stack(out, d->st, b[i]->stack_py, b[i]->stack_c);
+		ms__report_json_stack(out, d->st, b[i]->stack_py, b[i]->stack_c);
 		fputc('}', out);
 	}
 	fputc(']', out);

@@ -25,6 +25,7 @@
 #define MS__REPORT_MAX_INEFF 20	    /* inefficient blocks listed */
 #define MS__REPORT_MAX_FLAME 5000   /* flame nodes written */
 #define MS__REPORT_MAX_KEYS 4096    /* (process, device, pool) kept by the block analysis */
+#define MS__REPORT_MAX_FRAMES 48    /* frames of a stack's kind written (then "[N more frames]") */
 
 /* ------------------------------------------------------------------------------------------ */
 /* report_blocks.c: block lifetimes, pool totals and allocation stacks of one input */
@@ -163,6 +164,11 @@ const char *ms__report_op_text(const char *name, char *buf, size_t size);
 
 /* The summary field f of row s as a number: 1 and *v when set, else 0. */
 int ms__report_num(const struct memscope_summary *s, enum memscope_sum_field f, int64_t *v);
+
+/* A call stack as {"python":[frames],"c":[frames]}, innermost first, each kind cut to
+ * MS__REPORT_MAX_FRAMES frames and "[N more frames]"; C frames as memscope_frame_text writes them.
+ */
+void ms__report_json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c);
 
 /* The inefficient blocks and bytes summed over the run's inputs checked (with ACCESS rows), as
  * memscope-batch's figures; returns how many inputs were checked. */

@@ -390,7 +390,7 @@ static void blocks(FILE *out, const struct ms__report_detail *d, long k)
 		else
 			fprintf(out, ",\"site\":%ld", site[i]);
 		fputs(",\"stack\":", out);
-		ms__json_stack(out, d->st, b->stack_py, b->stack_c);
+		ms__report_json_stack(out, d->st, b->stack_py, b->stack_c);
 		fputc('}', out);
 	}
 out:

@@ -137,3 +137,37 @@ void ms__report_json_owners(
 			n > max ? n - max : 0, (unsigned long long)bytes,
 			(unsigned long long)blocks);
 }
+
+/* A stack's frames, innermost first, at most MS__REPORT_MAX_FRAMES (then "[N more frames]"); C
+ * frames (text) as memscope_frame_text writes them. */
+static void frames(FILE *out, const struct memscope_strtab *st, uint32_t stack, int c)
+{
+	size_t n = 0, i, len;
+	const uint32_t *f = memscope_strtab_stack(st, stack, &n);
+	char text[1024];
+
+	fputc('[', out);
+	for (i = 0; f && i < n && i < MS__REPORT_MAX_FRAMES; i++) {
+		const char *s = memscope_strtab_str(st, f[i], &len);
+
+		if (i)
+			fputc(',', out);
+		if (!s)
+			s = "", len = 0;
+		if (c && (len = memscope_frame_text(s, len, text, sizeof(text))) >= sizeof(text))
+			len = sizeof(text) - 1;
+		ms__json_str(out, c ? text : s, len);
+	}
+	if (f && n > MS__REPORT_MAX_FRAMES)
+		fprintf(out, ",\"[%zu more frames]\"", n - MS__REPORT_MAX_FRAMES);
+	fputc(']', out);
+}
+
+void ms__report_json_stack(FILE *out, const struct memscope_strtab *st, uint32_t py, uint32_t c)
+{
+	fputs("{\"python\":", out);
+	frames(out, st, py, 0);
+	fputs(",\"c\":", out);
+	frames(out, st, c, 1);
+	fputc('}', out);
+}

@@ -360,8 +360,11 @@ static void write_big(const char *path)
 		fprintf(f,
 			"%llu,MALLOC,PTA,N/"
 			"A,%llu,100,100,0,0x%llx,\"{allocation_id:%llu,addr:0x%llx,"
-			"size:%llu}\",\"f%llu.py(1): g\",\n",
+			"size:%llu}\",\"f%llu.py(1): g",
 			id++, ts += 1000, ptr, k + 1, ptr, size, k);
+		for (p = 0; k == 2490 && p < 60; p++) /* a leak with a deep stack */
+			fprintf(f, "\nd%llu.py(2): h", p);
+		fputs("\",\n", f);
 		if (k % 10) /* every tenth block leaks, each from a site of its own */
 			fprintf(f,
 				"%llu,FREE,PTA,N/A,%llu,100,100,0,0x%llx,\"{allocation_id:%llu,"
@@ -404,6 +407,14 @@ START_TEST(bounds)
 	cJSON_ArrayForEach(t, get(j, "timeline.tracks"))
 		ck_assert_int_le(cJSON_GetArraySize(get(t, "points")), MS__REPORT_MAX_COLUMNS);
 	ck_assert_int_eq(cJSON_GetArraySize(get(j, "leaks.sites")), MS__REPORT_MAX_SITES);
+	/* the deep stack's 61 frames cut to the bound and a line saying how many more */
+	cJSON_ArrayForEach(
+		t, get(j, "leaks.sites")) if (cJSON_GetArraySize(get(t, "stack.python")) > 1) break;
+	ck_assert_ptr_nonnull(t);
+	t = get(t, "stack.python");
+	ck_assert_int_eq(cJSON_GetArraySize(t), MS__REPORT_MAX_FRAMES + 1);
+	ck_assert_str_eq(
+		cJSON_GetArrayItem(t, MS__REPORT_MAX_FRAMES)->valuestring, "[13 more frames]");
 	ck_assert_int_le(cJSON_GetArraySize(get(j, "where.rows")), MS__REPORT_MAX_WHERE);
 	ck_assert(!cJSON_IsNull(get(j, "where.flame"))); /* Python stacks */
 	ck_assert_str_eq(str(verdict(j, "growth"), "level"), "bad");
