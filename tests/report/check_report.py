@@ -170,6 +170,9 @@ class Browser:
         self.proc = subprocess.Popen(
             [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
              "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+             # no attempt to reach the network at start (this machine's is closed)
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-quic",
              "--hide-scrollbars", f"--user-data-dir={tmp}/profile", "--window-size=1400,900",
              "about:blank"], preexec_fn=child, close_fds=False, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "chromium.err"), "w"))
