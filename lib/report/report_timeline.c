@@ -113,6 +113,27 @@ static long drawn(const struct memscope_peak_track *t, size_t n, size_t *pick)
 	return (long)i;
 }
 
+/* ,"clock":{"shift_ns":S|null,"note":...} when input src has files recorded far apart (shift:
+ * the series' own, NULL unknown), else ,"clock":null. */
+static void clock_member(
+	FILE *out, const struct ms__report_detail *d, uint32_t src, const int64_t *shift)
+{
+	char note[600];
+
+	if (!memscope_peak_clock_note(d->peak, src, note, sizeof(note))) {
+		fputs(",\"clock\":null", out);
+		return;
+	}
+	fputs(",\"clock\":{\"shift_ns\":", out);
+	if (shift)
+		fprintf(out, "%lld", (long long)*shift);
+	else
+		fputs("null", out);
+	fputs(",\"note\":", out);
+	ms__json_cstr(out, note);
+	fputc('}', out);
+}
+
 /* One track's members and its points. */
 static void track(
 	FILE *out, const struct ms__report_detail *d, size_t k, const struct col *cols, int pids)
@@ -120,7 +141,7 @@ static void track(
 	size_t n;
 	const struct memscope_peak_track *t = memscope_peak_tracks(d->peak, &n) + k;
 	uint64_t origin = memscope_peak_origin(d->peak, t->src);
-	char buf[MEMSCOPE_DEVICE_TEXT_MAX], label[96], note[600];
+	char buf[MEMSCOPE_DEVICE_TEXT_MAX], label[96];
 	const char *dev = memscope_device_text(t->device, buf);
 
 	if (pids && t->pid != MEMSCOPE_ID_NONE)
@@ -136,15 +157,10 @@ static void track(
 	fprintf(out,
 		",\"device\":\"%s\",\"pool\":\"%s\",\"label\":\"%s\",\"peak\":%lld,\"peak_ns\":%"
 		"llu,"
-		"\"end_bytes\":%lld,\"clock\":",
+		"\"end_bytes\":%lld",
 		dev, memscope_subtype_name(t->pool), label, (long long)t->peak,
 		(unsigned long long)(t->peak_at.ts_ns - origin), (long long)t->end_bytes);
-	if (memscope_peak_clock_note(d->peak, t->src, note, sizeof(note))) {
-		fputs("{\"shift_ns\":null,\"note\":", out);
-		ms__json_cstr(out, note);
-		fputc('}', out);
-	} else
-		fputs("null", out);
+	clock_member(out, d, t->src, NULL);
 	points(out, cols, 1);
 	fputc('}', out);
 }
@@ -223,11 +239,9 @@ static void sample_series(FILE *out, const struct ms__report_detail *d,
 	else
 		fputs("null", out);
 	/* a file recorded far apart: drawn from the input's start, shift_ns taken off its times */
-	if (ct->shift_ns && memscope_peak_clock_note(d->peak, ct->src, label, sizeof(label))) {
-		fprintf(out, ",\"clock\":{\"shift_ns\":%lld,\"note\":", (long long)ct->shift_ns);
-		ms__json_cstr(out, label);
-		fputc('}', out);
-	} else
+	if (ct->shift_ns)
+		clock_member(out, d, ct->src, &ct->shift_ns);
+	else
 		fputs(",\"clock\":null", out);
 	points(out, cols, 0);
 	fputc('}', out);
