@@ -488,18 +488,25 @@ static void unchecked_verdict(struct memscope_report *r)
 	verdict(r, "unchecked", "unchecked", "unchecked", "not checked: %s", text);
 }
 
-/* With several inputs, the lines of the detail input alone say so. */
+/* With several inputs, the lines of the detail input alone say so: "growth in the peak's input:
+ * ...". */
 static void of_peak_input(struct memscope_report *r)
 {
 	static const char *const ids[] = { "growth", "fragmentation" };
-	size_t i, k, len;
+	static const char in[] = " in the peak's input";
+	size_t i, k, at, len;
 
 	for (i = 0; r->n_rows[MEMSCOPE_REPORT_RUN] > 1 && i < r->n_verdicts; i++)
-		for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++)
-			if (!strcmp(r->verdicts[i].id, ids[k]) &&
-				(len = strlen(r->verdicts[i].text)) < sizeof(r->verdicts[i].text))
-				snprintf(r->verdicts[i].text + len,
-					sizeof(r->verdicts[i].text) - len, " in the peak's input");
+		for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+			char *t = r->verdicts[i].text;
+
+			if (strcmp(r->verdicts[i].id, ids[k]) ||
+				(at = strlen(ids[k])) >= strlen(t) ||
+				(len = strlen(t)) + sizeof(in) > sizeof(r->verdicts[i].text))
+				continue;
+			memmove(t + at + sizeof(in) - 1, t + at, len - at + 1);
+			memcpy(t + at, in, sizeof(in) - 1);
+		}
 }
 
 int ms__report_verdicts(struct memscope_report *r)
