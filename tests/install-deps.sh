@@ -7,9 +7,9 @@
 # zlib, libzstd, gcc's libbacktrace) and man-db for the installed pages.
 TOOLS="cmake make gcc libgcc-12-dev pkg-config libcsv-dev libcjson-dev libsqlite3-dev zlib1g-dev libzstd-dev uthash-dev man-db"
 # TESTS: Check, clang's libFuzzer, the oracles (valgrind, Python, sqlite3, zstd), mandoc for the
-# man-page lint, headless chromium for the pages, g++ for the recorder's C++ victims, and the
-# batch tests' single-node Slurm cluster and GNU parallel
-TESTS="g++ clang clang-format check libsubunit-dev python3 sqlite3 zstd chromium mandoc valgrind slurmctld slurmd slurm-client munge parallel"
+# man-page lint, headless chromium for the pages, g++ for the recorder's C++ victims, PyTorch for
+# its real training loop, and the batch tests' single-node Slurm cluster and GNU parallel
+TESTS="g++ clang clang-format check libsubunit-dev python3 sqlite3 zstd chromium mandoc valgrind python3-torch slurmctld slurmd slurm-client munge parallel"
 # installed without their recommendations
 NORECS="slurmctld slurmd slurm-client munge parallel"
 

@@ -5,8 +5,9 @@
 # released by both (__libc_freeres), threads included. Skipped (77) without valgrind.
 # Not compared: killed (SIGKILL leaves valgrind no summary), execer (its child execs), forked's
 # child (valgrind counts the blocks it inherits, a recording only its own: formats/record.md 2.5;
-# the parent is compared), holes (it fills the spool's disk on purpose), latecxx (the shim's own libraries are already loaded when it dlopens, so the dynamic linker
-# allocates less than under valgrind).
+# the parent is compared), holes (it fills the spool's disk on purpose), latecxx (the shim's own
+# libraries are already loaded when it dlopens, so the dynamic linker allocates less than under
+# valgrind).
 # Args: BIN_DIR SRC_DIR VICTIM_DIR
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)

@@ -1,9 +1,9 @@
 # Training steps through the fake torch of this folder, for tests/record/test_python.sh.
 # Args: MODE LEAK_SIZE
-#   two:   3 iterations, each stepping two optimizers (one step per iteration must come of it);
+#   two:   4 iterations, each stepping two optimizers (one step per iteration must come of it);
 #          every step mallocs and frees a block of 7000 + its number, and step 2 also mallocs
 #          LEAK_SIZE bytes it never frees
-#   raise: 3 iterations of one optimizer whose step 2 raises (the hook's post is skipped)
+#   raise: 4 iterations of one optimizer whose step 2 raises
 import ctypes
 import sys
 
@@ -28,7 +28,7 @@ def work(n):
 
 first = torch.optim.SGD([1.0])
 second = torch.optim.SGD([2.0])
-for n in range(1, 4):
+for n in range(1, 5):
     try:
         first.step(lambda: work(n))
     except ValueError:

@@ -9,11 +9,15 @@
 # memscope-record puts the folder holding this file first on PYTHONPATH, so Python's site module
 # imports it at start-up.  Under a recording (MEMSCOPE_RECORD_SPOOL set by the launcher) it waits,
 # at no cost, for torch.optim.optimizer to be imported, then registers torch's global optimizer
-# step hooks (torch >= 2.0): each step() of the first optimizer seen opens an mstx range named
-# "step start" and closes it when the step returns, the steps memscope-leaks(1) reads.  The
-# ranges come from the shim's exported functions, looked up in the process with ctypes; without
-# the shim, or without those hooks in torch, nothing is registered.  Then it runs the next
-# sitecustomize on sys.path (the user's or the distribution's, such as Debian's
+# step pre hook (torch >= 2.0), or, in a torch without it (1.13), wraps the step() of every
+# torch.optim.Optimizer subclass, those defined later included: each step() of the first
+# optimizer seen opens an mstx range named "step start" and the next one's closes it, the steps
+# memscope-leaks(1) reads.  Once torch.profiler.profiler is imported, a torch.profiler.profile
+# with a schedule (its ProfilerStep#N ranges) marks the steps while it runs instead: a range from
+# the return of its start() or step() to the return of its next step() or stop().  The ranges
+# come from the shim's exported functions, looked up in the process with ctypes; without the shim
+# nothing is registered, and when torch has neither hook one line on stderr says so.  Then it
+# runs the next sitecustomize on sys.path (the user's or the distribution's, such as Debian's
 # /usr/lib/python3.X/sitecustomize.py) as if this file were not there.
 #
 # Marks without torch need nothing installed: under memscope-record,
@@ -29,22 +33,37 @@
 import os
 import sys
 
-# the module whose import completes the registration, and its two global hook registrars
-_TARGET = "torch.optim.optimizer"
+# the modules whose import completes a registration (_TARGETS, at the end), torch 2.x's global
+# optimizer step pre hook registrar
+_OPTIMIZER = "torch.optim.optimizer"
+_PROFILER = "torch.profiler.profiler"
 _PRE = "register_optimizer_step_pre_hook"
-_POST = "register_optimizer_step_post_hook"
 _STEP_NAME = b"step start"
+_NO_HOOK = "memscope-record: no PyTorch step hook installed: %s\n"
 
 
 class _Steps(object):
     """One training step per step() of the first optimizer seen (several optimizers stepping in
-    one iteration make one step); a step a failed step() left open ends when the next begins."""
+    one iteration make one step), from its start to the start of the next, so that a step holds
+    a whole iteration (the forward and backward passes after its optimizer step); the last one
+    has no end (exit is no iteration's end). While a torch profiler with a schedule runs, its
+    steps (from one ProfilerStep#N to the next) are the steps instead."""
 
     def __init__(self, start, end):
         self.start = start  # memscope_record_range_start(text) -> id, 0 when not recording
         self.end = end  # memscope_record_range_end(id)
         self.key = None  # weakref to the optimizer whose steps are the steps
         self.open = 0  # id of the open step's range, 0 for none
+        self.profiling = 0  # profilers with a schedule running: they mark the steps
+
+    def close(self):
+        """The open step ends."""
+        try:
+            if self.open:
+                rid, self.open = self.open, 0
+                self.end(rid)
+        except Exception:
+            pass
 
     def _mine(self, optimizer):
         owner = self.key() if self.key is not None else None
@@ -61,47 +80,158 @@ class _Steps(object):
     def pre(self, optimizer, args, kwargs):
         # torch's step pre hook: returning None leaves step()'s arguments as they are
         try:
-            if self._mine(optimizer):
-                if self.open:
-                    rid, self.open = self.open, 0
-                    self.end(rid)
+            if not self.profiling and self._mine(optimizer):
+                self.close()
                 self.open = self.start(_STEP_NAME)
         except Exception:
             pass
         return None
 
-    def post(self, optimizer, args, kwargs):
+    def profiler(self, prof, what):
+        """A torch profiler's start() or step() ("begin") or stop() ("stop") returned: the step
+        open ends, and with "begin" the next starts. After the call, not before: the
+        ProfilerStep#N record the call makes then belongs to the step it ends, and is freed in
+        the next call, inside the step it opens (before it, it would be a block of each step
+        alive at the end of the next)."""
         try:
-            if self.open and self.key is not None and self.key() is optimizer:
-                rid, self.open = self.open, 0
-                self.end(rid)
+            if not getattr(prof, "record_steps", False):
+                return  # no schedule: the profiler has no steps
+            self.close()  # the optimizer's step, or the profiler's last
+            running = getattr(prof, "_memscope_running", False)
+            if what == "begin":
+                if not running:
+                    prof._memscope_running = True
+                    self.profiling += 1
+                self.open = self.start(_STEP_NAME)
+            elif running:
+                prof._memscope_running = False
+                self.profiling -= 1
         except Exception:
             pass
-        return None
 
 
-def _register(module):
-    """Called once the target module has run: registers the step hooks when both torch and the
-    shim provide what they need; returns whether it did."""
-    pre = getattr(module, _PRE, None)
-    post = getattr(module, _POST, None)
-    if not callable(pre) or not callable(post):
-        return False
+_STATE = {}  # "steps": the process's _Steps once the shim's functions were found
+
+
+def _steps():
+    """The process's one _Steps, made at the first call; None without the shim's functions."""
+    if "steps" in _STATE:
+        return _STATE["steps"]
     import ctypes  # torch has imported it already: free here
 
     lib = ctypes.CDLL(None)
     start = getattr(lib, "memscope_record_range_start", None)
     end = getattr(lib, "memscope_record_range_end", None)
-    if start is None or end is None:
-        return False
-    start.restype = ctypes.c_uint64
-    start.argtypes = [ctypes.c_char_p]
-    end.restype = None
-    end.argtypes = [ctypes.c_uint64]
-    steps = _Steps(start, end)
-    pre(steps.pre)
-    post(steps.post)
-    return True
+    steps = None
+    if start is not None and end is not None:
+        start.restype = ctypes.c_uint64
+        start.argtypes = [ctypes.c_char_p]
+        end.restype = None
+        end.argtypes = [ctypes.c_uint64]
+        steps = _Steps(start, end)
+    _STATE["steps"] = steps
+    return steps
+
+
+def _wrap_step(cls, steps, active):
+    """cls's own step(), when it has one, wrapped once: the outermost step() of an optimizer (a
+    subclass's step calling its base's is one) runs after steps.pre."""
+    import functools
+    import types
+
+    fn = cls.__dict__.get("step")
+    if not isinstance(fn, types.FunctionType) or getattr(fn, "_memscope_step", False):
+        return
+
+    @functools.wraps(fn)  # keeps torch 1.13's "hooked" mark, when fn is its profiling wrapper
+    def step(self, *args, **kwargs):
+        key = id(self)
+        if key in active:
+            return fn(self, *args, **kwargs)
+        steps.pre(self, args, kwargs)
+        active.add(key)
+        try:
+            return fn(self, *args, **kwargs)
+        finally:
+            active.discard(key)
+
+    step._memscope_step = True
+    cls.step = step
+
+
+def _wrap_optimizers(base, steps):
+    """torch without the global hooks: the step() of every subclass of base wrapped at the class
+    level, those there are now and those defined later (base's __init_subclass__)."""
+    active = set()
+    prev = base.__dict__.get("__init_subclass__")
+
+    def init_subclass(cls, **kwargs):
+        if prev is not None:
+            prev.__get__(None, cls)(**kwargs)
+        else:
+            super(base, cls).__init_subclass__(**kwargs)
+        try:
+            _wrap_step(cls, steps, active)
+        except Exception:
+            pass
+
+    base.__init_subclass__ = classmethod(init_subclass)
+    todo, seen = list(base.__subclasses__()), set()
+    while todo:
+        cls = todo.pop()
+        if cls not in seen:
+            seen.add(cls)
+            _wrap_step(cls, steps, active)
+            todo.extend(cls.__subclasses__())
+
+
+def _register_optimizer(module):
+    """Called once torch.optim.optimizer has run: torch's global step pre hook registered, else
+    every optimizer's step() wrapped, when the shim is there; one stderr line when neither
+    could be."""
+    steps = _steps()
+    if steps is None:
+        return  # not recorded by the shim: nothing to mark
+    pre = getattr(module, _PRE, None)
+    if callable(pre):
+        pre(steps.pre)
+        return
+    base = getattr(module, "Optimizer", None)
+    if not isinstance(base, type):
+        why = "%s has neither %s nor an Optimizer class" % (_OPTIMIZER, _PRE)
+        sys.stderr.write(_NO_HOOK % why)
+        return
+    try:
+        _wrap_optimizers(base, steps)
+    except Exception as e:
+        sys.stderr.write(_NO_HOOK % ("wrapping %s.Optimizer.step failed: %r" % (_OPTIMIZER, e)))
+
+
+def _register_profiler(module):
+    """Called once torch.profiler.profiler has run: profile's start, step and stop wrapped so
+    that the ProfilerStep#N ranges of a profiler with a schedule are the steps while it runs."""
+    import functools
+
+    cls = getattr(module, "profile", None)
+    steps = _steps()
+    if not isinstance(cls, type) or steps is None:
+        return
+    for name in ("start", "step", "stop"):
+        fn = cls.__dict__.get(name)
+        if not callable(fn) or getattr(fn, "_memscope_step", False):
+            continue
+
+        def method(self, *args, _fn=fn, _what="stop" if name == "stop" else "begin", **kwargs):
+            out = _fn(self, *args, **kwargs)
+            steps.profiler(self, _what)
+            return out
+
+        method = functools.wraps(fn)(method)
+        method._memscope_step = True
+        setattr(cls, name, method)
+
+
+_TARGETS = {_OPTIMIZER: _register_optimizer, _PROFILER: _register_profiler}
 
 
 class _HookedLoader(object):
@@ -139,7 +269,7 @@ class _StepHookFinder(object):
         self.busy = False
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != _TARGET or self.busy:
+        if fullname not in _TARGETS or self.busy:
             return None
         self.busy = True
         try:
@@ -163,9 +293,9 @@ class _StepHookFinder(object):
             self.busy = False
 
     def loaded(self, module):
-        # every run of the module registers on its own, fresh, hook tables
+        # every run of a module registers on its own, fresh, hook tables or classes
         try:
-            _register(module)
+            _TARGETS[module.__name__](module)
         except Exception:
             pass
 
@@ -203,9 +333,10 @@ def _install():
         return
     finder = _StepHookFinder()
     sys.meta_path.insert(0, finder)
-    module = sys.modules.get(_TARGET)
-    if module is not None:  # imported before us (a user's .pth file, say)
-        finder.loaded(module)
+    for name in _TARGETS:
+        module = sys.modules.get(name)
+        if module is not None:  # imported before us (a user's .pth file, say)
+            finder.loaded(module)
 
 
 def _next_sitecustomize():

@@ -1,9 +1,13 @@
 # The fake torch's global optimizer step hooks, with torch >= 2.0's semantics: every subclass's
 # step() is wrapped so that the global pre hooks run before it as hook(optimizer, args, kwargs)
 # (a hook returning (args, kwargs) replaces them) and the global post hooks after it returns
-# (not when it raises).
+# (not when it raises). With FAKE_TORCH_NO_GLOBAL_HOOKS set it is torch 1.13's instead: no global
+# hooks, step() left as it is.
 from collections import OrderedDict
 import functools
+import os
+
+_NO_GLOBAL_HOOKS = bool(os.environ.get("FAKE_TORCH_NO_GLOBAL_HOOKS"))
 
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
@@ -57,8 +61,12 @@ class Optimizer(object):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "step" in cls.__dict__:
+        if "step" in cls.__dict__ and not _NO_GLOBAL_HOOKS:
             cls.step = _hooked(cls.__dict__["step"])
 
     def step(self, closure=None):
         raise NotImplementedError
+
+
+if _NO_GLOBAL_HOOKS:
+    del register_optimizer_step_pre_hook, register_optimizer_step_post_hook
