@@ -169,6 +169,18 @@ static int read_error(const struct memscope_session *s, const struct memscope_er
 	return cli_exit_status(err->code);
 }
 
+/* One line for each input of side that could not be read (of several: the report has its row),
+ * naming it and saying why. */
+static void failed_inputs(const struct memscope_report *r, enum memscope_report_side side)
+{
+	size_t i, n = memscope_report_failed(r, side) ? memscope_report_inputs(r, side) : 0;
+	const char *why;
+
+	for (i = 0; i < n; i++)
+		if ((why = memscope_report_error(r, side, i)))
+			cli_msg(&tool, "%s", why);
+}
+
 /* Both sides read into r (the run, then the baseline when there is one), with the progress line,
  * and the report finished. 0 or the exit status (printed). */
 static int read_all(const struct report_opts *o, struct memscope_report *r)
@@ -180,6 +192,7 @@ static int read_all(const struct report_opts *o, struct memscope_report *r)
 	int rc = 0;
 
 	memscope_error_clear(&err);
+	memscope_report_expect_baseline(r, o->sessions[MEMSCOPE_REPORT_BASELINE] != NULL);
 	for (i = 0; i < 2 && !rc; i++) {
 		struct memscope_session *s = o->sessions[sides[i]];
 
@@ -189,6 +202,8 @@ static int read_all(const struct report_opts *o, struct memscope_report *r)
 			o->n_names[sides[i]], o->common.quiet);
 		if ((rc = memscope_report_read(r, sides[i], s, &err)))
 			rc = read_error(s, &err);
+		else
+			failed_inputs(r, sides[i]);
 	}
 	if (!rc && memscope_report_finish(r, &err))
 		rc = cli_error(&tool, &err);
