@@ -408,7 +408,7 @@ static int on_event(struct cap_state *cs, struct cur *c)
 static int on_host(struct cap_state *cs, unsigned type, struct cur *c, struct cap_thread *t)
 {
 	struct memscope_event *ev = &cs->host_ev;
-	uint64_t size = 0, ptr = 0, ts, alloc_id, stack;
+	uint64_t size = 0, ptr = 0, ts, alloc_id, stack, stack_py;
 	unsigned func;
 	int is_alloc = type == CAP_HOST_ALLOC || type == CAP_HOST_ALLOC_FN;
 
@@ -434,13 +434,15 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c, struct ca
 			return bad(cs, "invalid func code");
 		func = (unsigned)f;
 	}
-	stack = c->p < c->end ? get_varint(c) : 0; /* optional trailing field */
+	stack = c->p < c->end ? get_varint(c) : 0; /* optional trailing fields */
+	stack_py = c->p < c->end ? get_varint(c) : 0;
 	if (c->bad)
 		return bad(cs, "truncated host record");
 	if (size > INT64_MAX)
 		return bad(cs, "host allocation size out of range");
-	ev->stack_c = 0;
-	if (stack && stack_id(cs, stack, &ev->stack_c))
+	ev->stack_c = ev->stack_py = 0;
+	if ((stack && stack_id(cs, stack, &ev->stack_c)) ||
+		(stack_py && stack_id(cs, stack_py, &ev->stack_py)))
 		return bad(cs, "host record names an undefined stack");
 	if (is_alloc) {
 		if (ms__live_ring_put(&cs->host_live, alloc_id, ptr, size))

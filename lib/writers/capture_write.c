@@ -377,7 +377,7 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 	const uint32_t allowed = need | MEMSCOPE_EV_REALLOC;
 	unsigned char p[70];
 	uint64_t ptr, size, *host_ptr;
-	uint32_t stack = 0, slot;
+	uint32_t stack = 0, stack_py = 0, slot;
 	size_t n = 0;
 	int is_alloc = ev->kind == MEMSCOPE_KIND_MALLOC, rc;
 	unsigned type;
@@ -385,7 +385,7 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 	if ((ev->kind != MEMSCOPE_KIND_MALLOC && ev->kind != MEMSCOPE_KIND_FREE) ||
 		ev->subtype != MEMSCOPE_SUB_HOST || (ev->flags & need) != need ||
 		(ev->flags & ~allowed) || ev->func == MEMSCOPE_FUNC_NONE ||
-		ev->func >= MEMSCOPE_FUNC_COUNT_ || ev->name != MEMSCOPE_STR_NA || ev->stack_py ||
+		ev->func >= MEMSCOPE_FUNC_COUNT_ || ev->name != MEMSCOPE_STR_NA ||
 		ev->id != w->prev_id + 1 || ev->size < 0 ||
 		((ev->flags & MEMSCOPE_EV_REALLOC) != 0) != (ev->func == MEMSCOPE_FUNC_REALLOC))
 		return 0;
@@ -393,7 +393,8 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 		     : !ms__live_ring_find(&w->host_live, ev->alloc_id, &ptr, &size, 0) ||
 				ptr != ev->ptr || size != (uint64_t)ev->size)
 		return 0;
-	if (ev->stack_c && (rc = file_stack(w, ev->stack_c, &stack)))
+	if ((ev->stack_c && (rc = file_stack(w, ev->stack_c, &stack))) ||
+		(ev->stack_py && (rc = file_stack(w, ev->stack_py, &stack_py))))
 		return rc;
 	if ((rc = host_slot(w, ev, &slot)) || (!slot && (rc = put_context(w, ev))))
 		return rc;
@@ -418,8 +419,10 @@ static int try_host(struct memscope_capture_writer *w, const struct memscope_eve
 	}
 	if (type == CAP_HOST_ALLOC_FN || type == CAP_HOST_FREE_FN)
 		n += ms__varint_put(p + n, ev->func);
-	if (stack) /* optional trailing field */
+	if (stack || stack_py) /* optional trailing fields */
 		n += ms__varint_put(p + n, stack);
+	if (stack_py)
+		n += ms__varint_put(p + n, stack_py);
 	if (put_record(w, slot ? CAP_HOST_T : type, p, n))
 		return MEMSCOPE_E_IO;
 	w->run_len = slot && slot == w->run_slot ? w->run_len + 1 : 1;
