@@ -145,19 +145,23 @@ static int one_thread(void)
  * program's. Only with one thread left: another could still be using them. */
 static void release_caches(void)
 {
-	void (*fn)(void);
+	void (*cxx)(void), (*libc)(void);
+	int guard = ms__rec_thr.guard;
 
 	if (atomic_load(&ms__rec.state) != ST_ON || (uint64_t)getpid() != ms__rec.pid ||
 		!one_thread())
 		return;
-	*(void **)&fn = dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
-	if (fn)
-		fn();
-	*(void **)&fn = dlsym(RTLD_DEFAULT, "__libc_freeres");
-	dlerror(); /* a failed lookup's message, freed before glibc's caches go */
+	/* the lookups' blocks (a failed one's message) are not the program's: not recorded */
+	ms__rec_thr.guard = 1;
+	*(void **)&cxx = dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
+	*(void **)&libc = dlsym(RTLD_DEFAULT, "__libc_freeres");
 	dlerror();
-	if (fn)
-		fn();
+	dlerror();
+	ms__rec_thr.guard = guard;
+	if (cxx)
+		cxx();
+	if (libc)
+		libc();
 }
 
 __attribute__((destructor)) static void shim_unload(void)
