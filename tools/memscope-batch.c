@@ -1,21 +1,17 @@
 /* memscope-batch: one summary over many inputs (every rank and device of a job), read by parallel
  * workers, in shards that merge into the same result. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "memscope/batch.h"
+#include "workers.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -245,40 +241,8 @@ static int parse_args(int argc, char **argv, struct batch_opts *o)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* the workers: one forked process per input, its summary back through a pipe as one line; its
- * progress ("p BYTES") and the readers' notes ("n TEXT") before it ("s JSON") */
-
-struct worker {
-	pid_t pid;
-	int fd;		/* the pipe's read end; -1: free */
-	uint64_t input; /* the index of the input it reads */
-	uint64_t done;	/* its progress, in bytes */
-	char *buf;	/* what it wrote that is not a whole line yet */
-	size_t len, cap;
-	char *summary; /* its "s" line, without "s " */
-};
-
-/* The child's side: write all of s[0, n) to fd (short writes retried). */
-static void put_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			_exit(CLI_EXIT_IO);
-		s += w, n -= (size_t)w;
-	}
-}
-
-static void child_progress(void *ctx, uint32_t src, uint64_t done, uint64_t total)
-{
-	char line[32];
-
-	(void)src, (void)total;
-	put_all(*(int *)ctx, line, (size_t)snprintf(line, sizeof(line), "p %" PRIu64 "\n", done));
-}
+/* the workers (workers.h): one forked process per input, its summary back through a pipe as one
+ * line; its progress ("p BYTES") and the readers' notes ("n TEXT") before it ("s JSON") */
 
 static int child_fd = -1; /* the notice callback's pipe, in a worker */
 
@@ -288,88 +252,9 @@ static void child_notice(void *ctx, uint32_t src, const char *msg)
 	size_t n = memscope_text_escape(line, sizeof(line), msg, strlen(msg)); /* one line */
 
 	(void)ctx, (void)src;
-	put_all(child_fd, "n ", 2);
-	put_all(child_fd, line, n);
-	put_all(child_fd, "\n", 1);
-}
-
-/* A worker: summarise input i of w into fd, then exit (never returns). */
-static void child(const struct batch_opts *o, const struct memscope_walk *w, uint64_t i, int fd)
-{
-	struct memscope_read_opts ro = o->common.read;
-	struct memscope_summary s = { 0 };
-	struct memscope_error err;
-	FILE *f;
-	int rc;
-
-	child_fd = fd;
-	ro.progress = child_progress, ro.progress_ctx = &fd;
-	ro.notice = child_notice, ro.notice_ctx = NULL;
-	rc = memscope_summary_read(&s, &w->inputs[i], i, &ro, &err);
-	if (rc == MEMSCOPE_E_NOMEM && !(s.has & UINT64_C(1) << MEMSCOPE_SUM_INDEX))
-		_exit(CLI_EXIT_IO); /* the parent says so */
-	if (!(f = fdopen(fd, "w")))
-		_exit(CLI_EXIT_IO);
-	fputs("s ", f);
-	memscope_summary_write(f, &s);
-	_exit(fclose(f) ? CLI_EXIT_IO : 0);
-}
-
-/* The fatal signals cli_out catches, and what they did when the tool started: a worker takes
- * them so (the parent's handler would remove the parent's temporary output; one the caller
- * ignores, a background job's SIGINT, stays ignored). */
-static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
-#define N_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
-static struct sigaction started_with[N_FATAL];
-
-static void keep_dispositions(void)
-{
-	size_t s;
-
-	for (s = 0; s < N_FATAL; s++)
-		sigaction(fatal_signals[s], NULL, &started_with[s]);
-}
-
-/* Start a worker on input i into k. 0, or CLI_EXIT_IO (printed). */
-static int start(const struct batch_opts *o, const struct memscope_walk *w, uint64_t i,
-	struct worker *k, const struct worker *others, size_t n_others)
-{
-	sigset_t all, old;
-	int p[2];
-	size_t s;
-
-	if (pipe2(p, O_CLOEXEC)) {
-		cli_msg(&tool, "cannot start a worker: %s", strerror(errno));
-		return CLI_EXIT_IO;
-	}
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	fflush(NULL);
-	k->pid = fork();
-	if (k->pid == 0) {
-		close(p[0]);
-		for (s = 0; s < n_others; s++) /* the other workers' pipes are the parent's */
-			if (others[s].fd >= 0)
-				close(others[s].fd);
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the parent killed: no orphan reads on */
-		if (getppid() == 1)
-			_exit(CLI_EXIT_IO);
-		for (s = 0; s < N_FATAL; s++)
-			sigaction(fatal_signals[s], &started_with[s], NULL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		child(o, w, i, p[1]);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	close(p[1]);
-	if (k->pid < 0) {
-		close(p[0]);
-		cli_msg(&tool, "cannot start a worker: %s", strerror(errno));
-		return CLI_EXIT_IO;
-	}
-	k->fd = p[0], k->input = i, k->done = 0, k->len = 0;
-	free(k->summary);
-	k->summary = NULL;
-	return 0;
+	workers_put(child_fd, "n ", 2);
+	workers_put(child_fd, line, n);
+	workers_put(child_fd, "\n", 1);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -379,49 +264,35 @@ struct run {
 	const struct batch_opts *o;
 	const struct memscope_walk *w;
 	struct memscope_batch *b;
-	uint64_t *todo; /* the inputs to read, in order */
-	uint64_t n_todo, next, n_done, n_failed;
-	uint64_t *size;		    /* each input's size in bytes (0: not known) */
-	uint64_t total, done_bytes; /* of the inputs to read; of those finished */
-	long max_rss_kib;	    /* the largest worker */
-	const char **files;	    /* every file the run reads: the output is never one of them */
+	struct workers_run pool; /* the inputs to read (its todo, size), their workers */
+	uint64_t *todo, *size;	 /* pool's, owned */
+	char **summary;		 /* per input, its worker's "s" line without "s " until it ends */
+	uint64_t n_failed;
+	const char **files; /* every file the run reads: the output is never one of them */
 	size_t n_files;
-	struct memscope_read_opts prog; /* cli_progress's callback, when shown */
-	char label[64];
-	const char *labels[1];
 };
 
-/* The size of input in (its files; a folder: 0, unknown). */
-static uint64_t input_size(const struct memscope_batch_input *in)
+/* A worker: summarise input i of the run ctx into fd, then exit (never returns). */
+static void child(void *ctx, uint64_t i, int fd)
 {
-	struct stat st;
-	uint64_t n = 0;
-	size_t i;
+	const struct run *r = ctx;
+	struct memscope_read_opts ro = r->o->common.read;
+	struct memscope_summary s = { 0 };
+	struct memscope_error err;
+	FILE *f;
+	int rc;
 
-	if (stat(in->path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	n = (uint64_t)st.st_size;
-	for (i = 0; i < in->n_traces; i++)
-		if (!stat(in->traces[i], &st) && S_ISREG(st.st_mode))
-			n += (uint64_t)st.st_size;
-	return n;
-}
-
-/* The progress line: inputs and bytes done of all. */
-static void show_progress(struct run *r, const struct worker *k, size_t n_workers)
-{
-	uint64_t done = r->done_bytes;
-	size_t i;
-
-	if (!r->prog.progress)
-		return;
-	for (i = 0; i < n_workers; i++)
-		if (k[i].fd >= 0)
-			done += k[i].done;
-	snprintf(r->label, sizeof(r->label), "%" PRIu64 "/%" PRIu64 " inputs done,", r->n_done,
-		r->n_todo);
-	if (done < r->total)
-		r->prog.progress(r->prog.progress_ctx, 0, done, r->total);
+	child_fd = fd;
+	ro.progress = workers_child_progress, ro.progress_ctx = &fd;
+	ro.notice = child_notice, ro.notice_ctx = NULL;
+	rc = memscope_summary_read(&s, &r->w->inputs[i], i, &ro, &err);
+	if (rc == MEMSCOPE_E_NOMEM && !(s.has & UINT64_C(1) << MEMSCOPE_SUM_INDEX))
+		_exit(CLI_EXIT_IO); /* the parent says so */
+	if (!(f = fdopen(fd, "w")))
+		_exit(CLI_EXIT_IO);
+	fputs("s ", f);
+	memscope_summary_write(f, &s);
+	_exit(fclose(f) ? CLI_EXIT_IO : 0);
 }
 
 /* The one line of an input not read: its summary's message (which names it). */
@@ -443,14 +314,7 @@ static int worker_lost(struct run *r, uint64_t i, int st)
 	char msg[256];
 	int rc;
 
-	if (WIFSIGNALED(st))
-		snprintf(msg, sizeof(msg), "%s: its worker was killed by signal %d (%s)",
-			r->w->inputs[i].path, WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else
-		snprintf(msg, sizeof(msg), "%s: its worker ended with status %d and no summary%s",
-			r->w->inputs[i].path, WEXITSTATUS(st),
-			WEXITSTATUS(st) == CLI_EXIT_IO ? " (out of memory, or its pipe broke)"
-						       : "");
+	workers_lost_text(msg, sizeof(msg), r->w->inputs[i].path, st);
 	if ((rc = memscope_summary_fail(&s, &r->w->inputs[i], i, MEMSCOPE_E_IO, msg)) ||
 		(rc = memscope_batch_add(r->b, &s, NULL, 0, &err)))
 		cli_msg(&tool, "out of memory");
@@ -458,159 +322,48 @@ static int worker_lost(struct run *r, uint64_t i, int st)
 	return rc ? CLI_EXIT_IO : 0;
 }
 
-/* Worker k has ended: wait for it, take its summary. 0 or an exit status (printed). */
-static int finish(struct run *r, struct worker *k)
+/* The worker of input i has ended with wait status st: take its summary. 0 or an exit status
+ * (printed). */
+static int finish(void *ctx, uint64_t i, int st)
 {
-	struct rusage ru = { 0 };
+	struct run *r = ctx;
 	struct memscope_error err;
 	const struct memscope_summary *s;
-	int st = 0, rc = 0;
+	int rc = 0;
 
-	close(k->fd);
-	k->fd = -1;
-	while (wait4(k->pid, &st, 0, &ru) < 0 && errno == EINTR)
-		;
-	if (ru.ru_maxrss > r->max_rss_kib)
-		r->max_rss_kib = ru.ru_maxrss;
-	r->n_done++;
-	r->done_bytes += r->size[k->input];
-	if (!k->summary || !WIFEXITED(st) || WEXITSTATUS(st))
-		rc = worker_lost(r, k->input, st);
+	if (!r->summary[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+		rc = worker_lost(r, i, st);
 	else if ((rc = memscope_batch_add_line(
-			  r->b, k->summary, strlen(k->summary), "a worker", 1, &err)))
+			  r->b, r->summary[i], strlen(r->summary[i]), "a worker", 1, &err)))
 		rc = cli_error(&tool, &err);
+	free(r->summary[i]);
+	r->summary[i] = NULL;
 	if (rc)
 		return rc;
-	s = memscope_batch_get(r->b, k->input);
+	s = memscope_batch_get(r->b, i);
 	if (s && strcmp(s->str[MEMSCOPE_SUM_STATUS], "ok")) {
 		say_failed(s);
 		r->n_failed++;
 	} else if (s && s->num[MEMSCOPE_SUM_SKIPPED] > 0) {
 		cli_msg(&tool, "%s: %" PRId64 " bad row(s) skipped (--lenient)",
-			r->w->inputs[k->input].path, s->num[MEMSCOPE_SUM_SKIPPED]);
+			r->w->inputs[i].path, s->num[MEMSCOPE_SUM_SKIPPED]);
 	}
 	return 0;
 }
 
-/* Take the whole lines worker k wrote. */
-static void take_lines(struct run *r, struct worker *k)
+/* A line the worker of input i wrote: a note, printed, or its summary, kept. 0. */
+static int take_line(void *ctx, uint64_t i, char *at)
 {
-	char *nl, *at = k->buf;
+	struct run *r = ctx;
 
-	while ((nl = memchr(at, '\n', k->len - (size_t)(at - k->buf)))) {
-		*nl = 0;
-		if (at[0] == 'p' && at[1] == ' ')
-			k->done = strtoull(at + 2, NULL, 10);
-		else if (at[0] == 'n' && at[1] == ' ')
-			cli_msg(&tool, "%s: %s", r->w->inputs[k->input].path, at + 2);
-		else if (at[0] == 's' && at[1] == ' ' && !k->summary)
-			k->summary = strdup(at + 2);
-		at = nl + 1;
-	}
-	k->len -= (size_t)(at - k->buf);
-	memmove(k->buf, at, k->len);
-}
-
-/* Read what worker k has written; 1 at its end, 0 to go on, or an exit status (printed). */
-static int drain(struct run *r, struct worker *k)
-{
-	ssize_t n;
-
-	if (k->cap - k->len < 4096) {
-		size_t cap = k->cap ? k->cap * 2 : 65536;
-		char *b = realloc(k->buf, cap);
-
-		if (!b) {
-			cli_msg(&tool, "out of memory");
-			return CLI_EXIT_IO;
-		}
-		k->buf = b, k->cap = cap;
-	}
-	n = read(k->fd, k->buf + k->len, k->cap - k->len);
-	if (n < 0)
-		return errno == EINTR ? 0 : 1;
-	if (n == 0)
-		return 1;
-	k->len += (size_t)n;
-	take_lines(r, k);
+	if (at[0] == 'n' && at[1] == ' ')
+		cli_msg(&tool, "%s: %s", r->w->inputs[i].path, at + 2);
+	else if (at[0] == 's' && at[1] == ' ' && !r->summary[i])
+		r->summary[i] = strdup(at + 2);
 	return 0;
 }
 
-/* How many workers: -j, at most one per input, and within the descriptors the process may open
- * (one pipe each, and room for the rest). */
-static size_t workers(const struct run *r)
-{
-	struct rlimit rl;
-	size_t n = r->o->jobs < r->n_todo ? r->o->jobs : (size_t)r->n_todo;
-
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && n + 32 > rl.rlim_cur)
-		n = rl.rlim_cur > 33 ? (size_t)rl.rlim_cur - 32 : 1;
-	return n;
-}
-
-/* Read every input to do through at most jobs workers. 0 or an exit status (printed). */
-static int read_inputs(struct run *r)
-{
-	size_t n_workers = workers(r), i;
-	struct worker *k = calloc(n_workers ? n_workers : 1, sizeof(*k));
-	struct pollfd *pf = calloc(n_workers ? n_workers : 1, sizeof(*pf));
-	int rc = 0, busy = 0;
-
-	if (!k || !pf) {
-		cli_msg(&tool, "out of memory");
-		rc = CLI_EXIT_IO;
-		goto out;
-	}
-	for (i = 0; i < n_workers; i++)
-		k[i].fd = -1;
-	for (;;) {
-		size_t n_pf = 0;
-
-		for (i = 0; i < n_workers && !rc; i++)
-			if (k[i].fd < 0 && r->next < r->n_todo &&
-				!(rc = start(r->o, r->w, r->todo[r->next], &k[i], k, n_workers)))
-				r->next++, busy++;
-		if (rc || !busy)
-			break;
-		for (i = 0; i < n_workers; i++)
-			if (k[i].fd >= 0)
-				pf[n_pf].fd = k[i].fd, pf[n_pf].events = POLLIN,
-				pf[n_pf++].revents = 0;
-		if (poll(pf, n_pf, 250) < 0 && errno != EINTR) {
-			cli_msg(&tool, "poll: %s", strerror(errno));
-			rc = CLI_EXIT_IO;
-			break;
-		}
-		for (i = 0; i < n_workers && !rc; i++) {
-			size_t j;
-
-			if (k[i].fd < 0)
-				continue;
-			for (j = 0; j < n_pf && pf[j].fd != k[i].fd; j++)
-				;
-			if (j == n_pf || !pf[j].revents)
-				continue;
-			if ((rc = drain(r, &k[i])) == 1) {
-				rc = finish(r, &k[i]);
-				busy--;
-			}
-		}
-		show_progress(r, k, n_workers);
-	}
-out:
-	for (i = 0; k && i < n_workers; i++) {
-		if (k[i].fd >= 0) { /* an error: stop the others */
-			kill(k[i].pid, SIGKILL);
-			close(k[i].fd);
-			waitpid(k[i].pid, NULL, 0);
-		}
-		free(k[i].buf);
-		free(k[i].summary);
-	}
-	free(k);
-	free(pf);
-	return rc;
-}
+static const struct workers_ops batch_workers = { child, take_line, finish };
 
 /* --list: the inputs found, one per line. */
 static int list_inputs(const struct memscope_walk *w, FILE *out)
@@ -701,7 +454,7 @@ static void say_done(const struct batch_opts *o, const struct run *r,
 {
 	char bytes[MEMSCOPE_BYTES_TEXT_MAX], rate[MEMSCOPE_BYTES_TEXT_MAX];
 	char rss[MEMSCOPE_BYTES_TEXT_MAX];
-	unsigned long n_workers = (unsigned long)workers(r);
+	unsigned long n_workers = (unsigned long)workers_count(&r->pool);
 	uint64_t read = 0, i;
 
 	if (o->merge) {
@@ -712,7 +465,7 @@ static void say_done(const struct batch_opts *o, const struct run *r,
 			res->n_invalid, res->n_error);
 		return;
 	}
-	for (i = 0; i < r->n_todo; i++) { /* bytes read, as the report counts them */
+	for (i = 0; i < r->pool.n_todo; i++) { /* bytes read, as the report counts them */
 		const struct memscope_summary *s = memscope_batch_get(r->b, r->todo[i]);
 
 		if (s && s->has & UINT64_C(1) << MEMSCOPE_SUM_BYTES)
@@ -721,13 +474,13 @@ static void say_done(const struct batch_opts *o, const struct run *r,
 	cli_msg(&tool,
 		"%" PRIu64 " input%s%s: %" PRIu64 " read, %" PRIu64 " failed; %s read in %.1f s "
 		"(%s/s), %lu worker%s, the largest %s",
-		r->n_todo, r->n_todo == 1 ? "" : "s", o->sharded ? " of this shard" : "",
-		r->n_todo - r->n_failed, r->n_failed,
+		r->pool.n_todo, r->pool.n_todo == 1 ? "" : "s", o->sharded ? " of this shard" : "",
+		r->pool.n_todo - r->n_failed, r->n_failed,
 		memscope_bytes_text(bytes, sizeof(bytes), read), secs,
 		memscope_bytes_text(
 			rate, sizeof(rate), (uint64_t)((double)read / (secs > 0 ? secs : 1))),
 		n_workers, n_workers == 1 ? "" : "s",
-		memscope_bytes_text(rss, sizeof(rss), (uint64_t)r->max_rss_kib * 1024));
+		memscope_bytes_text(rss, sizeof(rss), (uint64_t)r->pool.max_rss_kib * 1024));
 	if (r->w->n_skipped || r->w->n_orphan_traces)
 		cli_msg(&tool,
 			"%" PRIu64
@@ -798,18 +551,19 @@ static int run_inputs(
 	}
 	if (!(r->b = memscope_batch_new(w->n, *hash, o->common.read.lenient)) ||
 		!(r->todo = calloc(w->n, sizeof(*r->todo))) ||
-		!(r->size = calloc(w->n, sizeof(*r->size)))) {
+		!(r->size = calloc(w->n, sizeof(*r->size))) ||
+		!(r->summary = calloc(w->n, sizeof(*r->summary)))) {
 		cli_msg(&tool, "out of memory");
 		return CLI_EXIT_IO;
 	}
 	for (i = o->sharded ? o->shard : 0; i < w->n; i += o->sharded ? o->n_shards : 1) {
-		r->todo[r->n_todo++] = i;
-		r->total += r->size[i] = input_size(&w->inputs[i]);
+		r->todo[r->pool.n_todo++] = i;
+		r->pool.total += r->size[i] = workers_input_size(w->inputs[i].path,
+			(const char *const *)w->inputs[i].traces, w->inputs[i].n_traces);
 	}
-	/* the progress line over all inputs: cli_progress's, named by r->label */
-	r->labels[0] = r->label;
-	cli_progress(&tool, &r->prog, r->labels, 1, o->common.quiet);
-	return read_inputs(r);
+	r->pool.todo = r->todo, r->pool.size = r->size;
+	/* the progress line over all inputs: "K/N inputs done," */
+	return workers_read(&r->pool);
 }
 
 int main(int argc, char **argv)
@@ -839,14 +593,16 @@ int main(int argc, char **argv)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int status;
 
-	keep_dispositions();
+	workers_keep_dispositions();
 	signal(SIGCHLD, SIG_DFL); /* workers are waited for, whatever the caller left */
 	o.jobs = cpus > 0 ? (unsigned long)cpus : 1;
 	r.o = &o, r.w = &w;
+	r.pool = (struct workers_run){ .tool = &tool, .ops = &batch_workers, .ctx = &r };
 	if ((status = parse_args(argc, argv, &o))) {
 		status = status < 0 ? CLI_EXIT_OK : status;
 		goto out;
 	}
+	r.pool.jobs = o.jobs, r.pool.quiet = o.common.quiet;
 	/* no output is ever written over an input, nor over a file without --force */
 	if (!o.list && (status = cli_out_check(
 				&tool, o.common.output, o.common.force, o.paths, o.n_paths)))
@@ -884,6 +640,7 @@ out:
 	memscope_batch_free(r.b);
 	free(r.todo);
 	free(r.size);
+	free(r.summary);
 	free(r.files);
 	memscope_walk_free(&w);
 	return status;

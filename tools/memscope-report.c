@@ -1,10 +1,15 @@
 /* memscope-report: one command, one report: the verdicts a user reads first (peak, leaks, growth,
  * inefficient memory, fragmentation, what could not be checked) and their details, as text, JSON
  * or one self-contained HTML page, optionally beside a baseline run. */
+#include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "workers.h"
 
 /* getopt values of the long-only options */
 enum { OPT_FORMAT = 256, OPT_BASELINE, OPT_FAIL_ON_FINDING };
@@ -18,6 +23,10 @@ static const struct cli_option options[] = {
 		NULL },
 	{ "fail-on-finding", 0, OPT_FAIL_ON_FINDING, NULL,
 		"exit 1 when a verdict is a finding (a leak, growth per step)", NULL },
+	{ "jobs", 'j', 'j', "N",
+		"read N inputs at a time (default: the number of CPUs; 1: one after another, in "
+		"this process)",
+		NULL },
 	{ "output", 'o', 'o', "FILE", "write the report there (default -, stdout)", NULL },
 	CLI_OPTIONS_SHARED,
 };
@@ -25,7 +34,7 @@ static const struct cli_option options[] = {
 static const struct cli_tool tool = {
 	.name = "memscope-report",
 	.synopsis = "[--baseline OTHER]... [--format text|json|html] [--fail-on-finding]\n"
-		    "       [-o FILE] [-f] [--lenient] [-q] INPUT...",
+		    "       [-j N] [-o FILE] [-f] [--lenient] [-q] INPUT...",
 	.summary = "The findings first: the peak and what held it, leaks, growth per step,\n"
 		   "inefficient memory, fragmentation and what could not be checked, as text,\n"
 		   "JSON or one HTML page.",
@@ -51,6 +60,7 @@ struct report_opts {
 	enum memscope_report_format format; /* --format */
 	int format_given;		    /* --format was given */
 	int fail_on_finding;		    /* --fail-on-finding */
+	unsigned long jobs;		    /* -j */
 	char **baseline;		    /* --baseline, in the order given (argv's strings) */
 	size_t n_baseline;
 	struct cli_common common; /* -o, -f, -q, --lenient */
@@ -83,9 +93,18 @@ static int add_baseline(struct report_opts *o, char *arg)
 static int option(void *ctx, int c)
 {
 	struct report_opts *o = ctx;
+	uint64_t jobs = 0;
 	int rc = 0, v = 0;
 
 	switch (c) {
+	case 'j':
+		rc = cli_parse_count(&tool, "jobs", optarg, 1, &jobs);
+		if (!rc && jobs > 1024) {
+			cli_msg(&tool, "--jobs: at most 1024, got %s", optarg);
+			rc = CLI_EXIT_USAGE;
+		}
+		o->jobs = (unsigned long)jobs;
+		break;
 	case OPT_FORMAT:
 		if (!(rc = cli_parse_choice(&tool, "format", optarg, format_names, &v)))
 			o->format = (enum memscope_report_format)v;
@@ -181,6 +200,139 @@ static void failed_inputs(const struct memscope_report *r, enum memscope_report_
 			cli_msg(&tool, "%s", why);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* a side of several inputs read by workers (workers.h), each input's line added in order */
+
+/* One side's read by workers: what each worker gave, until its input's turn. */
+struct par {
+	struct memscope_report *r;
+	enum memscope_report_side side;
+	struct memscope_session *s;
+	char **line;	/* per input, its worker's "r" line without "r " (NULL: none yet) */
+	int *st;	/* per input, its worker's wait status */
+	char *ended;	/* per input, its worker has ended */
+	size_t n, next; /* inputs; the next to add */
+};
+
+/* A worker: input i of the side ctx read alone, its line written to fd; then exit. */
+static void par_child(void *ctx, uint64_t i, int fd)
+{
+	struct par *p = ctx;
+	struct memscope_read_opts *ro = memscope_session_read_opts(p->s);
+	struct memscope_error err;
+	FILE *f;
+	int rc;
+
+	ro->progress = workers_child_progress, ro->progress_ctx = &fd;
+	if (!(f = fdopen(fd, "w")))
+		_exit(CLI_EXIT_IO);
+	fputs("r ", f);
+	rc = memscope_report_input_line(f, p->s, (size_t)i, &err);
+	_exit(fclose(f) || rc ? CLI_EXIT_IO : 0);
+}
+
+/* A line of the worker of input i: its input's line, kept. 0 or CLI_EXIT_IO (printed). */
+static int par_line(void *ctx, uint64_t i, char *line)
+{
+	struct par *p = ctx;
+
+	if (line[0] != 'r' || line[1] != ' ' || p->line[i])
+		return 0;
+	if (!(p->line[i] = strdup(line + 2))) {
+		cli_msg(&tool, "out of memory");
+		return CLI_EXIT_IO;
+	}
+	return 0;
+}
+
+/* The worker of input i has ended: the inputs ended so far added in order. 0 or the exit
+ * status (printed). */
+static int par_done(void *ctx, uint64_t i, int st)
+{
+	struct par *p = ctx;
+	struct memscope_error err;
+	char msg[512];
+	int rc = 0;
+
+	p->st[i] = st, p->ended[i] = 1;
+	for (; !rc && p->next < p->n && p->ended[p->next]; p->next++) {
+		size_t k = p->next;
+
+		memscope_error_clear(&err);
+		if (p->line[k] && WIFEXITED(p->st[k]) && !WEXITSTATUS(p->st[k])) {
+			rc = memscope_report_add_line(
+				p->r, p->side, p->s, k, p->line[k], strlen(p->line[k]), &err);
+		} else {
+			workers_lost_text(
+				msg, sizeof(msg), memscope_session_input(p->s, k)->name, p->st[k]);
+			rc = memscope_report_add_failed(p->r, p->side, p->s, k, msg, &err);
+		}
+		free(p->line[k]);
+		p->line[k] = NULL;
+		if (rc)
+			rc = cli_error(&tool, &err);
+	}
+	return rc;
+}
+
+static const struct workers_ops par_ops = { par_child, par_line, par_done };
+
+/* Side of r read from s by o->jobs workers (memscope_report_read_begin's parts), then its end
+ * (the detail input read again) with the progress line. 0 or the exit status (printed). */
+static int read_par(const struct report_opts *o, struct memscope_report *r,
+	enum memscope_report_side side, struct memscope_session *s)
+{
+	struct par p = { r, side, s, NULL, NULL, NULL, memscope_session_count(s), 0 };
+	struct workers_run w = {
+		.tool = &tool, .ops = &par_ops, .ctx = &p, .jobs = o->jobs, .quiet = o->common.quiet
+	};
+	struct memscope_error err;
+	uint64_t *todo = calloc(p.n, sizeof(*todo)), *size = calloc(p.n, sizeof(*size));
+	size_t i;
+	int rc = 0;
+
+	memscope_error_clear(&err);
+	p.line = calloc(p.n, sizeof(*p.line));
+	p.st = calloc(p.n, sizeof(*p.st));
+	p.ended = calloc(p.n, 1);
+	if (!todo || !size || !p.line || !p.st || !p.ended) {
+		cli_msg(&tool, "out of memory");
+		rc = CLI_EXIT_IO;
+		goto out;
+	}
+	for (i = 0; i < p.n; i++) {
+		todo[i] = i;
+		w.total += size[i] = workers_input_size(memscope_session_paths(s)[i], NULL, 0);
+	}
+	w.todo = todo, w.n_todo = p.n, w.size = size;
+	if (memscope_report_read_begin(r, side, s, &err)) {
+		rc = cli_error(&tool, &err);
+		goto out;
+	}
+	if ((rc = workers_read(&w)))
+		goto out;
+	cli_progress(&tool, memscope_session_read_opts(s), o->names[side], o->n_names[side],
+		o->common.quiet);
+	if (memscope_report_read_end(r, side, s, &err))
+		rc = read_error(s, &err);
+out:
+	for (i = 0; p.line && i < p.n; i++)
+		free(p.line[i]);
+	free(p.line);
+	free(p.st);
+	free(p.ended);
+	free(todo);
+	free(size);
+	return rc;
+}
+
+/* Whether side's inputs are read by workers: -j above 1, two inputs or more, none of them
+ * standard input (a worker cannot read it). */
+static int by_workers(const struct report_opts *o, enum memscope_report_side side)
+{
+	return o->jobs > 1 && o->n_names[side] > 1 && !reads_stdin(o, side);
+}
+
 /* Both sides read into r (the run, then the baseline when there is one), with the progress line,
  * and the report finished. 0 or the exit status (printed). */
 static int read_all(const struct report_opts *o, struct memscope_report *r)
@@ -198,6 +350,11 @@ static int read_all(const struct report_opts *o, struct memscope_report *r)
 
 		if (!s)
 			continue;
+		if (by_workers(o, sides[i])) {
+			if (!(rc = read_par(o, r, sides[i], s)))
+				failed_inputs(r, sides[i]);
+			continue;
+		}
 		cli_progress(&tool, memscope_session_read_opts(s), o->names[sides[i]],
 			o->n_names[sides[i]], o->common.quiet);
 		if ((rc = memscope_report_read(r, sides[i], s, &err)))
@@ -273,6 +430,7 @@ int main(int argc, char **argv)
 		.format = MEMSCOPE_REPORT_TEXT, /* --format text */
 		.format_given = 0,		/* --format: else from -o's ending */
 		.fail_on_finding = 0,		/* --fail-on-finding: findings leave the status 0 */
+		.jobs = 0,			/* -j: the number of CPUs (below) */
 		.baseline = NULL,		/* --baseline: none */
 		.n_baseline = 0,
 		.common.output = "-",	  /* -o: standard output */
@@ -282,9 +440,13 @@ int main(int argc, char **argv)
 	};
 	struct memscope_report *r = NULL;
 	struct memscope_error err;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int status;
 
 	memscope_error_clear(&err);
+	workers_keep_dispositions();
+	signal(SIGCHLD, SIG_DFL); /* workers are waited for, whatever the caller left */
+	o.jobs = cpus > 0 ? (unsigned long)cpus : 1; /* -j: the number of CPUs */
 	status = parse_args(argc, argv, &o);
 	if (status) {
 		status = status < 0 ? CLI_EXIT_OK : status;

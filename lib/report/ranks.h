@@ -44,6 +44,9 @@ enum ms__ranks_side {
  */
 struct ms__ranks;
 
+struct ms__ranks_col;
+struct ms__ranks_site;
+
 /* NULL on OOM. */
 struct ms__ranks *ms__ranks_new(void);
 /* NULL is fine. */
@@ -61,6 +64,17 @@ void ms__ranks_free(struct ms__ranks *r);
 int ms__ranks_add(struct ms__ranks *r, enum ms__ranks_side side, uint32_t i,
 	const struct memscope_summary *sum, const struct memscope_peak *p,
 	const struct memscope_leaks *l, const struct memscope_strtab *st);
+
+/*
+ * ms__ranks_add of what a worker kept of input i (report_line.c): its summary sum, the columns
+ * its read gave (cols, n_cols: struct ms__ranks_row's) and its sites (n and bytes over the
+ * input; their string and stack ids of st; n_inputs and last unused), in the order that input's
+ * read found them: the same row and sites as ms__ranks_add of that read. Borrowed during the
+ * call. Returns as ms__ranks_add.
+ */
+int ms__ranks_add_kept(struct ms__ranks *r, enum ms__ranks_side side, uint32_t i,
+	const struct memscope_summary *sum, const struct ms__ranks_col *cols, size_t n_cols,
+	const struct ms__ranks_site *sites, size_t n_sites, const struct memscope_strtab *st);
 
 /*
  * For the baseline's per op figures, equal to memscope-compare's on the same pair: a run item to
@@ -127,7 +141,7 @@ int ms__baseline_json(FILE *out, const struct ms__ranks *r);
 int ms__baseline_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v);
 
 /* ------------------------------------------------------------------------------------------ */
-/* The object's insides, for report_ranks.c and report_baseline.c alone. */
+/* The object's insides, for report_ranks.c, report_baseline.c and report_line.c alone. */
 
 /* the figures of a row, those of memscope-batch's JSON (bit f of ms__ranks_row.has) */
 enum ms__ranks_fig {

@@ -108,6 +108,22 @@ struct ms__report_detail {
 	int64_t peak_bytes;
 };
 
+/* Fresh analyses for one input's read (those of struct ms__report_detail). NULL on OOM. */
+struct ms__report_detail *ms__report_detail_new(void);
+
+/* The batch input a session input stands for: its name as path (rank, device, node from it);
+ * in borrows name. */
+void ms__report_batch_input(struct memscope_batch_input *in, const char *name);
+
+/* Keep d (taken) as r's detail, input i whose summary is sum, when its peak is the run's highest
+ * so far (the first input given keeps it on a tie); else free it. */
+void ms__report_keep_detail(struct memscope_report *r, struct ms__report_detail *d, size_t i,
+	const struct memscope_summary *sum);
+
+/* Every note s has given so far kept as r's texts (once per side, after its read). 0 or
+ * MEMSCOPE_E_NOMEM. */
+int ms__report_keep_notes(struct memscope_report *r, const struct memscope_session *s);
+
 /* A verdict line (formats/report.md "verdicts"). */
 struct ms__report_verdict {
 	const char *id, *level, *section; /* static */
@@ -146,6 +162,10 @@ struct memscope_report {
 	void (*on_input)(
 		void *ctx, enum memscope_report_side side, size_t i, size_t n, const char *name);
 	void *on_input_ctx;
+	/* memscope_report_read_begin's side: the next input its lines are added for, and the
+	 * side's inputs (its session's count) */
+	size_t next[2], n_in[2];
+	int in_parts[2];
 };
 
 /* Free a detail's analyses and itself. NULL is fine. */

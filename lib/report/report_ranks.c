@@ -258,26 +258,76 @@ static int add_sites(struct ms__ranks *r, struct ms__ranks_part *s, uint32_t i,
 	return rc;
 }
 
+/* The row of input i of side, marked added; NULL when it was added already or side is out of
+ * range (*rc MEMSCOPE_E_ARG) or on OOM (*rc MEMSCOPE_E_NOMEM). */
+static struct ms__ranks_row *row_of(
+	struct ms__ranks *r, enum ms__ranks_side side, uint32_t i, int *rc)
+{
+	struct ms__ranks_part *s;
+
+	*rc = MEMSCOPE_E_ARG;
+	if ((unsigned)side > MS__RANKS_BASE || r->finished)
+		return NULL;
+	s = &r->side[side];
+	if (i >= s->n_rows) {
+		if (ms__grow_array(&s->rows, &s->cap_rows, (size_t)i + 1, sizeof(*s->rows))) {
+			*rc = MEMSCOPE_E_NOMEM;
+			return NULL;
+		}
+		s->n_rows = (size_t)i + 1;
+	}
+	if (s->rows[i].added)
+		return NULL;
+	s->rows[i].added = 1;
+	*rc = 0;
+	return &s->rows[i];
+}
+
+int ms__ranks_add_kept(struct ms__ranks *r, enum ms__ranks_side side, uint32_t i,
+	const struct memscope_summary *sum, const struct ms__ranks_col *cols, size_t n_cols,
+	const struct ms__ranks_site *sites, size_t n_sites, const struct memscope_strtab *st)
+{
+	struct ms__ranks_row *w;
+	size_t k;
+	int rc;
+
+	if (!(w = row_of(r, side, i, &rc)))
+		return rc;
+	if (row_figures(w, sum))
+		return MEMSCOPE_E_NOMEM;
+	if (n_cols) {
+		if (!(w->cols = malloc(n_cols * sizeof(*cols))))
+			return MEMSCOPE_E_NOMEM;
+		memcpy(w->cols, cols, n_cols * sizeof(*cols));
+		w->n_cols = n_cols;
+	}
+	for (k = 0; k < n_sites; k++) {
+		struct memscope_leak_group g = { .kind = sites[k].kind,
+			.pool = sites[k].pool,
+			.op = sites[k].op,
+			.owner = sites[k].owner,
+			.stack_py = sites[k].stack_py,
+			.stack_c = sites[k].stack_c,
+			.n = sites[k].n,
+			.bytes = sites[k].bytes };
+
+		if (add_site(r, &r->side[side], i, &g, st))
+			return MEMSCOPE_E_NOMEM;
+	}
+	return 0;
+}
+
 int ms__ranks_add(struct ms__ranks *r, enum ms__ranks_side side, uint32_t i,
 	const struct memscope_summary *sum, const struct memscope_peak *p,
 	const struct memscope_leaks *l, const struct memscope_strtab *st)
 {
-	struct ms__ranks_part *s;
 	struct ms__ranks_row *w;
+	int rc;
 
-	if ((unsigned)side > MS__RANKS_BASE || r->finished)
-		return MEMSCOPE_E_ARG;
-	s = &r->side[side];
-	if (i >= s->n_rows) {
-		if (ms__grow_array(&s->rows, &s->cap_rows, (size_t)i + 1, sizeof(*s->rows)))
-			return MEMSCOPE_E_NOMEM;
-		s->n_rows = (size_t)i + 1;
-	}
-	w = &s->rows[i];
-	if (w->added)
-		return MEMSCOPE_E_ARG;
-	w->added = 1;
-	if (row_figures(w, sum) || (p && row_steps(w, p)) || (l && add_sites(r, s, i, l, st)))
+	if (!(w = row_of(r, side, i, &rc)))
+		return rc;
+	if (row_figures(w, sum) || (p && row_steps(w, p)) ||
+		(l && add_sites(r, &r->side[side], i, l, st)))
 		return MEMSCOPE_E_NOMEM;
 	return 0;
 }

@@ -72,8 +72,7 @@ void memscope_report_expect_baseline(struct memscope_report *r, int will)
 	r->no_baseline = !will;
 }
 
-/* Fresh analyses for one input's read. NULL on OOM. */
-static struct ms__report_detail *detail_new(void)
+struct ms__report_detail *ms__report_detail_new(void)
 {
 	struct ms__report_detail *d = calloc(1, sizeof(*d));
 
@@ -89,8 +88,7 @@ static struct ms__report_detail *detail_new(void)
 	return d;
 }
 
-/* The batch input a session input stands for: its name as path (rank, device, node from it). */
-static void batch_input(struct memscope_batch_input *in, const char *name)
+void ms__report_batch_input(struct memscope_batch_input *in, const char *name)
 {
 	memset(in, 0, sizeof(*in));
 	in->path = (char *)name;
@@ -98,9 +96,7 @@ static void batch_input(struct memscope_batch_input *in, const char *name)
 	memscope_device_of_path(name, in->device, sizeof(in->device));
 }
 
-/* Keep d as the detail when its peak is the run's highest so far (the first input read keeps
- * it on a tie); else free it. */
-static void keep_detail(struct memscope_report *r, struct ms__report_detail *d, size_t i,
+void ms__report_keep_detail(struct memscope_report *r, struct ms__report_detail *d, size_t i,
 	const struct memscope_summary *sum)
 {
 	int64_t peak = -1;
@@ -124,7 +120,7 @@ static int read_one(struct memscope_report *r, enum memscope_report_side side,
 	struct memscope_session *s, size_t i, size_t n, struct memscope_error *err)
 {
 	const char *name = memscope_session_input(s, i)->name;
-	struct ms__report_detail *d = detail_new();
+	struct ms__report_detail *d = ms__report_detail_new();
 	struct memscope_summary *sum = &r->rows[side][i];
 	struct memscope_batch_input in;
 	struct memscope_run_item extra[2];
@@ -133,7 +129,7 @@ static int read_one(struct memscope_report *r, enum memscope_report_side side,
 
 	if (!d)
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
-	batch_input(&in, name);
+	ms__report_batch_input(&in, name);
 	extra[0] = (struct memscope_run_item){ &ms__rblocks_analysis, d->blocks };
 	run = (struct ms__summary_run){ d->st, d->leaks, d->peak, d->ineff, extra, 1, s, i };
 	if (n == 1 && !(side == MEMSCOPE_REPORT_RUN && r->no_baseline) &&
@@ -154,14 +150,13 @@ static int read_one(struct memscope_report *r, enum memscope_report_side side,
 	}
 	memscope_error_clear(err);
 	if (side == MEMSCOPE_REPORT_RUN && !strcmp(sum->str[MEMSCOPE_SUM_STATUS], "ok"))
-		keep_detail(r, d, i, sum);
+		ms__report_keep_detail(r, d, i, sum);
 	else
 		ms__report_detail_free(d);
 	return 0;
 }
 
-/* The session's notes kept as texts. 0 or NOMEM. */
-static int keep_notes(struct memscope_report *r, const struct memscope_session *s)
+int ms__report_keep_notes(struct memscope_report *r, const struct memscope_session *s)
 {
 	size_t n, i;
 	const struct memscope_note *nt = memscope_session_notes(s, &n);
@@ -200,7 +195,7 @@ int memscope_report_read(struct memscope_report *r, enum memscope_report_side si
 			r->on_input(
 				r->on_input_ctx, side, i, n, memscope_session_input(s, i)->name);
 	}
-	if (!rc && keep_notes(r, s))
+	if (!rc && ms__report_keep_notes(r, s))
 		rc = memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
 	return rc;
 }

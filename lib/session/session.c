@@ -27,6 +27,7 @@ struct memscope_session {
 	size_t run_base;
 	const struct memscope_run_hooks *run_hooks; /* and its caller's hooks (NULL: none) */
 	void *run_ctx;
+	int muted; /* ms__session_mute: notes neither kept nor given */
 };
 
 /* A new string of fmt's text, or NULL on OOM. */
@@ -79,6 +80,8 @@ static void note_keep(struct memscope_session *s, const struct memscope_note *nt
 {
 	char *text;
 
+	if (s->muted)
+		return;
 	if (s->n_notes == s->cap_notes) {
 		size_t cap = s->cap_notes ? 2 * s->cap_notes : 16;
 		struct memscope_note *nn = realloc(s->notes, cap * sizeof(*nn));
@@ -95,6 +98,22 @@ static void note_keep(struct memscope_session *s, const struct memscope_note *nt
 give:
 	if (s->note_fn)
 		s->note_fn(s->note_ctx, nt);
+}
+
+void ms__session_mute(struct memscope_session *s, int mute)
+{
+	s->muted = mute;
+}
+
+void ms__session_note_fn(struct memscope_session *s, memscope_note_fn fn, void *ctx)
+{
+	s->note_fn = fn;
+	s->note_ctx = ctx;
+}
+
+void ms__session_note(struct memscope_session *s, const struct memscope_note *nt)
+{
+	note_keep(s, nt);
 }
 
 /* memscope_note_fn relaying a note to the session's list and callback. */

@@ -47,6 +47,63 @@ int memscope_report_read(struct memscope_report *r, enum memscope_report_side si
 	struct memscope_session *s, struct memscope_error *err);
 
 /*
+ * memscope_report_read in parts, for a caller that reads the inputs of s in other processes
+ * (memscope-report's workers, forked after memscope_report_read_begin): begin; then for each
+ * input i of s in order, from 0, either the line memscope_report_input_line wrote for it given
+ * to memscope_report_add_line, or memscope_report_add_failed when no line came (its worker
+ * died); then memscope_report_read_end. The report is then the one memscope_report_read of s
+ * gives with several inputs, its notes given (s's callback) and kept in the same order, with one
+ * read more: memscope_report_read_end reads the run's input with the highest peak again, in
+ * this process, for its details (its notes not given twice). Meant for s of two inputs or more
+ * (a single input's read error is a row here, and its baseline's per op rows are not kept).
+ * Between begin and end, only these calls on side.
+ */
+
+/* As memscope_report_read's start: 0, MEMSCOPE_E_ARG (a side read twice, a session without
+ * inputs, after finish), MEMSCOPE_E_NOMEM; err set. */
+int memscope_report_read_begin(struct memscope_report *r, enum memscope_report_side side,
+	struct memscope_session *s, struct memscope_error *err);
+
+/*
+ * In a worker: input i of s read alone, as memscope_report_read reads it, and written to out as
+ * one line with its newline (a JSON object: its summary as memscope_summary_write writes it, the
+ * live bytes per step and the leak sites the report keeps per input, the notes its read gave; a
+ * private format that only memscope_report_add_line of the same build reads). An input that
+ * cannot be read is a line too (its summary says why). The notes of s are no longer given to its
+ * callback (they go into the line): s is the worker's. 0, MEMSCOPE_E_NOMEM, MEMSCOPE_E_IO
+ * (writing out); err set.
+ */
+int memscope_report_input_line(
+	FILE *out, struct memscope_session *s, size_t i, struct memscope_error *err);
+
+/*
+ * In the caller: line[0, len) (memscope_report_input_line's, without its newline, borrowed)
+ * added as input i of side, the next one: its notes given and kept by s, its row and sites
+ * kept, then the on_input callback. 0, MEMSCOPE_E_ARG (not the next input), MEMSCOPE_E_INVALID
+ * (not such a line), MEMSCOPE_E_NOMEM; err set, nothing of the input kept.
+ */
+int memscope_report_add_line(struct memscope_report *r, enum memscope_report_side side,
+	struct memscope_session *s, size_t i, const char *line, size_t len,
+	struct memscope_error *err);
+
+/*
+ * Input i of side, the next one, could not be read by its worker: a row whose status is "error"
+ * with msg (borrowed; one line naming the input, as memscope-batch's "its worker was killed"),
+ * then the on_input callback. 0, MEMSCOPE_E_ARG (not the next input), MEMSCOPE_E_NOMEM; err set.
+ */
+int memscope_report_add_failed(struct memscope_report *r, enum memscope_report_side side,
+	struct memscope_session *s, size_t i, const char *msg, struct memscope_error *err);
+
+/*
+ * After every input of side was added: for the run, its input with the highest peak (the first
+ * of them) read again for the details; the notes of s kept as memscope_report_read keeps them.
+ * 0, MEMSCOPE_E_ARG (inputs not added, no begin), MEMSCOPE_E_NOMEM, or the error of that read
+ * (the input changed since its worker read it); err set.
+ */
+int memscope_report_read_end(struct memscope_report *r, enum memscope_report_side side,
+	struct memscope_session *s, struct memscope_error *err);
+
+/*
  * Called after each input of memscope_report_read has been read (for a progress line): side,
  * the input's index in its session, how many the session has, its name (borrowed during the
  * call). fn NULL: none. Set before memscope_report_read.
