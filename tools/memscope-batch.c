@@ -167,18 +167,12 @@ static int option(void *ctx, int c)
 {
 	struct batch_opts *o = ctx;
 	unsigned long long n;
-	uint64_t jobs;
 	unsigned format = o->format;
 	int rc = 0;
 
 	switch (c) {
 	case 'j':
-		rc = cli_parse_count(&tool, "jobs", optarg, 1, &jobs);
-		if (!rc && jobs > 1024) {
-			cli_msg(&tool, "--jobs: at most 1024, got %s", optarg);
-			rc = CLI_EXIT_USAGE;
-		}
-		o->jobs = (unsigned long)jobs;
+		rc = workers_parse_jobs(&tool, optarg, &o->jobs);
 		o->jobs_given = 1;
 		break;
 	case OPT_SHARD:

@@ -93,17 +93,11 @@ static int add_baseline(struct report_opts *o, char *arg)
 static int option(void *ctx, int c)
 {
 	struct report_opts *o = ctx;
-	uint64_t jobs = 0;
 	int rc = 0, v = 0;
 
 	switch (c) {
 	case 'j':
-		rc = cli_parse_count(&tool, "jobs", optarg, 1, &jobs);
-		if (!rc && jobs > 1024) {
-			cli_msg(&tool, "--jobs: at most 1024, got %s", optarg);
-			rc = CLI_EXIT_USAGE;
-		}
-		o->jobs = (unsigned long)jobs;
+		rc = workers_parse_jobs(&tool, optarg, &o->jobs);
 		break;
 	case OPT_FORMAT:
 		if (!(rc = cli_parse_choice(&tool, "format", optarg, format_names, &v)))

@@ -55,6 +55,19 @@ static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, 
 #define N_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 static struct sigaction started_with[N_FATAL];
 
+int workers_parse_jobs(const struct cli_tool *t, const char *arg, unsigned long *jobs)
+{
+	uint64_t n = 0;
+	int rc = cli_parse_count(t, "jobs", arg, 1, &n);
+
+	if (!rc && n > 1024) {
+		cli_msg(t, "--jobs: at most 1024, got %s", arg);
+		rc = CLI_EXIT_USAGE;
+	}
+	*jobs = (unsigned long)n;
+	return rc;
+}
+
 void workers_keep_dispositions(void)
 {
 	size_t s;

@@ -43,6 +43,9 @@ struct workers_run {
 	const char *labels[1];
 };
 
+/* -j N's argument into *jobs: a count from 1 to 1024. 0 or CLI_EXIT_USAGE (printed). */
+int workers_parse_jobs(const struct cli_tool *t, const char *arg, unsigned long *jobs);
+
 /* Keep the fatal signals' dispositions the tool started with, for its workers (call first in
  * main, before cli_out installs its handlers). */
 void workers_keep_dispositions(void);

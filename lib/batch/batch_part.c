@@ -24,17 +24,6 @@
 /* what the parser returns for text that is not what it reads (MEMSCOPE_E_* are negative) */
 #define JP_BAD 2
 
-/* Whether c is next after whitespace (then consumed). */
-static int jp_char(struct ms__json *j, char c)
-{
-	ms__json_skip_ws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return 1;
-	}
-	return 0;
-}
-
 /* A string after whitespace, decoded and appended to t, which stays NUL-terminated (a \u of a
  * UTF-16 surrogate is refused: we never write one). 0, JP_BAD, or MEMSCOPE_E_NOMEM. */
 static int jp_string(struct ms__json *j, struct buf *t)
@@ -86,15 +75,15 @@ static int jp_numbers(struct ms__json *j, struct buf *t)
 	if (ms__buf_reserve(t, 1))
 		return MEMSCOPE_E_NOMEM;
 	t->p[0] = 0;
-	while (!jp_char(j, '}')) {
+	while (!ms__json_eat(j, '}')) {
 		char n[24];
 		size_t at = t->len;
 
-		if ((t->len && !jp_char(j, ',')) || (rc = jp_string(j, t)) == JP_BAD)
+		if ((t->len && !ms__json_eat(j, ',')) || (rc = jp_string(j, t)) == JP_BAD)
 			return JP_BAD;
 		if (rc)
 			return rc;
-		if (strcspn(t->p + at, "=;") != t->len - at || !jp_char(j, ':') ||
+		if (strcspn(t->p + at, "=;") != t->len - at || !ms__json_eat(j, ':') ||
 			jp_number(j, &num))
 			return JP_BAD;
 		snprintf(n, sizeof(n), "=%" PRId64 ";", num);
@@ -121,9 +110,9 @@ static int jp_object(const char *line, size_t len,
 	int rc = JP_BAD;
 
 	*why = "not a JSON object";
-	if (!jp_char(&j, '{'))
+	if (!ms__json_eat(&j, '{'))
 		goto out;
-	if (jp_char(&j, '}'))
+	if (ms__json_eat(&j, '}'))
 		goto done;
 	do {
 		enum jtype type = J_STR;
@@ -135,7 +124,7 @@ static int jp_object(const char *line, size_t len,
 			goto out;
 		rc = JP_BAD;
 		*why = "a bad value";
-		if (!jp_char(&j, ':'))
+		if (!ms__json_eat(&j, ':'))
 			goto out;
 		ms__json_skip_ws(&j);
 		if (j.end - j.p >= 4 && !memcmp(j.p, "null", 4)) {
@@ -145,7 +134,7 @@ static int jp_object(const char *line, size_t len,
 		} else if (j.p < j.end && *j.p == '"') {
 			if ((rc = jp_string(&j, &text)))
 				goto out;
-		} else if (jp_char(&j, '{')) { /* {"PTA":1,...} as "PTA=1;..." */
+		} else if (ms__json_eat(&j, '{')) { /* {"PTA":1,...} as "PTA=1;..." */
 			type = J_OBJ;
 			if ((rc = jp_numbers(&j, &text)))
 				goto out;
@@ -157,9 +146,9 @@ static int jp_object(const char *line, size_t len,
 		if ((rc = fn(ctx, key.p, type, num, text.p ? text.p : "")))
 			goto out;
 		rc = JP_BAD;
-	} while (jp_char(&j, ','));
+	} while (ms__json_eat(&j, ','));
 	*why = "a bad object";
-	if (!jp_char(&j, '}'))
+	if (!ms__json_eat(&j, '}'))
 		goto out;
 done:
 	ms__json_skip_ws(&j);

@@ -71,6 +71,17 @@ static inline int ms__json_comma_or(struct ms__json *j, char close, const char *
 /* Whitespace from p skipped, counting lines. */
 void ms__json_skip_ws(struct ms__json *j);
 
+/* Whether c is next after whitespace (then consumed). */
+static inline int ms__json_eat(struct ms__json *j, char c)
+{
+	ms__json_skip_ws(j);
+	if (j->p < j->end && *j->p == c) {
+		j->p++;
+		return 1;
+	}
+	return 0;
+}
+
 /* The string at p (p at its opening quote) into v, checked (escapes, no control byte). */
 int ms__json_string(struct ms__json *j, struct ms__json_val *v);
 

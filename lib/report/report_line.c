@@ -192,17 +192,6 @@ static void kept_free(struct kept *k)
 /* what the readers below return besides MS__JSON_OK and MS__JSON_BAD */
 #define L_NOMEM 3
 
-/* Whether c is next after whitespace (then consumed). */
-static int next_is(struct ms__json *j, char c)
-{
-	ms__json_skip_ws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return 1;
-	}
-	return 0;
-}
-
 /* A whole number (JSON's, no fraction) into *v, negative when neg allows it. */
 static int get_num(struct ms__json *j, int neg_ok, int64_t *v)
 {
@@ -282,10 +271,10 @@ static int get_stack(struct ms__json *j, struct kept *k, uint32_t *id)
 		j->p += 4;
 		return 0;
 	}
-	if (!next_is(j, '['))
+	if (!ms__json_eat(j, '['))
 		return ms__json_bad(j, "a stack expected");
-	while (!rc && !next_is(j, ']')) {
-		if ((n && !next_is(j, ',')) || (rc = get_id(j, k, &f)))
+	while (!rc && !ms__json_eat(j, ']')) {
+		if ((n && !ms__json_eat(j, ',')) || (rc = get_id(j, k, &f)))
 			rc = rc ? rc : ms__json_bad(j, "',' expected");
 		else if (ms__grow_array(&fr, &cap, n + 1, sizeof(*fr)))
 			rc = L_NOMEM;
@@ -305,7 +294,7 @@ static int get_elem(struct ms__json *j, struct kept *k, int which)
 	int rc = 0, is_null, nums = which == 0 ? 2 : 4, i;
 
 	for (i = 0; i < nums && !rc; i++)
-		if ((i && !next_is(j, ',')) || (rc = get_num(j, which == 0 && i == 1, &v[i])))
+		if ((i && !ms__json_eat(j, ',')) || (rc = get_num(j, which == 0 && i == 1, &v[i])))
 			rc = rc ? rc : ms__json_bad(j, "',' expected");
 	if (!rc && which == 0) {
 		if (ms__grow_array(&k->cols, &k->cap_cols, k->n_cols + 1, sizeof(*k->cols)))
@@ -317,9 +306,9 @@ static int get_elem(struct ms__json *j, struct kept *k, int which)
 			.n = (uint64_t)v[2],
 			.bytes = (uint64_t)v[3] };
 
-		if (!next_is(j, ',') || (rc = get_id(j, k, &e.op)) || !next_is(j, ',') ||
-			(rc = get_id(j, k, &e.owner)) || !next_is(j, ',') ||
-			(rc = get_stack(j, k, &e.stack_py)) || !next_is(j, ',') ||
+		if (!ms__json_eat(j, ',') || (rc = get_id(j, k, &e.op)) || !ms__json_eat(j, ',') ||
+			(rc = get_id(j, k, &e.owner)) || !ms__json_eat(j, ',') ||
+			(rc = get_stack(j, k, &e.stack_py)) || !ms__json_eat(j, ',') ||
 			(rc = get_stack(j, k, &e.stack_c)))
 			return rc ? rc : ms__json_bad(j, "',' expected");
 		if (ms__grow_array(&k->sites, &k->cap_sites, k->n_sites + 1, sizeof(*k->sites)))
@@ -329,14 +318,14 @@ static int get_elem(struct ms__json *j, struct kept *k, int which)
 		struct memscope_note nt = { (enum memscope_note_kind)v[0], (int)v[1], (size_t)v[2],
 			(uint64_t)v[3], NULL };
 
-		if (!next_is(j, ',') || (rc = get_hex(j, k, &is_null)) || is_null)
+		if (!ms__json_eat(j, ',') || (rc = get_hex(j, k, &is_null)) || is_null)
 			return rc ? rc : ms__json_bad(j, "a note's text expected");
 		if (ms__grow_array(&k->notes, &k->cap_notes, k->n_notes + 1, sizeof(*k->notes)) ||
 			!(nt.text = strdup(k->text.p)))
 			return L_NOMEM;
 		k->notes[k->n_notes++] = nt;
 	}
-	if (!rc && !next_is(j, ']'))
+	if (!rc && !ms__json_eat(j, ']'))
 		rc = ms__json_bad(j, "']' expected");
 	return rc;
 }
@@ -350,10 +339,10 @@ static int get_line(struct ms__json *j, struct kept *k)
 	size_t n;
 	int rc = 0, i;
 
-	if (!next_is(j, '{'))
+	if (!ms__json_eat(j, '{'))
 		return ms__json_bad(j, "'{' expected");
 	for (i = 0; i < 4 && !rc; i++) {
-		if ((i && !next_is(j, ',')) || (ms__json_skip_ws(j), j->p == j->end) ||
+		if ((i && !ms__json_eat(j, ',')) || (ms__json_skip_ws(j), j->p == j->end) ||
 			ms__json_key(j, &key) || !ms__json_str_eq(&key, keys[i]))
 			return ms__json_bad(j, "the line's keys expected in order");
 		at = j->p;
@@ -363,15 +352,15 @@ static int get_line(struct ms__json *j, struct kept *k)
 			k->summary = at, k->summary_len = (size_t)(j->p - at);
 			continue;
 		}
-		if (!next_is(j, '['))
+		if (!ms__json_eat(j, '['))
 			return ms__json_bad(j, "'[' expected");
-		for (n = 0; !rc && !next_is(j, ']'); n++)
-			if ((n && !next_is(j, ',')) || !next_is(j, '['))
+		for (n = 0; !rc && !ms__json_eat(j, ']'); n++)
+			if ((n && !ms__json_eat(j, ',')) || !ms__json_eat(j, '['))
 				rc = ms__json_bad(j, "'[' expected");
 			else
 				rc = get_elem(j, k, i - 1);
 	}
-	if (!rc && !next_is(j, '}'))
+	if (!rc && !ms__json_eat(j, '}'))
 		rc = ms__json_bad(j, "'}' expected");
 	ms__json_skip_ws(j);
 	if (!rc && j->p != j->end)
@@ -402,11 +391,17 @@ int memscope_report_read_begin(struct memscope_report *r, enum memscope_report_s
 	return 0;
 }
 
-/* Whether input i of side is the one to add next (after begin, before end). */
-static int is_next(const struct memscope_report *r, enum memscope_report_side side, size_t i)
+/* 0 when input i of side is the one to add next (after begin, before end), else
+ * MEMSCOPE_E_ARG (err set). */
+static int check_next(const struct memscope_report *r, enum memscope_report_side side, size_t i,
+	struct memscope_error *err)
 {
-	return (side == MEMSCOPE_REPORT_RUN || side == MEMSCOPE_REPORT_BASELINE) &&
-	       r->in_parts[side] && i == r->next[side] && i < r->n_rows[side];
+	memscope_error_clear(err);
+	if ((side == MEMSCOPE_REPORT_RUN || side == MEMSCOPE_REPORT_BASELINE) &&
+		r->in_parts[side] && i == r->next[side] && i < r->n_rows[side])
+		return 0;
+	return memscope_error_set(
+		err, MEMSCOPE_E_ARG, NULL, 0, "input %zu added out of order, or not in parts", i);
 }
 
 /* Input i of side added: the next one, and the progress callback. */
@@ -429,10 +424,8 @@ int memscope_report_add_line(struct memscope_report *r, enum memscope_report_sid
 	size_t e;
 	int rc;
 
-	memscope_error_clear(err);
-	if (!is_next(r, side, i))
-		return memscope_error_set(
-			err, MEMSCOPE_E_ARG, NULL, 0, "input %zu's line added out of order", i);
+	if (check_next(r, side, i, err))
+		return MEMSCOPE_E_ARG;
 	name = memscope_session_input(s, i)->name;
 	if (!(k.st = memscope_strtab_new()))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
@@ -464,10 +457,8 @@ int memscope_report_add_failed(struct memscope_report *r, enum memscope_report_s
 	const char *name;
 	int rc;
 
-	memscope_error_clear(err);
-	if (!is_next(r, side, i))
-		return memscope_error_set(
-			err, MEMSCOPE_E_ARG, NULL, 0, "input %zu's failure added out of order", i);
+	if (check_next(r, side, i, err))
+		return MEMSCOPE_E_ARG;
 	name = memscope_session_input(s, i)->name;
 	ms__report_batch_input(&in, name);
 	if ((rc = memscope_summary_fail(&r->rows[side][i], &in, i, MEMSCOPE_E_IO, msg)) ||

@@ -177,18 +177,11 @@ int memscope_report_read(struct memscope_report *r, enum memscope_report_side si
 	struct memscope_session *s, struct memscope_error *err)
 {
 	size_t n = memscope_session_count(s), i;
-	int rc = 0;
+	int rc;
 
-	memscope_error_clear(err);
-	if ((side != MEMSCOPE_REPORT_RUN && side != MEMSCOPE_REPORT_BASELINE) || r->read[side] ||
-		r->finished || !n)
-		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "%s",
-			!n ? "no input to read"
-			   : "a report's side read twice, or after its finish");
-	if (!(r->rows[side] = calloc(n, sizeof(*r->rows[side]))))
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-	r->n_rows[side] = n;
-	r->read[side] = 1;
+	if ((rc = memscope_report_read_begin(r, side, s, err)))
+		return rc;
+	r->in_parts[side] = 0; /* read here, not in parts */
 	for (i = 0; i < n && !rc; i++) {
 		rc = read_one(r, side, s, i, n, err);
 		if (!rc && r->on_input)
