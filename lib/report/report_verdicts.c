@@ -509,6 +509,23 @@ static void of_peak_input(struct memscope_report *r)
 		}
 }
 
+/* The findings first: the verdicts of level "bad" move ahead of the others, each group keeping
+ * its order (formats/report.md "verdicts"). */
+static void findings_first(struct memscope_report *r)
+{
+	struct ms__report_verdict *v = r->verdicts, tmp;
+	size_t i, j, n_bad = 0;
+
+	for (i = 0; i < r->n_verdicts; i++) {
+		if (strcmp(v[i].level, "bad"))
+			continue;
+		tmp = v[i];
+		for (j = i; j > n_bad; j--)
+			v[j] = v[j - 1];
+		v[n_bad++] = tmp;
+	}
+}
+
 int ms__report_verdicts(struct memscope_report *r)
 {
 	struct ms__ranks_verdict rv;
@@ -535,5 +552,6 @@ int ms__report_verdicts(struct memscope_report *r)
 		return MEMSCOPE_E_NOMEM;
 	of_peak_input(r);
 	unchecked_verdict(r);
+	findings_first(r);
 	return 0;
 }
