@@ -204,13 +204,15 @@ static int get_num(struct ms__json *j, int neg_ok, int64_t *v)
 		return ms__json_bad(j, "a number expected");
 	neg = t.s[0] == '-';
 	for (i = neg; i < t.len; i++) {
-		if (t.s[i] < '0' || t.s[i] > '9' || x > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(t.s[i] - '0');
+
+		if (t.s[i] < '0' || t.s[i] > '9' || x > (UINT64_MAX - d) / 10)
 			return ms__json_bad(j, "a whole number expected");
-		x = x * 10 + (uint64_t)(t.s[i] - '0');
+		x = x * 10 + d;
 	}
-	if (neg && (!neg_ok || x > (uint64_t)INT64_MAX))
+	if (neg && (!neg_ok || x > (uint64_t)INT64_MAX + 1))
 		return ms__json_bad(j, "a number out of range");
-	*v = neg ? -(int64_t)x : (int64_t)x;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x; /* u64 figures come back through the cast */
 	return MS__JSON_OK;
 }
 
