@@ -633,13 +633,29 @@ static void on_notice(void *ctx, uint32_t src, const char *msg)
 		name, msg);
 }
 
-/* The session's read options for its reads: its notice hook. */
+/* memscope_progress_fn of the session's reads: the caller's, told the session's index of input
+ * src (a read of one input, ms__session_run_input, reads it as src 0). */
+static void on_progress(void *ctx, uint32_t src, uint64_t done, uint64_t total)
+{
+	const struct memscope_session *s = ctx;
+
+	if (src < s->n)
+		src = (uint32_t)(src + s->run_base);
+	s->ro.progress(s->ro.progress_ctx, src, done, total);
+}
+
+/* The session's read options for its reads: its notice hook, and the caller's progress through
+ * on_progress. */
 static struct memscope_read_opts read_opts(struct memscope_session *s)
 {
 	struct memscope_read_opts o = s->ro;
 
 	o.notice = on_notice;
 	o.notice_ctx = s;
+	if (o.progress) {
+		o.progress = on_progress;
+		o.progress_ctx = s;
+	}
 	return o;
 }
 
