@@ -197,15 +197,6 @@ static int summary_member(
 	return 0;
 }
 
-int ms__summary_parse(struct memscope_summary *s, const char *line, size_t len, const char **why)
-{
-	int rc = jp_object(line, len, summary_member, s, why);
-
-	if (rc && rc != JP_BAD && rc != MEMSCOPE_E_NOMEM)
-		*why = "an unknown or repeated key, or a value out of its range";
-	return rc == MEMSCOPE_E_NOMEM ? rc : rc ? MEMSCOPE_E_INVALID : 0;
-}
-
 int memscope_batch_add_line(struct memscope_batch *b, const char *line, size_t len,
 	const char *name, uint64_t line_no, struct memscope_error *err)
 {

@@ -31,11 +31,4 @@ int ms__batch_overflowed(size_t f, int64_t v);
 int ms__batch_join_part(struct memscope_batch **b, const struct ms__batch_part_head *h,
 	const char *name, struct memscope_error *err);
 
-/*
- * One JSON line of memscope_summary_write (len bytes, without its newline) into *s (zeroed; the
- * caller's to clear, even on failure). 0, MEMSCOPE_E_INVALID (*why says what is wrong, static)
- * or MEMSCOPE_E_NOMEM.
- */
-int ms__summary_parse(struct memscope_summary *s, const char *line, size_t len, const char **why);
-
 #endif

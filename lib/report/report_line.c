@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../batch/batch_run.h"
 #include "../core/json_scan.h"
 #include "../session/run.h"
 #include "../session/summary.h"
@@ -60,24 +59,25 @@ static void put_stack(FILE *out, const struct memscope_strtab *st, uint32_t id)
 	fputc(']', out);
 }
 
-/* The summary s as memscope_summary_write writes it, without its newline. 0, MEMSCOPE_E_IO or
- * MEMSCOPE_E_NOMEM. */
-static int put_summary(FILE *out, const struct memscope_summary *s)
+/* The summary s, every figure and text as it is (its texts as put_hex's strings, null for none):
+ * [has, [figures], [texts]]. */
+static void put_summary(FILE *out, const struct memscope_summary *s)
 {
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	int rc;
+	size_t f;
 
-	if (!f)
-		return MEMSCOPE_E_NOMEM;
-	rc = memscope_summary_write(f, s);
-	if (fclose(f) || !text)
-		rc = rc ? rc : MEMSCOPE_E_NOMEM;
-	if (!rc)
-		fwrite(text, 1, size && text[size - 1] == '\n' ? size - 1 : size, out);
-	free(text);
-	return rc;
+	fprintf(out, "[%" PRIu64 ",[", s->has);
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++)
+		fprintf(out, "%s%" PRId64, f ? "," : "", s->num[f]);
+	fputs("],[", out);
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++) {
+		if (f)
+			fputc(',', out);
+		if (s->str[f])
+			put_hex(out, s->str[f], strlen(s->str[f]));
+		else
+			fputs("null", out);
+	}
+	fputs("]]", out);
 }
 
 /* What the ranks kept of the one input of k (row 0 of its run side) and the notes s gave from
@@ -146,8 +146,7 @@ int memscope_report_input_line(
 		     k, MS__RANKS_RUN, 0, &sum, rc ? NULL : d->peak, rc ? NULL : d->leaks, d->st)))
 		goto out;
 	fputs("{\"summary\":", out);
-	if ((rc = put_summary(out, &sum)))
-		goto out;
+	put_summary(out, &sum);
 	put_kept(out, k, s, n0);
 	rc = ms__write_end(out, 0, err);
 out:
@@ -172,8 +171,7 @@ struct kept {
 	struct memscope_note *notes; /* texts owned */
 	size_t n_notes, cap_notes;
 	struct buf text; /* the last string read */
-	const char *summary;
-	size_t summary_len;
+	struct memscope_summary sum;
 };
 
 static void kept_free(struct kept *k)
@@ -186,6 +184,7 @@ static void kept_free(struct kept *k)
 	free(k->cols);
 	free(k->sites);
 	ms__buf_free(&k->text);
+	memscope_summary_clear(&k->sum);
 	memscope_strtab_free(k->st);
 }
 
@@ -332,12 +331,39 @@ static int get_elem(struct ms__json *j, struct kept *k, int which)
 	return rc;
 }
 
-/* The line {"summary":{...},"cols":[...],"sites":[...],"notes":[...]} into k. */
+/* put_summary's array into k->sum. */
+static int get_summary(struct ms__json *j, struct kept *k)
+{
+	const char *bad = "a summary expected";
+	int64_t has;
+	size_t f;
+	int rc, is_null;
+
+	if (!ms__json_eat(j, '[') || get_num(j, 0, &has) || !ms__json_eat(j, ',') ||
+		!ms__json_eat(j, '['))
+		return ms__json_bad(j, bad);
+	k->sum.has = (uint64_t)has;
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++)
+		if ((f && !ms__json_eat(j, ',')) || get_num(j, 1, &k->sum.num[f]))
+			return ms__json_bad(j, bad);
+	if (!ms__json_eat(j, ']') || !ms__json_eat(j, ',') || !ms__json_eat(j, '['))
+		return ms__json_bad(j, bad);
+	for (f = 0; f < MEMSCOPE_SUM_COUNT_; f++) {
+		if (f && !ms__json_eat(j, ','))
+			return ms__json_bad(j, bad);
+		if ((rc = get_hex(j, k, &is_null)))
+			return rc;
+		if (!is_null && !(k->sum.str[f] = strdup(k->text.p)))
+			return L_NOMEM;
+	}
+	return ms__json_eat(j, ']') && ms__json_eat(j, ']') ? 0 : ms__json_bad(j, bad);
+}
+
+/* The line {"summary":[...],"cols":[...],"sites":[...],"notes":[...]} into k. */
 static int get_line(struct ms__json *j, struct kept *k)
 {
 	static const char *const keys[] = { "summary", "cols", "sites", "notes" };
 	struct ms__json_val key;
-	const char *at;
 	size_t n;
 	int rc = 0, i;
 
@@ -347,11 +373,8 @@ static int get_line(struct ms__json *j, struct kept *k)
 		if ((i && !ms__json_eat(j, ',')) || (ms__json_skip_ws(j), j->p == j->end) ||
 			ms__json_key(j, &key) || !ms__json_str_eq(&key, keys[i]))
 			return ms__json_bad(j, "the line's keys expected in order");
-		at = j->p;
 		if (i == 0) {
-			if (*j->p != '{' || ms__json_skip_value(j))
-				return ms__json_bad(j, "a summary expected");
-			k->summary = at, k->summary_len = (size_t)(j->p - at);
+			rc = get_summary(j, k);
 			continue;
 		}
 		if (!ms__json_eat(j, '['))
@@ -372,26 +395,6 @@ static int get_line(struct ms__json *j, struct kept *k)
 
 /* ------------------------------------------------------------------------------------------ */
 /* the parent's side: the read in parts */
-
-int memscope_report_read_begin(struct memscope_report *r, enum memscope_report_side side,
-	struct memscope_session *s, struct memscope_error *err)
-{
-	size_t n = memscope_session_count(s);
-
-	memscope_error_clear(err);
-	if ((side != MEMSCOPE_REPORT_RUN && side != MEMSCOPE_REPORT_BASELINE) || r->read[side] ||
-		r->finished || !n)
-		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "%s",
-			!n ? "no input to read"
-			   : "a report's side read twice, or after its finish");
-	if (!(r->rows[side] = calloc(n, sizeof(*r->rows[side]))))
-		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
-	r->n_rows[side] = n;
-	r->read[side] = 1;
-	r->in_parts[side] = 1;
-	r->next[side] = 0;
-	return 0;
-}
 
 /* 0 when input i of side is the one to add next (after begin, before end), else
  * MEMSCOPE_E_ARG (err set). */
@@ -420,7 +423,7 @@ int memscope_report_add_line(struct memscope_report *r, enum memscope_report_sid
 	struct memscope_session *s, size_t i, const char *line, size_t len,
 	struct memscope_error *err)
 {
-	const char *name, *why = NULL;
+	const char *name;
 	struct ms__json j = { .p = line, .end = line + len, .data = line, .line = 1 };
 	struct kept k = { 0 };
 	size_t e;
@@ -431,12 +434,9 @@ int memscope_report_add_line(struct memscope_report *r, enum memscope_report_sid
 	name = memscope_session_input(s, i)->name;
 	if (!(k.st = memscope_strtab_new()))
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
-	rc = get_line(&j, &k);
-	if (!rc)
-		rc = ms__summary_parse(&r->rows[side][i], k.summary, k.summary_len, &why);
-	else
-		why = rc == L_NOMEM ? NULL : j.bad;
-	if (!rc) {
+	if (!(rc = get_line(&j, &k))) {
+		r->rows[side][i] = k.sum; /* taken */
+		memset(&k.sum, 0, sizeof(k.sum));
 		for (e = 0; e < k.n_notes; e++)
 			ms__session_note(s, &k.notes[e]);
 		rc = ms__ranks_add_kept(r->ranks, (enum ms__ranks_side)side, (uint32_t)i,
@@ -447,7 +447,8 @@ int memscope_report_add_line(struct memscope_report *r, enum memscope_report_sid
 		return memscope_error_set(err, MEMSCOPE_E_NOMEM, name, 0, "out of memory");
 	if (rc)
 		return memscope_error_set(err, rc == MEMSCOPE_E_ARG ? rc : MEMSCOPE_E_INVALID, name,
-			0, "its worker's line: %s", why ? why : memscope_strerror(rc));
+			0, "its worker's line: %s",
+			rc == MS__JSON_BAD && j.bad ? j.bad : memscope_strerror(rc));
 	added(r, side, s, i);
 	return 0;
 }

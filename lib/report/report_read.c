@@ -173,6 +173,26 @@ int ms__report_keep_notes(struct memscope_report *r, const struct memscope_sessi
 	return 0;
 }
 
+int memscope_report_read_begin(struct memscope_report *r, enum memscope_report_side side,
+	struct memscope_session *s, struct memscope_error *err)
+{
+	size_t n = memscope_session_count(s);
+
+	memscope_error_clear(err);
+	if ((side != MEMSCOPE_REPORT_RUN && side != MEMSCOPE_REPORT_BASELINE) || r->read[side] ||
+		r->finished || !n)
+		return memscope_error_set(err, MEMSCOPE_E_ARG, NULL, 0, "%s",
+			!n ? "no input to read"
+			   : "a report's side read twice, or after its finish");
+	if (!(r->rows[side] = calloc(n, sizeof(*r->rows[side]))))
+		return memscope_error_set(err, MEMSCOPE_E_NOMEM, NULL, 0, "out of memory");
+	r->n_rows[side] = n;
+	r->read[side] = 1;
+	r->in_parts[side] = 1;
+	r->next[side] = 0;
+	return 0;
+}
+
 int memscope_report_read(struct memscope_report *r, enum memscope_report_side side,
 	struct memscope_session *s, struct memscope_error *err)
 {
