@@ -26,8 +26,8 @@ site with a block on the plot, one table row per leak site, step, owner and rank
 rows in order, a flame graph exactly when the JSON has one, the heatmaps' cells and their bytes
 (or a canvas of as many rows and steps; none without steps), #stack hidden. Typing part of an
 owner's name into #where's search field leaves the rows holding it. The JSON itself: the
-verdicts in the schema's order with the always-present ones there, the lists within their
-bounds.
+verdicts of level bad first, then the others, each group in the schema's order, the
+always-present ones there, each verdict's figure its member's, the lists within their bounds.
 
 The figures (formats/report.md): the leaks verdict counts the step leaks when there are some,
 else the exit leaks, summed over the inputs, every pool but HAL/CUDA when a pool carved out of
@@ -501,10 +501,14 @@ def check_json(rep):
     """The findings JSON against the schema's order and bounds."""
     if rep.get("memscope_report") != 1:
         bad(f"memscope_report {rep.get('memscope_report')!r}, expected 1")
-    ids = [v.get("id") for v in rep.get("verdicts", [])]
-    if [i for i in ids if i in ORDER] != sorted(ids, key=lambda i: ORDER.index(i) if i in ORDER
-                                                 else -1) or len(set(ids)) != len(ids):
-        bad(f"verdicts in the order {ids}, the schema's is {ORDER}")
+    # the findings first (level bad), then the others, each group in the schema's order
+    vs = rep.get("verdicts", [])
+    ids = [v.get("id") for v in vs]
+    want = [v.get("id") for v in sorted(vs, key=lambda v: (v.get("level") != "bad",
+                                                          ORDER.index(v["id"]) if v.get("id") in
+                                                          ORDER else len(ORDER)))]
+    if ids != want or len(set(ids)) != len(ids):
+        bad(f"verdicts in the order {ids}, expected {want} (bad first, then {ORDER})")
     for i in ALWAYS:
         if i not in ids:
             bad(f"no {i} verdict")
