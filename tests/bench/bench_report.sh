@@ -17,8 +17,7 @@
 #       (b, shared with bench_batch.sh) and kept
 #   -g  MB of the big input (1000)   -n  ranks (256)   -s  MB per rank (50)
 #   -k  runs of each command; the fastest is shown (1)
-#   -j  the -j of both tools in (b) (their default: the number of CPUs; memscope-batch -j 1
-#       is timed too when it is not 1)
+#   -j  the -j of both tools in (b) (the number of CPUs); both are timed at -j 1 too
 #   -p  the parts to run, any of a, s and b (asb): s is (a) on a PyTorch snapshot of -g MB
 #       (make_snapshot.py stream, written once into BUILD/bench-snapshot, shared with
 #       bench_snapshot.sh)
@@ -166,26 +165,23 @@ case $PARTS in *b*)
 	find $RANKS -name 'memscope_dump_*.csv' -type f | sort -V >"$WORK/files"
 	BYTES=$(xargs cat <"$WORK/files" | wc -c)
 	echo
-	echo "(b) $N ranks, $(wc -l <"$WORK/files") files, $(mb "$BYTES") MB in all, in $DIR${JOBS:+, -j $JOBS}"
+	echo "(b) $N ranks, $(wc -l <"$WORK/files") files, $(mb "$BYTES") MB in all, in $DIR"
 	printf '%-34s %8s %8s %8s\n' command "wall s" "cpu s" "RSS MiB"
-	# shellcheck disable=SC2086
-	bench_run batch "$BATCH" -q ${JOBS:+-j "$JOBS"} --format json -o /dev/null $RANKS
-	BW=$W BC=$C
-	line "memscope-batch -j ${JOBS:-$(nproc)} --format json"
-	B1W=nan B1C=nan
-	if [ "${JOBS:-$(nproc)}" != 1 ]; then
+	# both tools at -j N (their default: the CPUs), then both at -j 1 (one after another)
+	J=${JOBS:-$(nproc)}
+	for j in $J 1; do
+		[ "$j" = 1 ] && [ "$J" = 1 ] && [ -n "${RW:-}" ] && break
 		# shellcheck disable=SC2086
-		bench_run batch1 "$BATCH" -q -j 1 --format json -o /dev/null $RANKS
-		B1W=$W B1C=$C
-		line "memscope-batch -j 1 --format json"
-	fi
-	rm -f "$WORK/ranks.html"
-	# shellcheck disable=SC2086
-	bench_run report "$REPORT" -q ${JOBS:+-j "$JOBS"} -f -o "$WORK/ranks.html" $RANKS
-	RW=$W RC=$C
-	line "memscope-report -o ranks.html"
-	echo "memscope-report / memscope-batch -j ${JOBS:-$(nproc)}: wall $(ratio "$RW" "$BW")x, cpu $(ratio "$RC" "$BC")x (issue 31: at most 1.2x)"
-	[ "$B1W" = nan ] || echo "memscope-report / memscope-batch -j 1: wall $(ratio "$RW" "$B1W")x, cpu $(ratio "$RC" "$B1C")x"
+		bench_run batch "$BATCH" -q -j "$j" --format json -o /dev/null $RANKS
+		BW=$W BC=$C
+		line "memscope-batch -j $j --format json"
+		rm -f "$WORK/ranks.html"
+		# shellcheck disable=SC2086
+		bench_run report "$REPORT" -q -j "$j" -f -o "$WORK/ranks.html" $RANKS
+		RW=$W RC=$C
+		line "memscope-report -j $j -o ranks.html"
+		echo "  memscope-report / memscope-batch at -j $j: wall $(ratio "$RW" "$BW")x, cpu $(ratio "$RC" "$BC")x (issue 31: at most 1.2x)"
+	done
 	PAGE=0
 	[ -f "$WORK/ranks.html" ] && PAGE=$(wc -c <"$WORK/ranks.html")
 	chromium_ready "$WORK/ranks.html"
