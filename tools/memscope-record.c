@@ -555,6 +555,13 @@ static int transcode(const struct record_opts *o, const char *spool_dir, const s
 	if (st.n_bad_segments)
 		cli_msg(&tool, "%s: %llu spool segments ended at a malformed record", name,
 			(unsigned long long)st.n_bad_segments);
+	if (st.n_stacks_cut && !o->common.quiet) /* a summary line: the capture says it too */
+		cli_msg(&tool,
+			"%s: %llu of %llu stacks cut short (no frame pointers in %s): their "
+			"outer callers are missing; built with -fno-omit-frame-pointer they are "
+			"whole",
+			name, (unsigned long long)st.n_stacks_cut, (unsigned long long)st.n_stacks,
+			st.cut_where);
 	if (st.n_modules_unread)
 		cli_msg(&tool, "%s: %llu of %llu modules not symbolized from (%s)", name,
 			(unsigned long long)st.n_modules_unread, (unsigned long long)st.n_modules,

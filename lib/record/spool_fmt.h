@@ -74,6 +74,8 @@ struct spool_seg {
  * The type byte is stored last, so a record cut by a kill reads as the end: type 0 ends a segment.
  * Per segment, prev_tick starts at the segment's tick and prev_ptr at 0.
  *   SPOOL_R_STACK   varint id, varint n, n x varint zz(addr - previous addr of this record)
+ *   SPOOL_R_STACK_CUT  as STACK: a walk that stopped before the outermost frame (no frame
+ *                   pointer in the caller of its last frame, or a return address in no module)
  *   SPOOL_R_MARK    varint dtick, u8 what (enum spool_mark), varint range id, varint len, bytes
  *   SPOOL_R_PYCODE  varint code id, varint len, file bytes, varint len, function bytes
  *   SPOOL_R_PYSTACK varint id, varint native stack id, varint n, n x (varint code id, varint line)
@@ -90,10 +92,11 @@ enum spool_record {
 	SPOOL_R_END = 0,
 	SPOOL_R_STACK = 1,
 	SPOOL_R_MARK = 2,
-	SPOOL_R_PYCODE = 3,   /* a Python function: its file and name */
-	SPOOL_R_PYSTACK = 4,  /* a native stack and the Python frames above it */
-	SPOOL_R_ALLOC = 0x20, /* | enum memscope_func */
-	SPOOL_R_FREE = 0x40,  /* | enum memscope_func */
+	SPOOL_R_PYCODE = 3,    /* a Python function: its file and name */
+	SPOOL_R_PYSTACK = 4,   /* a native stack and the Python frames above it */
+	SPOOL_R_STACK_CUT = 5, /* a native stack whose walk stopped before the outermost frame */
+	SPOOL_R_ALLOC = 0x20,  /* | enum memscope_func */
+	SPOOL_R_FREE = 0x40,   /* | enum memscope_func */
 	SPOOL_R_UNMAP = 0x60,
 	SPOOL_R_REVIVE = 0x61,
 };

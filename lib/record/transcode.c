@@ -27,6 +27,7 @@ struct pending {
 	unsigned type; /* SPOOL_R_ALLOC | func, ... */
 	uint64_t tick, ptr, size, id;
 	uint32_t stack, stack_py; /* strtab stack ids of Call Stack(C) and Call Stack(Python) */
+	uint64_t cut;		  /* its native stack's (struct stack_ids) */
 	unsigned what;
 	const unsigned char *text;
 	size_t text_len;
@@ -35,6 +36,13 @@ struct pending {
 /* a stack of the spool: its native frames and its Python frames, as strtab stack ids */
 struct stack_ids {
 	uint32_t c, py;
+	uint64_t cut; /* cut short (SPOOL_R_STACK_CUT): 1 + its last pc (0: no frame); else 0 */
+};
+
+/* a module of the modules file, and how many allocations' stacks were cut short in it */
+struct cut_module {
+	uint64_t lo, hi, n;
+	char name[64]; /* its file's name */
 };
 
 /* a Python function the spool names (PYCODE), its names borrowed from the map */
@@ -83,6 +91,9 @@ struct spool {
 	struct u64map live; /* ptr -> (alloc_id, size) */
 	uint64_t serial;
 	struct memscope_record_stats *st_out;
+	struct cut_module *mods; /* the modules file's, in its order */
+	size_t n_mods, cap_mods;
+	uint64_t cut_nowhere; /* stacks cut in no module */
 	struct memscope_error *err;
 	struct memscope_event ev; /* the fields every event of the recording shares */
 };
@@ -374,8 +385,8 @@ static int next_seg(struct spool *s, struct thread *t)
 	return 1;
 }
 
-static int define_stack(
-	struct spool *s, struct thread *t, const unsigned char **pp, const unsigned char *end)
+static int define_stack(struct spool *s, struct thread *t, const unsigned char **pp,
+	const unsigned char *end, int cut)
 {
 	uint64_t id, n, d, pc = 0, i;
 	size_t nf = 0;
@@ -395,6 +406,7 @@ static int define_stack(
 		ms__grow_array(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
 		return MEMSCOPE_E_NOMEM;
 	t->stacks[t->n_stacks].c = sid;
+	t->stacks[t->n_stacks].cut = cut ? 1 + pc : 0;
 	t->stacks[t->n_stacks++].py = 0;
 	return 0;
 }
@@ -453,6 +465,7 @@ static int define_py_stack(
 		ms__grow_array(&t->stacks, &t->cap_stacks, t->n_stacks + 1, sizeof(*t->stacks)))
 		return MEMSCOPE_E_NOMEM;
 	t->stacks[t->n_stacks].c = native ? t->stacks[native - 1].c : 0;
+	t->stacks[t->n_stacks].cut = native ? t->stacks[native - 1].cut : 0;
 	t->stacks[t->n_stacks++].py = sid;
 	return 0;
 }
@@ -479,10 +492,12 @@ static int advance(struct spool *s, struct thread *t)
 		type = *p++;
 		memset(e, 0, sizeof(*e));
 		e->type = type;
-		if (type == SPOOL_R_STACK || type == SPOOL_R_PYCODE || type == SPOOL_R_PYSTACK) {
-			rc = type == SPOOL_R_STACK    ? define_stack(s, t, &p, end)
-			     : type == SPOOL_R_PYCODE ? define_code(t, &p, end)
-						      : define_py_stack(s, t, &p, end);
+		if (type == SPOOL_R_STACK || type == SPOOL_R_STACK_CUT || type == SPOOL_R_PYCODE ||
+			type == SPOOL_R_PYSTACK) {
+			rc = type == SPOOL_R_STACK	 ? define_stack(s, t, &p, end, 0)
+			     : type == SPOOL_R_STACK_CUT ? define_stack(s, t, &p, end, 1)
+			     : type == SPOOL_R_PYCODE	 ? define_code(t, &p, end)
+							 : define_py_stack(s, t, &p, end);
 			if (rc > 0)
 				goto bad;
 			if (rc)
@@ -519,6 +534,7 @@ static int advance(struct spool *s, struct thread *t)
 				goto bad;
 			e->stack = v ? t->stacks[v - 1].c : 0;
 			e->stack_py = v ? t->stacks[v - 1].py : 0;
+			e->cut = v ? t->stacks[v - 1].cut : 0;
 			if (type == SPOOL_R_UNMAP && get(&p, end, &e->size))
 				goto bad;
 			t->prev_ptr = e->ptr;
@@ -556,6 +572,84 @@ static void sift_down(struct spool *s, size_t i)
 		s->heap[m] = tmp;
 		i = m;
 	}
+}
+
+/* An allocation's native stack counted, and when cut short (cut: struct stack_ids), where. */
+static void count_cut(struct spool *s, uint64_t cut)
+{
+	size_t i;
+
+	s->st_out->n_stacks++;
+	if (!cut)
+		return;
+	s->st_out->n_stacks_cut++;
+	for (i = 0; i < s->n_mods; i++)
+		if (cut - 1 >= s->mods[i].lo && cut - 1 < s->mods[i].hi) {
+			s->mods[i].n++;
+			return;
+		}
+	s->cut_nowhere++;
+}
+
+/* The modules where most stacks were cut, "python3.11, libc.so.6", into st->cut_where (three at
+ * most, most first; "code in no module" for stacks cut outside them), and a "stacks.cut" note
+ * in the capture, "1234 of 56789 (python3.11 1200, libc.so.6 34)", when any was cut. */
+static int say_cut(struct spool *s, struct memscope_capture_writer *w)
+{
+	struct memscope_record_stats *st = s->st_out;
+	char text[512];
+	size_t k, i, t = 0, at = 0;
+	int used[3] = { -1, -1, -1 };
+
+	if (!st->n_stacks_cut)
+		return 0;
+	t = (size_t)snprintf(text, sizeof(text), "%llu of %llu (",
+		(unsigned long long)st->n_stacks_cut, (unsigned long long)st->n_stacks);
+	for (k = 0; k < 3; k++) {
+		size_t best = SIZE_MAX;
+		uint64_t n = s->cut_nowhere;
+		const char *name = "code in no module";
+		for (i = 0; i < s->n_mods; i++)
+			if (s->mods[i].n > n && (int)i != used[0] && (int)i != used[1]) {
+				best = i;
+				n = s->mods[i].n;
+			}
+		if (!n)
+			break;
+		if (best != SIZE_MAX) {
+			used[k] = (int)best;
+			name = s->mods[best].name;
+		} else {
+			s->cut_nowhere = 0; /* named once */
+		}
+		at += (size_t)snprintf(st->cut_where + at, sizeof(st->cut_where) - at, "%s%s",
+			k ? ", " : "", name);
+		if (at >= sizeof(st->cut_where))
+			at = sizeof(st->cut_where) - 1;
+		t += (size_t)snprintf(text + t, sizeof(text) - t, "%s%s %llu", k ? ", " : "", name,
+			(unsigned long long)n);
+		if (t >= sizeof(text))
+			t = sizeof(text) - 1;
+	}
+	if (t + 2 <= sizeof(text))
+		memcpy(text + t, ")", 2);
+	return memscope_capture_writer_meta(w, "stacks.cut", text, s->err);
+}
+
+/* A module noted for say_cut. 0 or MEMSCOPE_E_NOMEM. */
+static int add_cut_module(struct spool *s, const char *path, uint64_t lo, uint64_t hi)
+{
+	const char *slash = strrchr(path, '/');
+	struct cut_module *m;
+
+	if (ms__grow_array(&s->mods, &s->cap_mods, s->n_mods + 1, sizeof(*s->mods)))
+		return MEMSCOPE_E_NOMEM;
+	m = &s->mods[s->n_mods++];
+	m->lo = lo;
+	m->hi = hi;
+	m->n = 0;
+	snprintf(m->name, sizeof(m->name), "%s", slash ? slash + 1 : path);
+	return 0;
 }
 
 static int emit(struct spool *s, struct memscope_capture_writer *w, struct thread *t)
@@ -629,6 +723,8 @@ static int emit(struct spool *s, struct memscope_capture_writer *w, struct threa
 			st->n_reused +=
 				s->live.n == n_live; /* an overwrite: the address was live */
 			st->n_allocs++;
+			if (e->stack)
+				count_cut(s, e->cut);
 		} else {
 			ev->kind = MEMSCOPE_KIND_FREE;
 			if (e->type == SPOOL_R_UNMAP && !ms__u64map_get(&s->live, e->ptr, &a, &b)) {
@@ -696,7 +792,8 @@ static int read_modules(struct spool *s, struct memscope_capture_writer *w)
 		memcpy(path, buf + at + 29 + bid_len, path_len < SPOOL_PATH_MAX ? path_len : 0);
 		path[path_len < SPOOL_PATH_MAX ? path_len : 0] = 0;
 		if ((rc = memscope_symbolizer_add_module(
-			     s->sym, path, bias, lo, hi, buf + at + 29, bid_len)))
+			     s->sym, path, bias, lo, hi, buf + at + 29, bid_len)) ||
+			(rc = add_cut_module(s, path, lo, hi)))
 			goto out;
 		t = (size_t)snprintf(
 			text, sizeof(text), "%s 0x%llx ", path, (unsigned long long)bias);
@@ -864,7 +961,8 @@ int memscope_record_transcode(const char *path, FILE *out, const struct memscope
 	if (st->stopped) /* the capture says so: readers refuse it unless lenient */
 		memscope_capture_writer_stop(
 			w, MEMSCOPE_CAPTURE_STOP_WRITE, strerror(st->stopped), st->lost);
-	if ((rc = memscope_capture_writer_meta(w, "process.exit", st->exit_text, err)) ||
+	if ((rc = say_cut(&s, w)) ||
+		(rc = memscope_capture_writer_meta(w, "process.exit", st->exit_text, err)) ||
 		(rc = memscope_capture_writer_finish(w, err)))
 		goto fail;
 	st->bytes = memscope_capture_writer_bytes(w);
@@ -883,6 +981,7 @@ out:
 	free(s.threads);
 	free(s.segs);
 	free(s.heap);
+	free(s.mods);
 	free(s.pc_frames);
 	free(s.frames);
 	ms__u64map_free(&s.pcs);

@@ -113,28 +113,46 @@ static inline void commit(unsigned char type, unsigned char *end)
 
 /* ---------------------------------------------------------------- stacks */
 
+/* The main thread's outermost frame with a frame pointer is main's: its return address lies in
+ * glibc's caller of main, __libc_start_call_main just before __libc_start_main (2.34 and
+ * later), or __libc_start_main itself (before): a walk that ends there is whole. */
+#define START_BEFORE 256u
+#define START_AFTER 768u
+
+extern void __libc_start_main(void) __attribute__((weak));
+
 /* Return addresses by the frame-pointer chain from frame fp (the hook's own), each frame read
  * only when both its words lie between fp and the top of the thread's stack: a chain that leaves
- * it (code without frame pointers keeps anything in the register, -16 say) ends the walk. */
-static inline unsigned walk(uintptr_t *out, const uintptr_t *fp)
+ * it (code without frame pointers keeps anything in the register, -16 say) ends the walk. *cut
+ * is set when the walk stopped before the outermost frame: a thread's chain ends with a zero
+ * frame pointer (start_thread's), the main thread's at main's frame (START_BEFORE); one cut by
+ * the depth asked for is not. */
+static inline unsigned walk(uintptr_t *out, const uintptr_t *fp, int *cut)
 {
 	unsigned n = 0;
-	uintptr_t lo = (uintptr_t)fp,
+	int end = 0; /* the chain ended with a zero frame pointer */
+	uintptr_t lo = (uintptr_t)fp, start = (uintptr_t)&__libc_start_main,
 		  last = ms__rec_thr.stack_hi - 16; /* the highest frame that fits */
 
+	*cut = 0;
 	if ((uintptr_t)fp < ms__rec_thr.stack_lo || (uintptr_t)fp > last ||
 		ms__rec_thr.stack_hi < 16)
 		last = (uintptr_t)fp; /* not on the thread's stack (a signal stack): one frame */
 	while (n < ms__rec.depth) {
-		if ((uintptr_t)fp < lo || (uintptr_t)fp > last || ((uintptr_t)fp & 7))
-			break;
-		if (fp[1] < 4096)
+		if ((uintptr_t)fp < lo || (uintptr_t)fp > last || ((uintptr_t)fp & 7) ||
+			fp[1] < 4096)
 			break;
 		out[n++] = fp[1];
-		if ((uintptr_t)fp[0] <= (uintptr_t)fp)
+		if ((uintptr_t)fp[0] <= (uintptr_t)fp) {
+			end = !fp[0];
 			break;
+		}
 		fp = (const uintptr_t *)fp[0];
 	}
+	if (n < ms__rec.depth && !end &&
+		!(n && start && out[n - 1] + START_BEFORE >= start &&
+			out[n - 1] < start + START_AFTER))
+		*cut = 1;
 	return n;
 }
 
@@ -189,18 +207,22 @@ static unsigned in_modules(const uintptr_t *fr, unsigned n)
 	return keep;
 }
 
-/* The record defining stack id of kind from w[0..n); 0, or -1 when recording stopped. */
+/* The record defining stack id of kind from w[0..n); 0, or -1 when recording stopped. A native
+ * stack cut where its frames leave the known modules is defined as SPOOL_R_STACK_CUT. */
 static int define(uint32_t id, const uintptr_t *w, unsigned n, unsigned kind)
 {
 	unsigned char *p, *q;
 	uintptr_t prev = 0;
-	unsigned i, keep = kind == SPOOL_R_STACK ? in_modules(w, n) : n;
+	int native = kind != SPOOL_R_PYSTACK;
+	unsigned i, keep = native ? in_modules(w, n) : n;
 
 	p = room(3 + 10 + 10 + (size_t)keep * 10);
 	if (!p)
 		return -1;
+	if (keep < n)
+		kind = SPOOL_R_STACK_CUT;
 	q = put_varint(p + 1, id);
-	if (kind == SPOOL_R_STACK) {
+	if (native) {
 		q = put_varint(q, keep);
 		for (i = 0; i < keep; i++) {
 			q = put_varint(q, zz(w[i] - prev));
@@ -335,12 +357,16 @@ void ms__rec_event(unsigned type, uintptr_t ptr, uint64_t size, const uintptr_t 
 {
 	uintptr_t fr[SPOOL_DEPTH_MAX];
 	uint32_t sid = 0;
+	unsigned n;
+	int cut;
 	unsigned char *p, *q;
 	uint64_t t;
 
 	if ((type & 0xe0) == SPOOL_R_ALLOC) { /* who frees is not asked */
-		if (ms__rec.depth)
-			sid = ms__rec_stack_id(fr, walk(fr, fp), SPOOL_R_STACK);
+		if (ms__rec.depth) {
+			n = walk(fr, fp, &cut);
+			sid = ms__rec_stack_id(fr, n, cut ? SPOOL_R_STACK_CUT : SPOOL_R_STACK);
+		}
 		if (ms__rec_thr.py)
 			sid = ms__rec_py_stack(sid);
 	}

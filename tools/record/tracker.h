@@ -196,7 +196,8 @@ void ms__rec_event(unsigned type, uintptr_t ptr, uint64_t size, const uintptr_t 
  * lost). */
 uint64_t ms__rec_mark(unsigned what, const char *text, uint64_t id);
 
-/* The thread's id of the stack words w[0..n) of kind SPOOL_R_STACK (return addresses) or
+/* The thread's id of the stack words w[0..n) of kind SPOOL_R_STACK (return addresses; or
+ * SPOOL_R_STACK_CUT: a walk that stopped before the outermost frame) or
  * SPOOL_R_PYSTACK (python.c's words: 1, the native stack id, then code id and line per frame,
  * innermost first), between enter and leave, defining it in the spool when new; 0 on failure. */
 uint32_t ms__rec_stack_id(const uintptr_t *w, unsigned n, unsigned kind);

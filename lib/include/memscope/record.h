@@ -34,10 +34,13 @@ struct memscope_record_stats {
 	uint64_t live_blocks, live_bytes; /* alive at the end */
 	uint64_t n_bad_segments;	  /* segments whose records stopped at a malformed one */
 	uint64_t n_modules, n_modules_unread; /* modules, and those not symbolized from */
-	char unread[320];		      /* the first of those and why */
-	uint64_t bytes;			      /* of the capture written */
-	char exit_text[40];		      /* "exit 0", "_exit 3", "signal 9", "unknown" */
-	char program[256];		      /* the command line's first argument */
+	uint64_t n_stacks;		      /* allocations with a native stack */
+	uint64_t n_stacks_cut;		      /* of those, stacks cut short (formats/record.md) */
+	char cut_where[256]; /* "python3.11, libc.so.6": where most of those were cut */
+	char unread[320];    /* the first of those and why */
+	uint64_t bytes;	     /* of the capture written */
+	char exit_text[40];  /* "exit 0", "_exit 3", "signal 9", "unknown" */
+	char program[256];   /* the command line's first argument */
 };
 
 /* A spool file's facts, read from its header. */
