@@ -7,7 +7,7 @@
 /* Binary formats by their magic first, then the text formats by their header lines. */
 extern const struct reader ms__capture_reader, ms__db_reader, ms__python_trace_reader,
 	ms__dump_csv_reader, ms__msprof_csv_reader, ms__msprof_json_reader, ms__prof_dir_reader,
-	ms__nsys_reader, ms__torch_snapshot_reader;
+	ms__nsys_reader, ms__torch_snapshot_reader, ms__kineto_reader;
 
 static const struct reader *const readers[] = {
 	&ms__capture_reader,
@@ -15,6 +15,7 @@ static const struct reader *const readers[] = {
 	&ms__torch_snapshot_reader,
 	&ms__python_trace_reader,
 	&ms__msprof_json_reader,
+	&ms__kineto_reader,
 	&ms__msprof_csv_reader,
 	&ms__dump_csv_reader,
 	&ms__prof_dir_reader,

@@ -32,8 +32,10 @@ enum memscope_format {
 	MEMSCOPE_FORMAT_TORCH_SNAPSHOT, /* a PyTorch CUDA memory snapshot: the pickle that
 					   torch.cuda.memory._dump_snapshot writes
 					   (formats/torch-snapshot.md) */
-	MEMSCOPE_FORMAT_NSYS, /* an Nsight Systems SQLite export with CUDA memory usage events
-				 (formats/nsys.md) */
+	MEMSCOPE_FORMAT_NSYS,	/* an Nsight Systems SQLite export with CUDA memory usage events
+				   (formats/nsys.md) */
+	MEMSCOPE_FORMAT_KINETO, /* a PyTorch profiler trace (Kineto's Chrome trace JSON with
+				   [memory] events, formats/kineto.md) */
 };
 
 /* Timestamp unit of a dump CSV: AUTO decides from the first timestamp (see memscope-convert(1)). */
