@@ -283,8 +283,8 @@ static const struct across_figure {
 	{ MEMSCOPE_SUM_EVENTS, 100, 0, 0, "events" },
 	{ MEMSCOPE_SUM_SPAN_NS, 1000000000, 0, 0, "time span" },
 	{ MEMSCOPE_SUM_ALLOCATIONS, 100, 0, 0, "allocations" },
-	{ MEMSCOPE_SUM_PEAK_BYTES, 1 << 20, 0, 1, "peak" },
-	{ MEMSCOPE_SUM_GROWTH_PER_STEP, 64 << 10, 0, 1, "growth per step" },
+	{ MEMSCOPE_SUM_PEAK_BYTES, MS__STAND_FLOOR_PEAK, 0, 1, "peak" },
+	{ MEMSCOPE_SUM_GROWTH_PER_STEP, MS__STAND_FLOOR_GROWTH, 0, 1, "growth per step" },
 	{ MEMSCOPE_SUM_STEP_LEAK_BYTES, 0, 1, 1, "step leaks" },
 	{ MEMSCOPE_SUM_EXIT_LEAK_BYTES, 0, 1, 1, "alive at end" },
 	{ MEMSCOPE_SUM_INEFFICIENT_BYTES, 1 << 20, 0, 0, "inefficient memory" },
@@ -302,31 +302,11 @@ struct across {
 	int only_some;		  /* a leak figure above 0 on at most half the inputs */
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* |a - b|, which a uint64_t always holds */
-static uint64_t dist(int64_t a, int64_t b)
-{
-	return a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
-}
-
 /* The figure of a across the inputs of b; v has room for every input. */
-static void across_of(
-	const struct memscope_batch *b, const struct across_figure *a, int64_t *v, struct across *r)
+static void across_of(const struct memscope_batch *b, const struct across_figure *a, int64_t *v,
+	uint64_t *d, struct across *r)
 {
-	uint64_t i, n = 0, spread, *d = (uint64_t *)v; /* the distances, in v's room */
+	uint64_t i, n = 0;
 
 	memset(r, 0, sizeof(*r));
 	for (i = 0; i < b->n; i++) {
@@ -343,19 +323,7 @@ static void across_of(
 	}
 	if (!(r->n = n))
 		return;
-	qsort(v, n, sizeof(*v), cmp_i64);
-	r->median = v[(n - 1) / 2];
-	for (i = 0; i < n; i++)
-		d[i] = dist(v[i], r->median);
-	qsort(d, n, sizeof(*d), cmp_u64);
-	r->mad = d[(n - 1) / 2];
-	/* five median distances, a quarter of the median, the figure's floor: the largest */
-	spread = r->mad > UINT64_MAX / 5 ? UINT64_MAX : 5 * r->mad;
-	r->limit = dist(r->median, 0) / 4;
-	if (spread > r->limit)
-		r->limit = spread;
-	if ((uint64_t)a->floor > r->limit)
-		r->limit = (uint64_t)a->floor;
+	r->limit = ms__stand_limit(v, d, n, a->floor, &r->median, &r->mad);
 	r->only_some = a->leak && r->n_nonzero && r->n_nonzero * 2 <= n;
 }
 
@@ -367,7 +335,7 @@ static int stands_out(
 		return 0;
 	if (r->only_some)
 		return s->num[a->f] > 0;
-	return dist(s->num[a->f], r->median) > r->limit;
+	return ms__apart(s->num[a->f], r->median) > r->limit;
 }
 
 /* max / median as a number ("-" when the median is not above 0 or the highest overflowed:
@@ -1078,7 +1046,8 @@ int memscope_batch_write(FILE *out, enum memscope_batch_format fmt, const struct
 		goto out;
 	}
 	for (k = 0; k < N_ACROSS; k++)
-		across_of(b, &across_figures[k], v, &rp.r[k]);
+		across_of(b, &across_figures[k], v, (uint64_t *)v,
+			&rp.r[k]); /* distances in v's room */
 	if (fmt == MEMSCOPE_BATCH_CSV)
 		write_csv(&rp);
 	else if (fmt == MEMSCOPE_BATCH_JSON)

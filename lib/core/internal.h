@@ -45,6 +45,23 @@ int ms__grow_array(void *pp, size_t *cap, size_t need, size_t elem);
 /* -1, 0 or 1 as a is below, equal to or above b (any arithmetic type, no overflow): the step of a
  * comparator, chained as c = c ? c : MS__CMP(..). */
 #define MS__CMP(a, b) (((a) > (b)) - ((a) < (b)))
+/* |a - b|, which a uint64_t always holds. */
+static inline uint64_t ms__apart(int64_t a, int64_t b)
+{
+	return a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
+}
+/* The smallest distance from the median of a figure at or below which no input stands out
+ * (memscope-batch's rule, which memscope-report's ranks share): peak, growth per step. */
+#define MS__STAND_FLOOR_PEAK ((int64_t)1 << 20)
+#define MS__STAND_FLOOR_GROWTH ((int64_t)64 << 10)
+/*
+ * The spread of one figure across n > 0 inputs, values v (sorted in place), d room for n
+ * distances: *median the lower middle value, *mad the median distance from it; returns the
+ * distance from the median above which an input stands out: the largest of five times *mad, a
+ * quarter of |*median| and floor.
+ */
+uint64_t ms__stand_limit(
+	int64_t *v, uint64_t *d, size_t n, int64_t floor, int64_t *median, uint64_t *mad);
 /* qsort, after one pass that finds base already in order (rows read in time order, the common
  * case of captures and of most dumps) and then leaves it as it is. */
 void ms__sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));

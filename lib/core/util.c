@@ -431,3 +431,34 @@ out:
 	ms__u64map_free(&count);
 	return buf;
 }
+
+static int by_i64(const void *a, const void *b)
+{
+	return MS__CMP(*(const int64_t *)a, *(const int64_t *)b);
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	return MS__CMP(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+uint64_t ms__stand_limit(
+	int64_t *v, uint64_t *d, size_t n, int64_t floor, int64_t *median, uint64_t *mad)
+{
+	uint64_t limit;
+	size_t i;
+
+	qsort(v, n, sizeof(*v), by_i64);
+	*median = v[(n - 1) / 2];
+	for (i = 0; i < n; i++)
+		d[i] = ms__apart(v[i], *median);
+	qsort(d, n, sizeof(*d), by_u64);
+	*mad = d[(n - 1) / 2];
+	/* five median distances, a quarter of the median, the floor: the largest */
+	limit = *mad > UINT64_MAX / 5 ? UINT64_MAX : 5 * *mad;
+	if (ms__apart(*median, 0) / 4 > limit)
+		limit = ms__apart(*median, 0) / 4;
+	if (floor > 0 && (uint64_t)floor > limit)
+		limit = (uint64_t)floor;
+	return limit;
+}

@@ -344,8 +344,8 @@ static const struct {
 	int64_t floor;
 	int leak; /* above 0 on at most half the inputs: those above 0 stand out */
 } stand_rules[] = {
-	{ MS__FIG_PEAK, 1 << 20, 0 },
-	{ MS__FIG_GROWTH, 64 << 10, 0 },
+	{ MS__FIG_PEAK, MS__STAND_FLOOR_PEAK, 0 },
+	{ MS__FIG_GROWTH, MS__STAND_FLOOR_GROWTH, 0 },
 	{ MS__FIG_STEP_LEAK, 0, 1 },
 	{ MS__FIG_EXIT_LEAK, 0, 1 },
 };
@@ -360,18 +360,12 @@ static int by_u64(const void *a, const void *b)
 	return MS__CMP(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
-/* |a - b| */
-static uint64_t apart(int64_t a, int64_t b)
-{
-	return a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
-}
-
 /* Mark the rows of s that stand out by rule k; v and d have room for every row. */
 static void stand_out_by(struct ms__ranks_part *s, size_t k, int64_t *v, uint64_t *d)
 {
 	enum ms__ranks_fig f = stand_rules[k].f;
 	size_t n = 0, above = 0, i;
-	uint64_t limit;
+	uint64_t limit, mad;
 	int64_t median;
 
 	for (i = 0; i < s->n_rows; i++)
@@ -381,19 +375,9 @@ static void stand_out_by(struct ms__ranks_part *s, size_t k, int64_t *v, uint64_
 		}
 	if (n < 3)
 		return;
-	qsort(v, n, sizeof(*v), by_i64);
-	median = v[(n - 1) / 2];
+	limit = ms__stand_limit(v, d, n, stand_rules[k].floor, &median, &mad);
 	s->median[f] = median;
 	s->has_median |= 1u << f;
-	for (i = 0; i < n; i++)
-		d[i] = apart(v[i], median);
-	qsort(d, n, sizeof(*d), by_u64);
-	/* five median distances, a quarter of the median, the rule's floor: the largest */
-	limit = d[(n - 1) / 2] > UINT64_MAX / 5 ? UINT64_MAX : 5 * d[(n - 1) / 2];
-	if (apart(median, 0) / 4 > limit)
-		limit = apart(median, 0) / 4;
-	if ((uint64_t)stand_rules[k].floor > limit)
-		limit = (uint64_t)stand_rules[k].floor;
 	for (i = 0; i < s->n_rows; i++) {
 		struct ms__ranks_row *w = &s->rows[i];
 		int out;
@@ -403,7 +387,7 @@ static void stand_out_by(struct ms__ranks_part *s, size_t k, int64_t *v, uint64_
 		if (stand_rules[k].leak && above && above * 2 <= n)
 			out = w->fig[f] > 0;
 		else
-			out = apart(w->fig[f], median) > limit;
+			out = ms__apart(w->fig[f], median) > limit;
 		w->stands |= (unsigned)out << f;
 	}
 }
@@ -739,9 +723,10 @@ static size_t say_row(char *buf, size_t n, const struct ms__ranks_part *s, size_
 		;
 	row_name(name, sizeof(name), w, i, apart_);
 	return (size_t)snprintf(buf, n, "%s %s %s%s (median %s%s)", name, words[f],
-		w->fig[f] < 0 ? "-" : "", memscope_bytes_text(a, sizeof(a), apart(w->fig[f], 0)),
+		w->fig[f] < 0 ? "-" : "",
+		memscope_bytes_text(a, sizeof(a), ms__apart(w->fig[f], 0)),
 		s->median[f] < 0 ? "-" : "",
-		memscope_bytes_text(b, sizeof(b), apart(s->median[f], 0)));
+		memscope_bytes_text(b, sizeof(b), ms__apart(s->median[f], 0)));
 }
 
 int ms__ranks_verdict(const struct ms__ranks *r, struct ms__ranks_verdict *v)
