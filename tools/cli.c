@@ -412,9 +412,10 @@ int cli_inputs(const struct cli_tool *t, int argc, char **argv, const struct cli
 
 	*s = NULL;
 	if (optind >= argc) {
-		cli_msg(t, "no INPUT given (a dump CSV, capture file, database, PyTorch memory "
-			   "snapshot, Nsight Systems export, Ascend profiler output or a folder of "
-			   "them; - for stdin)");
+		cli_msg(t,
+			"no INPUT given (a dump CSV, capture file, database, PyTorch memory "
+			"snapshot, Nsight Systems export, PyTorch profiler trace, Ascend profiler "
+			"output or a folder of them; - for stdin)");
 		return CLI_EXIT_USAGE;
 	}
 	if ((rc = session_new(t, c, s)))
@@ -502,10 +503,11 @@ static void help_inputs(const struct cli_tool *t)
 	int two = !strcmp(t->name, "memscope-compare");
 
 	printf("\nInputs: memscope_dump CSV, capture and database files, PyTorch CUDA memory "
-	       "snapshots,\nNsight Systems SQLite exports%s, gzip or zstd\ncompressed too (- is "
-	       "standard input); Ascend profiler outputs: a torch_npu *_ascend_pt,\nMindSpore "
-	       "*_ascend_ms or msprof PROF_* folder, or one of its memory CSVs or its timeline\n"
-	       "JSON; %s; see memscope(7).%s\n",
+	       "snapshots,\nNsight Systems SQLite exports%s,\nPyTorch profiler traces "
+	       "(*.pt.trace.json), gzip or zstd compressed too (- is standard\ninput); Ascend "
+	       "profiler outputs: a torch_npu *_ascend_pt, MindSpore *_ascend_ms or msprof\n"
+	       "PROF_* folder, or one of its memory CSVs or its timeline JSON;\n%s; see "
+	       "memscope(7).%s\n",
 		db ? ", python_trace files (stored beside the events)" : "",
 		one || two ? "a folder holding one of any of them (a folder of several is refused)"
 			   : "a folder of any of them (each its own input, in name order)",
