@@ -424,6 +424,13 @@ int main(int argc, char **argv)
 			"%llu MALLOCs name an op that was not running in their process then: "
 			"counted for the op running then",
 			(unsigned long long)stats.n_named_unopen);
+	if (stats.n_anchored)
+		cli_msg(&tool,
+			"%llu device(s) too different for the exact diff (over 2^27 steps): "
+			"aligned on "
+			"names once in each input, then in blocks of 128: rows may differ from the "
+			"reference's",
+			(unsigned long long)stats.n_anchored);
 	if (stats.n_unmatched_end || stats.n_unmatched_start)
 		cli_msg(&tool, "%llu op END rows had no START (counted 0), %llu STARTs no END",
 			(unsigned long long)stats.n_unmatched_end,

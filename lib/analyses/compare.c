@@ -808,6 +808,34 @@ static int emit_pair(
 	return e->fn(e->ctx, &r);
 }
 
+/* Past the exact diff's bound: the anchored alignment, each gap's deletions before its
+ * insertions (formats/analyses.md "Compare: alignment"). */
+static int align_anchored(struct emit *e, struct seq *qa, struct seq *qb)
+{
+	uint32_t *ia, *ib, x = 0, y = 0;
+	size_t count, i;
+	int rc = ms__diff_anchored(
+		qa->name, (int64_t)qa->n, qb->name, (int64_t)qb->n, &ia, &ib, &count);
+
+	if (rc)
+		return rc;
+	e->stats->n_anchored++;
+	for (i = 0; i <= count && !rc; i++) {
+		uint32_t xe = i < count ? ia[i] : (uint32_t)qa->n;
+		uint32_t ye = i < count ? ib[i] : (uint32_t)qb->n;
+
+		while (!rc && x < xe)
+			rc = emit_pair(e, qa, x++, qb, -1);
+		while (!rc && y < ye)
+			rc = emit_pair(e, qa, -1, qb, y++);
+		if (!rc && i < count)
+			rc = emit_pair(e, qa, x++, qb, y++);
+	}
+	free(ia);
+	free(ib);
+	return rc;
+}
+
 static int align(struct emit *e, struct seq *qa, struct seq *qb)
 {
 	static const uint32_t none_a[1] = { DIFF_SENTINEL_A }, none_b[1] = { DIFF_SENTINEL_B };
@@ -820,8 +848,10 @@ static int align(struct emit *e, struct seq *qa, struct seq *qb)
 	if (m)
 		qb->name[m] = DIFF_SENTINEL_B;
 	rc = ms__diff_myers(n ? qa->name : none_a, n, m ? qb->name : none_b, m,
-		e->diff_bytes ? e->diff_bytes : DIFF_BUDGET_DEFAULT, &dirs, &D);
+		e->diff_bytes ? e->diff_bytes : DIFF_BUDGET_DEFAULT, DIFF_EXACT_WORK, &dirs, &D);
 
+	if (rc == 1)
+		return align_anchored(e, qa, qb);
 	if (rc)
 		return rc;
 	for (d = 0; d <= D && !rc; d++) {

@@ -38,16 +38,17 @@ static int64_t hi_k(int64_t d, int64_t n)
 #define V_NONE (INT32_MIN / 2)
 
 /* One (d, k) step: the direction taken (1: down), and V[k] updated. */
-static inline int step(
-	int32_t *v, const uint32_t *a, uint32_t n, const uint32_t *b, uint32_t m, int32_t k)
+static inline int step(int32_t *v, const uint32_t *a, uint32_t n, const uint32_t *b, uint32_t m,
+	int32_t k, int64_t *work)
 {
 	int down = v[k - 1] < v[k + 1];
-	int32_t x = down ? v[k + 1] : v[k - 1] + 1, y = x - k;
+	int32_t x = down ? v[k + 1] : v[k - 1] + 1, y = x - k, x0 = x;
 
 	if ((uint32_t)x <= n && (uint32_t)y <= m)
 		while (a[x] == b[y])
 			x++, y++;
 	v[k] = x;
+	*work += 1 + (x - x0);
 	return down;
 }
 
@@ -56,6 +57,7 @@ struct fwd {
 	const uint32_t *a, *b;
 	int32_t n, m, kend, max;
 	int32_t *v;
+	int64_t work; /* steps taken and elements matched so far */
 };
 
 /*
@@ -84,9 +86,9 @@ static int iterate(struct fwd *f, int32_t d, struct bits *bt)
 	}
 	/* in the reference's k order: off the grid below, on it, above */
 	for (k = -d; k < lo; k += 2)
-		step(v, a, n, b, m, k);
+		step(v, a, n, b, m, k, &f->work);
 	for (; k <= hi; k += 2) {
-		int down = step(v, a, n, b, m, k);
+		int down = step(v, a, n, b, m, k, &f->work);
 
 		if (bt) {
 			acc |= (uint64_t)down << j;
@@ -104,7 +106,7 @@ static int iterate(struct fwd *f, int32_t d, struct bits *bt)
 	if (k == f->kend && v[k] >= f->n)
 		return 1;
 	for (; k <= d; k += 2)
-		step(v, a, n, b, m, k);
+		step(v, a, n, b, m, k, &f->work);
 	return 0;
 }
 
@@ -131,10 +133,10 @@ static void v_reset(struct fwd *f)
 }
 
 int ms__diff_myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m64, size_t budget,
-	unsigned char **dirs, int64_t *D)
+	int64_t max_work, unsigned char **dirs, int64_t *D)
 {
 	struct fwd f = { a, b, (int32_t)n64, (int32_t)m64, (int32_t)(n64 - m64),
-		(int32_t)(n64 + m64 + 1), NULL };
+		(int32_t)(n64 + m64 + 1), NULL, 0 };
 	int32_t *vbuf = NULL, d, k, K = 64, top;
 	struct bits bt = { 0 };
 	struct snap *snaps = NULL;
@@ -163,6 +165,10 @@ int ms__diff_myers(const uint32_t *a, int64_t n64, const uint32_t *b, int64_t m6
 		}
 		if (r)
 			break;
+		if (max_work && f.work > max_work) {
+			rc = 1; /* past the bound: the caller aligns another way */
+			goto out;
+		}
 		if (d % K)
 			continue;
 		if (ms__grow_array(&snaps, &cap_snaps, n_snaps + 1, sizeof(*snaps)) ||

@@ -101,7 +101,18 @@ static int count_row(void *ctx, const struct memscope_compare_row *r)
 	return 0;
 }
 
-/* Read both files and compare them in a child; print wall time and the child's peak RSS. */
+/* CPU seconds (user + system) of this process so far. */
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Read both files and compare them in a child; print wall time (and the comparison's CPU time)
+ * and the child's peak RSS. */
 static void measure(const char *label, const char *a, const char *b)
 {
 	struct rusage ru;
@@ -121,7 +132,7 @@ static void measure(const char *label, const char *a, const char *b)
 		struct memscope_compare_stats stats;
 		struct memscope_error err;
 		uint64_t rows = 0;
-		double t0 = bench_now_s(), t1;
+		double t0 = bench_now_s(), t1, c1;
 		int i;
 
 		for (i = 0; i < 2; i++) {
@@ -133,13 +144,15 @@ static void measure(const char *label, const char *a, const char *b)
 			memscope_source_close(src);
 		}
 		t1 = bench_now_s();
+		c1 = cpu_s();
 		if (memscope_compare_run(s[0], s[1], &opts, st, count_row, &rows, &stats, &err))
 			_exit(4);
 		printf("%s: %" PRIu64 " rows out (%" PRIu64 " matched, %" PRIu64
 		       " base-only, %" PRIu64
-		       " compare-only), read %.3f s + compare %.3f s = %.3f s",
-			label, rows, stats.n_matched, stats.n_base_only, stats.n_cmp_only, t1 - t0,
-			bench_now_s() - t1, bench_now_s() - t0);
+		       " compare-only%s), read %.3f s + compare %.3f s (CPU %.3f s) = %.3f s",
+			label, rows, stats.n_matched, stats.n_base_only, stats.n_cmp_only,
+			stats.n_anchored ? ", anchored" : "", t1 - t0, bench_now_s() - t1,
+			cpu_s() - c1, bench_now_s() - t0);
 		fflush(stdout);
 		_exit(0);
 	}
@@ -153,13 +166,15 @@ static void measure(const char *label, const char *a, const char *b)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
-	char a[4096], b[4096], c[4096], d[4096];
+	char a[4096], b[4096], c[4096], d[4096], label[64];
+	uint64_t ops;
 
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		fprintf(stderr,
 			"usage: bench_compare [DIR]\nGenerates 2 x 400k-row steps with about "
 			"1000 edits and 2 nearly unrelated 40k-row steps in DIR (default /tmp),\n"
-			"then prints the time and peak RSS of comparing each pair.\n");
+			"then 2 unrelated steps of 50k, 100k, 200k and 400k ops, and prints the\n"
+			"time and peak RSS of comparing each pair.\n");
 		return 2;
 	}
 	snprintf(a, sizeof(a), "%s/bench_cmp_a.csv", dir);
@@ -173,6 +188,15 @@ int main(int argc, char **argv)
 	}
 	measure("similar 2x400k rows, ~1000 edits", a, b);
 	measure("unrelated 2x40k rows", c, d);
+	/* past the exact diff's bound: the anchored alignment, linear (issue 33) */
+	for (ops = 50000; ops <= 400000; ops *= 2) {
+		if (gen(c, 3 * ops, 0, 1, 2) || gen(d, 3 * ops, 0, 1, 3)) {
+			perror("bench_compare: generating");
+			break;
+		}
+		snprintf(label, sizeof(label), "unrelated 2x%" PRIu64 "k ops", ops / 1000);
+		measure(label, c, d);
+	}
 	unlink(a);
 	unlink(b);
 	unlink(c);

@@ -26,9 +26,11 @@ struct gen_opts {
 	uint64_t edits;	 /* -E: ops renamed, for the compare side of a pair (0) */
 	int marks;	 /* -M: no MSTX Mark rows (1: marks A, B, C per process and device) */
 	int leak_all;	 /* -L: no block is freed (0: each op frees the previous op's block) */
+	uint64_t seed;	 /* -U: op names drawn from 300 by this seed (plus EDITS): unrelated
+			  * steps for compare (0: the loop's 8 names in turn) */
 };
 
-static const struct gen_opts gen_defaults = { 1, 1, 1, 4, 16, 32, 8, 0, 1, 0 };
+static const struct gen_opts gen_defaults = { 1, 1, 1, 4, 16, 32, 8, 0, 1, 0, 0 };
 
 #define MARK_TEXT "scale_mark"
 #define POOL_BYTES (64ull << 30) /* each pool's reserved bytes */
@@ -134,8 +136,19 @@ static uint64_t new_block(struct gen *g, uint64_t p, uint64_t d, uint64_t *size,
 /* The op name of (step, op, process, device); renamed in E places for the compare side. */
 static const char *op_name(const struct gen *g, uint64_t s, uint64_t o, uint64_t p, uint64_t d)
 {
-	uint64_t e;
+	static char drawn[64];
+	uint64_t e, h;
 
+	if (g->o->seed) {
+		/* splitmix64 of (seed + edits, step, op): the same name for every process */
+		h = (g->o->seed + g->o->edits) * 0x9e3779b97f4a7c15ull + s * 0xbf58476d1ce4e5b9ull +
+		    o * 0x94d049bb133111ebull;
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+		h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+		h ^= h >> 31;
+		snprintf(drawn, sizeof(drawn), "torch._ops.aten.op%u.default", (unsigned)(h % 300));
+		return drawn;
+	}
 	for (e = 0; e < g->o->edits && !p && !d && o == 1; e++)
 		if (s == e * g->o->steps / g->o->edits)
 			return "torch._ops.aten.scale_edit.default";
@@ -249,7 +262,7 @@ out:
 static void usage(FILE *f)
 {
 	fputs("Usage: scale_gen [-F FILES] [-P PROCS] [-D DEVS] [-S STEPS] [-O OPS] [-K STACKS] "
-	      "[-k N] [-E EDITS] [-M] [-L] OUT\n"
+	      "[-k N] [-E EDITS] [-U SEED] [-M] [-L] OUT\n"
 	      "Write a training-loop memscope_dump CSV (OUT), or FILES of them (OUT/in00000.csv, "
 	      "...).\n"
 	      "  -F FILES   files (default 1; more: OUT is a directory)\n"
@@ -260,6 +273,7 @@ static void usage(FILE *f)
 	      "  -K STACKS  distinct call stacks (default 32)\n"
 	      "  -k N       one MALLOC row in N carries call stacks (default 8)\n"
 	      "  -E EDITS   ops renamed, for the other side of a comparison (default 0)\n"
+	      "  -U SEED    op names drawn from 300 by SEED + EDITS (unrelated steps)\n"
 	      "  -M         no MSTX Mark rows\n"
 	      "  -L         no block is freed\n",
 		f);
@@ -283,7 +297,7 @@ int main(int argc, char **argv)
 	uint64_t *field, i;
 	int c;
 
-	while ((c = getopt(argc, argv, "F:P:D:S:O:K:k:E:MLh")) != -1) {
+	while ((c = getopt(argc, argv, "F:P:D:S:O:K:k:E:U:MLh")) != -1) {
 		switch (c) {
 		case 'F':
 			field = &o.files;
@@ -308,6 +322,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			field = &o.edits;
+			break;
+		case 'U':
+			field = &o.seed;
 			break;
 		case 'M':
 			o.marks = 0;

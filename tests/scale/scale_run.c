@@ -69,6 +69,9 @@ static const struct dim dims[] = {
 	{ "steps", 8000, "-S {n} -O 1",
 		{ CONVERT, COMPARE_REF, COMPARE_PEAK, COMPARE_DELTA, LEAKS_TEXT, LEAKS_JSON,
 			INEFFICIENT_TEXT, DB, EXPORT_ALL, EXPORT_TRACE } },
+	/* two unrelated steps (the twin's names drawn by another seed): past the exact diff's
+	 * bound at 4n, so the anchored alignment */
+	{ "unrelated", 20000, "-S 1 -M -U 1 -O {n}", { COMPARE_REF, COMPARE_DELTA } },
 };
 
 /* options, with every default next to its flag */
@@ -96,7 +99,9 @@ static void usage(FILE *f)
 {
 	fputs("Usage: scale_run -B BIN_DIR -G SCALE_GEN -W WORK_DIR [-b BOUND] [-s SHRINK] [-n N] "
 	      "[-t TOOL] [-l] [-k] DIMENSION\n"
-	      "Run the tools DIMENSION (rows, inputs, processes, devices, stacks or steps) matters "
+	      "Run the tools DIMENSION (rows, inputs, processes, devices, stacks, steps or "
+	      "unrelated) "
+	      "matters "
 	      "to on dumps of size n and 4n; fail when a run's CPU time grows more than BOUND "
 	      "times.\n"
 	      "  -b BOUND   highest 4n/n CPU-time ratio that passes (default 8)\n"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/diff.h"
 #include "testutil.h"
 
 /*
@@ -743,6 +744,51 @@ START_TEST(profiler_data)
 }
 END_TEST
 
+/*
+ * ms__diff_anchored (the alignment past the exact diff's bound): on sequences of a small
+ * alphabet (no anchors: blocks) and a large one (anchors), equal ids matched in increasing
+ * order on both sides, and sides that are equal but for an insertion all matched.
+ */
+START_TEST(anchored_alignment_is_monotone)
+{
+	static const unsigned alphabets[3] = { 4, 300, 100000 };
+	const int64_t n = 3000, m = 2500;
+	uint32_t *a = malloc((size_t)n * sizeof(*a)), *b = malloc((size_t)n * sizeof(*b));
+	uint32_t *ia, *ib;
+	uint64_t r = 12345;
+	size_t count, i, k;
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < (size_t)n; i++) {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			a[i] = (uint32_t)(r >> 33) % alphabets[k];
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			b[i] = (uint32_t)(r >> 33) % alphabets[k];
+		}
+		ck_assert_int_eq(ms__diff_anchored(a, n, b, m, &ia, &ib, &count), 0);
+		ck_assert_uint_gt(count, 0);
+		for (i = 0; i < count; i++) {
+			ck_assert_uint_eq(a[ia[i]], b[ib[i]]);
+			ck_assert(i == 0 || (ia[i] > ia[i - 1] && ib[i] > ib[i - 1]));
+			ck_assert(ia[i] < (uint32_t)n && ib[i] < (uint32_t)m);
+		}
+		free(ia);
+		free(ib);
+	}
+	/* b is a with 10 ids inserted: every element of a matched */
+	for (i = 0; i < (size_t)m; i++)
+		b[i] = i % 250 == 7 ? 999999 : a[i - (i + 243) / 250];
+	ck_assert_int_eq(ms__diff_anchored(a, m - 10, b, m, &ia, &ib, &count), 0);
+	ck_assert_uint_eq(count, (size_t)m - 10);
+	free(ia);
+	free(ib);
+	free(a);
+	free(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -757,6 +803,7 @@ int main(void)
 	tcase_add_test(tc, summary_text_extremes);
 	tcase_add_test(tc, profiler_data);
 	tcase_add_test(tc, nothing_in_common);
+	tcase_add_test(tc, anchored_alignment_is_monotone);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

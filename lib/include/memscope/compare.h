@@ -111,6 +111,10 @@ struct memscope_compare_stats {
 	/* op level: the net framework-pool bytes of each side that no op allocated (rows made
 	 * while no op ran on their thread), all devices; saturating */
 	int64_t base_outside, cmp_outside;
+	/* devices whose sequences were too different for the exact diff within its bound (2^27
+	 * steps): aligned by anchors instead, so their rows may differ from the reference's
+	 * (formats/analyses.md "Compare: alignment") */
+	uint64_t n_anchored;
 };
 
 /*
