@@ -4,8 +4,9 @@
 #   sh tests/install-deps.sh --tools  only what building and running the tools needs
 #   ... --list                        prints the packages of that set instead of installing them
 # TOOLS: the compiler, cmake, the libraries the library links (sqlite3, libcsv, cJSON, uthash,
-# zlib, libzstd, gcc's libbacktrace) and man-db for the installed pages.
-TOOLS="cmake make gcc libgcc-12-dev pkg-config libcsv-dev libcjson-dev libsqlite3-dev zlib1g-dev libzstd-dev uthash-dev man-db"
+# zlib, libzstd, gcc's libbacktrace), libunwind for the recorder's stacks without frame
+# pointers and man-db for the installed pages.
+TOOLS="cmake make gcc libgcc-12-dev pkg-config libcsv-dev libcjson-dev libsqlite3-dev zlib1g-dev libzstd-dev uthash-dev libunwind-dev man-db"
 # TESTS: Check, clang's libFuzzer, the oracles (valgrind, Python, sqlite3, zstd), mandoc for the
 # man-page lint, headless chromium for the pages, g++ for the recorder's C++ victims, PyTorch for
 # its real training loop, and the batch tests' single-node Slurm cluster and GNU parallel

@@ -475,6 +475,15 @@ static void remove_spool(const char *dir)
 	rmdir(dir);
 }
 
+/* the end of the line on stacks cut short: what would make them whole */
+#ifdef MEMSCOPE_HAVE_LIBUNWIND
+#define CUT_HINT "neither frame pointers nor unwind tables (.eh_frame) reached them"
+#else
+#define CUT_HINT                                                                                   \
+	"this memscope-record has no libunwind (stacks follow frame pointers only); built with "   \
+	"-fno-omit-frame-pointer they are whole"
+#endif
+
 /* Transcode one image into out (opened); prints its lines, *incomplete set when the recording
  * stopped early. 0 or the exit status. */
 static int transcode(const struct record_opts *o, const char *spool_dir, const struct image *im,
@@ -558,10 +567,9 @@ static int transcode(const struct record_opts *o, const char *spool_dir, const s
 	if (st.n_stacks_cut && !o->common.quiet) /* a summary line: the capture says it too */
 		cli_msg(&tool,
 			"%s: %llu of %llu stacks cut short (no frame pointers in %s): their "
-			"outer callers are missing; built with -fno-omit-frame-pointer they are "
-			"whole",
+			"outer callers are missing; %s",
 			name, (unsigned long long)st.n_stacks_cut, (unsigned long long)st.n_stacks,
-			st.cut_where);
+			st.cut_where, CUT_HINT);
 	if (st.n_modules_unread)
 		cli_msg(&tool, "%s: %llu of %llu modules not symbolized from (%s)", name,
 			(unsigned long long)st.n_modules_unread, (unsigned long long)st.n_modules,

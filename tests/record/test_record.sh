@@ -217,17 +217,32 @@ if [ ! -e "$WORK/ran" ] && [ "$(cat exists.mscap)" = keep ]; then ok; else bad "
 expect_status 0 "$R" -q -f -o exists.mscap -- touch "$WORK/ran"
 if [ -e "$WORK/ran" ] && [ "$(cat exists.mscap)" != keep ]; then ok; else bad "-f: the program did not run or the output was kept"; fi
 
-# stacks cut short: the leak five calls below main built without frame pointers is counted in
-# one line and the capture's "stacks.cut" note, naming the victim; its twin with them is whole
+# stacks without frame pointers: the leak five calls below main, built without them. With
+# libunwind in the shim its stack is unwound whole, the same frames as its twin's built with
+# them; without, it is counted in one line and the capture's "stacks.cut" note, naming the victim
+# (the twin: none cut)
+# c_frames CAPTURE: the C frames of CAPTURE's one exit leak, one a line
+c_frames() {
+	"$L" -q --kinds exit --format json -o - "$1" 2>/dev/null |
+		python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin)["leaks"][0]["stack"]["c"]))'
+}
 if [ ! -x "$V/deep_omit" ] || [ ! -x "$V/deep_noomit" ]; then
-	skip "deep_omit or deep_noomit not built: stacks cut short not checked"
+	skip "deep_omit or deep_noomit not built: stacks without frame pointers not checked"
 else
-	expect_status 0 "$R" -o deep_omit.mscap -- "$V/deep_omit"
-	if grep -Eq '^memscope-record: deep_omit\.mscap: [1-9][0-9]* of [1-9][0-9]* stacks cut short \(no frame pointers in deep_omit\)' "$WORK/err" &&
-		grep -aq 'stacks\.cut' deep_omit.mscap; then ok; else bad "deep_omit: no stacks cut short: $(cat "$WORK/err")"; fi
 	expect_status 0 "$R" -o deep_noomit.mscap -- "$V/deep_noomit"
 	expect_summary "1 thread, .*, exit 0,"
 	if ! grep -aq 'stacks\.cut' deep_noomit.mscap; then ok; else bad "deep_noomit: stacks cut short"; fi
+	expect_status 0 "$R" -o deep_omit.mscap -- "$V/deep_omit"
+	if readelf -d "$BIN/libmemscope-record.so" 2>/dev/null | grep -q 'libunwind'; then
+		expect_summary "1 thread, .*, exit 0,"
+		c_frames deep_noomit.mscap >"$WORK/fp.frames"
+		c_frames deep_omit.mscap >"$WORK/nofp.frames"
+		if [ "$(grep -c 'deep\.c:' "$WORK/nofp.frames")" -ge 5 ] &&
+			cmp -s "$WORK/fp.frames" "$WORK/nofp.frames"; then ok; else
+			bad "deep_omit: frames '$(tr '\n' ' ' <"$WORK/nofp.frames")', with frame pointers '$(tr '\n' ' ' <"$WORK/fp.frames")'"
+		fi
+	elif grep -Eq '^memscope-record: deep_omit\.mscap: [1-9][0-9]* of [1-9][0-9]* stacks cut short \(no frame pointers in deep_omit\)' "$WORK/err" &&
+		grep -aq 'stacks\.cut' deep_omit.mscap; then ok; else bad "deep_omit: no stacks cut short: $(cat "$WORK/err")"; fi
 fi
 
 # the shim exports the functions it stands in front of and the marker functions, nothing of its

@@ -15,6 +15,11 @@
 #include "memscope/event.h"
 #include "tracker.h"
 
+#ifdef MEMSCOPE_HAVE_LIBUNWIND
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#endif
+
 __thread struct rec_thread ms__rec_thr __attribute__((tls_model("initial-exec")));
 
 static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
@@ -121,6 +126,14 @@ static inline void commit(unsigned char type, unsigned char *end)
 
 extern void __libc_start_main(void) __attribute__((weak));
 
+/* Whether pc is a return address into glibc's caller of main (walk). */
+static inline int in_start(uintptr_t pc)
+{
+	uintptr_t start = (uintptr_t)&__libc_start_main;
+
+	return start && pc + START_BEFORE >= start && pc < start + START_AFTER;
+}
+
 /* Return addresses by the frame-pointer chain from frame fp (the hook's own), each frame read
  * only when both its words lie between fp and the top of the thread's stack: a chain that leaves
  * it (code without frame pointers keeps anything in the register, -16 say) ends the walk. *cut
@@ -131,7 +144,7 @@ static inline unsigned walk(uintptr_t *out, const uintptr_t *fp, int *cut)
 {
 	unsigned n = 0;
 	int end = 0; /* the chain ended with a zero frame pointer */
-	uintptr_t lo = (uintptr_t)fp, start = (uintptr_t)&__libc_start_main,
+	uintptr_t lo = (uintptr_t)fp,
 		  last = ms__rec_thr.stack_hi - 16; /* the highest frame that fits */
 
 	*cut = 0;
@@ -149,12 +162,41 @@ static inline unsigned walk(uintptr_t *out, const uintptr_t *fp, int *cut)
 		}
 		fp = (const uintptr_t *)fp[0];
 	}
-	if (n < ms__rec.depth && !end &&
-		!(n && start && out[n - 1] + START_BEFORE >= start &&
-			out[n - 1] < start + START_AFTER))
+	if (n < ms__rec.depth && !end && !(n && in_start(out[n - 1])))
 		*cut = 1;
 	return n;
 }
+
+#ifdef MEMSCOPE_HAVE_LIBUNWIND
+/* A stack the frame-pointer walk cut short (fr[0..n), n > 0) unwound again through the
+ * modules' .eh_frame by libunwind, from fr[0] on (the frames inside the shim dropped) and, in
+ * the main thread, up to main's caller as walk ends; kept when that gives no more frames. *cut
+ * is cleared unless it stops short of main's caller in the main thread (another thread's ends
+ * at its outermost frame, clone's, or at code without unwind tables). Returns the frames. */
+static unsigned unwind(uintptr_t *fr, unsigned n, int *cut)
+{
+	static _Atomic int policy;
+	void *ip[SPOOL_DEPTH_MAX + 8];
+	int got, i, k = 0, whole = 0;
+
+	if (!atomic_exchange(&policy, 1))
+		unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
+	got = unw_backtrace(ip, (int)ms__rec.depth + 8);
+	for (i = 0; i < got && (uintptr_t)ip[i] != fr[0]; i++)
+		;
+	while (i < got && k < (int)ms__rec.depth) {
+		fr[k] = (uintptr_t)ip[i++];
+		if (in_start(fr[k++])) {
+			whole = 1;
+			break;
+		}
+	}
+	if (k <= (int)n)
+		return n;
+	*cut = !whole && k < (int)ms__rec.depth && ms__rec_thr.tid == ms__rec.pid;
+	return (unsigned)k;
+}
+#endif
 
 static void thread_bounds(void)
 {
@@ -365,6 +407,10 @@ void ms__rec_event(unsigned type, uintptr_t ptr, uint64_t size, const uintptr_t 
 	if ((type & 0xe0) == SPOOL_R_ALLOC) { /* who frees is not asked */
 		if (ms__rec.depth) {
 			n = walk(fr, fp, &cut);
+#ifdef MEMSCOPE_HAVE_LIBUNWIND
+			if (cut && n)
+				n = unwind(fr, n, &cut);
+#endif
 			sid = ms__rec_stack_id(fr, n, cut ? SPOOL_R_STACK_CUT : SPOOL_R_STACK);
 		}
 		if (ms__rec_thr.py)
