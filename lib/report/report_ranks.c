@@ -8,6 +8,7 @@
 #include "../writers/report.h"
 #include "memscope/memscope.h"
 #include "ranks.h"
+#include "report_impl.h"
 
 struct ms__ranks *ms__ranks_new(void)
 {
@@ -701,6 +702,10 @@ static void site_name(
 	const uint32_t *fr = stack ? memscope_strtab_stack(r->st, stack, &n_fr) : NULL;
 	const char *where = n_fr ? memscope_strtab_str(r->st, fr[0], NULL) : NULL;
 
+	char op[256];
+
+	if (e->op)
+		what = ms__report_op_text(what, op, sizeof(op)); /* "aten.mm", as the other lines */
 	if (what && where)
 		snprintf(buf, n, "%s at %s", what, where);
 	else
