@@ -641,6 +641,7 @@ static int add_cut_module(struct spool *s, const char *path, uint64_t lo, uint64
 {
 	const char *slash = strrchr(path, '/');
 	struct cut_module *m;
+	size_t len;
 
 	if (ms__grow_array(&s->mods, &s->cap_mods, s->n_mods + 1, sizeof(*s->mods)))
 		return MEMSCOPE_E_NOMEM;
@@ -648,7 +649,10 @@ static int add_cut_module(struct spool *s, const char *path, uint64_t lo, uint64
 	m->lo = lo;
 	m->hi = hi;
 	m->n = 0;
-	snprintf(m->name, sizeof(m->name), "%s", slash ? slash + 1 : path);
+	path = slash ? slash + 1 : path;
+	len = strlen(path) < sizeof(m->name) ? strlen(path) : sizeof(m->name) - 1; /* cut short */
+	memcpy(m->name, path, len);
+	m->name[len] = '\0';
 	return 0;
 }
 
