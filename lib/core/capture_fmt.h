@@ -10,7 +10,7 @@
 
 #define CAP_MAGIC "\x89MSCAP\r\n"
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 2
+#define CAP_VERSION_MINOR 3
 #define CAP_HEADER_LEN 16
 #define CAP_HEADER_MAX 4096
 #define CAP_RECORD_MAX (64u << 20) /* longest payload a reader accepts */

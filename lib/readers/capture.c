@@ -47,6 +47,7 @@ struct cap_state {
 	uint64_t n_events;
 	int ended;
 	struct memscope_error stop; /* a STOPPED record's message (stop.code 0: none) */
+	unsigned minor;		    /* the file's minor version (header) */
 };
 
 /* A cursor over one record's payload. */
@@ -435,7 +436,8 @@ static int on_host(struct cap_state *cs, unsigned type, struct cur *c, struct ca
 		func = (unsigned)f;
 	}
 	stack = c->p < c->end ? get_varint(c) : 0; /* optional trailing fields */
-	stack_py = c->p < c->end ? get_varint(c) : 0;
+	/* the Python stack id: from version 1.3 on (before, trailing bytes of a later minor) */
+	stack_py = cs->minor >= 3 && c->p < c->end ? get_varint(c) : 0;
 	if (c->bad)
 		return bad(cs, "truncated host record");
 	if (size > INT64_MAX)
@@ -620,6 +622,7 @@ static int header(struct cap_state *cs, const unsigned char *p, size_t n, size_t
 	if (n < CAP_HEADER_LEN)
 		return 0;
 	major = p[8] | p[9] << 8;
+	cs->minor = p[10] | p[11] << 8;
 	hlen = p[12] | p[13] << 8 | (unsigned)p[14] << 16 | (unsigned)p[15] << 24;
 	if (major != CAP_VERSION_MAJOR)
 		return memscope_error_set(cs->err, MEMSCOPE_E_UNSUPPORTED, cs->src->name, 0,
