@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A growable byte buffer. Zero-initialise; free with ms__buf_free. */
@@ -62,6 +63,14 @@ static inline uint64_t ms__apart(int64_t a, int64_t b)
  */
 uint64_t ms__stand_limit(
 	int64_t *v, uint64_t *d, size_t n, int64_t floor, int64_t *median, uint64_t *mad);
+/* qsort of n elements, none when n < 2 (so base may be NULL when n is 0, which qsort itself
+ * must not be given). */
+static inline void ms__qsort(
+	void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 /* qsort, after one pass that finds base already in order (rows read in time order, the common
  * case of captures and of most dumps) and then leaves it as it is. */
 void ms__sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));

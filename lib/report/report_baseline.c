@@ -317,7 +317,7 @@ static int leaks_by(const struct ms__ranks *r, struct leak_by **out, size_t *n)
 		if ((*out)[i].bytes[0] != (*out)[i].bytes[1])
 			(*out)[k++] = (*out)[i];
 	*n = k;
-	qsort(*out, *n, sizeof(**out), by_leak_diff);
+	ms__qsort(*out, *n, sizeof(**out), by_leak_diff);
 	return 0;
 }
 
@@ -405,7 +405,7 @@ static size_t pair_keys(const struct ms__ranks *r, struct pair_key *k)
 			k[n++].side = side;
 		}
 	}
-	qsort(k, n, sizeof(*k), by_pair_key);
+	ms__qsort(k, n, sizeof(*k), by_pair_key);
 	return n;
 }
 
@@ -445,7 +445,7 @@ static int rank_pairs(const struct ms__ranks *r, struct rank_pair **out, size_t 
 		p->diff = size_of(minus(peak_of(pair_row(r, p, 0)), peak_of(pair_row(r, p, 1))));
 	}
 	free(k);
-	qsort(*out, *n, sizeof(**out), by_pair_diff);
+	ms__qsort(*out, *n, sizeof(**out), by_pair_diff);
 	return 0;
 }
 

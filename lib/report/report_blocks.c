@@ -209,7 +209,8 @@ static int live_bytes(struct ms__rblocks *b, const struct memscope_event *ev, in
 		return 0;
 	if (!(k = key_of(b, ev->pid, ev->device, ev->pool)))
 		return b->n_keys >= MS__REPORT_MAX_KEYS ? 0 : MEMSCOPE_E_NOMEM;
-	k->live += ev->size > 0 ? ev->size : 0;
+	if (ev->size > 0 && __builtin_add_overflow(k->live, ev->size, &k->live))
+		k->live = INT64_MAX; /* held at its highest, as the other byte figures */
 	if (ev->pool >= 64 || !(MEMSCOPE_POOL_BIT(ev->pool) & MEMSCOPE_POOLS_INNER) ||
 		(k->has_outer && k->live <= k->inner_max) ||
 		!(outer = ms__rblocks_key(b, ev->pid, ev->device, outer_of(ev->pool))))
@@ -311,7 +312,7 @@ static int free_gaps(struct ms__rblocks *b)
 
 	for (i = 0; i < b->n_keys; i++)
 		b->keys[i].gap_at_end = -1;
-	qsort(sp.s, sp.n, sizeof(*sp.s), cmp_span);
+	ms__qsort(sp.s, sp.n, sizeof(*sp.s), cmp_span);
 	for (i = 0; !rc && i <= sp.n; i++) {
 		const struct span *s = i < sp.n ? &sp.s[i] : NULL;
 		int outer =
@@ -353,7 +354,7 @@ static int rblocks_finish(void *self)
 		rc = free_gaps(b);
 
 	for (i = 0; i < b->n_keys; i++)
-		qsort(b->keys[i].heap, b->keys[i].n, sizeof(*b->keys[i].heap), cmp_bytes_desc);
+		ms__qsort(b->keys[i].heap, b->keys[i].n, sizeof(*b->keys[i].heap), cmp_bytes_desc);
 	memscope_blocks_free(
 		b->live); /* its blocks are offered: the live ones are no longer needed */
 	b->live = NULL;

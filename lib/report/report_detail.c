@@ -164,7 +164,7 @@ static void ineff_top(FILE *out, const struct ms__report_detail *d)
 	for (i = 0; b && i < n; i++)
 		b[i] = memscope_inefficient_get(d->ineff, i);
 	if (b)
-		qsort(b, n, sizeof(*b), cmp_ineff);
+		ms__qsort(b, n, sizeof(*b), cmp_ineff);
 	for (i = 0; b && i < n && i < MS__REPORT_MAX_INEFF; i++) {
 		fprintf(out, "%s{\"type\":\"", i ? "," : "");
 		for (k = 0; k < b[i]->n_types; k++)

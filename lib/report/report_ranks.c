@@ -445,7 +445,7 @@ static int common_sites(struct ms__ranks *r)
 		if (s->sites[i].n_inputs >= 2)
 			o[n++] = (struct spread){ s->sites[i].kind == MEMSCOPE_LEAK_EXIT,
 				s->sites[i].n_inputs, s->sites[i].bytes, i };
-	qsort(o, n, sizeof(*o), by_spread);
+	ms__qsort(o, n, sizeof(*o), by_spread);
 	for (i = 0; i < n && i < MS__RANKS_MAX_COMMON; i++)
 		r->common[r->n_common++] = o[i].at;
 	free(o);
@@ -527,7 +527,7 @@ static int union_steps(const struct ms__ranks_part *s, uint64_t **cols, size_t *
 	for (i = 0; i < s->n_rows; i++)
 		for (k = 0; k < s->rows[i].n_cols; k++)
 			v[m++] = s->rows[i].cols[k].step;
-	qsort(v, m, sizeof(*v), by_u64);
+	ms__qsort(v, m, sizeof(*v), by_u64);
 	for (i = k = 0; i < m; i++)
 		if (!k || v[k - 1] != v[i])
 			v[k++] = v[i];
@@ -671,7 +671,7 @@ static int ranks_apart(const struct ms__ranks_part *s)
 		v[i] = s->rows[i].fig[MS__FIG_RANK];
 	}
 	if (apart_)
-		qsort(v, s->n_rows, sizeof(*v), by_i64);
+		ms__qsort(v, s->n_rows, sizeof(*v), by_i64);
 	for (i = 1; i < s->n_rows && apart_; i++)
 		apart_ = v[i - 1] != v[i];
 	free(v);

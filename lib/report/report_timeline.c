@@ -106,7 +106,7 @@ static long drawn(const struct memscope_peak_track *t, size_t n, size_t *pick)
 		return -1;
 	for (i = 0; i < n; i++)
 		b[i].peak = t[i].peak, b[i].i = i;
-	qsort(b, n, sizeof(*b), cmp_peak);
+	ms__qsort(b, n, sizeof(*b), cmp_peak);
 	for (i = 0; i < n && i < MS__REPORT_MAX_TRACKS; i++)
 		pick[i] = b[i].i;
 	free(b);
@@ -352,7 +352,7 @@ static int block_sites(const struct ms__report_detail *d, const struct ms__rbloc
 		b[i] = (struct bkey){ key->heap[i].from_ns, key->heap[i].ptr, i };
 		site[i] = -1, op[i] = key->heap[i].op;
 	}
-	qsort(b, key->n, sizeof(*b), cmp_bkey);
+	ms__qsort(b, key->n, sizeof(*b), cmp_bkey);
 	for (i = 0; i < nl; i++) {
 		const struct memscope_leak *x = memscope_leaks_get(d->leaks, i);
 		struct bkey want = { x->blk.alloc_ts_ns, x->blk.ptr, 0 }, *hit;
@@ -499,7 +499,7 @@ static int leak_firsts(
 	for (i = 0; i < ng; i++)
 		if (g[i].kind == MEMSCOPE_LEAK_STEP)
 			first[k++] = memscope_leaks_get(d->leaks, g[i].first)->alloc_step;
-	qsort(first, k, sizeof(*first), cmp_u64);
+	ms__qsort(first, k, sizeof(*first), cmp_u64);
 	for (i = 0; i < n; i++)
 		rows[i].leak_first =
 			bsearch(&rows[i].number, first, k, sizeof(*first), cmp_u64) != NULL;

@@ -97,7 +97,7 @@ size_t *ms__report_sites(const struct ms__report_detail *d, size_t *n)
 		return NULL;
 	for (i = 0; i < ng; i++)
 		s[i].g = &g[i], s[i].i = i;
-	qsort(s, ng, sizeof(*s), cmp_site);
+	ms__qsort(s, ng, sizeof(*s), cmp_site);
 	if ((out = malloc(ng * sizeof(*out)))) {
 		for (i = 0; i < ng && i < MS__REPORT_MAX_SITES; i++)
 			out[i] = s[i].i;
